@@ -1,0 +1,21 @@
+//! Wire formats of the HDLC family, with no I/O and no panics on any input.
+//!
+//! - [`fcs`]: the HDLC frame check sequence, FCS-16 (CRC-16/X.25, ISO 13239 4.2).
+//! - [`hdlc`]: flags, bit stuffing, NRZI, abort sequences and a deframer that
+//!   finds frames in a raw bit stream from a modem.
+//! - [`control`]: HDLC control fields (I, S, U formats), modulo 8 and 128.
+//! - [`ax25`]: AX.25 v2.2 addresses, frames, PIDs, XID parameters, FRMR.
+//! - [`lapb`]: HDLC/LAPB frames with single-octet address fields.
+//! - [`kiss`]: the KISS TNC host protocol and its ACKMODE extension.
+//! - [`pcap`]: libpcap capture files with AX.25 link types.
+//! - [`monitor`]: a one-line, TNC-style rendering of a frame.
+#![forbid(unsafe_code)]
+
+pub mod ax25;
+pub mod control;
+pub mod fcs;
+pub mod hdlc;
+pub mod kiss;
+pub mod lapb;
+pub mod monitor;
+pub mod pcap;
