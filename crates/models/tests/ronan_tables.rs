@@ -1,0 +1,63 @@
+//! Tables II and III of Ronan, Long and Walsh, reproduced from the copy of
+//! the published figures kept in `experiments/reference`.
+
+use linklab_models::ronan::{AckReading, Params};
+
+const PUBLISHED: &str = include_str!("../../../experiments/reference/ronan_ax25_transfer.csv");
+
+/// (bit rate, window, published model time) for every row of Tables II, III.
+fn published_model_rows() -> Vec<(f64, u32, f64)> {
+    let mut reader = csv::Reader::from_reader(PUBLISHED.as_bytes());
+    let headers = reader.headers().expect("header row").clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).expect(name);
+    let (rate, window, model) = (col("bitrate_bps"), col("window"), col("model_s"));
+    reader
+        .records()
+        .map(|r| {
+            let r = r.expect("well-formed row");
+            (
+                r[rate].parse().unwrap(),
+                r[window].parse().unwrap(),
+                r[model].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Largest gap between the model under `reading` and the published values.
+fn largest_gap(reading: AckReading) -> (f64, f64, u32) {
+    let rows = published_model_rows();
+    assert_eq!(rows.len(), 14, "Tables II and III have seven rows each");
+    rows.iter()
+        .map(|&(bitrate_bps, window, published)| {
+            let ours = Params {
+                bitrate_bps,
+                ack_reading: reading,
+                ..Params::default()
+            }
+            .transfer(window)
+            .transfer_s;
+            ((ours - published).abs(), bitrate_bps, window)
+        })
+        .fold((0.0, 0.0, 0), |a, b| if b.0 > a.0 { b } else { a })
+}
+
+#[test]
+fn formula_as_printed_reproduces_tables_ii_and_iii_within_0_15_s() {
+    let (gap, rate, window) = largest_gap(AckReading::WithTxTail);
+    assert!(
+        gap < 0.15,
+        "gap {gap:.3} s at {rate} bit/s, window {window}"
+    );
+    assert_eq!((rate, window), (1200.0, 4));
+    // The module documentation quotes this figure; keep the two in step.
+    assert!((gap - 0.108).abs() < 0.001, "largest gap is now {gap:.4} s");
+}
+
+#[test]
+fn worked_example_reading_misses_the_tables() {
+    let (gap, rate, window) = largest_gap(AckReading::WithoutTxTail);
+    assert!(gap > 0.15, "this reading should not match the tables");
+    assert!((gap - 0.586).abs() < 0.001, "largest gap is now {gap:.4} s");
+    assert_eq!((rate, window), (9600.0, 1));
+}
