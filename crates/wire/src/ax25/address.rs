@@ -335,6 +335,9 @@ impl Address {
             });
         }
         let ssid_octet = octets[ADDRESS_LEN - 1];
+        for padding in chars.iter_mut().skip(len) {
+            *padding = 0;
+        }
         let address = Address {
             callsign: Callsign {
                 chars,
