@@ -12,17 +12,6 @@
 //! where C is the command/response bit (destination and source), H the
 //! has-been-repeated bit (digipeaters), R R the reserved bits and X the HDLC
 //! address extension bit, 1 only in the last octet of the address field.
-//!
-//! # Reserved bits
-//!
-//! v2.2 3.12.2 says the R bits "may be used in an agreed-upon manner in
-//! individual networks. When not implemented, they are set to one." Real
-//! stacks differ: Linux clears bit 6 of the source SSID octet on modulo-128
-//! links and uses bit 5 there as a DAMA flag (clear on a DAMA master), and
-//! gensio leaves both bits clear. Neither use is in v2.2 (which signals
-//! modulo 128 with SABME and XID), and Dire Wolf ignores them. So this
-//! module gives them no meaning: decoding accepts any value and keeps it,
-//! so re-encoding is byte-exact, and [`Address::new`] sets both to 1.
 
 use std::fmt;
 use std::str::FromStr;
@@ -233,6 +222,17 @@ pub enum AddressError {
 
 /// One address subfield: callsign, SSID, the C or H bit and the two
 /// reserved bits (AX.25 v2.2 3.12.2-3.12.4).
+///
+/// # Reserved bits
+///
+/// v2.2 3.12.2 says the R bits "may be used in an agreed-upon manner in
+/// individual networks. When not implemented, they are set to one." Real
+/// stacks differ: Linux clears bit 6 of the source SSID octet on modulo-128
+/// links and uses bit 5 there as a DAMA flag (clear on a DAMA master), and
+/// gensio (gensio_ax25_addr.c) writes both bits as 0. Neither use is in v2.2 (which signals
+/// modulo 128 with SABME and XID), and Dire Wolf ignores them. So this
+/// module gives them no meaning: decoding accepts any value and keeps it,
+/// so re-encoding is byte-exact, and [`Address::new`] sets both to 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Address {
     callsign: Callsign,
@@ -282,7 +282,7 @@ impl Address {
     }
 
     /// The two reserved R bits, bits 6-5 of the SSID octet, as a value 0-3
-    /// (bit 6 is the high bit). See the [module documentation](self).
+    /// (bit 6 is the high bit). See [`Address`] on their use.
     pub fn reserved(&self) -> u8 {
         self.reserved
     }
