@@ -1,1 +1,28 @@
-//! (to be written)
+//! AX.25 v2.2 wire formats (AX.25 Link Access Protocol for Amateur Packet
+//! Radio, v2.2, 2025 revision 4): addresses, frames, PIDs, the segmenter
+//! header, XID parameters and FRMR information fields. Control fields are
+//! the HDLC ones of [`crate::control`].
+//!
+//! Frames here exclude flags and FCS, as KISS carries them.
+
+mod address;
+mod frame;
+mod frmr;
+mod pid;
+mod segment;
+mod xid;
+
+pub use address::{
+    Address, AddressError, AddressField, Callsign, CallsignError, CommandResponse, Subfield,
+    ADDRESS_LEN, CALLSIGN_MAX_LEN, MAX_DIGIPEATERS,
+};
+pub use frame::{Frame, FrameError};
+pub use frmr::{FrmrError, FrmrInfo};
+pub use pid::Pid;
+pub use segment::{SegmentError, SegmentHeader, MAX_REMAINING};
+pub use xid::{
+    ClassesOfProcedures, HdlcOptionalFunction, HdlcOptionalFunctions, ProcedureClass, XidError,
+    XidNumber, XidParameter, XidParams, FORMAT_INDICATOR, GROUP_IDENTIFIER, PI_ACK_TIMER,
+    PI_CLASSES_OF_PROCEDURES, PI_HDLC_OPTIONAL_FUNCTIONS, PI_I_FIELD_LENGTH_RX,
+    PI_I_FIELD_LENGTH_TX, PI_RETRIES, PI_WINDOW_SIZE_RX, PI_WINDOW_SIZE_TX,
+};
