@@ -45,14 +45,48 @@ const fn build_table() -> [u16; 256] {
     table
 }
 
-/// One register step per octet (Sarwate's table method).
-static TABLE: [u16; 256] = build_table();
+/// `SLICES[0]` is the 256-entry table of one register step per octet
+/// (Sarwate's method); `SLICES[k][x]` is the register change of octet `x`
+/// followed by `k` zero octets, so that eight octets take eight
+/// independent look-ups instead of a chain of eight ("slicing-by-8").
+static SLICES: [[u16; 256]; 8] = build_slices();
+
+const fn build_slices() -> [[u16; 256]; 8] {
+    let mut slices = [[0u16; 256]; 8];
+    slices[0] = build_table();
+    let mut k = 1;
+    while k < 8 {
+        let mut i = 0;
+        while i < 256 {
+            let previous = slices[k - 1][i];
+            slices[k][i] = (previous >> 8) ^ slices[0][(previous & 0xFF) as usize];
+            i += 1;
+        }
+        k += 1;
+    }
+    slices
+}
 
 /// Runs the (uncomplemented) register over `data`.
 #[inline]
 fn run(mut crc: u16, data: &[u8]) -> u16 {
-    for &octet in data {
-        crc = (crc >> 8) ^ TABLE[usize::from((crc as u8) ^ octet)];
+    let mut chunks = data.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word) ^ u64::from(crc);
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = word.to_le_bytes();
+        crc = SLICES[7][usize::from(b0)]
+            ^ SLICES[6][usize::from(b1)]
+            ^ SLICES[5][usize::from(b2)]
+            ^ SLICES[4][usize::from(b3)]
+            ^ SLICES[3][usize::from(b4)]
+            ^ SLICES[2][usize::from(b5)]
+            ^ SLICES[1][usize::from(b6)]
+            ^ SLICES[0][usize::from(b7)];
+    }
+    for &octet in chunks.remainder() {
+        crc = (crc >> 8) ^ SLICES[0][usize::from((crc as u8) ^ octet)];
     }
     crc
 }

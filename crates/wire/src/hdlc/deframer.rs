@@ -62,6 +62,23 @@ const EVENT: u32 = 1 << 17;
 /// those go through the bit rule one bit at a time.
 static DESTUFF: [[u32; 256]; 8] = build_destuff_table();
 
+/// `ONES_AFTER[octet]`: the run of 1s after receiving `octet`, saturated
+/// at 7. For an octet holding a 0 it is the number of 1s above its last 0,
+/// whatever came before; 0xFF leaves 7 (it is an event from any shorter
+/// run).
+static ONES_AFTER: [u8; 256] = build_ones_after();
+
+const fn build_ones_after() -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut octet = 0;
+    while octet < 256 {
+        let leading = (octet as u8).leading_ones() as u8;
+        table[octet] = if leading > 7 { 7 } else { leading };
+        octet += 1;
+    }
+    table
+}
+
 const fn build_destuff_table() -> [[u32; 256]; 8] {
     let mut table = [[0u32; 256]; 8];
     let mut row = 0;
@@ -308,32 +325,75 @@ impl Deframer {
     /// The fast path: one table look-up per octet, the bit rule only for
     /// octets holding a flag or an abort.
     fn octets<F: FnMut(&[u8])>(&mut self, line: &[u8], on_frame: &mut F) {
-        let nrzi = self.config.line_code == LineCode::Nrzi;
-        for &octet in line {
-            let data = if nrzi {
-                self.nrzi.decode_octet(octet)
-            } else {
-                octet
-            };
-            let entry = DESTUFF[usize::from(self.ones & 7)][usize::from(data)];
-            if entry & EVENT != 0 {
+        let mut rest = line;
+        while !rest.is_empty() {
+            let (used, event) = self.scan(rest);
+            rest = rest.get(used..).unwrap_or_default();
+            if let Some(data) = event {
                 for i in 0..8 {
                     self.bit((data >> i) & 1 != 0, on_frame);
                 }
-                continue;
             }
-            self.ones = ((entry >> ONES_SHIFT) & 7) as u8;
+        }
+    }
+
+    /// Runs the table over `line`, keeping the hot state in registers,
+    /// until an octet holding a flag or an abort (returned NRZI-decoded,
+    /// for the bit rule) or a frame passing the length limit. Returns the
+    /// number of octets taken, that octet included.
+    #[inline]
+    fn scan(&mut self, line: &[u8]) -> (usize, Option<u8>) {
+        let coded = self.config.line_code == LineCode::Nrzi;
+        let in_frame = self.in_frame;
+        let mut nrzi = self.nrzi;
+        let mut ones = self.ones;
+        let mut zero_kept = self.zero_kept;
+        let mut acc = self.acc;
+        let mut acc_len = self.acc_len;
+        let mut used = 0;
+        let mut event = None;
+        let mut overflow = false;
+        for &octet in line {
+            used += 1;
+            let data = if coded {
+                nrzi.decode_octet(octet)
+            } else {
+                octet
+            };
+            let entry = DESTUFF[usize::from(ones & 7)][usize::from(data)];
+            if entry & EVENT != 0 {
+                event = Some(data);
+                break;
+            }
+            // Independent of the run before, so no chain of look-ups.
+            ones = ONES_AFTER[usize::from(data)];
             if entry & HAS_ZERO != 0 {
-                self.zero_kept = entry & ZERO_KEPT != 0;
+                zero_kept = entry & ZERO_KEPT != 0;
             }
-            if self.in_frame {
-                self.acc |= u64::from(entry & 0xFF) << self.acc_len;
-                self.acc_len += (entry >> COUNT_SHIFT) & 0xF;
-                if self.acc_len >= 32 {
-                    self.flush_word();
+            if in_frame {
+                acc |= u64::from(entry & 0xFF) << acc_len;
+                acc_len += (entry >> COUNT_SHIFT) & 0xF;
+                if acc_len >= 32 {
+                    self.buf.extend_from_slice(&(acc as u32).to_le_bytes());
+                    acc >>= 32;
+                    acc_len -= 32;
+                    let received = self.buf.len().saturating_mul(8) + acc_len as usize;
+                    if received > self.drop_bits {
+                        overflow = true;
+                        break;
+                    }
                 }
             }
         }
+        self.nrzi = nrzi;
+        self.ones = ones;
+        self.zero_kept = zero_kept;
+        self.acc = acc;
+        self.acc_len = acc_len;
+        if overflow {
+            self.too_long();
+        }
+        (used, event)
     }
 
     /// The bit rule, for one data bit (after NRZI decoding).

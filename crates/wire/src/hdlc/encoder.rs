@@ -168,22 +168,41 @@ impl Encoder {
     /// Zero-bit insertion of `octets` after `run` contiguous 1s; returns
     /// the run of 1s at the end.
     #[inline]
-    fn stuff(&mut self, octets: &[u8], mut run: usize) -> usize {
+    fn stuff(&mut self, octets: &[u8], mut run: u32) -> u32 {
         let mut acc = self.acc;
         let mut acc_len = self.acc_len;
+        let mut nrzi = self.nrzi;
+        let coded = self.line_code == LineCode::Nrzi;
         for &octet in octets {
-            let entry = STUFF[run & 7][usize::from(octet)];
+            let entry = STUFF[(run & 7) as usize][usize::from(octet)];
+            // The run after an octet holding a 0 does not depend on the run
+            // before it, so the next look-up need not wait for this one;
+            // only 0xFF carries the run on: (run + 8) mod 5.
+            run = if octet == 0xFF {
+                let carried = run + 3;
+                if carried >= 5 {
+                    carried - 5
+                } else {
+                    carried
+                }
+            } else {
+                STUFF[0][usize::from(octet)] >> 24
+            };
             acc |= u64::from(entry & 0x3FF) << acc_len;
             acc_len += (entry >> 16) & 0xF;
-            run = (entry >> 24) as usize;
             if acc_len >= 32 {
-                self.emit_word(acc as u32);
+                let mut word = (acc as u32).to_le_bytes();
+                if coded {
+                    nrzi.encode_in_place(&mut word);
+                }
+                self.out.extend_from_slice(&word);
                 acc >>= 32;
                 acc_len -= 32;
             }
         }
         self.acc = acc;
         self.acc_len = acc_len;
+        self.nrzi = nrzi;
         run
     }
 
