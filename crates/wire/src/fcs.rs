@@ -1,6 +1,6 @@
 //! The HDLC frame check sequence, FCS-16.
 //!
-//! FCS-16 is the 16-bit CRC of ISO/IEC 13239 clause 4.2.5.2 (formerly ISO 3309)
+//! FCS-16 is the 16-bit CRC of ISO/IEC 13239 clause 4 (formerly ISO 3309)
 //! and ITU-T X.25 clause 2.2.7, which AX.25 v2.2 section 3.7 adopts: generator
 //! polynomial x^16 + x^12 + x^5 + 1, register preset to all ones, remainder
 //! complemented before transmission. In CRC catalogue terms it is CRC-16/X.25
@@ -13,15 +13,15 @@
 //! which is bit 0 of this reflected register).
 
 /// The generator polynomial x^16 + x^12 + x^5 + 1 in reflected form
-/// (ITU-T X.25 clause 2.2.7.4).
+/// (ITU-T X.25 clause 2.2.7).
 const POLY_REFLECTED: u16 = 0x8408;
 
-/// The register preset: all ones (ISO/IEC 13239 clause 4.2.5.2).
+/// The register preset: all ones (ISO/IEC 13239 clause 4).
 const PRESET: u16 = 0xFFFF;
 
 /// The register content after running the receiver over a frame and its
 /// correct FCS, in this module's reflected representation: 0xF0B8
-/// (ITU-T X.25 clause 2.2.7.5, "0001 1101 0000 1111" read in reverse).
+/// (ITU-T X.25 clause 2.2.7, "0001 1101 0000 1111" read in reverse).
 pub const GOOD_RESIDUE: u16 = 0xF0B8;
 
 /// Builds the 256-entry table: the register change caused by one octet.
@@ -91,7 +91,7 @@ fn run(mut crc: u16, data: &[u8]) -> u16 {
     crc
 }
 
-/// An incremental FCS-16 computation (ISO/IEC 13239 clause 4.2.5.2).
+/// An incremental FCS-16 computation (ISO/IEC 13239 clause 4).
 ///
 /// ```
 /// use linklab_wire::fcs::Fcs16;
@@ -135,7 +135,7 @@ impl Default for Fcs16 {
     }
 }
 
-/// The FCS-16 of `data` (ISO/IEC 13239 clause 4.2.5.2; AX.25 v2.2 section 3.7).
+/// The FCS-16 of `data` (ISO/IEC 13239 clause 4; AX.25 v2.2 section 3.7).
 ///
 /// ```
 /// assert_eq!(linklab_wire::fcs::fcs16(b"123456789"), 0x906E);
@@ -153,7 +153,7 @@ pub fn append_fcs(buf: &mut Vec<u8>) {
 
 /// Whether `frame_with_fcs` (the octets between the flags, FCS last) has a
 /// correct FCS: the receiver's register ends at [`GOOD_RESIDUE`]
-/// (ITU-T X.25 clause 2.2.7.5). Frames shorter than the FCS itself fail.
+/// (ITU-T X.25 clause 2.2.7). Frames shorter than the FCS itself fail.
 pub fn check(frame_with_fcs: &[u8]) -> bool {
     frame_with_fcs.len() >= 2 && run(PRESET, frame_with_fcs) == GOOD_RESIDUE
 }

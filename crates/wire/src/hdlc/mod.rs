@@ -36,17 +36,17 @@ pub use encoder::{encode_frames, Encoder};
 pub use nrzi::{NrziDecoder, NrziEncoder};
 
 /// The flag sequence 01111110 that opens and closes every frame
-/// (ISO/IEC 13239 clause 4.3.1; AX.25 v2.2 section 3.1). Symmetric, so its
+/// (ISO/IEC 13239 clause 4; AX.25 v2.2 section 3.1). Symmetric, so its
 /// LSB-first packing is the same octet.
 pub const FLAG: u8 = 0x7E;
 
 /// The number of contiguous 1s [`Encoder::abort`] sends: AX.25 v2.2
 /// section 3.10 asks for at least fifteen, which also satisfies the seven
-/// of ISO/IEC 13239 clause 4.3.3.
+/// of ISO/IEC 13239 clause 4
 pub const ABORT_ONES: u32 = 15;
 
 /// How bits are put on the line (AX.25 v2.2 section 3, physical layer
-/// notes; ISO/IEC 13239 clause 4.6).
+/// notes; ISO/IEC 13239 clause 4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LineCode {
     /// Bits are sent as they are.
