@@ -20,7 +20,7 @@
 //! [`DeframerStats`] for what it dropped.
 //!
 //! Both directions are table-driven and work an octet at a time; the
-//! [`reference`] module holds a bit-at-a-time version of each that serves as
+//! [`reference`](mod@reference) module holds a bit-at-a-time version of each that serves as
 //! test oracle and benchmark baseline.
 
 mod bits;
@@ -40,7 +40,7 @@ pub use nrzi::{NrziDecoder, NrziEncoder};
 /// LSB-first packing is the same octet.
 pub const FLAG: u8 = 0x7E;
 
-/// The number of contiguous 1s [`Encoder::abort`] sends: AX.25 v2.2
+/// The number of contiguous 1s [`Encoder::abort_frame`] sends: AX.25 v2.2
 /// section 3.10 asks for at least fifteen, which also satisfies the seven
 /// of ISO/IEC 13239 clause 4
 pub const ABORT_ONES: u32 = 15;
