@@ -1,0 +1,528 @@
+//! Line bits to frames: flag hunt, zero-bit deletion, abort and idle
+//! detection, FCS check (ISO/IEC 13239 clause 4; AX.25 v2.2 sections 3.1,
+//! 3.6, 3.7, 3.9, 3.10).
+
+use std::collections::VecDeque;
+
+use super::{BitStream, LineCode, NrziDecoder};
+use crate::fcs;
+
+/// What one received bit means, given the run of 1s before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// A data bit (a 0, or one of the first five 1s of a run).
+    Data(bool),
+    /// A 0 after five 1s: inserted by the sender, deleted here
+    /// (AX.25 v2.2 section 3.6).
+    Stuffed,
+    /// The sixth 1 of a run: part of a flag or an abort, not data.
+    Sixth,
+    /// A 0 after six 1s: a flag, 01111110 (AX.25 v2.2 section 3.1).
+    Flag,
+    /// The seventh 1 of a run: an abort, or the line going idle
+    /// (ISO/IEC 13239 clause 4; AX.25 v2.2 section 3.10).
+    Abort,
+    /// A bit inside or ending a run of seven or more 1s.
+    Idle,
+}
+
+/// The receiver's bit rule. `ones` is the run of 1s before `bit`,
+/// saturated at 7; returns the meaning and the new run.
+const fn step(ones: u8, bit: bool) -> (Step, u8) {
+    if bit {
+        match ones {
+            0..=4 => (Step::Data(true), ones + 1),
+            5 => (Step::Sixth, 6),
+            6 => (Step::Abort, 7),
+            _ => (Step::Idle, 7),
+        }
+    } else {
+        let meaning = match ones {
+            0..=4 => Step::Data(false),
+            5 => Step::Stuffed,
+            6 => Step::Flag,
+            _ => Step::Idle,
+        };
+        (meaning, 0)
+    }
+}
+
+// Fields of a `DESTUFF` entry.
+const COUNT_SHIFT: u32 = 8;
+const ONES_SHIFT: u32 = 12;
+const HAS_ZERO: u32 = 1 << 15;
+const ZERO_KEPT: u32 = 1 << 16;
+const EVENT: u32 = 1 << 17;
+
+/// Zero-bit deletion an octet at a time: `DESTUFF[ones][octet]` is the
+/// effect of receiving `octet` (LSB first) after a run of `ones` 1s.
+/// Bits 0..=7 hold the data bits, 8..=11 their number, 12..=14 the new
+/// run, bit 15 says the octet has a 0 and bit 16 whether its last 0 was
+/// data. Bit 17 marks octets holding a flag or the start of an abort;
+/// those go through the bit rule one bit at a time.
+static DESTUFF: [[u32; 256]; 8] = build_destuff_table();
+
+/// `ONES_AFTER[octet]`: the run of 1s after receiving `octet`, saturated
+/// at 7. For an octet holding a 0 it is the number of 1s above its last 0,
+/// whatever came before; 0xFF leaves 7 (it is an event from any shorter
+/// run).
+static ONES_AFTER: [u8; 256] = build_ones_after();
+
+const fn build_ones_after() -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut octet = 0;
+    while octet < 256 {
+        let leading = (octet as u8).leading_ones() as u8;
+        table[octet] = if leading > 7 { 7 } else { leading };
+        octet += 1;
+    }
+    table
+}
+
+const fn build_destuff_table() -> [[u32; 256]; 8] {
+    let mut table = [[0u32; 256]; 8];
+    let mut row = 0;
+    while row < 8 {
+        let mut octet = 0;
+        while octet < 256 {
+            let mut ones = row as u8;
+            let mut data = 0u32;
+            let mut count = 0u32;
+            let mut zeros = 0u32;
+            let mut event = false;
+            let mut i = 0;
+            while i < 8 {
+                let bit = (octet >> i) & 1 != 0;
+                let (meaning, next) = step(ones, bit);
+                ones = next;
+                if !bit {
+                    zeros = HAS_ZERO;
+                }
+                match meaning {
+                    Step::Data(value) => {
+                        if value {
+                            data |= 1 << count;
+                        } else {
+                            zeros = HAS_ZERO | ZERO_KEPT;
+                        }
+                        count += 1;
+                    }
+                    Step::Flag | Step::Abort => event = true,
+                    Step::Stuffed | Step::Sixth | Step::Idle => {}
+                }
+                i += 1;
+            }
+            table[row][octet] = if event {
+                EVENT
+            } else {
+                data | (count << COUNT_SHIFT) | ((ones as u32) << ONES_SHIFT) | zeros
+            };
+            octet += 1;
+        }
+        row += 1;
+    }
+    table
+}
+
+/// Limits and line code of a [`Deframer`] (ISO/IEC 13239 clause 4;
+/// AX.25 v2.2 section 3.9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeframerConfig {
+    /// How the line bits are coded.
+    pub line_code: LineCode,
+    /// The fewest octets between flags, FCS included, for a valid frame;
+    /// values under 2 (the FCS alone) count as 2.
+    pub min_len: usize,
+    /// The most octets between flags, FCS included. Longer frames are
+    /// counted and dropped as soon as they pass this length, which bounds
+    /// the receiver's memory.
+    pub max_len: usize,
+}
+
+impl DeframerConfig {
+    /// Generic HDLC limits: at least 4 octets (FCS included), at most 4096.
+    pub const fn new(line_code: LineCode) -> Self {
+        DeframerConfig {
+            line_code,
+            min_len: 4,
+            max_len: 4096,
+        }
+    }
+
+    /// AX.25 limits: at least 17 octets (two address subfields, control
+    /// field and FCS; AX.25 v2.2 section 3.9 gives the minimum as 136
+    /// bits), at most 4096 octets.
+    pub const fn ax25(line_code: LineCode) -> Self {
+        DeframerConfig {
+            line_code,
+            min_len: 17,
+            max_len: 4096,
+        }
+    }
+}
+
+impl Default for DeframerConfig {
+    fn default() -> Self {
+        Self::new(LineCode::Nrz)
+    }
+}
+
+/// What a [`Deframer`] has found so far. A run of flags (or flags sharing
+/// their 0) holds no frame and is not counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeframerStats {
+    /// Frames delivered: the right size and a correct FCS.
+    pub frames_ok: u64,
+    /// Frames dropped for a wrong FCS (AX.25 v2.2 section 4.4.6).
+    pub fcs_errors: u64,
+    /// Frames cut short by seven or more contiguous 1s (AX.25 v2.2
+    /// section 3.10).
+    pub aborts: u64,
+    /// Octet-aligned frames shorter than `min_len` (AX.25 v2.2 section 3.9).
+    pub too_short: u64,
+    /// Frames longer than `max_len`.
+    pub too_long: u64,
+    /// Frames that are not a whole number of octets (AX.25 v2.2
+    /// section 3.9).
+    pub not_octet_aligned: u64,
+}
+
+/// A sans-IO HDLC receiver (ISO/IEC 13239 clause 4; AX.25 v2.2 section 3).
+///
+/// Feed it line bits, packed LSB-first, in chunks of any size: whole
+/// octets with [`push`](Self::push) or [`push_with`](Self::push_with), or
+/// a bit count with [`push_bits`](Self::push_bits) and
+/// [`push_bits_with`](Self::push_bits_with). Flags are found at any bit
+/// offset, and chunks need not end on frame or octet boundaries. Each
+/// frame between two flags with a correct FCS comes out without its FCS:
+/// handed to the callback of the `_with` methods (no copy), or queued for
+/// [`poll_frame`](Self::poll_frame). Everything else is dropped and
+/// counted in [`stats`](Self::stats).
+///
+/// The receiver starts as if the line had been idle (all 1s): the first
+/// frame needs a whole flag before it.
+///
+/// ```
+/// use linklab_wire::hdlc::{Deframer, DeframerConfig, Encoder, LineCode};
+/// let mut encoder = Encoder::new(LineCode::Nrz);
+/// encoder.frame(b"hello, world");
+/// let bits = encoder.finish();
+/// let mut deframer = Deframer::new(DeframerConfig::default());
+/// for chunk in bits.octets().chunks(3) {
+///     deframer.push(chunk);
+/// }
+/// assert_eq!(deframer.poll_frame(), Some(b"hello, world".to_vec()));
+/// assert_eq!(deframer.stats().frames_ok, 1);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Deframer {
+    config: DeframerConfig,
+    min_len: usize,
+    /// `8 * max_len`: the most data bits a frame may have.
+    max_bits: usize,
+    /// `max_bits + 6`: past this many data bits since the opening flag
+    /// (six of which may yet turn out to be the closing flag's), a frame
+    /// is surely too long.
+    drop_bits: usize,
+    nrzi: NrziDecoder,
+    /// The run of 1s received, saturated at 7.
+    ones: u8,
+    /// Whether the last 0 received was a data bit.
+    zero_kept: bool,
+    /// Whether a flag opened a frame that is still being received.
+    in_frame: bool,
+    /// Whole octets of the frame being received.
+    buf: Vec<u8>,
+    /// Further data bits, fewer than 32 between octets.
+    acc: u64,
+    acc_len: u32,
+    stats: DeframerStats,
+    queue: VecDeque<Vec<u8>>,
+}
+
+impl Deframer {
+    /// A receiver with nothing received.
+    pub fn new(config: DeframerConfig) -> Self {
+        Deframer {
+            config,
+            min_len: config.min_len.max(2),
+            max_bits: config.max_len.saturating_mul(8),
+            drop_bits: config.max_len.saturating_mul(8).saturating_add(6),
+            nrzi: NrziDecoder::new(),
+            ones: 7,
+            zero_kept: false,
+            in_frame: false,
+            buf: Vec::new(),
+            acc: 0,
+            acc_len: 0,
+            stats: DeframerStats::default(),
+            queue: VecDeque::new(),
+        }
+    }
+
+    /// The configuration it was made with.
+    pub fn config(&self) -> &DeframerConfig {
+        &self.config
+    }
+
+    /// The counts so far.
+    pub fn stats(&self) -> &DeframerStats {
+        &self.stats
+    }
+
+    /// Receives whole octets of line bits and queues the frames found for
+    /// [`poll_frame`](Self::poll_frame).
+    pub fn push(&mut self, line: &[u8]) {
+        self.push_bits(line, line.len().saturating_mul(8));
+    }
+
+    /// Receives the first `bit_len` bits of `line` (capped at its length)
+    /// and queues the frames found for [`poll_frame`](Self::poll_frame).
+    pub fn push_bits(&mut self, line: &[u8], bit_len: usize) {
+        let mut queue = std::mem::take(&mut self.queue);
+        self.push_bits_with(line, bit_len, |frame| queue.push_back(frame.to_vec()));
+        self.queue = queue;
+    }
+
+    /// Takes the oldest queued frame (without its FCS).
+    pub fn poll_frame(&mut self) -> Option<Vec<u8>> {
+        self.queue.pop_front()
+    }
+
+    /// Receives whole octets of line bits, handing each frame found
+    /// (without its FCS) to `on_frame`.
+    pub fn push_with<F: FnMut(&[u8])>(&mut self, line: &[u8], on_frame: F) {
+        self.push_bits_with(line, line.len().saturating_mul(8), on_frame);
+    }
+
+    /// Receives the first `bit_len` bits of `line` (capped at its length),
+    /// handing each frame found (without its FCS) to `on_frame`.
+    pub fn push_bits_with<F: FnMut(&[u8])>(
+        &mut self,
+        line: &[u8],
+        bit_len: usize,
+        mut on_frame: F,
+    ) {
+        let whole = (bit_len / 8).min(line.len());
+        let (octets, rest) = line.split_at(whole);
+        self.octets(octets, &mut on_frame);
+        let tail = bit_len.saturating_sub(whole * 8).min(8);
+        if let Some(&last) = rest.first() {
+            for i in 0..tail {
+                let mut bit = (last >> i) & 1 != 0;
+                if self.config.line_code == LineCode::Nrzi {
+                    bit = self.nrzi.decode_bit(bit);
+                }
+                self.bit(bit, &mut on_frame);
+            }
+        }
+        // A frame already past the limit is counted now, not at its end.
+        if self.in_frame && self.frame_bits() > self.drop_bits {
+            self.too_long();
+        }
+    }
+
+    /// The fast path: one table look-up per octet, the bit rule only for
+    /// octets holding a flag or an abort.
+    fn octets<F: FnMut(&[u8])>(&mut self, line: &[u8], on_frame: &mut F) {
+        let mut rest = line;
+        while !rest.is_empty() {
+            let (used, event) = self.scan(rest);
+            rest = rest.get(used..).unwrap_or_default();
+            if let Some(data) = event {
+                for i in 0..8 {
+                    self.bit((data >> i) & 1 != 0, on_frame);
+                }
+            }
+        }
+    }
+
+    /// Runs the table over `line`, keeping the hot state in registers,
+    /// until an octet holding a flag or an abort (returned NRZI-decoded,
+    /// for the bit rule) or a frame passing the length limit. Returns the
+    /// number of octets taken, that octet included.
+    #[inline]
+    fn scan(&mut self, line: &[u8]) -> (usize, Option<u8>) {
+        let coded = self.config.line_code == LineCode::Nrzi;
+        let in_frame = self.in_frame;
+        let mut nrzi = self.nrzi;
+        let mut ones = self.ones;
+        let mut zero_kept = self.zero_kept;
+        let mut acc = self.acc;
+        let mut acc_len = self.acc_len;
+        let mut used = 0;
+        let mut event = None;
+        let mut overflow = false;
+        for &octet in line {
+            used += 1;
+            let data = if coded {
+                nrzi.decode_octet(octet)
+            } else {
+                octet
+            };
+            let entry = DESTUFF[usize::from(ones & 7)][usize::from(data)];
+            if entry & EVENT != 0 {
+                event = Some(data);
+                break;
+            }
+            // Independent of the run before, so no chain of look-ups.
+            ones = ONES_AFTER[usize::from(data)];
+            if entry & HAS_ZERO != 0 {
+                zero_kept = entry & ZERO_KEPT != 0;
+            }
+            if in_frame {
+                acc |= u64::from(entry & 0xFF) << acc_len;
+                acc_len += (entry >> COUNT_SHIFT) & 0xF;
+                if acc_len >= 32 {
+                    self.buf.extend_from_slice(&(acc as u32).to_le_bytes());
+                    acc >>= 32;
+                    acc_len -= 32;
+                    let received = self.buf.len().saturating_mul(8) + acc_len as usize;
+                    if received > self.drop_bits {
+                        overflow = true;
+                        break;
+                    }
+                }
+            }
+        }
+        self.nrzi = nrzi;
+        self.ones = ones;
+        self.zero_kept = zero_kept;
+        self.acc = acc;
+        self.acc_len = acc_len;
+        if overflow {
+            self.too_long();
+        }
+        (used, event)
+    }
+
+    /// The bit rule, for one data bit (after NRZI decoding).
+    fn bit<F: FnMut(&[u8])>(&mut self, bit: bool, on_frame: &mut F) {
+        let (meaning, ones) = step(self.ones, bit);
+        self.ones = ones;
+        match meaning {
+            Step::Data(value) => {
+                if !value {
+                    self.zero_kept = true;
+                }
+                if self.in_frame {
+                    self.acc |= u64::from(value) << self.acc_len;
+                    self.acc_len += 1;
+                    if self.acc_len >= 32 {
+                        self.flush_word();
+                    }
+                }
+            }
+            Step::Stuffed | Step::Idle if !bit => self.zero_kept = false,
+            Step::Stuffed | Step::Idle | Step::Sixth => {}
+            Step::Flag => {
+                if self.in_frame {
+                    self.close_frame(on_frame);
+                }
+                self.zero_kept = false;
+                self.open_frame();
+            }
+            Step::Abort => {
+                if self.in_frame {
+                    let content = self.content_bits();
+                    if content > self.max_bits {
+                        self.stats.too_long += 1;
+                    } else if content > 0 {
+                        self.stats.aborts += 1;
+                    }
+                }
+                self.drop_frame();
+            }
+        }
+    }
+
+    /// Data bits received since the opening flag.
+    fn frame_bits(&self) -> usize {
+        self.buf
+            .len()
+            .saturating_mul(8)
+            .saturating_add(self.acc_len as usize)
+    }
+
+    /// Data bits of the frame proper, once a flag or abort has been seen:
+    /// the bits before the 0 that precedes the closing run of 1s. Five of
+    /// those 1s, and that 0 unless it was a stuffed one, were taken as
+    /// data on the way.
+    fn content_bits(&self) -> usize {
+        self.frame_bits()
+            .saturating_sub(5 + usize::from(self.zero_kept))
+    }
+
+    fn flush_word(&mut self) {
+        self.buf.extend_from_slice(&(self.acc as u32).to_le_bytes());
+        self.acc >>= 32;
+        self.acc_len -= 32;
+        if self.frame_bits() > self.drop_bits {
+            self.too_long();
+        }
+    }
+
+    fn too_long(&mut self) {
+        self.stats.too_long += 1;
+        self.drop_frame();
+    }
+
+    fn open_frame(&mut self) {
+        self.in_frame = true;
+        self.buf.clear();
+        self.acc = 0;
+        self.acc_len = 0;
+    }
+
+    fn drop_frame(&mut self) {
+        self.in_frame = false;
+        self.buf.clear();
+        self.acc = 0;
+        self.acc_len = 0;
+    }
+
+    /// Checks and delivers the frame ended by a flag (AX.25 v2.2
+    /// sections 3.9 and 4.4.6).
+    fn close_frame<F: FnMut(&[u8])>(&mut self, on_frame: &mut F) {
+        let content = self.content_bits();
+        if content == 0 {
+            return;
+        }
+        if content > self.max_bits {
+            self.stats.too_long += 1;
+            return;
+        }
+        if !content.is_multiple_of(8) {
+            self.stats.not_octet_aligned += 1;
+            return;
+        }
+        while self.acc_len >= 8 {
+            self.buf.push(self.acc as u8);
+            self.acc >>= 8;
+            self.acc_len -= 8;
+        }
+        let len = content / 8;
+        if len < self.min_len {
+            self.stats.too_short += 1;
+            return;
+        }
+        match self.buf.get(..len) {
+            Some(frame) if fcs::check(frame) => {
+                self.stats.frames_ok += 1;
+                on_frame(frame.get(..len.saturating_sub(2)).unwrap_or_default());
+            }
+            _ => self.stats.fcs_errors += 1,
+        }
+    }
+}
+
+/// Receives a whole bit stream with a fresh [`Deframer`]; returns the
+/// frames found (without FCS) and the counts.
+pub fn decode_all(line: &BitStream, config: DeframerConfig) -> (Vec<Vec<u8>>, DeframerStats) {
+    let mut deframer = Deframer::new(config);
+    let mut frames = Vec::new();
+    deframer.push_bits_with(line.octets(), line.bit_len(), |frame| {
+        frames.push(frame.to_vec())
+    });
+    (frames, *deframer.stats())
+}
