@@ -235,8 +235,8 @@ fn agree(frame: &Frame, json: &Value, names: &BTreeMap<String, String>) -> Resul
     if !ctl_name.starts_with(&format!("Control field: {format_letter}")) {
         return Err(format!("frame format: tshark says {ctl_name:?}"));
     }
-    if our_func.is_some() {
-        expect("function", func, our_func.unwrap())?;
+    if let Some(ours) = our_func {
+        expect("function", func, ours)?;
     }
     // tshark names the P/F bit P in a command and F in a response (always P
     // in an I frame), and leaves it out when it is clear.
