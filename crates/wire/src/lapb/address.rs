@@ -3,7 +3,7 @@
 //!
 //! LAPB (X.25 2.4.2) uses two addresses per link. Commands carry the
 //! address of the station that receives them, responses the address of the
-//! station that sends them; the DCE's address is A and the DTE's is B
+//! station that sends them. The DTE's address is A and the DCE's is B
 //! (single link procedure), or C and D on the links of a multilink
 //! procedure:
 //!
@@ -14,6 +14,9 @@
 //! DTE -> DCE command  B  0x01         D  0x07
 //! DTE -> DCE response A  0x03         C  0x0F
 //! ```
+//!
+//! X.25 states the rule as this table; "a station's address" is an
+//! equivalent reading of it.
 //!
 //! In the unbalanced procedures of ISO 13239 (NRM, ARM) the address is
 //! always a secondary station's: the primary's frames are commands (to
@@ -36,17 +39,17 @@ use super::error::LapbError;
 pub struct Address(pub u8);
 
 impl Address {
-    /// LAPB address A, `11000000` = 0x03: the DCE's address on a single
-    /// link (X.25 2.4.2).
+    /// LAPB address A, `11000000` = 0x03, the DTE's address on a single
+    /// link: DCE commands and DTE responses carry it (X.25 2.4.2).
     pub const A: Address = Address(0x03);
-    /// LAPB address B, `10000000` = 0x01: the DTE's address on a single
-    /// link (X.25 2.4.2).
+    /// LAPB address B, `10000000` = 0x01, the DCE's address on a single
+    /// link: DTE commands and DCE responses carry it (X.25 2.4.2).
     pub const B: Address = Address(0x01);
-    /// LAPB address C, `11110000` = 0x0F: the DCE's address on each link of
-    /// a multilink procedure (X.25 2.4.2).
+    /// LAPB address C, `11110000` = 0x0F, the DTE's address on each link of
+    /// a multilink procedure; it takes the place of A (X.25 2.4.2).
     pub const C: Address = Address(0x0F);
-    /// LAPB address D, `11100000` = 0x07: the DTE's address on each link of
-    /// a multilink procedure (X.25 2.4.2).
+    /// LAPB address D, `11100000` = 0x07, the DCE's address on each link of
+    /// a multilink procedure; it takes the place of B (X.25 2.4.2).
     pub const D: Address = Address(0x07);
     /// The all-station (broadcast) address, all ones (ISO 13239 clause 4):
     /// a command to every secondary.
@@ -150,14 +153,14 @@ pub enum LinkProcedure {
 }
 
 impl LinkProcedure {
-    /// The address of the station with `role`: A or C for the DCE, B or D
-    /// for the DTE (X.25 2.4.2).
+    /// The address of the station with `role`: A or C for the DTE, B or D
+    /// for the DCE (X.25 2.4.2).
     pub const fn station_address(self, role: Role) -> Address {
         match (self, role) {
-            (LinkProcedure::SingleLink, Role::Dce) => Address::A,
-            (LinkProcedure::SingleLink, Role::Dte) => Address::B,
-            (LinkProcedure::Multilink, Role::Dce) => Address::C,
-            (LinkProcedure::Multilink, Role::Dte) => Address::D,
+            (LinkProcedure::SingleLink, Role::Dte) => Address::A,
+            (LinkProcedure::SingleLink, Role::Dce) => Address::B,
+            (LinkProcedure::Multilink, Role::Dte) => Address::C,
+            (LinkProcedure::Multilink, Role::Dce) => Address::D,
         }
     }
 }
