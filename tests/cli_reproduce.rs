@@ -12,17 +12,33 @@ fn reproduce_writes_passing_checks_for_every_published_model_value() {
         .arg(dir.path())
         .output()
         .expect("linklab runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.contains("Table II") && stdout.contains("Table III"));
 
     let summary: Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
     let checks = summary["checks"].as_array().unwrap();
-    let ronan: Vec<_> = checks.iter().filter(|c| c["paper"] == "ronan-ax25").collect();
+    let ronan: Vec<_> = checks
+        .iter()
+        .filter(|c| c["paper"] == "ronan-ax25")
+        .collect();
     assert_eq!(ronan.len(), 14, "seven windows at two bit rates");
     for c in checks {
-        for key in ["id", "paper", "what", "paper_value", "ours", "unit", "tolerance", "pass"] {
+        for key in [
+            "id",
+            "paper",
+            "what",
+            "paper_value",
+            "ours",
+            "unit",
+            "tolerance",
+            "pass",
+        ] {
             assert!(c.get(key).is_some(), "check lacks {key}: {c}");
         }
         assert_eq!(c["pass"], true, "{c}");
