@@ -1,5 +1,6 @@
 //! `linklab`: an HDLC-family data-link stack and link-performance laboratory.
 
+mod codec;
 mod model;
 mod reproduce;
 mod table;
@@ -21,6 +22,10 @@ enum Command {
     /// Evaluate a closed-form link model.
     #[command(subcommand)]
     Model(model::Model),
+    /// Print AX.25 frames from pcap, KISS or hex in the monitor format.
+    Decode(codec::DecodeArgs),
+    /// Build an AX.25 frame and write it as hex, KISS or pcap.
+    Encode(codec::EncodeArgs),
     /// Reproduce the source papers' tables and figures.
     Reproduce(reproduce::ReproduceArgs),
 }
@@ -29,6 +34,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Model(m) => model::run(m),
+        Command::Decode(a) => codec::decode(a),
+        Command::Encode(a) => codec::encode(a),
         Command::Reproduce(a) => reproduce::run(a),
     };
     match result {

@@ -1,0 +1,451 @@
+//! `linklab decode` and `linklab encode`: AX.25 frames to and from hex,
+//! KISS and pcap, shown in the monitor format of [`linklab_wire::monitor`].
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use anyhow::{bail, Context};
+use clap::{ArgGroup, Args, ValueEnum};
+use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame, Pid};
+use linklab_wire::control::{Modulus, Supervisory, Unnumbered};
+use linklab_wire::pcap::{LinkType, PcapReader, PcapWriter};
+use linklab_wire::{kiss, monitor};
+
+/// Longest KISS frame the decoder accepts: an AX.25 frame with the largest
+/// v2.2 N1 (2048), a full address field and a two-octet control field.
+const KISS_MAX_FRAME: usize = 2048 + 72 + 4;
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    /// Classic pcap with link type 3 (AX.25) or 202 (AX.25 with KISS header).
+    Pcap,
+    /// A KISS byte stream, as from a TNC's serial port.
+    Kiss,
+    /// One frame per line in hexadecimal (spaces and colons allowed, `#` comments).
+    Hex,
+}
+
+#[derive(Args)]
+pub struct DecodeArgs {
+    /// Input file; standard input when absent or `-`.
+    file: Option<PathBuf>,
+    /// Input format; detected from the content when absent.
+    #[arg(long, value_enum)]
+    format: Option<InputFormat>,
+    /// Decode I and S control fields as modulo 128 (SABME links).
+    #[arg(long)]
+    mod128: bool,
+}
+
+pub fn decode(args: DecodeArgs) -> anyhow::Result<()> {
+    let input = read_input(args.file.as_ref())?;
+    let modulus = if args.mod128 {
+        Modulus::Mod128
+    } else {
+        Modulus::Mod8
+    };
+    let format = match args.format {
+        Some(f) => f,
+        None => detect(&input)?,
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match format {
+        InputFormat::Pcap => decode_pcap(&input, modulus, &mut out),
+        InputFormat::Kiss => decode_kiss(&input, modulus, &mut out),
+        InputFormat::Hex => decode_hex(&input, modulus, &mut out),
+    }
+}
+
+fn read_input(file: Option<&PathBuf>) -> anyhow::Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    match file {
+        Some(path) if path.as_os_str() != "-" => {
+            buf = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
+        }
+        _ => {
+            std::io::stdin()
+                .read_to_end(&mut buf)
+                .context("cannot read standard input")?;
+        }
+    }
+    Ok(buf)
+}
+
+/// pcap by its magic number, KISS by a leading FEND, hex by its alphabet.
+fn detect(input: &[u8]) -> anyhow::Result<InputFormat> {
+    const PCAP_MAGICS: [[u8; 4]; 4] = [
+        [0xd4, 0xc3, 0xb2, 0xa1],
+        [0xa1, 0xb2, 0xc3, 0xd4],
+        [0x4d, 0x3c, 0xb2, 0xa1],
+        [0xa1, 0xb2, 0x3c, 0x4d],
+    ];
+    if input
+        .get(..4)
+        .is_some_and(|m| PCAP_MAGICS.iter().any(|p| p == m))
+    {
+        return Ok(InputFormat::Pcap);
+    }
+    if input.first() == Some(&kiss::FEND) {
+        return Ok(InputFormat::Kiss);
+    }
+    if !input.is_empty() && hex_lines(input).is_ok() {
+        return Ok(InputFormat::Hex);
+    }
+    bail!(
+        "cannot tell the input format: no pcap magic number, no leading KISS FEND (0xC0), \
+         and not hexadecimal text; name it with --format pcap|kiss|hex"
+    )
+}
+
+fn decode_pcap(input: &[u8], modulus: Modulus, out: &mut impl Write) -> anyhow::Result<()> {
+    let reader = PcapReader::new(input).context("not a readable pcap file")?;
+    let linktype = reader.header().linktype;
+    if !matches!(linktype, LinkType::Ax25 | LinkType::Ax25Kiss) {
+        bail!(
+            "pcap link type {} is not AX.25 (3) or AX.25 with KISS header (202)",
+            linktype.code()
+        );
+    }
+    for record in reader {
+        let record = record?;
+        match linktype {
+            LinkType::Ax25Kiss => kiss_line(kiss::Frame::parse(record.data), modulus, out)?,
+            _ => writeln!(out, "{}", monitor::format_raw(record.data, modulus))?,
+        }
+    }
+    Ok(())
+}
+
+fn decode_kiss(input: &[u8], modulus: Modulus, out: &mut impl Write) -> anyhow::Result<()> {
+    let mut decoder = kiss::Decoder::new(KISS_MAX_FRAME);
+    decoder.push(input);
+    for frame in decoder.by_ref() {
+        kiss_line(frame, modulus, out)?;
+    }
+    let stats = decoder.stats();
+    if stats.garbage_bytes > 0 {
+        eprintln!(
+            "linklab: skipped {} octets outside KISS frames",
+            stats.garbage_bytes
+        );
+    }
+    Ok(())
+}
+
+/// A monitor line for a KISS data frame, or a note for a KISS command.
+fn kiss_line(
+    frame: Result<kiss::Frame, kiss::KissError>,
+    modulus: Modulus,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let frame = match frame {
+        Ok(f) => f,
+        Err(e) => {
+            writeln!(out, "<bad KISS frame: {e}>")?;
+            return Ok(());
+        }
+    };
+    let port = frame.port.get();
+    let prefix = if port == 0 {
+        String::new()
+    } else {
+        format!("[port {port}] ")
+    };
+    let ms = |units: u8| kiss::duration_from_units(units).as_millis();
+    match frame.command {
+        kiss::Command::Data(data) => {
+            writeln!(out, "{prefix}{}", monitor::format_raw(&data, modulus))?
+        }
+        kiss::Command::AckMode { seq, data } => writeln!(
+            out,
+            "{prefix}[ackmode {seq:04X}] {}",
+            monitor::format_raw(&data, modulus)
+        )?,
+        kiss::Command::TxDelay(u) => writeln!(out, "{prefix}KISS TXDELAY {u} ({} ms)", ms(u))?,
+        kiss::Command::Persistence(p) => writeln!(
+            out,
+            "{prefix}KISS P {p} (p = {:.3})",
+            kiss::p_from_persistence(p)
+        )?,
+        kiss::Command::SlotTime(u) => writeln!(out, "{prefix}KISS SLOTTIME {u} ({} ms)", ms(u))?,
+        kiss::Command::TxTail(u) => writeln!(out, "{prefix}KISS TXTAIL {u} ({} ms)", ms(u))?,
+        kiss::Command::FullDuplex(on) => writeln!(
+            out,
+            "{prefix}KISS FULLDUP {}",
+            if on { "on" } else { "off" }
+        )?,
+        kiss::Command::SetHardware(data) => writeln!(out, "{prefix}KISS SETHW {}", hex(&data))?,
+        kiss::Command::Return => writeln!(out, "KISS RETURN")?,
+    }
+    Ok(())
+}
+
+fn decode_hex(input: &[u8], modulus: Modulus, out: &mut impl Write) -> anyhow::Result<()> {
+    for frame in hex_lines(input)? {
+        writeln!(out, "{}", monitor::format_raw(&frame, modulus))?;
+    }
+    Ok(())
+}
+
+/// Each non-blank line (after removing a `#` comment) as the octets its hex
+/// digits spell; separators ` `, `:` and `-` are ignored.
+fn hex_lines(input: &[u8]) -> anyhow::Result<Vec<Vec<u8>>> {
+    let text = std::str::from_utf8(input).context("hex input is not text")?;
+    let mut frames = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let digits: Vec<u8> = line
+            .split('#')
+            .next()
+            .unwrap_or("")
+            .bytes()
+            .filter(|b| !matches!(b, b' ' | b'\t' | b':' | b'-' | b'\r'))
+            .collect();
+        if digits.is_empty() {
+            continue;
+        }
+        let nibble = |d: u8| {
+            (d as char)
+                .to_digit(16)
+                .map(|v| v as u8)
+                .with_context(|| format!("line {}: '{}' is not a hex digit", n + 1, d as char))
+        };
+        if !digits.len().is_multiple_of(2) {
+            bail!(
+                "line {}: odd number of hex digits ({})",
+                n + 1,
+                digits.len()
+            );
+        }
+        let frame = digits
+            .chunks_exact(2)
+            .map(|pair| Ok(nibble(pair[0])? << 4 | nibble(pair[1])?))
+            .collect::<anyhow::Result<Vec<u8>>>()?;
+        frames.push(frame);
+    }
+    Ok(frames)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Hexadecimal, one line.
+    Hex,
+    /// A KISS data frame, ready for a TNC.
+    Kiss,
+    /// pcap, link type 3 (AX.25).
+    Pcap,
+    /// pcap, link type 202 (AX.25 with KISS header).
+    PcapKiss,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum SKind {
+    Rr,
+    Rnr,
+    Rej,
+    Srej,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum UKind {
+    Sabm,
+    Sabme,
+    Disc,
+    Dm,
+    Ua,
+    Frmr,
+    Xid,
+    Test,
+}
+
+#[derive(Args)]
+#[command(group(ArgGroup::new("kind").required(true).args(["ui", "i", "s", "u"])))]
+pub struct EncodeArgs {
+    /// Source station, e.g. N0CALL-1.
+    #[arg(long)]
+    from: Address,
+    /// Destination station, e.g. APRS.
+    #[arg(long)]
+    to: Address,
+    /// Digipeaters, comma-separated, up to 8; a trailing `*` marks one as
+    /// already repeated (H bit), e.g. WIDE1-1*,WIDE2-1.
+    #[arg(long, value_delimiter = ',')]
+    via: Vec<String>,
+    /// A UI frame carrying this text.
+    #[arg(long)]
+    ui: Option<String>,
+    /// An I frame carrying this text (with --ns and --nr).
+    #[arg(long)]
+    i: Option<String>,
+    /// A supervisory frame (with --nr).
+    #[arg(long, value_enum)]
+    s: Option<SKind>,
+    /// An unnumbered frame other than UI (information with --info or --info-hex).
+    #[arg(long, value_enum)]
+    u: Option<UKind>,
+    /// N(S) of an I frame.
+    #[arg(long, default_value_t = 0)]
+    ns: u8,
+    /// N(R) of an I or S frame.
+    #[arg(long, default_value_t = 0)]
+    nr: u8,
+    /// Set the P/F bit.
+    #[arg(long)]
+    pf: bool,
+    /// Send as a response rather than a command (C bits 0/1).
+    #[arg(long)]
+    response: bool,
+    /// Protocol identifier of an I or UI frame, in hex.
+    #[arg(long, default_value = "F0", value_parser = hex_octet)]
+    pid: u8,
+    /// Information field of a U frame, as text.
+    #[arg(long, conflicts_with_all = ["info_hex", "ui", "i", "s"])]
+    info: Option<String>,
+    /// Information field of a U frame, in hex (e.g. XID parameters).
+    #[arg(long, conflicts_with_all = ["ui", "i", "s"])]
+    info_hex: Option<String>,
+    /// Use modulo-128 (two-octet) I and S control fields.
+    #[arg(long)]
+    mod128: bool,
+    /// KISS port for --format kiss and pcap-kiss.
+    #[arg(long, default_value_t = 0)]
+    port: u8,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "hex")]
+    format: OutputFormat,
+    /// Write to this file instead of standard output.
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+}
+
+fn hex_octet(s: &str) -> Result<u8, String> {
+    let digits = s.trim_start_matches("0x").trim_start_matches("0X");
+    u8::from_str_radix(digits, 16).map_err(|_| format!("\"{s}\" is not an octet in hex, e.g. F0"))
+}
+
+/// A digipeater from `CALL-SSID`, with a trailing `*` for the H bit.
+fn digipeater(text: &str) -> anyhow::Result<Address> {
+    let (call, repeated) = match text.strip_suffix('*') {
+        Some(call) => (call, true),
+        None => (text, false),
+    };
+    let mut address: Address = call
+        .parse()
+        .with_context(|| format!("bad digipeater \"{text}\""))?;
+    address.set_c_or_h(repeated);
+    Ok(address)
+}
+
+pub fn encode(args: EncodeArgs) -> anyhow::Result<()> {
+    let frame = build_frame(&args)?;
+    let bytes = frame.encode();
+    let port = kiss::Port::new(args.port)?;
+    let kiss_frame = || kiss::Frame {
+        port,
+        command: kiss::Command::Data(bytes.clone()),
+    };
+    let out = match args.format {
+        OutputFormat::Hex => format!("{}\n", hex(&bytes)).into_bytes(),
+        OutputFormat::Kiss => kiss::encode(&kiss_frame()),
+        OutputFormat::Pcap | OutputFormat::PcapKiss => {
+            let (linktype, record) = match args.format {
+                OutputFormat::Pcap => (LinkType::Ax25, bytes.clone()),
+                _ => {
+                    let mut r = Vec::new();
+                    kiss_frame().emit(&mut r);
+                    (LinkType::Ax25Kiss, r)
+                }
+            };
+            let now = SystemTime::now()
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap_or(Duration::ZERO);
+            let mut w = PcapWriter::new(Vec::new(), linktype)?;
+            w.write_packet(now, &record)?;
+            w.into_inner()
+        }
+    };
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, out).with_context(|| format!("cannot write {}", path.display()))
+        }
+        None => std::io::stdout()
+            .write_all(&out)
+            .context("cannot write standard output"),
+    }
+}
+
+fn build_frame(args: &EncodeArgs) -> anyhow::Result<Frame> {
+    let via = args
+        .via
+        .iter()
+        .map(|v| digipeater(v))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let cr = if args.response {
+        CommandResponse::Response
+    } else {
+        CommandResponse::Command
+    };
+    let address = AddressField::new(args.to, args.from, &via, cr)?;
+    let modulus = if args.mod128 {
+        Modulus::Mod128
+    } else {
+        Modulus::Mod8
+    };
+    let pid = Pid::from(args.pid);
+    let info = match (&args.info, &args.info_hex) {
+        (Some(text), _) => text.as_bytes().to_vec(),
+        (None, Some(h)) => hex_lines(h.as_bytes())?.concat(),
+        (None, None) => Vec::new(),
+    };
+    let frame = if let Some(text) = &args.ui {
+        let control = linklab_wire::control::Control::U {
+            kind: Unnumbered::Ui,
+            pf: args.pf,
+        };
+        Frame::new(
+            address,
+            modulus,
+            control,
+            Some(pid),
+            text.as_bytes().to_vec(),
+        )
+    } else if let Some(text) = &args.i {
+        Frame::i(
+            address,
+            modulus,
+            args.ns,
+            args.nr,
+            args.pf,
+            pid,
+            text.as_bytes().to_vec(),
+        )
+    } else if let Some(kind) = args.s {
+        let kind = match kind {
+            SKind::Rr => Supervisory::Rr,
+            SKind::Rnr => Supervisory::Rnr,
+            SKind::Rej => Supervisory::Rej,
+            SKind::Srej => Supervisory::Srej,
+        };
+        Frame::s(address, modulus, kind, args.nr, args.pf)
+    } else if let Some(kind) = args.u {
+        let kind = match kind {
+            UKind::Sabm => Unnumbered::Sabm,
+            UKind::Sabme => Unnumbered::Sabme,
+            UKind::Disc => Unnumbered::Disc,
+            UKind::Dm => Unnumbered::Dm,
+            UKind::Ua => Unnumbered::Ua,
+            UKind::Frmr => Unnumbered::Frmr,
+            UKind::Xid => Unnumbered::Xid,
+            UKind::Test => Unnumbered::Test,
+        };
+        Frame::u(address, modulus, kind, args.pf, info)
+    } else {
+        unreachable!("clap requires one of --ui, --i, --s, --u")
+    };
+    Ok(frame?)
+}
