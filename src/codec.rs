@@ -243,24 +243,26 @@ pub enum OutputFormat {
     PcapKiss,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-pub enum SKind {
-    Rr,
-    Rnr,
-    Rej,
-    Srej,
+/// An S frame by its name, any case (`rr`, `RNR`, ...).
+fn supervisory(name: &str) -> Result<Supervisory, String> {
+    Supervisory::ALL
+        .into_iter()
+        .find(|k| k.name().eq_ignore_ascii_case(name))
+        .ok_or_else(|| format!("\"{name}\" is not an S frame: rr, rnr, rej or srej"))
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-pub enum UKind {
-    Sabm,
-    Sabme,
-    Disc,
-    Dm,
-    Ua,
-    Frmr,
-    Xid,
-    Test,
+/// A U frame other than UI by its name, any case (`sabme`, `XID`, ...).
+fn unnumbered(name: &str) -> Result<Unnumbered, String> {
+    let names = || Unnumbered::ALL.into_iter().filter(|k| *k != Unnumbered::Ui);
+    names()
+        .find(|k| k.name().eq_ignore_ascii_case(name))
+        .ok_or_else(|| {
+            let all: Vec<_> = names().map(|k| k.name().to_lowercase()).collect();
+            format!(
+                "\"{name}\" is not a U frame (UI frames are made with --ui): {}",
+                all.join(", ")
+            )
+        })
 }
 
 #[derive(Args)]
@@ -282,12 +284,13 @@ pub struct EncodeArgs {
     /// An I frame carrying this text (with --ns and --nr).
     #[arg(long)]
     i: Option<String>,
-    /// A supervisory frame (with --nr).
-    #[arg(long, value_enum)]
-    s: Option<SKind>,
-    /// An unnumbered frame other than UI (information with --info or --info-hex).
-    #[arg(long, value_enum)]
-    u: Option<UKind>,
+    /// A supervisory frame, rr|rnr|rej|srej (with --nr).
+    #[arg(long, value_parser = supervisory)]
+    s: Option<Supervisory>,
+    /// An unnumbered frame other than UI: sabm|sabme|disc|dm|ua|frmr|xid|test
+    /// (or the HDLC snrm, snrme, sarm, sarme), information with --info or --info-hex.
+    #[arg(long, value_parser = unnumbered)]
+    u: Option<Unnumbered>,
     /// N(S) of an I frame.
     #[arg(long, default_value_t = 0)]
     ns: u8,
@@ -425,24 +428,8 @@ fn build_frame(args: &EncodeArgs) -> anyhow::Result<Frame> {
             text.as_bytes().to_vec(),
         )
     } else if let Some(kind) = args.s {
-        let kind = match kind {
-            SKind::Rr => Supervisory::Rr,
-            SKind::Rnr => Supervisory::Rnr,
-            SKind::Rej => Supervisory::Rej,
-            SKind::Srej => Supervisory::Srej,
-        };
         Frame::s(address, modulus, kind, args.nr, args.pf)
     } else if let Some(kind) = args.u {
-        let kind = match kind {
-            UKind::Sabm => Unnumbered::Sabm,
-            UKind::Sabme => Unnumbered::Sabme,
-            UKind::Disc => Unnumbered::Disc,
-            UKind::Dm => Unnumbered::Dm,
-            UKind::Ua => Unnumbered::Ua,
-            UKind::Frmr => Unnumbered::Frmr,
-            UKind::Xid => Unnumbered::Xid,
-            UKind::Test => Unnumbered::Test,
-        };
         Frame::u(address, modulus, kind, args.pf, info)
     } else {
         unreachable!("clap requires one of --ui, --i, --s, --u")

@@ -480,6 +480,20 @@ impl Control {
             Control::U { kind, .. } => kind.name(),
         }
     }
+
+    /// Whether a frame with this control field may carry an information
+    /// field: I, UI, XID, TEST and FRMR frames (ISO 13239 5.5; AX.25 v2.2
+    /// 3.5 and 4.3). The same rule serves AX.25 and HDLC/LAPB.
+    pub const fn allows_info(&self) -> bool {
+        matches!(
+            self,
+            Control::I { .. }
+                | Control::U {
+                    kind: Unnumbered::Ui | Unnumbered::Xid | Unnumbered::Test | Unnumbered::Frmr,
+                    ..
+                }
+        )
+    }
 }
 
 #[cfg(test)]

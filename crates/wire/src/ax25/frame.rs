@@ -70,18 +70,6 @@ fn has_pid(control: &Control) -> bool {
     )
 }
 
-/// True for frames that may carry an information field (3.5).
-fn allows_info(control: &Control) -> bool {
-    matches!(
-        control,
-        Control::I { .. }
-            | Control::U {
-                kind: Unnumbered::Ui | Unnumbered::Xid | Unnumbered::Test | Unnumbered::Frmr,
-                ..
-            }
-    )
-}
-
 impl Frame {
     /// A frame from its parts. Fails if a sequence number is out of range
     /// for `modulus`, if `pid` is missing on an I/UI frame or present on
@@ -100,7 +88,7 @@ impl Frame {
             (false, Some(_)) => return Err(FrameError::PidNotAllowed { frame }),
             _ => {}
         }
-        if !info.is_empty() && !allows_info(&control) {
+        if !info.is_empty() && !control.allows_info() {
             return Err(FrameError::InfoNotAllowed {
                 frame,
                 len: info.len(),
@@ -182,26 +170,15 @@ impl Frame {
         let rest = bytes.get(used..).unwrap_or_default();
         let control = Control::decode(rest, modulus)?;
         let rest = rest.get(control.len(modulus)..).unwrap_or_default();
-        let frame = control.name();
         let (pid, info) = if has_pid(&control) {
-            let (&pid, info) = rest.split_first().ok_or(FrameError::MissingPid { frame })?;
+            let (&pid, info) = rest.split_first().ok_or(FrameError::MissingPid {
+                frame: control.name(),
+            })?;
             (Some(Pid::from(pid)), info)
         } else {
             (None, rest)
         };
-        if !info.is_empty() && !allows_info(&control) {
-            return Err(FrameError::InfoNotAllowed {
-                frame,
-                len: info.len(),
-            });
-        }
-        Ok(Frame {
-            address,
-            modulus,
-            control,
-            pid,
-            info: info.to_vec(),
-        })
+        Frame::new(address, modulus, control, pid, info.to_vec())
     }
 
     /// Appends the encoded frame (no flags, no FCS) to `out`.

@@ -32,21 +32,9 @@ pub struct Frame {
     info: Vec<u8>,
 }
 
-/// True for frames that may carry an information field.
-fn allows_info(control: &Control) -> bool {
-    matches!(
-        control,
-        Control::I { .. }
-            | Control::U {
-                kind: Unnumbered::Ui | Unnumbered::Xid | Unnumbered::Test | Unnumbered::Frmr,
-                ..
-            }
-    )
-}
-
 /// Refuses an information field on a frame that allows none.
 fn check_info(control: &Control, info: &[u8]) -> Result<(), LapbError> {
-    if info.is_empty() || allows_info(control) {
+    if info.is_empty() || control.allows_info() {
         Ok(())
     } else {
         Err(LapbError::InfoNotAllowed {
