@@ -39,38 +39,54 @@ pub struct DecodeArgs {
 }
 
 pub fn decode(args: DecodeArgs) -> anyhow::Result<()> {
-    let input = read_input(args.file.as_ref())?;
+    let (mut input, name) = open_input(args.file.as_ref())?;
     let modulus = if args.mod128 {
         Modulus::Mod128
     } else {
         Modulus::Mod8
     };
+    let read_err = || format!("cannot read {name}");
+    // Enough of the start to tell the format, without waiting for the end
+    // of a live KISS stream.
+    let mut head = vec![0; 4096];
+    let mut len = 0;
+    while len < head.len() {
+        match input.read(&mut head[len..]).with_context(read_err)? {
+            0 => break,
+            n => len += n,
+        }
+        if args.format.is_some() || len >= 4 {
+            break;
+        }
+    }
+    head.truncate(len);
     let format = match args.format {
         Some(f) => f,
-        None => detect(&input)?,
+        None => detect(&head)?,
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
+    if format == InputFormat::Kiss {
+        return decode_kiss(head, input, &name, modulus, &mut out);
+    }
+    let mut whole = head;
+    input.read_to_end(&mut whole).with_context(read_err)?;
     match format {
-        InputFormat::Pcap => decode_pcap(&input, modulus, &mut out),
-        InputFormat::Kiss => decode_kiss(&input, modulus, &mut out),
-        InputFormat::Hex => decode_hex(&input, modulus, &mut out),
+        InputFormat::Pcap => decode_pcap(&whole, modulus, &mut out),
+        _ => decode_hex(&whole, modulus, &mut out),
     }
 }
 
-fn read_input(file: Option<&PathBuf>) -> anyhow::Result<Vec<u8>> {
-    let mut buf = Vec::new();
+/// The named file, or standard input for none or `-`, and its name for messages.
+fn open_input(file: Option<&PathBuf>) -> anyhow::Result<(Box<dyn Read>, String)> {
     match file {
         Some(path) if path.as_os_str() != "-" => {
-            buf = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
+            let f = std::fs::File::open(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            Ok((Box::new(f), path.display().to_string()))
         }
-        _ => {
-            std::io::stdin()
-                .read_to_end(&mut buf)
-                .context("cannot read standard input")?;
-        }
+        _ => Ok((Box::new(std::io::stdin()), "standard input".into())),
     }
-    Ok(buf)
 }
 
 /// pcap by its magic number, KISS by a leading FEND, hex by its alphabet.
@@ -118,11 +134,31 @@ fn decode_pcap(input: &[u8], modulus: Modulus, out: &mut impl Write) -> anyhow::
     Ok(())
 }
 
-fn decode_kiss(input: &[u8], modulus: Modulus, out: &mut impl Write) -> anyhow::Result<()> {
+/// Decodes a KISS stream as it arrives, a line per frame, so that a live
+/// TNC connection can be watched (`nc localhost 8001 | linklab decode`).
+fn decode_kiss(
+    head: Vec<u8>,
+    mut input: impl Read,
+    name: &str,
+    modulus: Modulus,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
     let mut decoder = kiss::Decoder::new(KISS_MAX_FRAME);
-    decoder.push(input);
-    for frame in decoder.by_ref() {
-        kiss_line(frame, modulus, out)?;
+    let mut chunk = head;
+    loop {
+        decoder.push(&chunk);
+        for frame in decoder.by_ref() {
+            kiss_line(frame, modulus, out)?;
+        }
+        out.flush()?;
+        chunk.resize(4096, 0);
+        match input
+            .read(&mut chunk)
+            .with_context(|| format!("cannot read {name}"))?
+        {
+            0 => break,
+            n => chunk.truncate(n),
+        }
     }
     let stats = decoder.stats();
     if stats.garbage_bytes > 0 {

@@ -152,3 +152,28 @@ fn user_errors_are_explained() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read /nonexistent/file"));
 }
+
+#[test]
+fn kiss_from_a_live_stream_is_decoded_as_it_arrives() {
+    use std::io::{BufRead, BufReader};
+    let mut args = APRS.to_vec();
+    args.extend(["--format", "kiss"]);
+    let frame = ok(linklab(&args, b""));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_linklab"))
+        .arg("decode")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    for _ in 0..2 {
+        // The line arrives while standard input is still open.
+        stdin.write_all(&frame).unwrap();
+        stdin.flush().unwrap();
+        let line = lines.next().unwrap().unwrap();
+        assert_eq!(line, "N0CALL-1>APRS,WIDE1-1*: <UI C> [F0] text");
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
