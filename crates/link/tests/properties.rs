@@ -161,10 +161,12 @@ fn transfer(
         let done = p.received(Side::B).len() == want[0]
             && p.received(Side::A).len() == want[1]
             && p.links.iter().all(|l| l.unacked() == 0 && l.queued() == 0);
-        done || p
+        // After a reset, queues are discarded: stop once both are idle.
+        let idle = p
             .links
             .iter()
-            .any(|l| l.state() != State::Connected && l.state() != State::TimerRecovery)
+            .all(|l| l.state() == State::Connected && l.unacked() == 0 && l.queued() == 0);
+        done || idle || p.links.iter().any(|l| l.state() == State::Disconnected)
     });
     let now = p.now;
     p.a().disconnect(now);

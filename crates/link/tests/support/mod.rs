@@ -293,6 +293,7 @@ impl Pair {
     /// Runs for `span` of virtual time.
     pub fn run_for(&mut self, span: Duration) {
         let end = self.now + span;
+        self.transmit();
         while self.next_time().is_some_and(|t| t <= end) {
             self.step();
         }
