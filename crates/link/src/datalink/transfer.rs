@@ -156,7 +156,7 @@ impl DataLink {
             return;
         }
         if ns == self.vr {
-            self.accept_in_sequence(now, payload);
+            self.accept_in_sequence(payload);
             if pf {
                 self.enquiry_response(now, true);
             } else if !self.acknowledge_pending {
@@ -182,7 +182,7 @@ impl DataLink {
 
     /// V(R) <- V(R) + 1, deliver, then deliver any stored frames that are
     /// now in sequence (fig. C4.4c).
-    fn accept_in_sequence(&mut self, now: Instant, payload: Payload) {
+    fn accept_in_sequence(&mut self, payload: Payload) {
         let mut next = Some(payload);
         while let Some(payload) = next {
             self.srej_requested &= !(1u128 << self.vr);
@@ -191,7 +191,6 @@ impl DataLink {
             self.deliver(payload);
             next = self.stored[usize::from(self.vr)].take();
         }
-        let _ = now;
     }
 
     /// DL-DATA indication, through the reassembler for PID 0x08.
