@@ -1,0 +1,284 @@
+//! Link parameters (AX.25 v2.2 6.7, 6.3.2) and the policy knobs that the
+//! measured TNC firmwares differ in.
+
+use core::time::Duration;
+
+use linklab_wire::control::Modulus;
+use thiserror::Error;
+
+/// How a receiver asks for the retransmission of lost I frames
+/// (AX.25 v2.2 4.4.3, 4.4.4, 6.4.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RecoveryMode {
+    /// Implicit reject (REJ): go back N (4.4.3, 6.4.4.1).
+    Rej,
+    /// Selective reject (SREJ): the receiver keeps out-of-sequence frames
+    /// and asks for each missing one (4.4.4, 6.4.4.2). Used on v2.2
+    /// (modulo-128) links only; v2.0 links always use REJ (6.3.2 defaults).
+    Srej,
+}
+
+/// When a receiver acknowledges in-sequence I frames that did not ask for
+/// a response (AX.25 v2.2 6.4.2.1, 6.7.1.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AckPolicy {
+    /// Spec default: answer P = 1 at once, otherwise wait T2 so that one
+    /// RR acknowledges several frames (6.7.1.2), unless an I frame carries
+    /// the acknowledgement first.
+    AfterT2,
+    /// Send an RR at the next transmit opportunity after every in-sequence
+    /// I frame (no T2 delay).
+    Immediately,
+    /// Acknowledge only when polled (P = 1) or piggybacked on an I frame;
+    /// the sender's checkpointing (P on the last I frame, or T1 expiry and
+    /// enquiry) drives acknowledgements, as in some TNC firmwares.
+    OnPollImmediately,
+}
+
+/// How the T1 value grows while T1 keeps expiring (the "select T1 value"
+/// subroutine, AX.25 v2.2 fig. C4.7b).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum T1Backoff {
+    /// T1V = 2 SRT whatever the retry count.
+    Constant,
+    /// Revision 4: T1V = 2 SRT + RC x `step` (0.25 s in the SDL).
+    Linear {
+        /// Added per retry.
+        step: Duration,
+    },
+    /// The 1998 SDL: T1V = 2^(RC+1) SRT.
+    Exponential,
+}
+
+/// Parameters of one data link. [`Config::default`] gives the AX.25 v2.2
+/// defaults (6.3.2, 6.7); [`Config::validate`] checks ranges.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Modulus to connect with: [`Modulus::Mod128`] sends SABME (a v2.2
+    /// link, falling back to SABM and v2.0 if refused), [`Modulus::Mod8`]
+    /// sends SABM (v2.0). Incoming SABM and SABME are accepted either way
+    /// (subject to [`Config::sabme_handling`]).
+    pub modulus: Modulus,
+    /// k, the window on modulo-8 links, 1-7 (6.7.2.3; 6.3.2 default 7).
+    pub window_mod8: u8,
+    /// k, the window on modulo-128 links, 1-127 (6.7.2.3; 6.3.2 default 32).
+    pub window_mod128: u8,
+    /// N1, the largest information field sent or accepted, in octets,
+    /// 1-2048 (6.7.2.1; default 256).
+    pub n1: usize,
+    /// N2, the most tries of one frame (6.7.2.2; default 10), 1-255.
+    pub n2: u8,
+    /// Initial T1 ("Acknowledge Timer", 6.3.2 default 3000 ms). The first
+    /// T1V is `t1` x (1 + 2 x digipeaters), as TNCs scale FRACK.
+    pub t1: Duration,
+    /// Adapt T1 to the smoothed round-trip time (SRT) as the SDL's "select
+    /// T1 value" does (fig. C4.7b); `false` keeps T1V fixed (FRACK).
+    pub t1_adaptive: bool,
+    /// Growth of T1 on retries.
+    pub t1_backoff: T1Backoff,
+    /// Lower bound for T1V (Dire Wolf floors SRT at 1 s because of CSMA
+    /// delays; here 2 x SRT is clamped to this).
+    pub t1_min: Duration,
+    /// Upper bound for T1V.
+    pub t1_max: Duration,
+    /// T2, the response delay timer (6.7.1.2). v2.2 gives no value (the
+    /// "T2 <- 3000" of the Set Version boxes is read by Dire Wolf as T1);
+    /// it must be well below the peer's T1. Default 1 s.
+    pub t2: Duration,
+    /// T3, the inactive link timer (6.7.1.3); default 300 s as Dire Wolf.
+    pub t3: Duration,
+    /// REJ or SREJ for v2.2 links.
+    pub recovery: RecoveryMode,
+    /// Set P on the last I frame sent when the window closes or the queue
+    /// empties (checkpointing). Spec default `false`: polls are sent only
+    /// on T1 or T3 expiry (6.4.11, 4.4.5.2).
+    pub poll_on_last_i_frame: bool,
+    /// When to acknowledge.
+    pub ack_policy: AckPolicy,
+    /// How this station answers SABME: a v2.2 station accepts it; v2.0
+    /// stations answer DM (KPC-3+), FRMR (the v2.0 text) or nothing
+    /// (TM-D710), per Dire Wolf's notes in ax25_link.c.
+    pub sabme_handling: SabmeHandling,
+}
+
+/// A station's answer to SABME (see [`Config::sabme_handling`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SabmeHandling {
+    /// v2.2: accept and answer UA.
+    Accept,
+    /// v2.0 station answering DM.
+    Dm,
+    /// v2.0 station answering FRMR (control field not implemented).
+    Frmr,
+    /// v2.0 station ignoring SABME entirely.
+    Ignore,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            modulus: Modulus::Mod128,
+            window_mod8: 7,
+            window_mod128: 32,
+            n1: 256,
+            n2: 10,
+            t1: Duration::from_secs(3),
+            t1_adaptive: true,
+            t1_backoff: T1Backoff::Linear {
+                step: Duration::from_millis(250),
+            },
+            t1_min: Duration::from_secs(1),
+            t1_max: Duration::from_secs(60),
+            t2: Duration::from_secs(1),
+            t3: Duration::from_secs(300),
+            recovery: RecoveryMode::Srej,
+            poll_on_last_i_frame: false,
+            ack_policy: AckPolicy::AfterT2,
+            sabme_handling: SabmeHandling::Accept,
+        }
+    }
+}
+
+/// Why a [`Config`] is not usable.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ConfigError {
+    /// k outside 1-7 (modulo 8) or 1-127 (modulo 128).
+    #[error("window k = {k} is out of range for {modulus}: 1-{max} allowed")]
+    Window {
+        /// The value given.
+        k: u8,
+        /// The modulus it applies to.
+        modulus: Modulus,
+        /// Largest allowed value.
+        max: u8,
+    },
+    /// SREJ needs the window to be at most half the sequence space.
+    #[error("selective reject needs k <= 64 on modulo-128 links so that old and new N(S) cannot be confused; k = {k}")]
+    SrejWindow {
+        /// The modulo-128 window given.
+        k: u8,
+    },
+    /// N1 outside 1-2048.
+    #[error("N1 = {n1} octets is out of range: 1-2048 allowed")]
+    N1 {
+        /// The value given.
+        n1: usize,
+    },
+    /// N2 of zero.
+    #[error("N2 = 0 retries: at least 1 try is needed")]
+    N2,
+    /// A timer of zero length, or T1 bounds inverted.
+    #[error("timer {name} = {value:?} is invalid: {why}")]
+    Timer {
+        /// Which timer.
+        name: &'static str,
+        /// The value given.
+        value: Duration,
+        /// What is wrong.
+        why: &'static str,
+    },
+}
+
+impl Config {
+    /// Checks every parameter's range.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if !(1..=7).contains(&self.window_mod8) {
+            return Err(ConfigError::Window {
+                k: self.window_mod8,
+                modulus: Modulus::Mod8,
+                max: 7,
+            });
+        }
+        if !(1..=127).contains(&self.window_mod128) {
+            return Err(ConfigError::Window {
+                k: self.window_mod128,
+                modulus: Modulus::Mod128,
+                max: 127,
+            });
+        }
+        if self.recovery == RecoveryMode::Srej && self.window_mod128 > 64 {
+            return Err(ConfigError::SrejWindow {
+                k: self.window_mod128,
+            });
+        }
+        if !(1..=2048).contains(&self.n1) {
+            return Err(ConfigError::N1 { n1: self.n1 });
+        }
+        if self.n2 == 0 {
+            return Err(ConfigError::N2);
+        }
+        let nonzero = [
+            ("T1", self.t1),
+            ("T1 min", self.t1_min),
+            ("T2", self.t2),
+            ("T3", self.t3),
+        ];
+        for (name, value) in nonzero {
+            if value.is_zero() {
+                return Err(ConfigError::Timer {
+                    name,
+                    value,
+                    why: "must be longer than zero",
+                });
+            }
+        }
+        if self.t1_max < self.t1_min {
+            return Err(ConfigError::Timer {
+                name: "T1 max",
+                value: self.t1_max,
+                why: "must not be shorter than T1 min",
+            });
+        }
+        Ok(())
+    }
+
+    /// The window k for a link of `modulus`.
+    pub fn window(&self, modulus: Modulus) -> u8 {
+        match modulus {
+            Modulus::Mod8 => self.window_mod8,
+            Modulus::Mod128 => self.window_mod128,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_errors_are_precise() {
+        assert_eq!(Config::default().validate(), Ok(()));
+        let bad = Config {
+            window_mod8: 8,
+            ..Config::default()
+        };
+        assert_eq!(
+            bad.validate().unwrap_err().to_string(),
+            "window k = 8 is out of range for modulo 8: 1-7 allowed"
+        );
+        let bad = Config {
+            n1: 4096,
+            ..Config::default()
+        };
+        assert_eq!(
+            bad.validate().unwrap_err().to_string(),
+            "N1 = 4096 octets is out of range: 1-2048 allowed"
+        );
+        let bad = Config {
+            window_mod128: 100,
+            ..Config::default()
+        };
+        assert!(matches!(
+            bad.validate(),
+            Err(ConfigError::SrejWindow { k: 100 })
+        ));
+        let bad = Config {
+            t2: Duration::ZERO,
+            ..Config::default()
+        };
+        assert!(matches!(
+            bad.validate(),
+            Err(ConfigError::Timer { name: "T2", .. })
+        ));
+    }
+}

@@ -1,0 +1,410 @@
+//! Link set-up, reset and release (AX.25 v2.2 6.3, 6.5; figs. C4.1-C4.3,
+//! C4.6 and the subroutines of fig. C4.7).
+
+use linklab_wire::ax25::{CommandResponse, FrmrInfo};
+use linklab_wire::control::{Modulus, Unnumbered};
+
+use super::{DataLink, State};
+use crate::config::SabmeHandling;
+use crate::event::{DisconnectReason, Event, FailureReason, LinkError, Version};
+use crate::time::Instant;
+use crate::timer::Timer;
+
+impl DataLink {
+    /// DL-CONNECT request: sends SABME (modulo 128 configured) or SABM
+    /// and waits for UA. On an established link this resets it.
+    pub fn connect(&mut self, now: Instant) {
+        match self.state {
+            State::Disconnected | State::Connected | State::TimerRecovery => {
+                let version = match self.config.modulus {
+                    Modulus::Mod8 => Version::V2_0,
+                    Modulus::Mod128 => Version::V2_2,
+                };
+                self.discard_queues();
+                self.set_version(version);
+                self.establish_data_link(now);
+                self.layer_3_initiated = true;
+                self.state = self.awaiting_state();
+            }
+            // Already connecting, or releasing.
+            _ => {}
+        }
+    }
+
+    /// DL-DISCONNECT request: sends DISC and waits for UA (fig. C4.4a).
+    /// Queued and unacknowledged data are discarded, as the SDL does; wait
+    /// for [`DataLink::unacked`] and [`DataLink::queued`] to reach zero
+    /// first for an orderly release. While connecting, the attempt is
+    /// abandoned at once with a DISC (Dire Wolf's erratum: the SDL's
+    /// "requeue" would loop).
+    pub fn disconnect(&mut self, now: Instant) {
+        match self.state {
+            State::AwaitingConnection | State::AwaitingConnection2_2 => {
+                self.discard_queues();
+                self.send_u(Unnumbered::Disc, CommandResponse::Command, true, Vec::new());
+                self.stop_t1(now);
+                self.state = State::Disconnected;
+                self.event(Event::Disconnected {
+                    reason: DisconnectReason::Abandoned,
+                });
+            }
+            State::Connected | State::TimerRecovery => {
+                self.discard_queues();
+                self.clear_exception_conditions();
+                // Erratum (Dire Wolf): RC starts at 1, or N2 = 10 means 11 tries.
+                self.rc = 1;
+                self.send_u(Unnumbered::Disc, CommandResponse::Command, true, Vec::new());
+                self.stop_t3(now);
+                self.timers.stop(Timer::T2, now);
+                self.start_t1(now);
+                self.state = State::AwaitingRelease;
+            }
+            State::Disconnected | State::AwaitingRelease => {}
+        }
+    }
+
+    /// SABM or SABME received (figs. C4.1-C4.6).
+    pub(super) fn on_sabm(&mut self, now: Instant, version: Version, pf: bool) {
+        if version == Version::V2_2 {
+            match self.config.sabme_handling {
+                SabmeHandling::Accept => {}
+                SabmeHandling::Dm => {
+                    return self.send_u(Unnumbered::Dm, CommandResponse::Response, pf, Vec::new())
+                }
+                SabmeHandling::Frmr => {
+                    // W: control field not implemented (4.3.3.9).
+                    let info = FrmrInfo {
+                        rejected_control: u16::from(Unnumbered::Sabme.code() | (u8::from(pf) << 4)),
+                        vs: self.vs % 8,
+                        vr: self.vr % 8,
+                        w: true,
+                        ..FrmrInfo::default()
+                    };
+                    let info = info.encode(Modulus::Mod8).unwrap_or_default();
+                    return self.send_u(Unnumbered::Frmr, CommandResponse::Response, pf, info);
+                }
+                SabmeHandling::Ignore => return,
+            }
+        }
+        match self.state {
+            State::Disconnected => {
+                if !self.accept_incoming {
+                    return self.send_u(Unnumbered::Dm, CommandResponse::Response, pf, Vec::new());
+                }
+                self.set_version(version);
+                self.send_u(Unnumbered::Ua, CommandResponse::Response, pf, Vec::new());
+                self.clear_exception_conditions();
+                self.reset_variables();
+                self.reset_t1v();
+                self.event(Event::Connected {
+                    version,
+                    incoming: true,
+                });
+                self.enter_connected(now);
+            }
+            // Collision of SABMs (6.3.6.2): answer UA and keep waiting.
+            // Erratum (Dire Wolf): the 2006 SDL shows SABME twice for state 1.
+            State::AwaitingConnection if version == Version::V2_0 => {
+                self.send_u(Unnumbered::Ua, CommandResponse::Response, pf, Vec::new())
+            }
+            State::AwaitingConnection => {
+                self.send_u(Unnumbered::Dm, CommandResponse::Response, pf, Vec::new())
+            }
+            State::AwaitingConnection2_2 => {
+                self.send_u(Unnumbered::Ua, CommandResponse::Response, pf, Vec::new());
+                if version == Version::V2_0 {
+                    // Revision 4, fig. C4.6b: SABM in state 5 sets v2.0.
+                    self.set_version(Version::V2_0);
+                    self.state = State::AwaitingConnection;
+                }
+            }
+            // Erratum (Dire Wolf): the SDL lists SABM only; SABME alike.
+            State::AwaitingRelease => {
+                self.send_u(Unnumbered::Dm, CommandResponse::Response, pf, Vec::new())
+            }
+            State::Connected | State::TimerRecovery => {
+                // Link reset by the peer (6.5, fig. C4.4b; error F).
+                self.event(Event::Error(LinkError::ResetByPeer));
+                self.set_version(version);
+                self.send_u(Unnumbered::Ua, CommandResponse::Response, pf, Vec::new());
+                let lost = self.unacked() > 0 || !self.i_queue.is_empty();
+                self.clear_exception_conditions();
+                self.discard_queues();
+                if lost {
+                    self.event(Event::Connected {
+                        version,
+                        incoming: true,
+                    });
+                }
+                self.reset_variables();
+                self.enter_connected(now);
+            }
+        }
+    }
+
+    /// DISC received.
+    pub(super) fn on_disc(&mut self, now: Instant, pf: bool) {
+        match self.state {
+            State::Disconnected | State::AwaitingConnection | State::AwaitingConnection2_2 => {
+                self.send_u(Unnumbered::Dm, CommandResponse::Response, pf, Vec::new())
+            }
+            // DISC collision: answer UA, the peer's UA will complete ours.
+            State::AwaitingRelease => {
+                self.send_u(Unnumbered::Ua, CommandResponse::Response, pf, Vec::new())
+            }
+            State::Connected | State::TimerRecovery => {
+                self.discard_queues();
+                self.send_u(Unnumbered::Ua, CommandResponse::Response, pf, Vec::new());
+                self.enter_disconnected(now);
+                self.event(Event::Disconnected {
+                    reason: DisconnectReason::RemoteRequest,
+                });
+            }
+        }
+    }
+
+    /// UA received.
+    pub(super) fn on_ua(&mut self, now: Instant, pf: bool) {
+        match self.state {
+            // Erratum (Dire Wolf): the SDL says errors C and D; C fits.
+            State::Disconnected => self.event(Event::Error(LinkError::UnexpectedUa)),
+            State::AwaitingConnection | State::AwaitingConnection2_2 => {
+                if !pf {
+                    return self.event(Event::Error(LinkError::UaWithoutFinal));
+                }
+                let version = self.version;
+                if self.layer_3_initiated {
+                    self.event(Event::Connected {
+                        version,
+                        incoming: false,
+                    });
+                } else if self.unacked() > 0 || !self.i_queue.is_empty() {
+                    self.discard_queues();
+                    self.event(Event::Connected {
+                        version,
+                        incoming: false,
+                    });
+                }
+                self.stop_t1(now);
+                self.reset_variables();
+                self.select_t1_value();
+                self.enter_connected(now);
+            }
+            State::AwaitingRelease => {
+                if !pf {
+                    return self.event(Event::Error(LinkError::UaWithoutFinal));
+                }
+                self.enter_disconnected(now);
+                self.event(Event::Disconnected {
+                    reason: DisconnectReason::LocalRequest,
+                });
+            }
+            State::Connected | State::TimerRecovery => {
+                self.event(Event::Error(LinkError::UnexpectedUa));
+                self.reestablish(now);
+            }
+        }
+    }
+
+    /// DM received.
+    pub(super) fn on_dm(&mut self, now: Instant, pf: bool) {
+        match self.state {
+            State::Disconnected => {}
+            State::AwaitingConnection => {
+                if pf {
+                    self.discard_queues();
+                    self.enter_disconnected(now);
+                    self.event(Event::Disconnected {
+                        reason: DisconnectReason::Refused,
+                    });
+                }
+            }
+            // Erratum (Dire Wolf): DM to SABME means a v2.0 station (the
+            // KPC-3+ answers so), like FRMR: fall back to SABM.
+            State::AwaitingConnection2_2 => self.fall_back_to_v2_0(now),
+            State::AwaitingRelease => {
+                if pf {
+                    self.enter_disconnected(now);
+                    self.event(Event::Disconnected {
+                        reason: DisconnectReason::LocalRequest,
+                    });
+                }
+            }
+            State::Connected | State::TimerRecovery => {
+                self.event(Event::Error(LinkError::DmWhileConnected));
+                self.discard_queues();
+                self.enter_disconnected(now);
+                self.event(Event::Disconnected {
+                    reason: DisconnectReason::RemoteDm,
+                });
+            }
+        }
+    }
+
+    /// FRMR received. v2.2 stations never send FRMR (revision 4 replaced
+    /// it by re-establishment), so it comes from a v2.0 station.
+    pub(super) fn on_frmr(&mut self, now: Instant, info: &[u8]) {
+        match self.state {
+            State::AwaitingConnection2_2 => self.fall_back_to_v2_0(now),
+            State::Connected | State::TimerRecovery => {
+                let info = FrmrInfo::decode(info, self.modulus).ok();
+                self.event(Event::Error(LinkError::Frmr(info)));
+                self.reestablish(now);
+            }
+            _ => {}
+        }
+    }
+
+    /// T1 expiry in the set-up and release states (figs. C4.2, C4.3, C4.6b).
+    pub(super) fn t1_expiry_unconnected(&mut self, now: Instant) {
+        match self.state {
+            State::AwaitingConnection | State::AwaitingConnection2_2
+                if self.rc >= self.config.n2 =>
+            {
+                if self.state == State::AwaitingConnection2_2 {
+                    // No answer to N2 SABMEs: the peer may be a v2.0 station
+                    // that ignores SABME (Dire Wolf's TM-D710 workaround).
+                    // The SDL (error G) would give up here.
+                    return self.fall_back_to_v2_0(now);
+                }
+                self.discard_queues();
+                self.enter_disconnected(now);
+                self.event(Event::LinkFailure {
+                    reason: FailureReason::ConnectTimeout,
+                });
+            }
+            State::AwaitingConnection | State::AwaitingConnection2_2 => {
+                self.rc += 1;
+                let kind = self.set_mode_command();
+                self.send_u(kind, CommandResponse::Command, true, Vec::new());
+                self.select_t1_value();
+                self.start_t1(now);
+            }
+            State::AwaitingRelease if self.rc >= self.config.n2 => {
+                self.enter_disconnected(now);
+                self.event(Event::Disconnected {
+                    reason: DisconnectReason::ReleaseTimeout,
+                });
+            }
+            State::AwaitingRelease => {
+                self.rc += 1;
+                self.send_u(Unnumbered::Disc, CommandResponse::Command, true, Vec::new());
+                self.select_t1_value();
+                self.start_t1(now);
+            }
+            _ => {}
+        }
+    }
+
+    /// Gives up on v2.2 and sends SABM (fig. C4.6b FRMR branch; Dire
+    /// Wolf's erratum: force v2.0 parameters).
+    fn fall_back_to_v2_0(&mut self, now: Instant) {
+        self.reset_t1v();
+        self.set_version(Version::V2_0);
+        self.establish_data_link(now);
+        self.layer_3_initiated = true;
+        self.state = State::AwaitingConnection;
+    }
+
+    /// "N(R) error recovery" and the other re-establishments (fig. C4.7a):
+    /// send SABM(E) and go to state 1 or, on a v2.2 link, state 5
+    /// (revision 4).
+    pub(super) fn reestablish(&mut self, now: Instant) {
+        self.establish_data_link(now);
+        self.layer_3_initiated = false;
+        self.state = self.awaiting_state();
+    }
+
+    /// "Establish data link" (fig. C4.7a): clear exception conditions,
+    /// RC = 1, SABM(E) with P = 1, stop T3, start T1.
+    fn establish_data_link(&mut self, now: Instant) {
+        self.clear_exception_conditions();
+        self.rc = 1;
+        let kind = self.set_mode_command();
+        self.send_u(kind, CommandResponse::Command, true, Vec::new());
+        self.stop_t3(now);
+        self.timers.stop(Timer::T2, now);
+        self.start_t1(now);
+    }
+
+    fn set_mode_command(&self) -> Unnumbered {
+        match self.version {
+            Version::V2_0 => Unnumbered::Sabm,
+            Version::V2_2 => Unnumbered::Sabme,
+        }
+    }
+
+    fn awaiting_state(&self) -> State {
+        match self.version {
+            Version::V2_0 => State::AwaitingConnection,
+            Version::V2_2 => State::AwaitingConnection2_2,
+        }
+    }
+
+    /// "Set version 2.0 / 2.2" (fig. C4.7b): modulus, k and REJ/SREJ.
+    fn set_version(&mut self, version: Version) {
+        self.version = version;
+        self.modulus = match version {
+            Version::V2_0 => Modulus::Mod8,
+            Version::V2_2 => Modulus::Mod128,
+        };
+        self.k = self.config.window(self.modulus);
+        self.srej = self.recovery_for(version);
+    }
+
+    /// "Clear exception conditions" (fig. C4.7a). Revision 4 also discards
+    /// the I queue here; that is done by the callers that report it.
+    fn clear_exception_conditions(&mut self) {
+        self.peer_receiver_busy = false;
+        self.reject_exception = false;
+        self.srej_requested = 0;
+        self.acknowledge_pending = false;
+        self.poll_outstanding = false;
+        self.own_receiver_busy = false;
+    }
+
+    /// V(S) = V(A) = V(R) = 0 and nothing outstanding or stored.
+    fn reset_variables(&mut self) {
+        self.vs = 0;
+        self.va = 0;
+        self.vr = 0;
+        self.top = 0;
+        self.sent.iter_mut().for_each(|s| *s = None);
+        self.stored.iter_mut().for_each(|s| *s = None);
+        self.resend.clear();
+        self.reassembler.reset();
+    }
+
+    /// Discards the I queue and unacknowledged frames.
+    pub(super) fn discard_queues(&mut self) {
+        self.i_queue.clear();
+        self.sent.iter_mut().for_each(|s| *s = None);
+        self.resend.clear();
+        self.va = self.top;
+        self.vs = self.top;
+    }
+
+    /// Enters state 3 with T3 running and RC = 0 (Dire Wolf: RC = 0 on
+    /// entering state 3, so that "select T1 value" adapts SRT).
+    fn enter_connected(&mut self, now: Instant) {
+        self.stop_t1(now);
+        self.start_t3(now);
+        self.rc = 0;
+        self.state = State::Connected;
+    }
+
+    pub(super) fn enter_disconnected(&mut self, now: Instant) {
+        for timer in Timer::ALL {
+            self.timers.stop(timer, now);
+        }
+        self.clear_exception_conditions();
+        self.state = State::Disconnected;
+    }
+
+    /// SRT and T1V back to their initial values (fig. C4.6b).
+    fn reset_t1v(&mut self) {
+        self.t1v = self.config.t1 * (1 + 2 * self.digipeaters as u32);
+        self.srt = self.t1v / 2;
+        self.t1_remaining_when_stopped = None;
+    }
+}

@@ -1,0 +1,533 @@
+//! The data link state machine (AX.25 v2.2 Appendix C4): state, variables,
+//! the public API and the dispatch of received frames.
+//!
+//! Like Dire Wolf's ax25_link.c, the SDL is "turned inside out": one
+//! function per input, deciding by state. Errata followed are noted where
+//! they apply, as "Erratum".
+
+mod establish;
+mod recovery;
+mod transfer;
+
+use std::collections::VecDeque;
+
+use core::time::Duration;
+use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame, FrameError, Pid};
+use linklab_wire::control::{Control, Modulus, Supervisory, Unnumbered};
+use thiserror::Error;
+
+use crate::config::{Config, ConfigError, RecoveryMode};
+use crate::event::{Event, Version};
+use crate::segment::Reassembler;
+use crate::time::Instant;
+use crate::timer::{Timer, Timers};
+
+/// States of the data link state machine (AX.25 v2.2 C4.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum State {
+    /// 0: no link.
+    Disconnected,
+    /// 1: SABM sent, waiting for UA (fig. C4.2).
+    AwaitingConnection,
+    /// 2: DISC sent, waiting for UA or DM (fig. C4.3).
+    AwaitingRelease,
+    /// 3: information transfer (fig. C4.4).
+    Connected,
+    /// 4: T1 expired, enquiry (P = 1) outstanding (fig. C4.5).
+    TimerRecovery,
+    /// 5: SABME sent, waiting for UA; falls back to SABM (fig. C4.6).
+    AwaitingConnection2_2,
+}
+
+/// Why a [`DataLink`] cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum NewLinkError {
+    /// The configuration is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// More than 8 digipeaters (AX.25 v2.2 3.12.5).
+    #[error("{count} digipeaters in the path; at most 8 allowed")]
+    TooManyDigipeaters {
+        /// Digipeaters given.
+        count: usize,
+    },
+}
+
+/// Why user data was not queued (DL-DATA request, C4.1).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SendError {
+    /// Data can be sent only on an established link.
+    #[error("cannot send: the link is {state:?}, not connected")]
+    NotConnected {
+        /// The state the link is in.
+        state: State,
+    },
+    /// A v2.0 link cannot segment (6.6).
+    #[error("{len} octets exceed N1 = {n1} and this v2.0 link cannot segment (v2.2 only)")]
+    TooLongForV2_0 {
+        /// Octets given.
+        len: usize,
+        /// N1 in force.
+        n1: usize,
+    },
+    /// More than 128 segments would be needed (6.6, fig. 6.2).
+    #[error("{len} octets need more than 128 segments of N1 = {n1}; at most {max} octets")]
+    TooLongToSegment {
+        /// Octets given.
+        len: usize,
+        /// N1 in force.
+        n1: usize,
+        /// Largest data unit that can be segmented.
+        max: usize,
+    },
+}
+
+/// One payload of an I frame: PID and information field.
+type Payload = (Pid, Vec<u8>);
+
+/// The AX.25 v2.2 connected-mode data link between a local and a remote
+/// station (Appendix C4), sans-IO.
+#[derive(Debug, Clone)]
+pub struct DataLink {
+    config: Config,
+    local: Address,
+    remote: Address,
+    /// Address fields for commands and responses we send.
+    addr_command: AddressField,
+    addr_response: AddressField,
+    digipeaters: usize,
+    accept_incoming: bool,
+    state: State,
+    version: Version,
+    modulus: Modulus,
+    /// k for the link's modulus.
+    k: u8,
+    /// Selective reject in use (v2.2 link and [`RecoveryMode::Srej`]).
+    srej: bool,
+    /// V(S): next N(S) to send; moves back on retransmission.
+    vs: u8,
+    /// V(A): oldest unacknowledged N(S).
+    va: u8,
+    /// V(R): next expected N(S).
+    vr: u8,
+    /// Next new N(S) (the highest V(S) reached); V(A) <= V(S) <= top.
+    top: u8,
+    /// RC, the retry count.
+    rc: u8,
+    layer_3_initiated: bool,
+    peer_receiver_busy: bool,
+    own_receiver_busy: bool,
+    reject_exception: bool,
+    acknowledge_pending: bool,
+    /// A command with P = 1 is outstanding.
+    poll_outstanding: bool,
+    /// Sequence numbers for which an SREJ was sent and not yet satisfied.
+    srej_requested: u128,
+    /// SRT, smoothed round trip time.
+    srt: Duration,
+    /// T1V, the next T1 value.
+    t1v: Duration,
+    t1_remaining_when_stopped: Option<Duration>,
+    t1_expired: bool,
+    timers: Timers,
+    channel_busy: bool,
+    /// I frame queue: information fields not yet sent.
+    i_queue: VecDeque<Payload>,
+    /// Sent, unacknowledged I frames by N(S).
+    sent: Vec<Option<Payload>>,
+    /// N(S) asked for by SREJ, to retransmit first.
+    resend: VecDeque<u8>,
+    /// Out-of-sequence I frames kept for SREJ recovery, by N(S).
+    stored: Vec<Option<Payload>>,
+    /// Frames to transmit, in order.
+    out: VecDeque<Frame>,
+    events: VecDeque<Event>,
+    reassembler: Reassembler,
+}
+
+impl DataLink {
+    /// A disconnected link from `local` to `remote` through the
+    /// digipeaters `via` (in path order).
+    pub fn new(
+        config: Config,
+        local: Address,
+        remote: Address,
+        via: &[Address],
+    ) -> Result<DataLink, NewLinkError> {
+        config.validate()?;
+        let mut path = via.to_vec();
+        for digi in &mut path {
+            digi.set_c_or_h(false);
+        }
+        let too_many = |_| NewLinkError::TooManyDigipeaters { count: via.len() };
+        let addr_command =
+            AddressField::new(remote, local, &path, CommandResponse::Command).map_err(too_many)?;
+        let addr_response =
+            AddressField::new(remote, local, &path, CommandResponse::Response).map_err(too_many)?;
+        let modulus = config.modulus;
+        let t1v = config.t1 * (1 + 2 * via.len() as u32);
+        Ok(DataLink {
+            k: config.window(modulus),
+            srej: false,
+            version: match modulus {
+                Modulus::Mod8 => Version::V2_0,
+                Modulus::Mod128 => Version::V2_2,
+            },
+            modulus,
+            config,
+            local,
+            remote,
+            addr_command,
+            addr_response,
+            digipeaters: via.len(),
+            accept_incoming: false,
+            state: State::Disconnected,
+            vs: 0,
+            va: 0,
+            vr: 0,
+            top: 0,
+            rc: 0,
+            layer_3_initiated: false,
+            peer_receiver_busy: false,
+            own_receiver_busy: false,
+            reject_exception: false,
+            acknowledge_pending: false,
+            poll_outstanding: false,
+            srej_requested: 0,
+            srt: t1v / 2,
+            t1v,
+            t1_remaining_when_stopped: None,
+            t1_expired: false,
+            timers: Timers::default(),
+            channel_busy: false,
+            i_queue: VecDeque::new(),
+            sent: vec![None; 128],
+            resend: VecDeque::new(),
+            stored: vec![None; 128],
+            out: VecDeque::new(),
+            events: VecDeque::new(),
+            reassembler: Reassembler::default(),
+        })
+    }
+
+    /// The current state.
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    /// The version of the link (meaningful once connected).
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    /// The modulus of I and S frames on this link: decode received frames
+    /// with it.
+    pub fn modulus(&self) -> Modulus {
+        self.modulus
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The local station.
+    pub fn local(&self) -> Address {
+        self.local
+    }
+
+    /// The remote station.
+    pub fn remote(&self) -> Address {
+        self.remote
+    }
+
+    /// Whether an incoming SABM/SABME is accepted while disconnected
+    /// (listening); if not, it is answered with DM (C4.1).
+    pub fn set_accept_incoming(&mut self, accept: bool) {
+        self.accept_incoming = accept;
+    }
+
+    /// Whether the link is listening.
+    pub fn accept_incoming(&self) -> bool {
+        self.accept_incoming
+    }
+
+    /// Number of sent I frames not yet acknowledged.
+    pub fn unacked(&self) -> usize {
+        usize::from(self.seq_diff(self.top, self.va))
+    }
+
+    /// Number of information fields queued and not yet sent once.
+    pub fn queued(&self) -> usize {
+        self.i_queue.len()
+    }
+
+    /// The current T1 value (T1V).
+    pub fn t1v(&self) -> Duration {
+        self.t1v
+    }
+
+    /// (V(S), V(A), V(R)) for logs and tests.
+    pub fn sequence_variables(&self) -> (u8, u8, u8) {
+        (self.vs, self.va, self.vr)
+    }
+
+    /// Channel hint: the channel is busy with traffic (others' or our
+    /// own transmission). T1 is paused while busy, as Dire Wolf does, so
+    /// time spent waiting for the channel is not counted against the peer.
+    pub fn set_channel_busy(&mut self, now: Instant, busy: bool) {
+        self.channel_busy = busy;
+        if busy {
+            self.timers.pause(Timer::T1, now);
+        } else {
+            self.timers.resume(Timer::T1, now);
+        }
+    }
+
+    /// Own receiver busy (DL-FLOW-OFF / DL-FLOW-ON request, C4.1, 6.4.10):
+    /// while busy, received I frames are discarded and answered with RNR;
+    /// leaving the busy condition sends RR (4.4.1).
+    pub fn set_own_receiver_busy(&mut self, now: Instant, busy: bool) {
+        if busy == self.own_receiver_busy {
+            return;
+        }
+        self.own_receiver_busy = busy;
+        if matches!(self.state, State::Connected | State::TimerRecovery) {
+            let kind = if busy {
+                Supervisory::Rnr
+            } else {
+                Supervisory::Rr
+            };
+            self.send_s(kind, CommandResponse::Response, false);
+            self.acknowledge_pending = false;
+            self.timers.stop(Timer::T2, now);
+        }
+    }
+
+    /// The next frame to transmit, if any. Call after every input until
+    /// it returns `None`.
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<Frame> {
+        if let Some(frame) = self.out.pop_front() {
+            return Some(frame);
+        }
+        if let Some(frame) = self.next_i_frame(now) {
+            return Some(frame);
+        }
+        self.ack_at_transmit_opportunity(now);
+        self.out.pop_front()
+    }
+
+    /// The next event for the user, if any.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// When [`DataLink::handle_timeout`] must next be called.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.timers.next_deadline()
+    }
+
+    /// Runs the expiry of every timer due at `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        while let Some(timer) = self.timers.take_expired(now) {
+            match timer {
+                Timer::T1 => self.t1_expiry(now),
+                Timer::T2 => self.t2_expiry(now),
+                Timer::T3 => self.t3_expiry(now),
+            }
+        }
+    }
+
+    /// Processes a received frame (LM-DATA indication). Frames not
+    /// between the remote and local stations, and I or S frames decoded
+    /// with another modulus than [`DataLink::modulus`], are ignored
+    /// (6.4.5).
+    pub fn handle_frame(&mut self, now: Instant, frame: &Frame) {
+        if !same_station(frame.dest(), &self.local) || !same_station(frame.source(), &self.remote) {
+            return;
+        }
+        let control = frame.control();
+        // Stations before v2.0 set both C bits equal (6.1.2): take the
+        // frame type's usual role.
+        let command = match frame.command_response() {
+            CommandResponse::Command => true,
+            CommandResponse::Response => false,
+            _ => matches!(
+                control,
+                Control::I { .. }
+                    | Control::U {
+                        kind: Unnumbered::Sabm | Unnumbered::Sabme | Unnumbered::Disc,
+                        ..
+                    }
+            ),
+        };
+        match control {
+            Control::U { kind, pf } => self.handle_unnumbered(now, frame, kind, pf, command),
+            _ if frame.modulus() != self.modulus => {}
+            Control::S { kind, nr, pf } => self.handle_supervisory(now, kind, nr, pf, command),
+            Control::I { ns, nr, pf } => self.handle_i(now, frame, ns, nr, pf, command),
+        }
+    }
+
+    fn handle_unnumbered(
+        &mut self,
+        now: Instant,
+        frame: &Frame,
+        kind: Unnumbered,
+        pf: bool,
+        command: bool,
+    ) {
+        match (kind, command) {
+            (Unnumbered::Sabm, true) => self.on_sabm(now, Version::V2_0, pf),
+            (Unnumbered::Sabme, true) => self.on_sabm(now, Version::V2_2, pf),
+            (Unnumbered::Disc, true) => self.on_disc(now, pf),
+            (Unnumbered::Ua, false) => self.on_ua(now, pf),
+            (Unnumbered::Dm, false) => self.on_dm(now, pf),
+            (Unnumbered::Frmr, false) => self.on_frmr(now, frame.info()),
+            // TEST is not in the SDL; answer with the same information
+            // (Dire Wolf's reading, erratum in ax25_link.c).
+            (Unnumbered::Test, true) => {
+                let info = frame.info().to_vec();
+                self.send_u(Unnumbered::Test, CommandResponse::Response, pf, info);
+            }
+            _ => {}
+        }
+    }
+
+    fn handle_supervisory(
+        &mut self,
+        now: Instant,
+        kind: Supervisory,
+        nr: u8,
+        pf: bool,
+        command: bool,
+    ) {
+        match self.state {
+            State::Connected | State::TimerRecovery => match kind {
+                Supervisory::Rr | Supervisory::Rnr => {
+                    self.on_rr_rnr(now, kind == Supervisory::Rnr, nr, pf, command)
+                }
+                Supervisory::Rej => self.on_rej(now, nr, pf, command),
+                Supervisory::Srej => self.on_srej(now, nr, pf),
+            },
+            _ => self.frame_while_not_connected(command, pf, kind != Supervisory::Srej),
+        }
+    }
+
+    fn handle_i(&mut self, now: Instant, frame: &Frame, ns: u8, nr: u8, pf: bool, command: bool) {
+        match self.state {
+            State::Connected | State::TimerRecovery => {
+                let payload = (frame.pid().unwrap_or(Pid::NoLayer3), frame.info().to_vec());
+                self.on_i(now, payload, ns, nr, pf, command)
+            }
+            _ => self.frame_while_not_connected(command, pf, true),
+        }
+    }
+
+    /// I and S frames outside the information transfer states: in
+    /// Disconnected every command is answered DM with F = P (6.3.5); in
+    /// Awaiting Release, I/RR/RNR/REJ commands with P = 1 get DM F = 1
+    /// (fig. C4.3; SREJ excluded per Dire Wolf's erratum: SREJ is a
+    /// response only); awaiting connection ignores them (6.3.1).
+    fn frame_while_not_connected(&mut self, command: bool, pf: bool, pollable: bool) {
+        match self.state {
+            State::Disconnected if command => {
+                self.send_u(Unnumbered::Dm, CommandResponse::Response, pf, Vec::new())
+            }
+            State::AwaitingRelease if command && pf && pollable => {
+                self.send_u(Unnumbered::Dm, CommandResponse::Response, true, Vec::new())
+            }
+            _ => {}
+        }
+    }
+
+    // ---- helpers shared by the submodules ----
+
+    fn m(&self) -> u16 {
+        u16::from(self.modulus.value())
+    }
+
+    /// (a + n) mod the modulus.
+    fn seq_add(&self, a: u8, n: u8) -> u8 {
+        ((u16::from(a) + u16::from(n)) % self.m()) as u8
+    }
+
+    /// (a - b) mod the modulus.
+    fn seq_diff(&self, a: u8, b: u8) -> u8 {
+        ((u16::from(a) + self.m() - u16::from(b) % self.m()) % self.m()) as u8
+    }
+
+    /// V(A) <= N(R) <= V(S), with V(S) the highest sent (6.4.11).
+    fn nr_valid(&self, nr: u8) -> bool {
+        nr < self.modulus.value() && self.seq_diff(nr, self.va) <= self.seq_diff(self.top, self.va)
+    }
+
+    fn push_frame(&mut self, frame: Result<Frame, FrameError>) {
+        debug_assert!(frame.is_ok(), "{frame:?}");
+        if let Ok(frame) = frame {
+            self.out.push_back(frame);
+        }
+    }
+
+    fn address(&self, cr: CommandResponse) -> AddressField {
+        match cr {
+            CommandResponse::Command => self.addr_command.clone(),
+            _ => self.addr_response.clone(),
+        }
+    }
+
+    /// Queues an S frame with N(R) = V(R).
+    fn send_s(&mut self, kind: Supervisory, cr: CommandResponse, pf: bool) {
+        self.send_s_nr(kind, cr, pf, self.vr);
+    }
+
+    fn send_s_nr(&mut self, kind: Supervisory, cr: CommandResponse, pf: bool, nr: u8) {
+        if cr == CommandResponse::Command && pf {
+            self.poll_outstanding = true;
+        }
+        let frame = Frame::s(self.address(cr), self.modulus, kind, nr, pf);
+        self.push_frame(frame);
+    }
+
+    fn send_u(&mut self, kind: Unnumbered, cr: CommandResponse, pf: bool, info: Vec<u8>) {
+        let frame = Frame::u(self.address(cr), self.modulus, kind, pf, info);
+        self.push_frame(frame);
+    }
+
+    fn event(&mut self, event: Event) {
+        self.events.push_back(event);
+    }
+
+    fn start_t1(&mut self, now: Instant) {
+        self.t1_expired = false;
+        self.timers
+            .start(Timer::T1, now, self.t1v, self.channel_busy);
+    }
+
+    fn stop_t1(&mut self, now: Instant) {
+        if let Some(left) = self.timers.stop(Timer::T1, now) {
+            self.t1_remaining_when_stopped = Some(left);
+        }
+    }
+
+    fn start_t3(&mut self, now: Instant) {
+        self.timers.start(Timer::T3, now, self.config.t3, false);
+    }
+
+    fn stop_t3(&mut self, now: Instant) {
+        self.timers.stop(Timer::T3, now);
+    }
+
+    fn srej_in_use(&self) -> bool {
+        self.srej
+    }
+
+    fn recovery_for(&self, version: Version) -> bool {
+        version == Version::V2_2 && self.config.recovery == RecoveryMode::Srej
+    }
+}
+
+/// Same callsign and SSID, whatever the C/H and reserved bits.
+fn same_station(a: &Address, b: &Address) -> bool {
+    a.callsign() == b.callsign() && a.ssid() == b.ssid()
+}

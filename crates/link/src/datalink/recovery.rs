@@ -1,0 +1,225 @@
+//! Error recovery: REJ and SREJ (AX.25 v2.2 4.4.3, 4.4.4, 6.4.4, 6.4.7,
+//! 6.4.8), T1 and T3 expiry with enquiry (4.4.5, 6.4.11), N(R) errors and
+//! "select T1 value" (figs. C4.4c, C4.5, C4.7).
+
+use core::time::Duration;
+
+use linklab_wire::ax25::CommandResponse;
+use linklab_wire::control::{Supervisory, Unnumbered};
+
+use super::{DataLink, Payload, State};
+use crate::config::T1Backoff;
+use crate::event::{Event, FailureReason, LinkError};
+use crate::time::Instant;
+
+impl DataLink {
+    /// REJ received in state 3 or 4 (figs. C4.4c, C4.5): V(A) <- N(R) and
+    /// go back to N(R) (6.4.7).
+    pub(super) fn on_rej(&mut self, now: Instant, nr: u8, pf: bool, command: bool) {
+        self.peer_receiver_busy = false;
+        self.check_need_for_response(now, pf, command);
+        if !self.nr_valid(nr) {
+            return self.nr_error_recovery(now, nr);
+        }
+        if self.state == State::TimerRecovery {
+            if !command && pf {
+                return self.poll_answered(now, nr);
+            }
+            self.set_va(nr);
+            return self.invoke_retransmission(nr);
+        }
+        self.set_va(nr);
+        self.stop_t1(now);
+        self.stop_t3(now);
+        self.select_t1_value();
+        if self.top == self.va {
+            self.start_t3(now);
+        } else {
+            self.invoke_retransmission(nr);
+            self.start_t1(now);
+        }
+    }
+
+    /// SREJ received (a response only, per X.25 and Dire Wolf's erratum):
+    /// retransmit the one frame N(R); with F = 1 it also acknowledges up to
+    /// N(R) - 1 (6.4.8) and answers our enquiry in state 4.
+    pub(super) fn on_srej(&mut self, now: Instant, nr: u8, pf: bool) {
+        self.peer_receiver_busy = false;
+        if !self.nr_valid(nr) {
+            return self.nr_error_recovery(now, nr);
+        }
+        if pf {
+            self.poll_outstanding = false;
+            self.set_va(nr);
+            if self.state == State::TimerRecovery {
+                self.stop_t1(now);
+                self.select_t1_value();
+                self.rc = 0;
+                self.state = State::Connected;
+            }
+        }
+        if nr != self.top {
+            if !self.resend.contains(&nr) {
+                self.resend.push_back(nr);
+            }
+            self.stop_t3(now);
+            self.start_t1(now);
+        } else if self.state == State::Connected {
+            self.stop_t1(now);
+            self.start_t3(now);
+        }
+    }
+
+    /// "Invoke retransmission" (fig. C4.7a): V(S) <- N(R), so that frames
+    /// N(R) .. top-1 are sent again with their original N(S). (The SDL's
+    /// re-queueing would renumber them; kept as a send buffer instead.)
+    pub(super) fn invoke_retransmission(&mut self, nr: u8) {
+        self.vs = nr;
+        self.resend.clear();
+    }
+
+    /// An I frame out of sequence with SREJ in use (6.4.4.2, 4.4.2): keep
+    /// it if within V(R)+1 .. V(R)+k-1 and ask with SREJ for each missing
+    /// frame not asked for yet. Dire Wolf's erratum: the SDL would ask for
+    /// N(S), the frame just received; ask for the gap before it instead.
+    pub(super) fn out_of_sequence_srej(
+        &mut self,
+        now: Instant,
+        payload: Payload,
+        ns: u8,
+        pf: bool,
+    ) {
+        let offset = self.seq_diff(ns, self.vr);
+        if offset > 0 && offset < self.k {
+            let slot = &mut self.stored[usize::from(ns)];
+            if slot.is_none() {
+                *slot = Some(payload);
+            }
+            if !pf {
+                return self.request_missing(ns, false);
+            }
+        }
+        if pf {
+            self.enquiry_response(now, true);
+        }
+    }
+
+    /// True if out-of-sequence frames wait for a gap to be filled.
+    pub(super) fn has_stored_frames(&self) -> bool {
+        self.stored.iter().any(Option::is_some)
+    }
+
+    /// One past the highest stored N(S) within the window.
+    pub(super) fn stored_end(&self) -> u8 {
+        (1..self.k)
+            .rev()
+            .map(|offset| self.seq_add(self.vr, offset))
+            .find(|&ns| self.stored[usize::from(ns)].is_some())
+            .map_or(self.vr, |ns| self.seq_add(ns, 1))
+    }
+
+    /// Sends an SREJ response for each N(S) from V(R) up to `end` that is
+    /// neither stored nor already asked for; the first (N(R) = V(R)) has
+    /// F = 1 when answering a poll.
+    pub(super) fn request_missing(&mut self, end: u8, answer_poll: bool) {
+        let mut seq = self.vr;
+        while seq != end {
+            let bit = 1u128 << seq;
+            if self.stored[usize::from(seq)].is_none() && self.srej_requested & bit == 0 {
+                let f = answer_poll && seq == self.vr;
+                self.send_s_nr(Supervisory::Srej, CommandResponse::Response, f, seq);
+                self.srej_requested |= bit;
+            }
+            seq = self.seq_add(seq, 1);
+        }
+    }
+
+    /// "N(R) error recovery" (fig. C4.7a): error J, then re-establish
+    /// (revision 4 re-establishes instead of sending FRMR).
+    pub(super) fn nr_error_recovery(&mut self, now: Instant, nr: u8) {
+        self.event(Event::Error(LinkError::NrSequence {
+            nr,
+            va: self.va,
+            vs: self.top,
+        }));
+        self.reestablish(now);
+    }
+
+    /// T1 expiry (figs. C4.2-C4.6).
+    pub(super) fn t1_expiry(&mut self, now: Instant) {
+        self.t1_expired = true;
+        match self.state {
+            State::Connected => {
+                // Revision 4: RC <- 1.
+                self.rc = 1;
+                self.select_t1_value();
+                self.transmit_enquiry(now);
+                self.state = State::TimerRecovery;
+            }
+            State::TimerRecovery if self.rc >= self.config.n2 => {
+                let reason = if self.unacked() > 0 {
+                    FailureReason::UnacknowledgedData
+                } else if self.peer_receiver_busy {
+                    FailureReason::PeerBusy
+                } else {
+                    FailureReason::NoResponseToEnquiry
+                };
+                self.discard_queues();
+                // Erratum (Dire Wolf): the SDL says DL-DISCONNECT "request";
+                // tell the user and the peer (DM, F = 0).
+                self.send_u(Unnumbered::Dm, CommandResponse::Response, false, Vec::new());
+                self.enter_disconnected(now);
+                self.event(Event::LinkFailure { reason });
+            }
+            State::TimerRecovery => {
+                self.rc += 1;
+                self.select_t1_value();
+                self.transmit_enquiry(now);
+            }
+            _ => self.t1_expiry_unconnected(now),
+        }
+    }
+
+    /// T3 expiry in state 3: poll the idle link (4.4.5.2). Erratum (Dire
+    /// Wolf): RC <- 1 as in the 2006 SDL, not 0.
+    pub(super) fn t3_expiry(&mut self, now: Instant) {
+        if self.state == State::Connected {
+            self.rc = 1;
+            self.transmit_enquiry(now);
+            self.state = State::TimerRecovery;
+        }
+    }
+
+    /// "Select T1 value" (fig. C4.7b, revision 4): with RC = 0, SRT <-
+    /// 7/8 SRT + 1/8 (T1V - time left on T1 when last stopped) and T1V <-
+    /// 2 SRT; after an expiry, T1V grows by the configured back-off.
+    pub(super) fn select_t1_value(&mut self) {
+        let config = &self.config;
+        if self.rc == 0 {
+            if !config.t1_adaptive {
+                return;
+            }
+            if let Some(left) = self.t1_remaining_when_stopped.take() {
+                let rtt = self.t1v.saturating_sub(left);
+                self.srt = self.srt * 7 / 8 + rtt / 8;
+            }
+            self.t1v = (self.srt * 2).clamp(config.t1_min, config.t1_max);
+        } else if self.t1_expired {
+            let base = self.srt * 2;
+            let t1v = match config.t1_backoff {
+                T1Backoff::Constant => base,
+                T1Backoff::Linear { step } => base.saturating_add(step * u32::from(self.rc)),
+                T1Backoff::Exponential => {
+                    let factor = 1u32.checked_shl(u32::from(self.rc) + 1).unwrap_or(u32::MAX);
+                    self.srt.checked_mul(factor).unwrap_or(Duration::MAX)
+                }
+            };
+            let floor = if config.t1_adaptive {
+                config.t1_min
+            } else {
+                Duration::ZERO
+            };
+            self.t1v = t1v.clamp(floor, config.t1_max.max(floor));
+        }
+    }
+}

@@ -1,0 +1,335 @@
+//! Information transfer: sending I frames within the window, receiving
+//! them in sequence, acknowledgements, RR/RNR and the P/F checkpoint
+//! (AX.25 v2.2 6.2, 6.4.1-6.4.3, 6.4.6, 6.4.9-6.4.10; fig. C4.4).
+
+use linklab_wire::ax25::{CommandResponse, Frame, Pid};
+use linklab_wire::control::Supervisory;
+
+use super::{DataLink, Payload, SendError, State};
+use crate::config::AckPolicy;
+use crate::event::{Event, LinkError, Version};
+use crate::segment::{max_segmented_len, segment};
+use crate::time::Instant;
+use crate::timer::Timer;
+
+impl DataLink {
+    /// DL-DATA request with PID 0xF0 (no layer 3); see
+    /// [`DataLink::send_with_pid`].
+    pub fn send(&mut self, data: Vec<u8>) -> Result<(), SendError> {
+        self.send_with_pid(Pid::NoLayer3, data)
+    }
+
+    /// DL-DATA request: queues `data` for transmission in I frames. Data
+    /// longer than N1 is segmented (PID 0x08, 6.6) on a v2.2 link and
+    /// refused on a v2.0 link.
+    pub fn send_with_pid(&mut self, pid: Pid, data: Vec<u8>) -> Result<(), SendError> {
+        if !matches!(self.state, State::Connected | State::TimerRecovery) {
+            return Err(SendError::NotConnected { state: self.state });
+        }
+        let n1 = self.config.n1;
+        if data.len() <= n1 {
+            self.i_queue.push_back((pid, data));
+            return Ok(());
+        }
+        if self.version == Version::V2_0 {
+            return Err(SendError::TooLongForV2_0 {
+                len: data.len(),
+                n1,
+            });
+        }
+        let segments = segment(pid, &data, n1).ok_or(SendError::TooLongToSegment {
+            len: data.len(),
+            n1,
+            max: max_segmented_len(n1),
+        })?;
+        self.i_queue
+            .extend(segments.into_iter().map(|info| (Pid::Segmentation, info)));
+        Ok(())
+    }
+
+    /// "I frame pops off queue" (fig. C4.4a): retransmissions first
+    /// (SREJ'd frames, then frames from V(S) after a backtrack), then new
+    /// frames while the window V(A)..V(A)+k is open and the peer not busy.
+    pub(super) fn next_i_frame(&mut self, now: Instant) -> Option<Frame> {
+        if !matches!(self.state, State::Connected | State::TimerRecovery) || self.peer_receiver_busy
+        {
+            return None;
+        }
+        let ns = loop {
+            if let Some(ns) = self.resend.pop_front() {
+                if self.seq_diff(ns, self.va) < self.seq_diff(self.top, self.va) {
+                    break ns;
+                }
+                continue;
+            }
+            if self.vs != self.top {
+                let ns = self.vs;
+                self.vs = self.seq_add(ns, 1);
+                break ns;
+            }
+            if self.seq_diff(self.top, self.va) >= self.k {
+                return None;
+            }
+            let payload = self.i_queue.pop_front()?;
+            let ns = self.top;
+            self.sent[usize::from(ns)] = Some(payload);
+            self.top = self.seq_add(ns, 1);
+            self.vs = self.top;
+            break ns;
+        };
+        let (pid, info) = self.sent[usize::from(ns)].clone()?;
+        let window_closes = self.seq_diff(self.top, self.va) >= self.k;
+        let last = self.vs == self.top && self.resend.is_empty() && self.i_queue.is_empty();
+        let poll = self.config.poll_on_last_i_frame && (window_closes || last);
+        if poll {
+            self.poll_outstanding = true;
+        }
+        let frame = Frame::i(
+            self.address(CommandResponse::Command),
+            self.modulus,
+            ns,
+            self.vr,
+            poll,
+            pid,
+            info,
+        );
+        self.acknowledge_pending = false;
+        self.timers.stop(Timer::T2, now);
+        // Erratum (Dire Wolf): restart T1 on every I frame sent, or a long
+        // window times out before its last frame could be acknowledged.
+        self.stop_t3(now);
+        self.start_t1(now);
+        debug_assert!(frame.is_ok(), "{frame:?}");
+        frame.ok()
+    }
+
+    /// LM-SEIZE confirm with acknowledge pending and no I frame to carry
+    /// it (fig. C4.4b): RR now if the policy says so.
+    pub(super) fn ack_at_transmit_opportunity(&mut self, now: Instant) {
+        if self.acknowledge_pending
+            && self.config.ack_policy == AckPolicy::Immediately
+            && matches!(self.state, State::Connected | State::TimerRecovery)
+        {
+            self.enquiry_response(now, false);
+        }
+    }
+
+    /// T2 expiry: the delayed acknowledgement (6.7.1.2).
+    pub(super) fn t2_expiry(&mut self, now: Instant) {
+        if self.acknowledge_pending && matches!(self.state, State::Connected | State::TimerRecovery)
+        {
+            self.enquiry_response(now, false);
+        }
+    }
+
+    /// I frame received in state 3 or 4 (figs. C4.4c, C4.5).
+    pub(super) fn on_i(
+        &mut self,
+        now: Instant,
+        payload: Payload,
+        ns: u8,
+        nr: u8,
+        pf: bool,
+        command: bool,
+    ) {
+        if !command {
+            return self.event(Event::Error(LinkError::IResponse));
+        }
+        // Erratum (Dire Wolf, github issue 102): a v2.0 peer cannot know
+        // our N1, so this is strict; N1 is what we accept as well as send.
+        if payload.1.len() > self.config.n1 {
+            self.event(Event::Error(LinkError::IFrameTooLong {
+                len: payload.1.len(),
+                n1: self.config.n1,
+            }));
+            return self.reestablish(now);
+        }
+        if !self.nr_valid(nr) {
+            return self.nr_error_recovery(now, nr);
+        }
+        self.acknowledge(now, nr);
+        if self.own_receiver_busy {
+            // 6.4.2.2: discard, only repeat the busy indication.
+            if pf {
+                self.enquiry_response(now, true);
+            }
+            return;
+        }
+        if ns == self.vr {
+            self.accept_in_sequence(payload);
+            if pf {
+                self.enquiry_response(now, true);
+            } else if !self.acknowledge_pending {
+                self.acknowledge_pending = true;
+                if self.config.ack_policy == AckPolicy::AfterT2 {
+                    self.timers.start(Timer::T2, now, self.config.t2, false);
+                }
+            }
+        } else if self.srej_in_use() {
+            self.out_of_sequence_srej(now, payload, ns, pf);
+        } else if self.reject_exception {
+            if pf {
+                self.enquiry_response(now, true);
+            }
+        } else {
+            // 6.4.4.1: discard and send REJ once per exception.
+            self.reject_exception = true;
+            self.send_s(Supervisory::Rej, CommandResponse::Response, pf);
+            self.acknowledge_pending = false;
+            self.timers.stop(Timer::T2, now);
+        }
+    }
+
+    /// V(R) <- V(R) + 1, deliver, then deliver any stored frames that are
+    /// now in sequence (fig. C4.4c).
+    fn accept_in_sequence(&mut self, payload: Payload) {
+        let mut next = Some(payload);
+        while let Some(payload) = next {
+            self.srej_requested &= !(1u128 << self.vr);
+            self.vr = self.seq_add(self.vr, 1);
+            self.reject_exception = false;
+            self.deliver(payload);
+            next = self.stored[usize::from(self.vr)].take();
+        }
+    }
+
+    /// DL-DATA indication, through the reassembler for PID 0x08.
+    fn deliver(&mut self, (pid, info): Payload) {
+        if pid != Pid::Segmentation {
+            return self.event(Event::Data { pid, data: info });
+        }
+        match self.reassembler.push(&info) {
+            Ok(Some((pid, data))) => self.event(Event::Data { pid, data }),
+            Ok(None) => {}
+            Err(error) => self.event(Event::Error(error)),
+        }
+    }
+
+    /// RR or RNR received in state 3 or 4 (figs. C4.4b, C4.5).
+    pub(super) fn on_rr_rnr(&mut self, now: Instant, rnr: bool, nr: u8, pf: bool, command: bool) {
+        self.peer_receiver_busy = rnr;
+        self.check_need_for_response(now, pf, command);
+        if !self.nr_valid(nr) {
+            return self.nr_error_recovery(now, nr);
+        }
+        if self.state == State::TimerRecovery && !command && pf {
+            self.poll_answered(now, nr);
+        } else {
+            self.acknowledge(now, nr);
+        }
+    }
+
+    /// The answer (F = 1) to our enquiry in state 4 (fig. C4.5): V(A) <-
+    /// N(R); if all is acknowledged, back to state 3 with T3, otherwise
+    /// retransmit from N(R) ("invoke retransmission") and restart T1
+    /// (Dire Wolf's erratum: the SDL leaves T1 stopped).
+    pub(super) fn poll_answered(&mut self, now: Instant, nr: u8) {
+        self.poll_outstanding = false;
+        self.stop_t1(now);
+        self.select_t1_value();
+        self.set_va(nr);
+        self.rc = 0;
+        self.state = State::Connected;
+        if self.top == self.va {
+            self.start_t3(now);
+        } else {
+            self.invoke_retransmission(nr);
+            self.start_t1(now);
+        }
+    }
+
+    /// Acknowledgement by N(R) outside a poll answer: "check I frame
+    /// acknowledged" in state 3, V(A) <- N(R) in state 4 (fig. C4.5), plus
+    /// Dire Wolf's erratum: in state 4, once everything sent is
+    /// acknowledged, return to state 3 (else RC creeps up to N2).
+    pub(super) fn acknowledge(&mut self, now: Instant, nr: u8) {
+        match self.state {
+            State::Connected => self.check_i_frame_acked(now, nr),
+            State::TimerRecovery => {
+                self.set_va(nr);
+                if self.top == self.va && !self.peer_receiver_busy {
+                    self.stop_t1(now);
+                    self.start_t3(now);
+                    self.rc = 0;
+                    self.state = State::Connected;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// "Check I frame acknowledged" (fig. C4.7a, revision 4).
+    fn check_i_frame_acked(&mut self, now: Instant, nr: u8) {
+        if self.peer_receiver_busy {
+            self.set_va(nr);
+            self.stop_t3(now);
+            if !self.timers.is_running(Timer::T1) {
+                self.start_t1(now);
+            }
+        } else if nr == self.top {
+            self.set_va(nr);
+            self.stop_t1(now);
+            self.start_t3(now);
+            self.select_t1_value();
+        } else if nr != self.va {
+            self.set_va(nr);
+            self.start_t1(now);
+        }
+    }
+
+    /// V(A) <- N(R), freeing the acknowledged frames; V(S) is kept within
+    /// V(A)..top.
+    pub(super) fn set_va(&mut self, nr: u8) {
+        while self.va != nr {
+            self.sent[usize::from(self.va)] = None;
+            self.va = self.seq_add(self.va, 1);
+        }
+        if self.seq_diff(self.vs, self.va) > self.seq_diff(self.top, self.va) {
+            self.vs = self.va;
+        }
+    }
+
+    /// "Check need for response" (fig. C4.7b): a command with P = 1 gets
+    /// an enquiry response with F = 1; a response with F = 1 and no poll
+    /// outstanding is error A.
+    pub(super) fn check_need_for_response(&mut self, now: Instant, pf: bool, command: bool) {
+        if command && pf {
+            self.enquiry_response(now, true);
+        } else if !command && pf && !self.poll_outstanding {
+            self.event(Event::Error(LinkError::UnexpectedFinal));
+        }
+    }
+
+    /// "Enquiry response" (fig. C4.7a, revision 4): RNR if busy; with SREJ
+    /// and frames waiting for a gap, answer F = 1 with SREJ for V(R) (4.4.4:
+    /// "the same N(R) as the oldest unresolved SREJ") and repeat the other
+    /// SREJs; else RR. Clears acknowledge pending.
+    pub(super) fn enquiry_response(&mut self, now: Instant, f: bool) {
+        let cr = CommandResponse::Response;
+        if self.own_receiver_busy {
+            self.send_s(Supervisory::Rnr, cr, f);
+        } else if self.srej_in_use() && f && self.has_stored_frames() {
+            self.srej_requested = 0;
+            let end = self.stored_end();
+            self.request_missing(end, true);
+        } else {
+            self.send_s(Supervisory::Rr, cr, f);
+        }
+        self.acknowledge_pending = false;
+        self.timers.stop(Timer::T2, now);
+    }
+
+    /// "Transmit enquiry" (fig. C4.7a): RR or RNR command with P = 1,
+    /// start T1.
+    pub(super) fn transmit_enquiry(&mut self, now: Instant) {
+        let kind = if self.own_receiver_busy {
+            Supervisory::Rnr
+        } else {
+            Supervisory::Rr
+        };
+        self.send_s(kind, CommandResponse::Command, true);
+        self.acknowledge_pending = false;
+        self.timers.stop(Timer::T2, now);
+        self.start_t1(now);
+    }
+}

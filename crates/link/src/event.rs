@@ -1,0 +1,127 @@
+//! What a data link tells its user (the DL primitives of AX.25 v2.2 C4.1).
+
+use linklab_wire::ax25::{FrmrInfo, Pid};
+use thiserror::Error;
+
+/// AX.25 version of an established link (6.3.1, 6.3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Version {
+    /// Set up with SABM: modulo 8, REJ, no segmentation.
+    V2_0,
+    /// Set up with SABME: modulo 128, SREJ or REJ, segmentation.
+    V2_2,
+}
+
+/// Why a link was released in an orderly way (DL-DISCONNECT, C4.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DisconnectReason {
+    /// Our DISC was answered by UA (DL-DISCONNECT confirm).
+    LocalRequest,
+    /// We gave up waiting for the answer to our DISC after N2 tries (error H).
+    ReleaseTimeout,
+    /// The peer sent DISC.
+    RemoteRequest,
+    /// The peer sent DM while connected (error E) or refused a connection.
+    RemoteDm,
+    /// The peer answered our SABM/SABME with DM: connection refused.
+    Refused,
+    /// We abandoned a connection attempt at the user's request.
+    Abandoned,
+}
+
+/// Why a link failed (DL-ERROR codes G, I, T, U, then DL-DISCONNECT).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FailureReason {
+    /// G: no answer to N2 SABM/SABME.
+    ConnectTimeout,
+    /// I: N2 T1 expiries with sent data unacknowledged.
+    UnacknowledgedData,
+    /// T: N2 T1 expiries without an answer to the enquiry.
+    NoResponseToEnquiry,
+    /// U: N2 T1 expiries while the peer stayed busy.
+    PeerBusy,
+}
+
+/// A protocol error (DL-ERROR indication, C4.3 error codes). The link
+/// keeps going as the SDL prescribes; these are for logs and tests.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum LinkError {
+    /// A: F = 1 received but no P = 1 outstanding.
+    #[error("A: F=1 received but P=1 not outstanding")]
+    UnexpectedFinal,
+    /// C: UA received while connected or disconnected.
+    #[error("C: unexpected UA")]
+    UnexpectedUa,
+    /// D: UA without F = 1 in answer to SABM(E) or DISC sent with P = 1.
+    #[error("D: UA received without F=1 when SABM(E) or DISC was sent with P=1")]
+    UaWithoutFinal,
+    /// E: DM received while connected.
+    #[error("E: DM received while connected")]
+    DmWhileConnected,
+    /// F: the peer reset the link with SABM(E).
+    #[error("F: data link reset by the peer (SABM/SABME received while connected)")]
+    ResetByPeer,
+    /// J: N(R) outside V(A)..V(S).
+    #[error("J: N(R) = {nr} is outside V(A) = {va} .. V(S) = {vs}")]
+    NrSequence {
+        /// N(R) received.
+        nr: u8,
+        /// V(A) at the time.
+        va: u8,
+        /// Highest V(S) at the time.
+        vs: u8,
+    },
+    /// K: FRMR received; the link is re-established.
+    #[error("K: FRMR received ({0:?}); link re-established")]
+    Frmr(Option<FrmrInfo>),
+    /// O: I frame longer than N1.
+    #[error("O: I frame with {len} octets of information exceeds N1 = {n1}")]
+    IFrameTooLong {
+        /// Octets received.
+        len: usize,
+        /// N1 in force.
+        n1: usize,
+    },
+    /// S: I frame received as a response.
+    #[error("S: I frame received as a response")]
+    IResponse,
+    /// A segment arrived out of order or malformed (6.6, C6): the partly
+    /// reassembled data unit is dropped.
+    #[error("reassembly error: {0}")]
+    Reassembly(&'static str),
+}
+
+/// Something the user of a [`DataLink`](crate::DataLink) must know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// The link is up (DL-CONNECT confirm or indication). Also raised
+    /// again after a link reset that discarded queued or unacknowledged
+    /// data, so the user knows data may have been lost.
+    Connected {
+        /// v2.0 or v2.2.
+        version: Version,
+        /// True if the peer set the link up (indication), false if we did
+        /// (confirm).
+        incoming: bool,
+    },
+    /// A data unit received, reassembled if it was segmented (DL-DATA
+    /// indication).
+    Data {
+        /// Its protocol identifier.
+        pid: Pid,
+        /// Its octets.
+        data: Vec<u8>,
+    },
+    /// The link was released (DL-DISCONNECT).
+    Disconnected {
+        /// Why.
+        reason: DisconnectReason,
+    },
+    /// The link failed and is now disconnected; queued data was discarded.
+    LinkFailure {
+        /// Why.
+        reason: FailureReason,
+    },
+    /// A protocol error was seen (DL-ERROR indication).
+    Error(LinkError),
+}

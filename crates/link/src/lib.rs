@@ -1,0 +1,25 @@
+//! Sans-IO data-link engines of the HDLC family.
+//!
+//! [`DataLink`] is the AX.25 v2.2 (2025 revision 4) connected-mode data
+//! link state machine of Appendix C4, for one link between a local and a
+//! remote station in balanced mode (ABM). It never does I/O and never reads
+//! a clock: frames and time come in through [`DataLink::handle_frame`] and
+//! [`DataLink::handle_timeout`], user requests through
+//! [`DataLink::connect`], [`DataLink::send`] and [`DataLink::disconnect`],
+//! and everything it wants to do is drained with
+//! [`DataLink::poll_transmit`], [`DataLink::poll_event`] and
+//! [`DataLink::poll_timeout`].
+#![forbid(unsafe_code)]
+
+pub mod config;
+mod datalink;
+pub mod event;
+mod segment;
+pub mod time;
+pub mod timer;
+
+pub use config::{AckPolicy, Config, ConfigError, RecoveryMode, SabmeHandling, T1Backoff};
+pub use datalink::{DataLink, NewLinkError, SendError, State};
+pub use event::{DisconnectReason, Event, FailureReason, LinkError, Version};
+pub use time::Instant;
+pub use timer::Timer;

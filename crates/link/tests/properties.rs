@@ -1,0 +1,295 @@
+//! Seeded random transfers over a lossy, duplicating, corrupting channel:
+//! every data unit is delivered exactly once and in order, or its sender
+//! is told the link failed or was reset. Deterministic: fixed seeds.
+
+mod support;
+
+use std::time::Duration;
+
+use linklab_link::{AckPolicy, Config, Event, RecoveryMode, State, T1Backoff};
+use linklab_wire::control::Modulus;
+use support::{Impairment, Pair, Side, SplitMix64};
+
+const CASES: u64 = 1000;
+
+fn random_config(rng: &mut SplitMix64, modulus: Modulus, recovery: RecoveryMode) -> Config {
+    Config {
+        modulus,
+        recovery,
+        window_mod8: rng.range(1, 7) as u8,
+        window_mod128: rng.range(1, 40) as u8,
+        n1: rng.range(16, 256) as usize,
+        ack_policy: match rng.range(0, 2) {
+            0 => AckPolicy::AfterT2,
+            1 => AckPolicy::Immediately,
+            _ => AckPolicy::OnPollImmediately,
+        },
+        poll_on_last_i_frame: rng.chance(0.5),
+        t1_adaptive: rng.chance(0.7),
+        t1_backoff: match rng.range(0, 2) {
+            0 => T1Backoff::Constant,
+            1 => T1Backoff::Exponential,
+            _ => T1Backoff::Linear {
+                step: Duration::from_millis(250),
+            },
+        },
+        t1_max: Duration::from_secs(20),
+        t2: Duration::from_millis(rng.range(50, 1000)),
+        t3: Duration::from_secs(30),
+        ..Config::default()
+    }
+}
+
+/// Message `id` of `len` octets: 4-octet id then pseudo-random filler.
+fn message(rng: &mut SplitMix64, id: u32, len: usize) -> Vec<u8> {
+    let mut m = id.to_be_bytes().to_vec();
+    m.extend((4..len.max(4)).map(|_| rng.next_u64() as u8));
+    m
+}
+
+/// True if the side was told of trouble: failure, release, or a reset.
+fn told(events: &[Event]) -> bool {
+    let connects = events
+        .iter()
+        .filter(|e| matches!(e, Event::Connected { .. }))
+        .count();
+    connects > 1
+        || events
+            .iter()
+            .any(|e| matches!(e, Event::LinkFailure { .. } | Event::Disconnected { .. }))
+}
+
+/// What one case did.
+#[derive(Debug, Default, Clone, Copy)]
+struct Outcome {
+    /// Data units sent, and delivered.
+    sent: usize,
+    delivered: usize,
+    /// Some side was told of a failure or reset.
+    trouble: bool,
+}
+
+fn run_case(seed: u64, modulus: Modulus, recovery: RecoveryMode) -> Result<Outcome, String> {
+    let mut log = String::new();
+    let result = run_case_logged(seed, modulus, recovery, &mut log);
+    if std::env::var("DUMP").is_ok() {
+        println!("{log}");
+    }
+    result
+}
+
+fn run_case_logged(
+    seed: u64,
+    modulus: Modulus,
+    recovery: RecoveryMode,
+    log: &mut String,
+) -> Result<Outcome, String> {
+    let mut p = None;
+    let result = transfer(seed, modulus, recovery, &mut p);
+    if let Some(p) = p {
+        *log = p.dump();
+    }
+    result
+}
+
+fn transfer(
+    seed: u64,
+    modulus: Modulus,
+    recovery: RecoveryMode,
+    slot: &mut Option<Pair>,
+) -> Result<Outcome, String> {
+    let mut rng = SplitMix64::new(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x4c49_4e4b);
+    let ca = random_config(&mut rng, modulus, recovery);
+    // Without XID neither side can learn the other's N1 (6.3.2): share it.
+    let cb = Config {
+        n1: ca.n1,
+        ..random_config(&mut rng, modulus, recovery)
+    };
+    let p = slot.insert(Pair::new(ca, cb, rng.next_u64()));
+    p.bit_rate = [1200, 9600, 64_000][rng.range(0, 2) as usize];
+    let max_loss = 0.3;
+    for imp in &mut p.impairment {
+        *imp = Impairment {
+            loss: rng.unit() * max_loss,
+            duplicate: rng.unit() * 0.1,
+            corrupt: rng.unit() * 0.1,
+        };
+    }
+    let now = p.now;
+    p.a().connect(now);
+    let connected = p.run_until(Duration::from_secs(600), |p| {
+        p.links[0].state() == State::Connected || p.links[0].state() == State::Disconnected
+    });
+    if !connected || p.links[0].state() != State::Connected {
+        // Connection failed: A must have been told.
+        let outcome = Outcome {
+            trouble: true,
+            ..Outcome::default()
+        };
+        return if told(p.events(Side::A)) {
+            Ok(outcome)
+        } else {
+            Err("connect neither succeeded nor failed".into())
+        };
+    }
+    p.run_until(Duration::from_secs(600), |p| {
+        p.links[1].state() == State::Connected
+    });
+    // Queue messages on both sides.
+    let mut sent: [Vec<Vec<u8>>; 2] = [Vec::new(), Vec::new()];
+    for side in [Side::A, Side::B] {
+        let i = side as usize;
+        let link = &p.links[i];
+        if link.state() != State::Connected {
+            continue;
+        }
+        let max_len = if link.version() == linklab_link::Version::V2_2 {
+            700
+        } else {
+            link.config().n1
+        };
+        for id in 0..rng.range(0, 6) as u32 {
+            let len = rng.range(1, max_len as u64) as usize;
+            let m = message(&mut rng, id, len);
+            if p.links[i].send(m.clone()).is_ok() {
+                sent[i].push(m);
+            }
+        }
+    }
+    let want = [sent[0].len(), sent[1].len()];
+    p.run_until(Duration::from_secs(1800), |p| {
+        let done = p.received(Side::B).len() == want[0]
+            && p.received(Side::A).len() == want[1]
+            && p.links.iter().all(|l| l.unacked() == 0 && l.queued() == 0);
+        // After a reset, queues are discarded: stop once both are idle.
+        let idle = p
+            .links
+            .iter()
+            .all(|l| l.state() == State::Connected && l.unacked() == 0 && l.queued() == 0);
+        done || idle || p.links.iter().any(|l| l.state() == State::Disconnected)
+    });
+    let now = p.now;
+    p.a().disconnect(now);
+    p.run_until(Duration::from_secs(1800), |p| {
+        p.links.iter().all(|l| l.state() == State::Disconnected)
+    });
+    let mut outcome = Outcome {
+        sent: want[0] + want[1],
+        delivered: p.received(Side::A).len() + p.received(Side::B).len(),
+        trouble: told_early(&p.events[0]) || told_early(&p.events[1]),
+    };
+    for (from, to) in [(Side::A, Side::B), (Side::B, Side::A)] {
+        let got = p.received(to);
+        let sent = &sent[from as usize];
+        // In order, no duplicates, nothing invented.
+        let mut next = 0;
+        for data in &got {
+            match sent[next..].iter().position(|m| m == data) {
+                Some(skip) => {
+                    if skip > 0 && !told(p.events(from)) {
+                        return Err(format!(
+                            "{from:?}->{to:?}: {skip} messages silently lost before #{next}"
+                        ));
+                    }
+                    next += skip + 1;
+                }
+                None => {
+                    return Err(format!(
+                        "{from:?}->{to:?}: delivered data not sent in this order (after #{next})"
+                    ))
+                }
+            }
+        }
+        if next < sent.len() && !told(p.events(from)) {
+            return Err(format!(
+                "{from:?}->{to:?}: {} of {} delivered, sender not told",
+                next,
+                sent.len()
+            ));
+        }
+    }
+    if p.links.iter().any(|l| l.state() != State::Disconnected) {
+        return Err("a side is still connected after release and failure handling".into());
+    }
+    outcome.trouble |= outcome.delivered < outcome.sent;
+    Ok(outcome)
+}
+
+/// Any failure or reset report other than the final orderly release.
+fn told_early(events: &[Event]) -> bool {
+    let connects = events
+        .iter()
+        .filter(|e| matches!(e, Event::Connected { .. }))
+        .count();
+    connects > 1
+        || events
+            .iter()
+            .any(|e| matches!(e, Event::LinkFailure { .. }))
+}
+
+fn check_all(modulus: Modulus, recovery: RecoveryMode) {
+    let mut failures = Vec::new();
+    let (mut sent, mut delivered, mut clean) = (0, 0, 0);
+    for seed in 0..CASES {
+        match run_case(seed, modulus, recovery) {
+            Ok(o) => {
+                sent += o.sent;
+                delivered += o.delivered;
+                clean += u64::from(!o.trouble);
+            }
+            Err(why) => failures.push(format!("seed {seed}: {why}")),
+        }
+    }
+    println!("{modulus} {recovery:?}: {CASES} cases, {clean} without trouble, {delivered}/{sent} data units delivered");
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    // The recovery procedures must actually work, not just report failure.
+    assert!(
+        clean * 10 >= CASES * 9,
+        "only {clean} of {CASES} cases ran without a failure or reset"
+    );
+    assert!(
+        delivered * 10 >= sent * 9,
+        "only {delivered} of {sent} data units delivered"
+    );
+}
+
+#[test]
+fn mod8_rej_delivers_exactly_once_or_reports() {
+    check_all(Modulus::Mod8, RecoveryMode::Rej);
+}
+
+#[test]
+fn mod128_rej_delivers_exactly_once_or_reports() {
+    check_all(Modulus::Mod128, RecoveryMode::Rej);
+}
+
+#[test]
+fn mod128_srej_delivers_exactly_once_or_reports() {
+    check_all(Modulus::Mod128, RecoveryMode::Srej);
+}
+
+/// Replays one case with its log, for debugging: `SEED=n cargo test ... replay -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn replay() {
+    let seed: u64 = std::env::var("SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let modulus = if std::env::var("MOD8").is_ok() {
+        Modulus::Mod8
+    } else {
+        Modulus::Mod128
+    };
+    let recovery = if std::env::var("REJ").is_ok() {
+        RecoveryMode::Rej
+    } else {
+        RecoveryMode::Srej
+    };
+    println!("{:?}", run_case(seed, modulus, recovery));
+}

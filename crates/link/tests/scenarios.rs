@@ -1,0 +1,471 @@
+//! Deterministic scenarios of the AX.25 v2.2 data link in virtual time.
+
+mod support;
+
+use std::time::Duration;
+
+use linklab_link::{
+    AckPolicy, DisconnectReason, FailureReason, LinkError, RecoveryMode, SabmeHandling, SendError,
+};
+use linklab_link::{Config, Event, State, Version};
+use linklab_wire::ax25::{AddressField, CommandResponse, Frame, Pid};
+use linklab_wire::control::Modulus;
+use linklab_wire::control::{Supervisory, Unnumbered};
+use support::{addr, Pair, Side};
+
+fn v20() -> Config {
+    Config {
+        modulus: Modulus::Mod8,
+        ..Config::default()
+    }
+}
+
+#[test]
+fn connect_v2_2_transfer_and_disconnect() {
+    let mut p = Pair::new(Config::default(), Config::default(), 1);
+    p.connect();
+    assert_eq!(
+        p.events(Side::A),
+        &[Event::Connected {
+            version: Version::V2_2,
+            incoming: false
+        }]
+    );
+    assert_eq!(
+        p.events(Side::B),
+        &[Event::Connected {
+            version: Version::V2_2,
+            incoming: true
+        }]
+    );
+    for i in 0..10u8 {
+        p.a().send(vec![i; 100]).unwrap();
+    }
+    assert!(
+        p.run_until(Duration::from_secs(60), |p| p.received(Side::B).len() == 10
+            && p.links[0].unacked() == 0)
+    );
+    assert_eq!(
+        p.received(Side::B),
+        (0..10u8).map(|i| vec![i; 100]).collect::<Vec<_>>()
+    );
+    let now = p.now;
+    p.a().disconnect(now);
+    assert!(p.run_until(Duration::from_secs(60), |p| p
+        .links
+        .iter()
+        .all(|l| l.state() == State::Disconnected)));
+}
+
+const MINUTE: Duration = Duration::from_secs(60);
+
+/// Address field of a frame from B to A.
+fn b_to_a(cr: CommandResponse) -> AddressField {
+    AddressField::new(addr("N0AAA"), addr("N0BBB"), &[], cr).unwrap()
+}
+
+fn all_connected(p: &Pair) -> bool {
+    p.links.iter().all(|l| l.state() == State::Connected)
+}
+
+fn fallback_with(handling: SabmeHandling) -> Pair {
+    let peer = Config {
+        sabme_handling: handling,
+        ..v20()
+    };
+    let mut p = Pair::new(Config::default(), peer, 2);
+    p.connect();
+    assert_eq!(
+        p.events(Side::A),
+        &[Event::Connected {
+            version: Version::V2_0,
+            incoming: false
+        }],
+        "{}",
+        p.dump()
+    );
+    assert_eq!(p.links[0].modulus(), Modulus::Mod8);
+    assert_eq!(p.logged("<SABM C P>"), 1, "{}", p.dump());
+    p
+}
+
+#[test]
+fn v2_2_falls_back_to_v2_0_on_dm() {
+    let p = fallback_with(SabmeHandling::Dm);
+    assert_eq!(p.logged("<SABME C P>"), 1);
+    assert_eq!(p.logged("<DM R F>"), 1);
+}
+
+#[test]
+fn v2_2_falls_back_to_v2_0_on_frmr() {
+    let p = fallback_with(SabmeHandling::Frmr);
+    assert_eq!(p.logged("<SABME C P>"), 1);
+    assert_eq!(p.logged("FRMR"), 1, "{}", p.dump());
+}
+
+#[test]
+fn v2_2_falls_back_to_v2_0_after_n2_unanswered_sabme() {
+    let mut p = fallback_with(SabmeHandling::Ignore);
+    assert_eq!(p.logged("<SABME C P>"), 10);
+    // And the v2.0 link carries data (no segmentation: too long is refused).
+    assert_eq!(
+        p.a().send(vec![0; 300]),
+        Err(SendError::TooLongForV2_0 { len: 300, n1: 256 })
+    );
+    p.a().send(b"hello".to_vec()).unwrap();
+    assert!(p.run_until(MINUTE, |p| p.received(Side::B).len() == 1));
+}
+
+#[test]
+fn connect_refused_when_not_listening() {
+    let mut p = Pair::new(v20(), v20(), 3);
+    p.b().set_accept_incoming(false);
+    let now = p.now;
+    p.a().connect(now);
+    assert!(p.run_until(MINUTE, |p| p.links[0].state() == State::Disconnected));
+    assert_eq!(
+        p.events(Side::A),
+        &[Event::Disconnected {
+            reason: DisconnectReason::Refused
+        }]
+    );
+    assert_eq!(p.logged("<DM R F>"), 1);
+    assert_eq!(
+        p.a().send(vec![1]),
+        Err(SendError::NotConnected {
+            state: State::Disconnected
+        })
+    );
+}
+
+#[test]
+fn connect_times_out_after_n2_tries() {
+    let mut p = Pair::new(v20(), v20(), 4);
+    p.dropper = Some(Box::new(|_, _| true));
+    let now = p.now;
+    p.a().connect(now);
+    assert!(p.run_until(Duration::from_secs(600), |p| p.links[0].state()
+        == State::Disconnected));
+    assert_eq!(
+        p.events(Side::A),
+        &[Event::LinkFailure {
+            reason: FailureReason::ConnectTimeout
+        }]
+    );
+    assert_eq!(p.logged("<SABM C P>"), 10, "{}", p.dump());
+}
+
+/// Drops the first transmission of A's I frame with N(S) = `ns`.
+fn drop_first_i(ns: u8) -> support::Dropper {
+    let mut dropped = false;
+    Box::new(move |side, frame: &Frame| {
+        let hit = side == Side::A && frame.control().ns() == Some(ns) && !dropped;
+        dropped |= hit;
+        hit
+    })
+}
+
+fn transfer_with_one_loss(config: Config, ns: u8) -> Pair {
+    let mut p = Pair::new(config.clone(), config, 5);
+    p.connect();
+    p.dropper = Some(drop_first_i(ns));
+    for i in 0..6u8 {
+        p.a().send(vec![i; 40]).unwrap();
+    }
+    assert!(
+        p.run_until(MINUTE, |p| p.received(Side::B).len() == 6
+            && p.links[0].unacked() == 0),
+        "{}",
+        p.dump()
+    );
+    assert_eq!(
+        p.received(Side::B),
+        (0..6u8).map(|i| vec![i; 40]).collect::<Vec<_>>()
+    );
+    p
+}
+
+#[test]
+fn rej_recovery_after_one_lost_i_frame() {
+    let p = transfer_with_one_loss(v20(), 2);
+    assert_eq!(p.logged("<REJ R R2>"), 1, "{}", p.dump());
+    // Go-back-N: frames 2..5 are sent twice, 0 and 1 once.
+    assert_eq!(p.logged("<I C S3 R0>"), 2);
+    assert_eq!(p.logged("<I C S0 R0>"), 1);
+}
+
+#[test]
+fn srej_recovery_resends_only_the_lost_frame() {
+    let p = transfer_with_one_loss(Config::default(), 2);
+    assert_eq!(p.logged("<SREJ R R2>"), 1, "{}", p.dump());
+    assert_eq!(p.logged("<I C S2 R0>"), 2);
+    assert_eq!(p.logged("<I C S3 R0>"), 1);
+    assert_eq!(p.logged("<I C S5 R0>"), 1);
+}
+
+#[test]
+fn t1_expiry_polls_and_recovers_a_lost_last_frame() {
+    let p = transfer_with_one_loss(v20(), 5);
+    // Nothing follows the lost frame, so only T1 can detect it.
+    assert_eq!(p.logged("<RR C P R0>"), 1, "{}", p.dump());
+    assert_eq!(p.logged("<RR R F R5>"), 1);
+    assert_eq!(p.logged("<I C S5 R0>"), 2);
+}
+
+#[test]
+fn n2_exhaustion_is_a_link_failure_on_both_sides() {
+    let mut p = Pair::new(v20(), v20(), 6);
+    p.connect();
+    // B's transmitter dies: A hears nothing more.
+    p.dropper = Some(Box::new(|side, _| side == Side::B));
+    p.a().send(b"lost in space".to_vec()).unwrap();
+    assert!(
+        p.run_until(Duration::from_secs(600), |p| p
+            .links
+            .iter()
+            .all(|l| l.state() == State::Disconnected)),
+        "{}",
+        p.dump()
+    );
+    assert!(p.events(Side::A).contains(&Event::LinkFailure {
+        reason: FailureReason::UnacknowledgedData
+    }));
+    assert_eq!(p.logged("<RR C P R0>"), 10, "{}", p.dump());
+    // A's DM tells B.
+    assert!(p.events(Side::B).contains(&Event::Disconnected {
+        reason: DisconnectReason::RemoteDm
+    }));
+}
+
+#[test]
+fn window_stalls_at_k_and_resumes() {
+    let config = Config {
+        window_mod8: 2,
+        ack_policy: AckPolicy::OnPollImmediately,
+        ..v20()
+    };
+    let mut p = Pair::new(config.clone(), config, 7);
+    p.connect();
+    for i in 0..5u8 {
+        p.a().send(vec![i]).unwrap();
+    }
+    p.run_for(Duration::from_secs(1));
+    // Two frames out, the rest wait for an acknowledgement that only a poll brings.
+    assert_eq!((p.links[0].unacked(), p.links[0].queued()), (2, 3));
+    assert!(p.run_until(MINUTE, |p| p.received(Side::B).len() == 5
+        && p.links[0].unacked() == 0));
+    assert!(p.logged("<RR C P") >= 2, "{}", p.dump());
+}
+
+#[test]
+fn rnr_stops_the_sender_until_rr() {
+    let mut p = Pair::new(v20(), v20(), 8);
+    p.connect();
+    let now = p.now;
+    p.b().set_own_receiver_busy(now, true);
+    p.run_for(Duration::from_secs(1));
+    for i in 0..3u8 {
+        p.a().send(vec![i]).unwrap();
+    }
+    p.run_for(Duration::from_secs(20));
+    assert!(p.received(Side::B).is_empty());
+    assert!(p.logged("<RNR R") >= 1, "{}", p.dump());
+    let now = p.now;
+    p.b().set_own_receiver_busy(now, false);
+    assert!(
+        p.run_until(MINUTE, |p| p.received(Side::B).len() == 3),
+        "{}",
+        p.dump()
+    );
+}
+
+#[test]
+fn nr_outside_window_re_establishes() {
+    let mut p = Pair::new(v20(), v20(), 9);
+    p.connect();
+    let bad = Frame::s(
+        b_to_a(CommandResponse::Response),
+        Modulus::Mod8,
+        Supervisory::Rr,
+        5,
+        false,
+    )
+    .unwrap();
+    p.inject(Side::A, &bad);
+    assert!(p
+        .events(Side::A)
+        .contains(&Event::Error(LinkError::NrSequence {
+            nr: 5,
+            va: 0,
+            vs: 0
+        })));
+    assert_eq!(p.links[0].state(), State::AwaitingConnection);
+    assert!(p.run_until(MINUTE, all_connected));
+}
+
+#[test]
+fn i_frame_longer_than_n1_re_establishes() {
+    let mut p = Pair::new(v20(), v20(), 10);
+    p.connect();
+    let long = Frame::i(
+        b_to_a(CommandResponse::Command),
+        Modulus::Mod8,
+        0,
+        0,
+        false,
+        Pid::NoLayer3,
+        vec![0; 257],
+    )
+    .unwrap();
+    p.inject(Side::A, &long);
+    assert!(p
+        .events(Side::A)
+        .contains(&Event::Error(LinkError::IFrameTooLong {
+            len: 257,
+            n1: 256
+        })));
+    assert_eq!(p.logged("<SABM C P>"), 2);
+    assert!(p.received(Side::A).is_empty());
+}
+
+#[test]
+fn unexpected_frames_get_the_prescribed_response() {
+    let mut p = Pair::new(v20(), v20(), 11);
+    // Disconnected: I command -> DM F=P; RR command with P -> DM F; UA -> error C only.
+    let i = Frame::i(
+        b_to_a(CommandResponse::Command),
+        Modulus::Mod8,
+        0,
+        0,
+        true,
+        Pid::NoLayer3,
+        vec![1],
+    )
+    .unwrap();
+    p.inject(Side::A, &i);
+    assert_eq!(p.logged("A> N0AAA>N0BBB: <DM R F>"), 1, "{}", p.dump());
+    let rr = Frame::s(
+        b_to_a(CommandResponse::Command),
+        Modulus::Mod8,
+        Supervisory::Rr,
+        0,
+        true,
+    )
+    .unwrap();
+    p.inject(Side::A, &rr);
+    assert_eq!(p.logged("A> N0AAA>N0BBB: <DM R F>"), 2);
+    let ua = Frame::u(
+        b_to_a(CommandResponse::Response),
+        Modulus::Mod8,
+        Unnumbered::Ua,
+        true,
+        vec![],
+    )
+    .unwrap();
+    p.inject(Side::A, &ua);
+    assert_eq!(
+        p.take_events(Side::A),
+        vec![Event::Error(LinkError::UnexpectedUa)]
+    );
+    assert_eq!(p.links[0].state(), State::Disconnected);
+    // Connected: DM -> disconnected (error E).
+    p.connect();
+    p.take_events(Side::A);
+    let dm = Frame::u(
+        b_to_a(CommandResponse::Response),
+        Modulus::Mod8,
+        Unnumbered::Dm,
+        false,
+        vec![],
+    )
+    .unwrap();
+    p.inject(Side::A, &dm);
+    assert_eq!(
+        p.take_events(Side::A),
+        vec![
+            Event::Error(LinkError::DmWhileConnected),
+            Event::Disconnected {
+                reason: DisconnectReason::RemoteDm
+            }
+        ]
+    );
+    // Frames for other stations are ignored.
+    let other = Frame::u(
+        AddressField::new(addr("N0XYZ"), addr("N0BBB"), &[], CommandResponse::Command).unwrap(),
+        Modulus::Mod8,
+        Unnumbered::Sabm,
+        true,
+        vec![],
+    )
+    .unwrap();
+    let before = p.log.len();
+    p.inject(Side::A, &other);
+    assert_eq!(p.log.len(), before + 1);
+}
+
+#[test]
+fn peer_reset_with_sabm_while_connected() {
+    let mut p = Pair::new(v20(), v20(), 12);
+    p.connect();
+    let sabm = Frame::u(
+        b_to_a(CommandResponse::Command),
+        Modulus::Mod8,
+        Unnumbered::Sabm,
+        true,
+        vec![],
+    )
+    .unwrap();
+    p.inject(Side::A, &sabm);
+    assert!(p
+        .events(Side::A)
+        .contains(&Event::Error(LinkError::ResetByPeer)));
+    assert_eq!(p.links[0].state(), State::Connected);
+    assert_eq!(p.logged("A> N0AAA>N0BBB: <UA R F>"), 1);
+}
+
+#[test]
+fn segmentation_of_5000_octets_with_n1_256() {
+    let mut p = Pair::new(Config::default(), Config::default(), 13);
+    p.connect();
+    let data: Vec<u8> = (0..5000u32).map(|i| (i * 7) as u8).collect();
+    p.a().send_with_pid(Pid::Ip, data.clone()).unwrap();
+    assert!(p.run_until(MINUTE, |p| !p.received(Side::B).is_empty()));
+    assert_eq!(p.received(Side::B), vec![data]);
+    assert!(p.events(Side::B).contains(&Event::Data {
+        pid: Pid::Ip,
+        data: p.received(Side::B)[0].clone()
+    }));
+    assert_eq!(p.logged("[08 seg"), 20);
+    let too_long = vec![0; 254 + 127 * 255 + 1];
+    assert!(matches!(
+        p.a().send(too_long),
+        Err(SendError::TooLongToSegment { .. })
+    ));
+}
+
+#[test]
+fn rej_mode_on_v2_2_link_and_poll_on_last_i_frame() {
+    let config = Config {
+        recovery: RecoveryMode::Rej,
+        poll_on_last_i_frame: true,
+        ..Config::default()
+    };
+    let p = transfer_with_one_loss(config, 3);
+    assert_eq!(p.logged("<REJ R R3>"), 1, "{}", p.dump());
+    assert!(p.logged("<I C P S5") >= 1);
+}
+
+#[test]
+fn disconnect_collision_and_release_timeout() {
+    let mut p = Pair::new(v20(), v20(), 14);
+    p.connect();
+    p.dropper = Some(Box::new(|side, _| side == Side::B));
+    let now = p.now;
+    p.a().disconnect(now);
+    assert!(p.run_until(Duration::from_secs(600), |p| p.links[0].state()
+        == State::Disconnected));
+    assert!(p.events(Side::A).contains(&Event::Disconnected {
+        reason: DisconnectReason::ReleaseTimeout
+    }));
+    assert_eq!(p.logged("<DISC C P>"), 10);
+}

@@ -1,0 +1,342 @@
+//! Test support: a seeded RNG, a lossy channel and a pair of data links
+//! driven in virtual time (after quinn-proto's `Pair`).
+#![allow(dead_code)]
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use linklab_link::{Config, DataLink, Event, Instant};
+use linklab_wire::ax25::{Address, Frame};
+use linklab_wire::monitor::{Monitor, MonitorOptions};
+
+/// SplitMix64 (Steele, Lea, Flood 2014): tiny, seedable, good enough.
+#[derive(Debug, Clone)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    pub fn chance(&mut self, p: f64) -> bool {
+        self.unit() < p
+    }
+
+    /// Uniform in [lo, hi].
+    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.next_u64() % (hi - lo + 1)
+    }
+}
+
+/// What the channel does to frames in one direction.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Impairment {
+    /// Probability a frame is lost.
+    pub loss: f64,
+    /// Probability a frame is delivered twice.
+    pub duplicate: f64,
+    /// Probability a frame is corrupted (an FCS failure: lost).
+    pub corrupt: f64,
+}
+
+/// Which end of the pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    A,
+    B,
+}
+
+impl Side {
+    fn index(self) -> usize {
+        match self {
+            Side::A => 0,
+            Side::B => 1,
+        }
+    }
+    fn other(self) -> Side {
+        match self {
+            Side::A => Side::B,
+            Side::B => Side::A,
+        }
+    }
+}
+
+pub type Dropper = Box<dyn FnMut(Side, &Frame) -> bool>;
+
+pub struct Pair {
+    pub links: [DataLink; 2],
+    pub now: Instant,
+    /// Line rate in bit/s (full duplex, one line per direction).
+    pub bit_rate: u64,
+    pub propagation: Duration,
+    /// Impairment of frames sent by A (index 0) and by B (index 1).
+    pub impairment: [Impairment; 2],
+    /// Drops frames chosen by a test (sender side, frame) -> drop?
+    pub dropper: Option<Dropper>,
+    rng: SplitMix64,
+    /// (arrival time, receiver, octets), FIFO per direction.
+    in_flight: VecDeque<(Instant, Side, Vec<u8>)>,
+    line_free: [Instant; 2],
+    /// The engine was told its transmitter is busy (T1 paused).
+    tx_busy: [bool; 2],
+    pub events: [Vec<Event>; 2],
+    pub log: Vec<String>,
+    pub sent_frames: [usize; 2],
+}
+
+const SHORT: MonitorOptions = MonitorOptions { max_info: Some(6) };
+
+pub fn addr(text: &str) -> Address {
+    text.parse().unwrap()
+}
+
+impl Pair {
+    /// A (N0AAA) and B (N0BBB, listening), 9600 bit/s, 10 ms propagation.
+    pub fn new(config_a: Config, config_b: Config, seed: u64) -> Pair {
+        let a = DataLink::new(config_a, addr("N0AAA"), addr("N0BBB"), &[]).unwrap();
+        let mut b = DataLink::new(config_b, addr("N0BBB"), addr("N0AAA"), &[]).unwrap();
+        b.set_accept_incoming(true);
+        Pair {
+            links: [a, b],
+            now: Instant::ZERO,
+            bit_rate: 9600,
+            propagation: Duration::from_millis(10),
+            impairment: [Impairment::default(); 2],
+            dropper: None,
+            rng: SplitMix64::new(seed),
+            in_flight: VecDeque::new(),
+            line_free: [Instant::ZERO; 2],
+            tx_busy: [false; 2],
+            events: [Vec::new(), Vec::new()],
+            log: Vec::new(),
+            sent_frames: [0, 0],
+        }
+    }
+
+    pub fn a(&mut self) -> &mut DataLink {
+        &mut self.links[0]
+    }
+
+    pub fn b(&mut self) -> &mut DataLink {
+        &mut self.links[1]
+    }
+
+    fn stamp(&self) -> String {
+        format!("{:>10.3}", self.now.as_micros() as f64 / 1e6)
+    }
+
+    /// Drains both engines' transmissions onto the channel and their events.
+    pub fn transmit(&mut self) {
+        for side in [Side::A, Side::B] {
+            while let Some(frame) = self.links[side.index()].poll_transmit(self.now) {
+                self.sent_frames[side.index()] += 1;
+                let bytes = frame.encode();
+                let bits = (bytes.len() as u64 + 4) * 8;
+                let start = self.line_free[side.index()].max(self.now);
+                let end = start + Duration::from_micros(bits * 1_000_000 / self.bit_rate);
+                self.line_free[side.index()] = end;
+                let arrival = end + self.propagation;
+                let imp = self.impairment[side.index()];
+                let mut fate = "";
+                if let Some(dropper) = self.dropper.as_mut() {
+                    if dropper(side, &frame) {
+                        fate = " [dropped by test]";
+                    }
+                }
+                if fate.is_empty() && self.rng.chance(imp.loss) {
+                    fate = " [lost]";
+                }
+                if fate.is_empty() && self.rng.chance(imp.corrupt) {
+                    fate = " [corrupted]";
+                }
+                let copies = if !fate.is_empty() {
+                    0
+                } else if self.rng.chance(imp.duplicate) {
+                    fate = " [duplicated]";
+                    2
+                } else {
+                    1
+                };
+                for _ in 0..copies {
+                    self.in_flight
+                        .push_back((arrival, side.other(), bytes.clone()));
+                }
+                let line = format!(
+                    "{} {:?}> {}{}",
+                    self.stamp(),
+                    side,
+                    Monitor::with_options(&frame, SHORT),
+                    fate
+                );
+                self.log.push(line);
+            }
+            let i = side.index();
+            if self.line_free[i] > self.now && !self.tx_busy[i] {
+                self.tx_busy[i] = true;
+                self.links[i].set_channel_busy(self.now, true);
+            }
+        }
+        self.collect_events();
+    }
+
+    fn collect_events(&mut self) {
+        for side in [Side::A, Side::B] {
+            while let Some(event) = self.links[side.index()].poll_event() {
+                let line = match &event {
+                    Event::Data { pid, data } => {
+                        format!(
+                            "{} {:?}: Data {pid} {} octets {:02x?}",
+                            self.stamp(),
+                            side,
+                            data.len(),
+                            &data[..data.len().min(4)]
+                        )
+                    }
+                    other => format!("{} {:?}: {:?}", self.stamp(), side, other),
+                };
+                self.log.push(line);
+                self.events[side.index()].push(event);
+            }
+        }
+    }
+
+    /// Hands `frame` to `to` at once, as if received.
+    pub fn inject(&mut self, to: Side, frame: &Frame) {
+        let line = format!(
+            "{} inject >{:?} {}",
+            self.stamp(),
+            to,
+            Monitor::with_options(frame, SHORT)
+        );
+        self.log.push(line);
+        let now = self.now;
+        self.links[to.index()].handle_frame(now, frame);
+        self.transmit();
+    }
+
+    /// Next instant anything happens.
+    fn next_time(&self) -> Option<Instant> {
+        let flight = self.in_flight.iter().map(|f| f.0).min();
+        let idle = |i: usize| self.tx_busy[i].then_some(self.line_free[i]);
+        [
+            flight,
+            idle(0),
+            idle(1),
+            self.links[0].poll_timeout(),
+            self.links[1].poll_timeout(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// Advances to the next event; false if nothing is left to happen.
+    pub fn step(&mut self) -> bool {
+        self.transmit();
+        let Some(t) = self.next_time() else {
+            return false;
+        };
+        self.now = self.now.max(t);
+        let now = self.now;
+        for i in 0..2 {
+            if self.tx_busy[i] && self.line_free[i] <= now {
+                self.tx_busy[i] = false;
+                self.links[i].set_channel_busy(now, false);
+            }
+        }
+        while let Some(pos) = self.in_flight.iter().position(|f| f.0 <= now) {
+            let (_, to, bytes) = self.in_flight.remove(pos).unwrap();
+            let link = &mut self.links[to.index()];
+            if let Ok(frame) = Frame::decode(&bytes, link.modulus()) {
+                link.handle_frame(now, &frame);
+            }
+            self.transmit();
+        }
+        for link in &mut self.links {
+            if link.poll_timeout().is_some_and(|t| t <= now) {
+                link.handle_timeout(now);
+            }
+        }
+        self.transmit();
+        true
+    }
+
+    /// Steps until `done` holds (true) or `limit` of virtual time passes
+    /// or nothing is left to happen (false).
+    pub fn run_until(&mut self, limit: Duration, mut done: impl FnMut(&Pair) -> bool) -> bool {
+        let end = self.now + limit;
+        loop {
+            self.transmit();
+            if done(self) {
+                return true;
+            }
+            if self.next_time().is_none_or(|t| t > end) || !self.step() {
+                self.transmit();
+                return done(self);
+            }
+        }
+    }
+
+    /// Runs for `span` of virtual time.
+    pub fn run_for(&mut self, span: Duration) {
+        let end = self.now + span;
+        self.transmit();
+        while self.next_time().is_some_and(|t| t <= end) {
+            self.step();
+        }
+        self.now = self.now.max(end);
+    }
+
+    pub fn events(&self, side: Side) -> &[Event] {
+        &self.events[side.index()]
+    }
+
+    pub fn take_events(&mut self, side: Side) -> Vec<Event> {
+        std::mem::take(&mut self.events[side.index()])
+    }
+
+    /// Received data units at `side`, in order.
+    pub fn received(&self, side: Side) -> Vec<Vec<u8>> {
+        self.events(side)
+            .iter()
+            .filter_map(|e| match e {
+                Event::Data { data, .. } => Some(data.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Frame log lines containing `needle`.
+    pub fn logged(&self, needle: &str) -> usize {
+        self.log.iter().filter(|l| l.contains(needle)).count()
+    }
+
+    pub fn dump(&self) -> String {
+        self.log.join("\n")
+    }
+
+    /// Connects A to B and asserts both report it.
+    pub fn connect(&mut self) {
+        let now = self.now;
+        self.a().connect(now);
+        let ok = self.run_until(Duration::from_secs(120), |p| {
+            p.links
+                .iter()
+                .all(|l| l.state() == linklab_link::State::Connected)
+        });
+        assert!(ok, "connect failed:\n{}", self.dump());
+    }
+}
