@@ -117,8 +117,8 @@ if [ -n "$linklab" ]; then
 else # AX.25 UI frame by hand: APRS <- N0CALL-3, control 03, PID F0
     python3 -c '
 import sys
-def a(c, s, last): return bytes(ord(x) << 1 for x in c.ljust(6)) + bytes([0x60 | s << 1 | last])
-f = a("APRS", 0, 0) + a("N0CALL", 3, 1) + b"\x03\xf0" + sys.argv[1].encode()
+def a(c, s, cbit, last): return bytes(ord(x) << 1 for x in c.ljust(6)) + bytes([cbit | 0x60 | s << 1 | last])
+f = a("APRS", 0, 0x80, 0) + a("N0CALL", 3, 0, 1) + b"\x03\xf0" + sys.argv[1].encode()
 sys.stdout.buffer.write(b"\xc0\x00" + f.replace(b"\xdb", b"\xdb\xdd").replace(b"\xc0", b"\xdb\xdc") + b"\xc0")' "$msg" > "$out/ui.kiss"
 fi
 t0=$(date +%s.%N)
