@@ -42,6 +42,12 @@ pub enum Request {
         /// The remote station.
         remote: Address,
     },
+    /// Release a link once all its data is acknowledged
+    /// ([`Station::release`]).
+    Release {
+        /// The remote station.
+        remote: Address,
+    },
     /// Release every link, wait (at most the grace period) until they are
     /// released, flush what is left to send and stop.
     Shutdown,
@@ -192,6 +198,7 @@ pub async fn run(
                     Some(Request::Connect { remote, via }) => station.connect(now, remote, &via),
                     Some(Request::Send { remote, data }) => station.send(&remote, data),
                     Some(Request::Disconnect { remote }) => station.disconnect(now, &remote),
+                    Some(Request::Release { remote }) => station.release(now, &remote),
                     Some(Request::Shutdown) | None => {
                         station.disconnect_all(now);
                         shutdown_at = Some(tokio::time::Instant::now() + options.shutdown_grace);

@@ -139,6 +139,8 @@ pub enum StationError {
 struct Entry {
     link: DataLink,
     outstanding: usize,
+    /// Disconnect once nothing is outstanding ([`Station::release`]).
+    release_when_done: bool,
 }
 
 /// A station with callsign `mycall` on one KISS port: the links to remote
@@ -304,7 +306,7 @@ impl Station {
                 });
             }
         }
-        self.collect(remote_key);
+        self.collect(remote_key, Some(now));
     }
 
     /// Runs the timers of every link due at `now`.
@@ -319,7 +321,7 @@ impl Station {
             if let Some(entry) = self.links.get_mut(&k) {
                 entry.link.handle_timeout(now);
             }
-            self.collect(k);
+            self.collect(k, Some(now));
         }
     }
 
@@ -345,7 +347,7 @@ impl Station {
         if let Some(entry) = self.links.get_mut(&k) {
             entry.link.connect(now);
         }
-        self.collect(k);
+        self.collect(k, Some(now));
         Ok(())
     }
 
@@ -361,7 +363,7 @@ impl Station {
             remote: *remote,
             error,
         })?;
-        self.collect(k);
+        self.collect(k, None);
         Ok(())
     }
 
@@ -373,7 +375,22 @@ impl Station {
             .get_mut(&k)
             .ok_or(StationError::NoLink { remote: *remote })?;
         entry.link.disconnect(now);
-        self.collect(k);
+        self.collect(k, Some(now));
+        Ok(())
+    }
+
+    /// Orderly release: DL-DISCONNECT request to `remote` as soon as all
+    /// data given to [`Station::send`] has been acknowledged (at once if
+    /// none is outstanding), since a disconnect discards queued and
+    /// unacknowledged data (fig. C4.4a).
+    pub fn release(&mut self, now: Instant, remote: &Address) -> Result<(), StationError> {
+        let k = key(remote);
+        let entry = self
+            .links
+            .get_mut(&k)
+            .ok_or(StationError::NoLink { remote: *remote })?;
+        entry.release_when_done = true;
+        self.collect(k, Some(now));
         Ok(())
     }
 
@@ -384,7 +401,7 @@ impl Station {
             if let Some(entry) = self.links.get_mut(&k) {
                 entry.link.disconnect(now);
             }
-            self.collect(k);
+            self.collect(k, Some(now));
         }
     }
 
@@ -410,11 +427,11 @@ impl Station {
             };
             if let Some(frame) = entry.link.poll_transmit(now) {
                 self.last_served = Some(k);
-                self.collect(k);
+                self.collect(k, Some(now));
                 self.monitor_frame(Direction::Tx, &frame.encode(), frame.modulus());
                 return Some(frame);
             }
-            self.collect(k);
+            self.collect(k, Some(now));
         }
         self.links
             .retain(|_, e| e.link.state() != State::Disconnected);
@@ -444,6 +461,7 @@ impl Station {
             Entry {
                 link,
                 outstanding: 0,
+                release_when_done: false,
             },
         );
         k
@@ -451,11 +469,20 @@ impl Station {
 
     /// Moves the link's events to the station's queue, tagged with the
     /// remote, and reports a change of its outstanding count.
-    fn collect(&mut self, k: Key) {
+    /// With `now`, also starts a release asked for by [`Station::release`]
+    /// once nothing is outstanding.
+    fn collect(&mut self, k: Key, now: Option<Instant>) {
         let Some(entry) = self.links.get_mut(&k) else {
             return;
         };
         let remote = entry.link.remote();
+        if let Some(now) = now {
+            let idle = entry.link.unacked() + entry.link.queued() == 0;
+            if entry.release_when_done && idle {
+                entry.release_when_done = false;
+                entry.link.disconnect(now);
+            }
+        }
         while let Some(event) = entry.link.poll_event() {
             self.events.push_back(StationEvent::Link { remote, event });
         }

@@ -173,6 +173,9 @@ fn transfer(config: Config, data: &[u8], mut during: impl FnMut(&mut Wire)) -> W
     for chunk in data.chunks(n1) {
         wire.stations[0].send(&b, chunk.to_vec()).unwrap();
     }
+    // Disconnects by itself once everything is acknowledged.
+    let now = wire.now;
+    wire.stations[0].release(now, &b).unwrap();
     let outstanding = |w: &Wire| {
         w.events[0]
             .iter()
@@ -187,11 +190,7 @@ fn transfer(config: Config, data: &[u8], mut during: impl FnMut(&mut Wire)) -> W
     let started = wire.run_until(Duration::from_secs(60), |w| outstanding(w) < total);
     assert!(started, "nothing acknowledged:\n{}", wire.dump());
     during(&mut wire);
-    let done = wire.run_until(Duration::from_secs(600), |w| outstanding(w) == 0);
-    assert!(done, "transfer stalled:\n{}", wire.dump());
-    let now = wire.now;
-    wire.stations[0].disconnect(now, &b).unwrap();
-    let released = wire.run_until(Duration::from_secs(60), |w| {
+    let released = wire.run_until(Duration::from_secs(600), |w| {
         w.has_link_event(0, |e| {
             *e == Event::Disconnected {
                 reason: DisconnectReason::LocalRequest,
@@ -199,6 +198,7 @@ fn transfer(config: Config, data: &[u8], mut during: impl FnMut(&mut Wire)) -> W
         }) && w.next_time().is_none()
     });
     assert!(released, "not released:\n{}", wire.dump());
+    assert_eq!(outstanding(&wire), 0);
     assert_eq!(wire.received(1), data, "data differ:\n{}", wire.dump());
     assert!(
         wire.stations.iter().all(|s| s.links().next().is_none()),
