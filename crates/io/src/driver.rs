@@ -193,20 +193,26 @@ pub async fn run(
                 Err(e) => break Err(DriverError::Read(e)),
             },
             request = requests.recv(), if shutdown_at.is_none() => {
-                let now = instant(start);
-                let result = match request {
-                    Some(Request::Connect { remote, via }) => station.connect(now, remote, &via),
-                    Some(Request::Send { remote, data }) => station.send(&remote, data),
-                    Some(Request::Disconnect { remote }) => station.disconnect(now, &remote),
-                    Some(Request::Release { remote }) => station.release(now, &remote),
-                    Some(Request::Shutdown) | None => {
-                        station.disconnect_all(now);
-                        shutdown_at = Some(tokio::time::Instant::now() + options.shutdown_grace);
-                        Ok(())
+                // Take every request already waiting before transmitting,
+                // so that data queued together goes out together.
+                let mut next = Some(request);
+                while let Some(request) = next.take() {
+                    let now = instant(start);
+                    let result = match request {
+                        Some(Request::Connect { remote, via }) => station.connect(now, remote, &via),
+                        Some(Request::Send { remote, data }) => station.send(&remote, data),
+                        Some(Request::Disconnect { remote }) => station.disconnect(now, &remote),
+                        Some(Request::Release { remote }) => station.release(now, &remote),
+                        Some(Request::Shutdown) | None => {
+                            station.disconnect_all(now);
+                            shutdown_at = Some(tokio::time::Instant::now() + options.shutdown_grace);
+                            break;
+                        }
+                    };
+                    if let Err(error) = result {
+                        notices.send((start.elapsed(), Notice::Rejected(error))).ok();
                     }
-                };
-                if let Err(error) = result {
-                    notices.send((start.elapsed(), Notice::Rejected(error))).ok();
+                    next = requests.try_recv().ok().map(Some);
                 }
             },
             _ = sleep_until(wake.unwrap_or_else(tokio::time::Instant::now)), if wake.is_some() => {
