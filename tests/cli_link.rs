@@ -389,3 +389,27 @@ fn connect_sends_lines_with_cr_and_releases_at_end_of_input() {
         "{log}"
     );
 }
+
+#[test]
+fn tnc_closing_the_connection_is_a_clear_error() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    thread::spawn(move || {
+        // Accept, wait a little, hang up.
+        if let Ok((stream, _)) = listener.accept() {
+            thread::sleep(Duration::from_millis(200));
+            drop(stream);
+        }
+    });
+    let kiss = format!("tcp:127.0.0.1:{port}");
+    let out = finish(
+        linklab(&["listen", "--kiss", &kiss, "--mycall", "N0CALL-2"]),
+        "listen",
+    );
+    assert!(!out.status.success());
+    let log = text(&out.stderr);
+    assert!(
+        log.contains("linklab: error: the KISS TNC closed the connection"),
+        "{log}"
+    );
+}

@@ -153,7 +153,7 @@ impl<T: AsyncRead + AsyncWrite + Unpin + Send> KissStream for T {}
 #[derive(Debug, Error)]
 pub enum ConnectError {
     /// The TCP connection failed.
-    #[error("cannot connect to the KISS TNC at {address}: {source}")]
+    #[error("cannot connect to the KISS TNC at {address}")]
     Tcp {
         /// The address tried.
         address: KissAddress,
@@ -161,7 +161,7 @@ pub enum ConnectError {
         source: std::io::Error,
     },
     /// The serial port could not be opened.
-    #[error("cannot open the KISS TNC on {address}: {source}")]
+    #[error("cannot open the KISS TNC on {address}")]
     Serial {
         /// The address tried.
         address: KissAddress,
