@@ -1,6 +1,7 @@
 //! `linklab`: an HDLC-family data-link stack and link-performance laboratory.
 
 mod codec;
+mod link_cmd;
 mod model;
 mod reproduce;
 mod table;
@@ -28,6 +29,12 @@ enum Command {
     Encode(codec::EncodeArgs),
     /// Reproduce the source papers' tables and figures.
     Reproduce(reproduce::ReproduceArgs),
+    /// Accept AX.25 connections over a KISS TNC and write what arrives.
+    Listen(link_cmd::ListenArgs),
+    /// Send a file over an AX.25 connection through a KISS TNC.
+    Send(link_cmd::SendArgs),
+    /// An interactive AX.25 session over a KISS TNC, like `call`.
+    Connect(link_cmd::ConnectArgs),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +44,9 @@ fn main() -> ExitCode {
         Command::Decode(a) => codec::decode(a),
         Command::Encode(a) => codec::encode(a),
         Command::Reproduce(a) => reproduce::run(a),
+        Command::Listen(a) => link_cmd::listen(a),
+        Command::Send(a) => link_cmd::send(a),
+        Command::Connect(a) => link_cmd::connect(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,240 @@
+//! The real-time driver: runs a [`Station`] on a KISS byte stream with
+//! tokio, reading the clock for it and sleeping until its next timer.
+//!
+//! The driver owns the station. The user talks to it through a
+//! [`DriverHandle`]: [`Request`]s in, [`Notice`]s out, both over channels,
+//! so a command-line front end (or anything else) never blocks the loop.
+
+use core::time::Duration;
+
+use linklab_link::Instant;
+use linklab_wire::ax25::Address;
+use linklab_wire::kiss;
+use thiserror::Error;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio::time::sleep_until;
+
+use crate::address::KissStream;
+use crate::params::KissParams;
+use crate::station::{Station, StationError, StationEvent};
+
+/// A user request to the station.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Request {
+    /// Set up a link ([`Station::connect`]).
+    Connect {
+        /// The remote station.
+        remote: Address,
+        /// Digipeaters, in path order.
+        via: Vec<Address>,
+    },
+    /// Queue data ([`Station::send`]).
+    Send {
+        /// The remote station.
+        remote: Address,
+        /// The octets.
+        data: Vec<u8>,
+    },
+    /// Release a link ([`Station::disconnect`]).
+    Disconnect {
+        /// The remote station.
+        remote: Address,
+    },
+    /// Release a link once all its data is acknowledged
+    /// ([`Station::release`]).
+    Release {
+        /// The remote station.
+        remote: Address,
+    },
+    /// Release every link, wait (at most the grace period) until they are
+    /// released, flush what is left to send and stop.
+    Shutdown,
+}
+
+/// What the driver tells its user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    /// Something the station reported.
+    Station(StationEvent),
+    /// A request could not be carried out.
+    Rejected(StationError),
+}
+
+/// Why the driver stopped other than by [`Request::Shutdown`].
+#[derive(Debug, Error)]
+pub enum DriverError {
+    /// The TNC closed the byte stream (end of file).
+    #[error("the KISS TNC closed the connection")]
+    TncClosed,
+    /// Reading from the TNC failed.
+    #[error("cannot read from the KISS TNC: {0}")]
+    Read(std::io::Error),
+    /// Writing to the TNC failed.
+    #[error("cannot write to the KISS TNC: {0}")]
+    Write(std::io::Error),
+}
+
+/// Settings of the driver itself.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DriverOptions {
+    /// How long [`Request::Shutdown`] waits for links to be released.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for DriverOptions {
+    fn default() -> DriverOptions {
+        DriverOptions {
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// The user's end of a running driver.
+#[derive(Debug)]
+pub struct DriverHandle {
+    /// Where to send requests.
+    pub requests: mpsc::UnboundedSender<Request>,
+    /// Notices with the time since the driver started.
+    pub notices: mpsc::UnboundedReceiver<(Duration, Notice)>,
+    /// The driver task; it ends after a shutdown or on an error.
+    pub task: JoinHandle<Result<(), DriverError>>,
+}
+
+/// Spawns the driver on the current tokio runtime. It first sends the
+/// KISS parameters of `params` (on `params.port`, which also becomes the
+/// station's port), then runs until [`Request::Shutdown`], the request
+/// channel closing (same as a shutdown), or an I/O error.
+pub fn spawn(
+    stream: Box<dyn KissStream>,
+    mut station: Station,
+    params: KissParams,
+    options: DriverOptions,
+) -> DriverHandle {
+    let (requests, request_rx) = mpsc::unbounded_channel();
+    let (notice_tx, notices) = mpsc::unbounded_channel();
+    station.set_kiss_port(params.port);
+    let task = tokio::spawn(run(stream, station, params, options, request_rx, notice_tx));
+    DriverHandle {
+        requests,
+        notices,
+        task,
+    }
+}
+
+/// Elapsed real time as the engines' virtual time.
+fn instant(start: tokio::time::Instant) -> Instant {
+    Instant::from_micros(u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX))
+}
+
+/// The driver loop (see [`spawn`]).
+pub async fn run(
+    stream: Box<dyn KissStream>,
+    mut station: Station,
+    params: KissParams,
+    options: DriverOptions,
+    mut requests: mpsc::UnboundedReceiver<Request>,
+    notices: mpsc::UnboundedSender<(Duration, Notice)>,
+) -> Result<(), DriverError> {
+    let start = tokio::time::Instant::now();
+    let (mut reader, mut writer) = tokio::io::split(stream);
+    // Writes go through their own task so a slow TNC never stalls reading.
+    let (write_tx, mut write_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let mut write_task = tokio::spawn(async move {
+        while let Some(bytes) = write_rx.recv().await {
+            writer.write_all(&bytes).await?;
+            writer.flush().await?;
+        }
+        writer.shutdown().await.ok();
+        Ok::<(), std::io::Error>(())
+    });
+    let setup = params.encode();
+    if !setup.is_empty() {
+        write_tx.send(setup).ok();
+    }
+    let port = params.port;
+    let mut shutdown_at: Option<tokio::time::Instant> = None;
+    let mut buf = vec![0u8; 4096];
+    let result = loop {
+        // Drain the station: frames to the TNC, then events to the user.
+        let now = instant(start);
+        let mut out = Vec::new();
+        while let Some(frame) = station.poll_transmit(now) {
+            kiss::encode_into(
+                &kiss::Frame {
+                    port,
+                    command: kiss::Command::Data(frame.encode()),
+                },
+                &mut out,
+            );
+        }
+        if !out.is_empty() {
+            write_tx.send(out).ok();
+        }
+        let at = start.elapsed();
+        while let Some(event) = station.poll_event() {
+            notices.send((at, Notice::Station(event))).ok();
+        }
+        if shutdown_at.is_some() && station.links().next().is_none() {
+            break Ok(());
+        }
+        let timer = station
+            .poll_timeout()
+            .map(|t| start + Duration::from_micros(t.as_micros()));
+        let wake = match (timer, shutdown_at) {
+            (Some(t), Some(s)) => Some(t.min(s)),
+            (t, s) => t.or(s),
+        };
+        tokio::select! {
+            read = reader.read(&mut buf) => match read {
+                Ok(0) => break Err(DriverError::TncClosed),
+                Ok(n) => station.handle_kiss_bytes(instant(start), buf.get(..n).unwrap_or_default()),
+                Err(e) => break Err(DriverError::Read(e)),
+            },
+            request = requests.recv(), if shutdown_at.is_none() => {
+                // Take every request already waiting before transmitting,
+                // so that data queued together goes out together.
+                let mut next = Some(request);
+                while let Some(request) = next.take() {
+                    let now = instant(start);
+                    let result = match request {
+                        Some(Request::Connect { remote, via }) => station.connect(now, remote, &via),
+                        Some(Request::Send { remote, data }) => station.send(&remote, data),
+                        Some(Request::Disconnect { remote }) => station.disconnect(now, &remote),
+                        Some(Request::Release { remote }) => station.release(now, &remote),
+                        Some(Request::Shutdown) | None => {
+                            station.disconnect_all(now);
+                            shutdown_at = Some(tokio::time::Instant::now() + options.shutdown_grace);
+                            break;
+                        }
+                    };
+                    if let Err(error) = result {
+                        notices.send((start.elapsed(), Notice::Rejected(error))).ok();
+                    }
+                    next = requests.try_recv().ok().map(Some);
+                }
+            },
+            _ = sleep_until(wake.unwrap_or_else(tokio::time::Instant::now)), if wake.is_some() => {
+                if shutdown_at.is_some_and(|s| s <= tokio::time::Instant::now()) {
+                    break Ok(());
+                }
+                station.handle_timeout(instant(start));
+            },
+            written = &mut write_task => {
+                break Err(DriverError::Write(match written {
+                    Ok(Err(e)) => e,
+                    _ => std::io::Error::other("writer stopped"),
+                }));
+            },
+        }
+    };
+    if result.is_ok() {
+        // Flush: let the writer send everything queued, then close.
+        drop(write_tx);
+        if let Ok(Err(e)) = write_task.await {
+            return Err(DriverError::Write(e));
+        }
+    }
+    result
+}

@@ -1,0 +1,22 @@
+//! Real time for linklab's sans-IO engines: AX.25 connected mode over a
+//! KISS TNC reached by TCP or a serial port.
+//!
+//! - [`KissAddress`]: `tcp:HOST:PORT` or `serial:DEVICE:BAUD`, and the
+//!   connection to it;
+//! - [`KissParams`]: TXDELAY, P, SLOTTIME and TXTAIL sent at start;
+//! - [`Station`]: one callsign's links, routed by remote address, sans-IO
+//!   like the engines (ARCHITECTURE.md, "the one rule"), so it is tested
+//!   in virtual time;
+//! - [`driver`]: the tokio loop that feeds a station from the byte stream
+//!   and the clock, and talks to its user over channels.
+#![forbid(unsafe_code)]
+
+mod address;
+pub mod driver;
+mod params;
+mod station;
+
+pub use address::{ConnectError, KissAddress, KissAddressError, KissStream};
+pub use driver::{DriverError, DriverHandle, DriverOptions, Notice, Request};
+pub use params::KissParams;
+pub use station::{Direction, InputError, Station, StationError, StationEvent, KISS_MAX_FRAME};

@@ -1,0 +1,516 @@
+//! A station: one local callsign and its AX.25 connected-mode links to any
+//! number of remote stations over one KISS port, sans-IO.
+//!
+//! A [`Station`] routes what comes off the port to the [`DataLink`] of the
+//! frame's source (AX.25 v2.2 6.1: a link is identified by the pair of
+//! addresses), creates a link for a frame from a station it does not know
+//! yet so that the engine answers as the SDL says (UA to SABM/SABME when
+//! listening, DM otherwise, C4.3 "Disconnected" state), and forgets links
+//! that end disconnected. Like the engines it never does I/O and never
+//! reads a clock: bytes and time come in as arguments, frames and events
+//! are drained by the caller (the [`driver`](crate::driver) in real time,
+//! tests in virtual time).
+
+use std::collections::{BTreeMap, VecDeque};
+
+use linklab_link::{Config, DataLink, Event, Instant, NewLinkError, SendError, State};
+use linklab_wire::ax25::{Address, AddressError, AddressField, Callsign, Frame, FrameError};
+use linklab_wire::control::Modulus;
+use linklab_wire::kiss::{self, Command, KissError, Port};
+use thiserror::Error;
+
+/// Longest KISS frame accepted: an AX.25 frame with the largest v2.2 N1
+/// (2048 octets), a full address field (72) and a two-octet control field
+/// and PID.
+pub const KISS_MAX_FRAME: usize = 2048 + 72 + 3;
+
+/// A remote station as a map key: callsign and SSID, whatever the C/H and
+/// reserved bits of the address it came in.
+type Key = (Callsign, u8);
+
+fn key(address: &Address) -> Key {
+    (address.callsign(), address.ssid())
+}
+
+/// Whether a frame went out or came in, for the monitor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Sent by this station.
+    Tx,
+    /// Received from the port.
+    Rx,
+}
+
+/// Input that could not be used; the station drops it and goes on.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum InputError {
+    /// The KISS byte stream was damaged (bad escape, unknown command,
+    /// frame too long); the decoder resynchronised at the next FEND.
+    #[error("garbage on the KISS port: {0}")]
+    Kiss(#[from] KissError),
+    /// A KISS data frame whose AX.25 address field does not decode.
+    #[error("undecodable address field in a {len}-octet frame: {error}")]
+    Address {
+        /// Length of the frame.
+        len: usize,
+        /// Why it did not decode.
+        error: AddressError,
+    },
+    /// A frame for us whose control field or layout does not decode with
+    /// the modulus of its link.
+    #[error("undecodable frame from {remote} ({modulus}): {error}")]
+    Frame {
+        /// Its source.
+        remote: Address,
+        /// The modulus tried.
+        modulus: Modulus,
+        /// Why it did not decode.
+        error: FrameError,
+    },
+}
+
+/// What a [`Station`] reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StationEvent {
+    /// An event of the link with `remote` (connected, data, released,
+    /// failed, protocol error).
+    Link {
+        /// The remote station.
+        remote: Address,
+        /// What happened.
+        event: Event,
+    },
+    /// The number of I frames of the link with `remote` that are queued or
+    /// sent and not yet acknowledged changed; zero once all is delivered
+    /// (or discarded by a release or failure, reported first).
+    Outstanding {
+        /// The remote station.
+        remote: Address,
+        /// `DataLink::unacked() + DataLink::queued()`.
+        frames: usize,
+    },
+    /// A frame sent or received (only with [`Station::set_monitor`]),
+    /// including frames not addressed to this station. `bytes` is the
+    /// AX.25 frame; `modulus` the one to decode it with.
+    Monitor {
+        /// Sent or received.
+        direction: Direction,
+        /// The frame's octets (no flags, no FCS).
+        bytes: Vec<u8>,
+        /// The modulus of its link (modulo 8 for others' traffic).
+        modulus: Modulus,
+    },
+    /// Input dropped (see [`InputError`]).
+    BadInput(InputError),
+}
+
+/// Why a user request was not carried out.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum StationError {
+    /// No link with that station exists.
+    #[error("no link with {remote}")]
+    NoLink {
+        /// The remote station.
+        remote: Address,
+    },
+    /// A link with that station is already set up or in progress.
+    #[error("a link with {remote} already exists ({state:?})")]
+    AlreadyLinked {
+        /// The remote station.
+        remote: Address,
+        /// Its state.
+        state: State,
+    },
+    /// The link could not be built.
+    #[error(transparent)]
+    NewLink(#[from] NewLinkError),
+    /// The data was refused.
+    #[error("cannot send to {remote}: {error}")]
+    Send {
+        /// The remote station.
+        remote: Address,
+        /// Why.
+        error: SendError,
+    },
+}
+
+/// One link and the outstanding count last reported for it.
+#[derive(Debug, Clone)]
+struct Entry {
+    link: DataLink,
+    outstanding: usize,
+    /// Disconnect once nothing is outstanding ([`Station::release`]).
+    release_when_done: bool,
+}
+
+/// A station with callsign `mycall` on one KISS port: the links to remote
+/// stations, keyed by the remote's callsign and SSID.
+#[derive(Debug, Clone)]
+pub struct Station {
+    mycall: Address,
+    config: Config,
+    listening: bool,
+    monitor: bool,
+    port: Port,
+    decoder: kiss::Decoder,
+    links: BTreeMap<Key, Entry>,
+    /// The link served last by `poll_transmit`, for round robin.
+    last_served: Option<Key>,
+    events: VecDeque<StationEvent>,
+}
+
+impl Station {
+    /// A station with no links, not listening, on KISS port 0. `config`
+    /// applies to every link (its modulus to links this station sets up).
+    pub fn new(mycall: Address, config: Config) -> Result<Station, NewLinkError> {
+        config.validate()?;
+        let mut mycall = mycall;
+        mycall.set_c_or_h(false);
+        Ok(Station {
+            mycall,
+            config,
+            listening: false,
+            monitor: false,
+            port: Port::ZERO,
+            decoder: kiss::Decoder::new(KISS_MAX_FRAME),
+            links: BTreeMap::new(),
+            last_served: None,
+            events: VecDeque::new(),
+        })
+    }
+
+    /// The local callsign.
+    pub fn mycall(&self) -> Address {
+        self.mycall
+    }
+
+    /// The link configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Accept incoming connections (answer SABM/SABME with UA) or refuse
+    /// them with DM (C4.1 "DL-CONNECT indication", 6.3.1).
+    pub fn set_listening(&mut self, listening: bool) {
+        self.listening = listening;
+        for entry in self.links.values_mut() {
+            entry.link.set_accept_incoming(listening);
+        }
+    }
+
+    /// Whether incoming connections are accepted.
+    pub fn listening(&self) -> bool {
+        self.listening
+    }
+
+    /// Report every frame sent and received as [`StationEvent::Monitor`].
+    pub fn set_monitor(&mut self, monitor: bool) {
+        self.monitor = monitor;
+    }
+
+    /// The KISS port data frames are taken from (others are ignored).
+    pub fn set_kiss_port(&mut self, port: Port) {
+        self.port = port;
+    }
+
+    /// The KISS port in use.
+    pub fn kiss_port(&self) -> Port {
+        self.port
+    }
+
+    /// The link with `remote`, if any.
+    pub fn link(&self, remote: &Address) -> Option<&DataLink> {
+        self.links.get(&key(remote)).map(|e| &e.link)
+    }
+
+    /// Every link, ordered by remote callsign and SSID.
+    pub fn links(&self) -> impl Iterator<Item = &DataLink> {
+        self.links.values().map(|e| &e.link)
+    }
+
+    /// The KISS decoder's counters (frames, garbage octets, errors).
+    pub fn kiss_stats(&self) -> kiss::DecoderStats {
+        self.decoder.stats()
+    }
+
+    // ---- input ----
+
+    /// Octets from the TNC's byte stream, in chunks of any size: KISS data
+    /// frames on our port go to [`Station::handle_kiss_frame`]; parameter
+    /// frames and other ports are ignored; damaged KISS input is reported
+    /// as [`InputError::Kiss`] and skipped.
+    pub fn handle_kiss_bytes(&mut self, now: Instant, bytes: &[u8]) {
+        self.decoder.push(bytes);
+        while let Some(item) = self.decoder.next() {
+            match item {
+                Ok(kiss::Frame {
+                    port,
+                    command: Command::Data(data),
+                }) if port == self.port => self.handle_kiss_frame(now, &data),
+                Ok(_) => {}
+                Err(error) => self.bad_input(InputError::Kiss(error)),
+            }
+        }
+    }
+
+    /// One AX.25 frame (the contents of a KISS data frame). Frames for
+    /// another station, or still to be repeated by a digipeater, are only
+    /// monitored; frames for us go to the link with their source, created
+    /// if needed.
+    pub fn handle_kiss_frame(&mut self, now: Instant, bytes: &[u8]) {
+        let field = match AddressField::decode(bytes) {
+            Ok((field, _)) => field,
+            Err(error) => {
+                self.monitor_frame(Direction::Rx, bytes, Modulus::Mod8);
+                return self.bad_input(InputError::Address {
+                    len: bytes.len(),
+                    error,
+                });
+            }
+        };
+        // 6.1 / 3.12.5: a frame is ours once every digipeater in its path
+        // has repeated it (H bit set) and its destination is our address.
+        let for_us = key(field.dest()) == key(&self.mycall)
+            && field.digipeaters().iter().all(Address::c_or_h);
+        if !for_us {
+            return self.monitor_frame(Direction::Rx, bytes, Modulus::Mod8);
+        }
+        let remote_key = key(field.source());
+        if !self.links.contains_key(&remote_key) {
+            // Answer over the reverse path (3.12.5).
+            let via: Vec<Address> = field.digipeaters().iter().rev().copied().collect();
+            let remote = plain(field.source());
+            let Ok(link) = DataLink::new(self.config.clone(), self.mycall, remote, &via) else {
+                // Unreachable: the config was validated and a decoded
+                // field has at most 8 digipeaters.
+                return;
+            };
+            self.insert(link);
+        }
+        let Some(entry) = self.links.get_mut(&remote_key) else {
+            return;
+        };
+        let modulus = entry.link.modulus();
+        let remote = entry.link.remote();
+        match Frame::decode(bytes, modulus) {
+            Ok(frame) => {
+                entry.link.handle_frame(now, &frame);
+                self.monitor_frame(Direction::Rx, bytes, modulus);
+            }
+            Err(error) => {
+                self.monitor_frame(Direction::Rx, bytes, modulus);
+                self.bad_input(InputError::Frame {
+                    remote,
+                    modulus,
+                    error,
+                });
+            }
+        }
+        self.collect(remote_key, Some(now));
+    }
+
+    /// Runs the timers of every link due at `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        let due: Vec<Key> = self
+            .links
+            .iter()
+            .filter(|(_, e)| e.link.poll_timeout().is_some_and(|t| t <= now))
+            .map(|(k, _)| *k)
+            .collect();
+        for k in due {
+            if let Some(entry) = self.links.get_mut(&k) {
+                entry.link.handle_timeout(now);
+            }
+            self.collect(k, Some(now));
+        }
+    }
+
+    // ---- user requests ----
+
+    /// DL-CONNECT request to `remote` through the digipeaters `via`:
+    /// SABME if the configured modulus is 128, else SABM.
+    pub fn connect(
+        &mut self,
+        now: Instant,
+        remote: Address,
+        via: &[Address],
+    ) -> Result<(), StationError> {
+        let remote = plain(&remote);
+        if let Some(entry) = self.links.get(&key(&remote)) {
+            let state = entry.link.state();
+            if state != State::Disconnected {
+                return Err(StationError::AlreadyLinked { remote, state });
+            }
+        }
+        let link = DataLink::new(self.config.clone(), self.mycall, remote, via)?;
+        let k = self.insert(link);
+        if let Some(entry) = self.links.get_mut(&k) {
+            entry.link.connect(now);
+        }
+        self.collect(k, Some(now));
+        Ok(())
+    }
+
+    /// DL-DATA request: queues `data` (at most N1 octets on a v2.0 link;
+    /// segmented on a v2.2 link) for `remote`.
+    pub fn send(&mut self, remote: &Address, data: Vec<u8>) -> Result<(), StationError> {
+        let k = key(remote);
+        let entry = self
+            .links
+            .get_mut(&k)
+            .ok_or(StationError::NoLink { remote: *remote })?;
+        entry.link.send(data).map_err(|error| StationError::Send {
+            remote: *remote,
+            error,
+        })?;
+        self.collect(k, None);
+        Ok(())
+    }
+
+    /// DL-DISCONNECT request to `remote`.
+    pub fn disconnect(&mut self, now: Instant, remote: &Address) -> Result<(), StationError> {
+        let k = key(remote);
+        let entry = self
+            .links
+            .get_mut(&k)
+            .ok_or(StationError::NoLink { remote: *remote })?;
+        entry.link.disconnect(now);
+        self.collect(k, Some(now));
+        Ok(())
+    }
+
+    /// Orderly release: DL-DISCONNECT request to `remote` as soon as all
+    /// data given to [`Station::send`] has been acknowledged (at once if
+    /// none is outstanding), since a disconnect discards queued and
+    /// unacknowledged data (fig. C4.4a).
+    pub fn release(&mut self, now: Instant, remote: &Address) -> Result<(), StationError> {
+        let k = key(remote);
+        let entry = self
+            .links
+            .get_mut(&k)
+            .ok_or(StationError::NoLink { remote: *remote })?;
+        entry.release_when_done = true;
+        self.collect(k, Some(now));
+        Ok(())
+    }
+
+    /// DL-DISCONNECT request on every link.
+    pub fn disconnect_all(&mut self, now: Instant) {
+        let keys: Vec<Key> = self.links.keys().copied().collect();
+        for k in keys {
+            if let Some(entry) = self.links.get_mut(&k) {
+                entry.link.disconnect(now);
+            }
+            self.collect(k, Some(now));
+        }
+    }
+
+    // ---- output ----
+
+    /// The next frame to send, taking the links in turn. Links that are
+    /// disconnected with nothing left to send are forgotten here.
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<Frame> {
+        let keys: Vec<Key> = match self.last_served {
+            Some(last) => {
+                let after = self.links.range((
+                    core::ops::Bound::Excluded(last),
+                    core::ops::Bound::Unbounded,
+                ));
+                let upto = self.links.range(..=last);
+                after.chain(upto).map(|(k, _)| *k).collect()
+            }
+            None => self.links.keys().copied().collect(),
+        };
+        for k in keys {
+            let Some(entry) = self.links.get_mut(&k) else {
+                continue;
+            };
+            if let Some(frame) = entry.link.poll_transmit(now) {
+                self.last_served = Some(k);
+                self.collect(k, Some(now));
+                self.monitor_frame(Direction::Tx, &frame.encode(), frame.modulus());
+                return Some(frame);
+            }
+            self.collect(k, Some(now));
+        }
+        self.links
+            .retain(|_, e| e.link.state() != State::Disconnected);
+        None
+    }
+
+    /// The next event.
+    pub fn poll_event(&mut self) -> Option<StationEvent> {
+        self.events.pop_front()
+    }
+
+    /// When [`Station::handle_timeout`] must next be called.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.links
+            .values()
+            .filter_map(|e| e.link.poll_timeout())
+            .min()
+    }
+
+    // ---- internals ----
+
+    fn insert(&mut self, mut link: DataLink) -> Key {
+        link.set_accept_incoming(self.listening);
+        let k = key(&link.remote());
+        self.links.insert(
+            k,
+            Entry {
+                link,
+                outstanding: 0,
+                release_when_done: false,
+            },
+        );
+        k
+    }
+
+    /// Moves the link's events to the station's queue, tagged with the
+    /// remote, and reports a change of its outstanding count.
+    /// With `now`, also starts a release asked for by [`Station::release`]
+    /// once nothing is outstanding.
+    fn collect(&mut self, k: Key, now: Option<Instant>) {
+        let Some(entry) = self.links.get_mut(&k) else {
+            return;
+        };
+        let remote = entry.link.remote();
+        if let Some(now) = now {
+            let idle = entry.link.unacked() + entry.link.queued() == 0;
+            if entry.release_when_done && idle {
+                entry.release_when_done = false;
+                entry.link.disconnect(now);
+            }
+        }
+        while let Some(event) = entry.link.poll_event() {
+            self.events.push_back(StationEvent::Link { remote, event });
+        }
+        let frames = entry.link.unacked() + entry.link.queued();
+        if frames != entry.outstanding {
+            entry.outstanding = frames;
+            self.events
+                .push_back(StationEvent::Outstanding { remote, frames });
+        }
+    }
+
+    fn monitor_frame(&mut self, direction: Direction, bytes: &[u8], modulus: Modulus) {
+        if self.monitor {
+            self.events.push_back(StationEvent::Monitor {
+                direction,
+                bytes: bytes.to_vec(),
+                modulus,
+            });
+        }
+    }
+
+    fn bad_input(&mut self, error: InputError) {
+        self.events.push_back(StationEvent::BadInput(error));
+    }
+}
+
+/// The address with C/H clear and the reserved bits as [`Address::new`]
+/// sets them.
+fn plain(address: &Address) -> Address {
+    Address::new(address.callsign(), address.ssid()).unwrap_or(*address)
+}
