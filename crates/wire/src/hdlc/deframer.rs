@@ -1,10 +1,22 @@
 //! Line bits to frames: flag hunt, zero-bit deletion, abort and idle
 //! detection, FCS check (ISO/IEC 13239 clause 4; AX.25 v2.2 sections 3.1,
 //! 3.6, 3.7, 3.9, 3.10).
+//!
+//! The receiver works at three speeds, all implementing the bit rule of
+//! [`step`] and agreeing bit for bit:
+//!
+//! - the word path ([`Deframer::words`]) takes 64 line bits at a time
+//!   inside a frame, as long as they hold no run of six 1s: then every 0
+//!   after five 1s is a stuffed one and every other bit is data, which a
+//!   few shifts and masks find for the whole word;
+//! - the octet path ([`Deframer::scan`]) takes the other words an octet at
+//!   a time through the [`DESTUFF`] table;
+//! - the bit rule ([`Deframer::bit`]) takes octets holding a flag or the
+//!   start of an abort one bit at a time.
 
 use std::collections::VecDeque;
 
-use super::{BitStream, LineCode, NrziDecoder};
+use super::{BitStream, LineCode, NrziDecoder, FLAG};
 use crate::fcs;
 
 /// What one received bit means, given the run of 1s before it.
@@ -124,6 +136,10 @@ const fn build_destuff_table() -> [[u32; 256]; 8] {
     table
 }
 
+/// Eight flags back to back, as a word of data bits (AX.25 v2.2
+/// section 3.1): a preamble or an idle line filled with flags.
+const FLAGS_WORD: u64 = u64::from_le_bytes([FLAG; 8]);
+
 /// Limits and line code of a [`Deframer`] (ISO/IEC 13239 clause 4;
 /// AX.25 v2.2 section 3.9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -231,10 +247,11 @@ pub struct Deframer {
     zero_kept: bool,
     /// Whether a flag opened a frame that is still being received.
     in_frame: bool,
-    /// Whole octets of the frame being received.
+    /// Whole octets of the frame being received, filled eight at a time
+    /// (and octet by octet when the frame closes).
     buf: Vec<u8>,
-    /// Further data bits, fewer than 32 between octets.
-    acc: u64,
+    /// Further data bits, fewer than 64 between octets.
+    acc: u128,
     acc_len: u32,
     stats: DeframerStats,
     queue: VecDeque<Vec<u8>>,
@@ -322,11 +339,13 @@ impl Deframer {
         }
     }
 
-    /// The fast path: one table look-up per octet, the bit rule only for
-    /// octets holding a flag or an abort.
+    /// Whole octets: the word path while it applies, then the octet path
+    /// up to the next octet holding a flag or an abort, which goes through
+    /// the bit rule; and so on.
     fn octets<F: FnMut(&[u8])>(&mut self, line: &[u8], on_frame: &mut F) {
         let mut rest = line;
         while !rest.is_empty() {
+            rest = self.words(rest);
             let (used, event) = self.scan(rest);
             rest = rest.get(used..).unwrap_or_default();
             if let Some(data) = event {
@@ -335,6 +354,113 @@ impl Deframer {
                 }
             }
         }
+    }
+
+    /// The word path: takes 64 line bits at a time (eight octets, read
+    /// little-endian so that bit `i` is the `i`-th on the air) for as long
+    /// as each word is
+    ///
+    /// - inside a frame, without a run of six 1s (flag, abort or idle): bit
+    ///   by bit, a 1 is data and a 0 is data unless five 1s precede it, in
+    ///   which case it is a stuffed 0 (AX.25 v2.2 section 3.6). Of a word
+    ///   with such a run, the octets before the one where it ends are
+    ///   taken the same way, and the word path stops;
+    /// - eight more flags right after a flag, with nothing received since:
+    ///   they open and close only empty frames, which count for nothing;
+    /// - all 1s on an idle line, outside a frame.
+    ///
+    /// Returns the octets not taken.
+    fn words<'a>(&mut self, line: &'a [u8]) -> &'a [u8] {
+        let coded = self.config.line_code == LineCode::Nrzi;
+        let in_frame = self.in_frame;
+        let mut nrzi = self.nrzi;
+        // The data bits before the word; only the run of 1s at the top
+        // and the 0 under it matter.
+        let mut previous = !(u64::MAX >> self.ones.min(7));
+        let mut zero_kept = self.zero_kept;
+        let mut acc = self.acc;
+        let mut acc_len = self.acc_len;
+        let mut taken = 0;
+        let (words, _) = line.as_chunks::<8>();
+        for &octets in words {
+            let mut next_nrzi = nrzi;
+            let line_word = u64::from_le_bytes(octets);
+            let data = if coded {
+                next_nrzi.decode_word(line_word)
+            } else {
+                line_word
+            };
+            // The number of bits of `data` taken.
+            let mut len = 64;
+            if !in_frame {
+                if data != u64::MAX || previous.leading_ones() < 7 {
+                    break;
+                }
+            } else if data == FLAGS_WORD && acc_len == 0 && self.buf.is_empty() {
+                // Still just after a flag; `zero_kept` stays false.
+            } else {
+                // Bit `i` of `before(k)` is the data bit `k` places before
+                // bit `i`, reaching back into the previous word.
+                let before = |k: u32| (data << k) | (previous >> (64 - k));
+                let after_five = before(1) & before(2) & before(3) & before(4) & before(5);
+                // A 1 after five 1s, or a 0 after six: flag, abort or idle.
+                let events = after_five & (data | before(6));
+                let mut taken_bits = u64::MAX;
+                if events != 0 {
+                    len = events.trailing_zeros() & !7;
+                    if len == 0 {
+                        break;
+                    }
+                    taken_bits >>= 64 - len;
+                }
+                let stuffed = !data & after_five & taken_bits;
+                // Delete the stuffed 0s, lowest first: each one moves the
+                // bits (and stuffed 0s) above it down one place.
+                let mut destuffed = data & taken_bits;
+                let mut count = len;
+                let mut pending = stuffed;
+                while pending != 0 {
+                    let lowest = pending & pending.wrapping_neg();
+                    let below = lowest - 1;
+                    destuffed = (destuffed & below) | ((destuffed >> 1) & !below);
+                    pending = (pending ^ lowest) >> 1;
+                    count -= 1;
+                }
+                // The bits taken hold a 0 (else they would hold six 1s);
+                // the last one is stuffed if the highest stuffed bit is at
+                // its place.
+                let zeros = !data & taken_bits;
+                zero_kept = stuffed.leading_zeros() != zeros.leading_zeros();
+                acc |= u128::from(destuffed) << acc_len;
+                acc_len += count;
+                if acc_len >= 64 {
+                    self.buf.extend_from_slice(&(acc as u64).to_le_bytes());
+                    acc >>= 64;
+                    acc_len -= 64;
+                }
+            }
+            if len == 64 {
+                nrzi = next_nrzi;
+            } else if let Some(&last) = octets.get((len as usize / 8).saturating_sub(1)) {
+                // Decoding the last octet taken leaves the decoder at the
+                // level of its last bit, which is all it carries over.
+                nrzi.decode_octet(last);
+            }
+            previous = data << (64 - len);
+            taken += len as usize / 8;
+            if len < 64 || self.buf.len().saturating_mul(8) > self.drop_bits {
+                break;
+            }
+        }
+        self.nrzi = nrzi;
+        self.ones = previous.leading_ones().min(7) as u8;
+        self.zero_kept = zero_kept;
+        self.acc = acc;
+        self.acc_len = acc_len;
+        if in_frame && self.frame_bits() > self.drop_bits {
+            self.too_long();
+        }
+        line.get(taken..).unwrap_or_default()
     }
 
     /// Runs the table over `line`, keeping the hot state in registers,
@@ -371,12 +497,12 @@ impl Deframer {
                 zero_kept = entry & ZERO_KEPT != 0;
             }
             if in_frame {
-                acc |= u64::from(entry & 0xFF) << acc_len;
+                acc |= u128::from(entry & 0xFF) << acc_len;
                 acc_len += (entry >> COUNT_SHIFT) & 0xF;
-                if acc_len >= 32 {
-                    self.buf.extend_from_slice(&(acc as u32).to_le_bytes());
-                    acc >>= 32;
-                    acc_len -= 32;
+                if acc_len >= 64 {
+                    self.buf.extend_from_slice(&(acc as u64).to_le_bytes());
+                    acc >>= 64;
+                    acc_len -= 64;
                     let received = self.buf.len().saturating_mul(8) + acc_len as usize;
                     if received > self.drop_bits {
                         overflow = true;
@@ -406,9 +532,9 @@ impl Deframer {
                     self.zero_kept = true;
                 }
                 if self.in_frame {
-                    self.acc |= u64::from(value) << self.acc_len;
+                    self.acc |= u128::from(value) << self.acc_len;
                     self.acc_len += 1;
-                    if self.acc_len >= 32 {
+                    if self.acc_len >= 64 {
                         self.flush_word();
                     }
                 }
@@ -454,9 +580,9 @@ impl Deframer {
     }
 
     fn flush_word(&mut self) {
-        self.buf.extend_from_slice(&(self.acc as u32).to_le_bytes());
-        self.acc >>= 32;
-        self.acc_len -= 32;
+        self.buf.extend_from_slice(&(self.acc as u64).to_le_bytes());
+        self.acc >>= 64;
+        self.acc_len -= 64;
         if self.frame_bits() > self.drop_bits {
             self.too_long();
         }
