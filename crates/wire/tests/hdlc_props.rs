@@ -183,10 +183,13 @@ proptest! {
         flips in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
         max_len in 1usize..100,
         chunks in prop::collection::vec(1usize..300, 1..4),
+        gaps in prop::collection::vec(0usize..20, 6),
     ) {
         let mut encoder = Encoder::new(code);
         encoder.flags(1);
         for (i, frame) in frames.iter().enumerate() {
+            // Runs of flags between frames, long enough for whole words.
+            encoder.flags(gaps.get(i).copied().unwrap_or(0));
             if i % 3 == 2 {
                 encoder.abort_frame(frame);
             } else {

@@ -362,14 +362,16 @@ impl Deframer {
     ///
     /// - inside a frame, without a run of six 1s (flag, abort or idle): bit
     ///   by bit, a 1 is data and a 0 is data unless five 1s precede it, in
-    ///   which case it is a stuffed 0 (AX.25 v2.2 section 3.6). Of a word
-    ///   with such a run, the octets before the one where it ends are
-    ///   taken the same way, and the word path stops;
+    ///   which case it is a stuffed 0 (AX.25 v2.2 section 3.6);
     /// - eight more flags right after a flag, with nothing received since:
     ///   they open and close only empty frames, which count for nothing;
-    /// - all 1s on an idle line, outside a frame.
+    /// - outside a frame, without a flag: there nothing but a flag changes
+    ///   more than the run of 1s (`zero_kept` matters only inside a frame,
+    ///   and a flag resets it).
     ///
-    /// Returns the octets not taken.
+    /// Of the first word that is none of these, the octets before the one
+    /// where the run of six 1s (or the flag) ends are taken the same way,
+    /// and the word path stops. Returns the octets not taken.
     fn words<'a>(&mut self, line: &'a [u8]) -> &'a [u8] {
         let coded = self.config.line_code == LineCode::Nrzi;
         let in_frame = self.in_frame;
@@ -390,29 +392,32 @@ impl Deframer {
             } else {
                 line_word
             };
-            // The number of bits of `data` taken.
-            let mut len = 64;
-            if !in_frame {
-                if data != u64::MAX || previous.leading_ones() < 7 {
-                    break;
-                }
-            } else if data == FLAGS_WORD && acc_len == 0 && self.buf.is_empty() {
-                // Still just after a flag; `zero_kept` stays false.
+            // Bit `i` of `before(k)` is the data bit `k` places before bit
+            // `i`, reaching back into the previous word.
+            let before = |k: u32| (data << k) | (previous >> (64 - k));
+            let after_five = before(1) & before(2) & before(3) & before(4) & before(5);
+            let after_flag = in_frame && data == FLAGS_WORD && acc_len == 0 && self.buf.is_empty();
+            // The bits the word path leaves to the others.
+            let stops = if !in_frame {
+                // A flag: a 0 after exactly six 1s.
+                !data & after_five & before(6) & !before(7)
+            } else if after_flag {
+                0
             } else {
-                // Bit `i` of `before(k)` is the data bit `k` places before
-                // bit `i`, reaching back into the previous word.
-                let before = |k: u32| (data << k) | (previous >> (64 - k));
-                let after_five = before(1) & before(2) & before(3) & before(4) & before(5);
                 // A 1 after five 1s, or a 0 after six: flag, abort or idle.
-                let events = after_five & (data | before(6));
-                let mut taken_bits = u64::MAX;
-                if events != 0 {
-                    len = events.trailing_zeros() & !7;
-                    if len == 0 {
-                        break;
-                    }
-                    taken_bits >>= 64 - len;
-                }
+                after_five & (data | before(6))
+            };
+            // The number of bits of `data` taken: up to the octet where
+            // the first stop is.
+            let len = match stops {
+                0 => 64,
+                _ => stops.trailing_zeros() & !7,
+            };
+            if len == 0 {
+                break;
+            }
+            if in_frame && !after_flag {
+                let taken_bits = u64::MAX >> (64 - len);
                 let stuffed = !data & after_five & taken_bits;
                 // Delete the stuffed 0s, lowest first: each one moves the
                 // bits (and stuffed 0s) above it down one place.
