@@ -140,6 +140,17 @@ const fn build_destuff_table() -> [[u32; 256]; 8] {
 /// section 3.1): a preamble or an idle line filled with flags.
 const FLAGS_WORD: u64 = u64::from_le_bytes([FLAG; 8]);
 
+/// Deletes from `bits` the bit at the lowest set bit of `marks`, moving
+/// the bits above it down one place; returns the bits and the other marks,
+/// moved the same way. Returns both unchanged when `marks` is 0.
+#[inline]
+const fn delete_lowest(bits: u64, marks: u64) -> (u64, u64) {
+    let lowest = marks & marks.wrapping_neg();
+    let below = lowest.wrapping_sub(1);
+    let bits = (bits & below) | ((bits >> 1) & !below);
+    (bits, (marks ^ lowest) >> 1)
+}
+
 /// Limits and line code of a [`Deframer`] (ISO/IEC 13239 clause 4;
 /// AX.25 v2.2 section 3.9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -396,7 +407,7 @@ impl Deframer {
             // `i`, reaching back into the previous word.
             let before = |k: u32| (data << k) | (previous >> (64 - k));
             let after_five = before(1) & before(2) & before(3) & before(4) & before(5);
-            let after_flag = in_frame && data == FLAGS_WORD && acc_len == 0 && self.buf.is_empty();
+            let after_flag = data == FLAGS_WORD && in_frame && acc_len == 0 && self.buf.is_empty();
             // The bits the word path leaves to the others.
             let stops = if !in_frame {
                 // A flag: a 0 after exactly six 1s.
@@ -420,17 +431,16 @@ impl Deframer {
                 let taken_bits = u64::MAX >> (64 - len);
                 let stuffed = !data & after_five & taken_bits;
                 // Delete the stuffed 0s, lowest first: each one moves the
-                // bits (and stuffed 0s) above it down one place.
-                let mut destuffed = data & taken_bits;
-                let mut count = len;
-                let mut pending = stuffed;
+                // bits (and stuffed 0s) above it down one place. A word
+                // mostly has zero to two, so two steps are taken
+                // unconditionally (a step is a no-op when none is left),
+                // which spares a hard-to-predict branch.
+                let (destuffed, pending) = delete_lowest(data & taken_bits, stuffed);
+                let (mut destuffed, mut pending) = delete_lowest(destuffed, pending);
                 while pending != 0 {
-                    let lowest = pending & pending.wrapping_neg();
-                    let below = lowest - 1;
-                    destuffed = (destuffed & below) | ((destuffed >> 1) & !below);
-                    pending = (pending ^ lowest) >> 1;
-                    count -= 1;
+                    (destuffed, pending) = delete_lowest(destuffed, pending);
                 }
+                let count = len - stuffed.count_ones();
                 // The bits taken hold a 0 (else they would hold six 1s);
                 // the last one is stuffed if the highest stuffed bit is at
                 // its place.
