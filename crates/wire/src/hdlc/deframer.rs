@@ -17,7 +17,7 @@
 use std::collections::VecDeque;
 
 use super::{BitStream, LineCode, NrziDecoder, FLAG};
-use crate::fcs;
+use crate::fcs::{self, Fcs16};
 
 /// What one received bit means, given the run of 1s before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -264,6 +264,14 @@ pub struct Deframer {
     /// Further data bits, fewer than 64 between octets.
     acc: u128,
     acc_len: u32,
+    /// The FCS register over `buf[..fcs_len]`, eight octets at a time,
+    /// which the word path keeps up to date as it fills `buf` so that
+    /// closing a frame needs no second pass over it. Whatever ends up in
+    /// `buf` belongs to the frame if the frame passes the alignment check:
+    /// at most six of the data bits received are the closing flag's, and
+    /// `content_bits` rounds them away only when it is a multiple of eight.
+    fcs: Fcs16,
+    fcs_len: usize,
     stats: DeframerStats,
     queue: VecDeque<Vec<u8>>,
 }
@@ -283,6 +291,8 @@ impl Deframer {
             buf: Vec::new(),
             acc: 0,
             acc_len: 0,
+            fcs: Fcs16::new(),
+            fcs_len: 0,
             stats: DeframerStats::default(),
             queue: VecDeque::new(),
         }
@@ -452,6 +462,14 @@ impl Deframer {
                     self.buf.extend_from_slice(&(acc as u64).to_le_bytes());
                     acc >>= 64;
                     acc_len -= 64;
+                    // The FCS runs one word behind, which is faster than
+                    // running it over the word just completed.
+                    let end = self.fcs_len + 8;
+                    if end < self.buf.len() {
+                        self.fcs
+                            .update(self.buf.get(self.fcs_len..end).unwrap_or_default());
+                        self.fcs_len = end;
+                    }
                 }
             }
             if len == 64 {
@@ -609,10 +627,8 @@ impl Deframer {
     }
 
     fn open_frame(&mut self) {
+        self.drop_frame();
         self.in_frame = true;
-        self.buf.clear();
-        self.acc = 0;
-        self.acc_len = 0;
     }
 
     fn drop_frame(&mut self) {
@@ -620,6 +636,8 @@ impl Deframer {
         self.buf.clear();
         self.acc = 0;
         self.acc_len = 0;
+        self.fcs = Fcs16::new();
+        self.fcs_len = 0;
     }
 
     /// Checks and delivers the frame ended by a flag (AX.25 v2.2
@@ -647,8 +665,11 @@ impl Deframer {
             self.stats.too_short += 1;
             return;
         }
+        // `fcs_len <= len`: see `fcs`.
+        let mut fcs = self.fcs;
+        fcs.update(self.buf.get(self.fcs_len..len).unwrap_or_default());
         match self.buf.get(..len) {
-            Some(frame) if fcs::check(frame) => {
+            Some(frame) if fcs.register() == fcs::GOOD_RESIDUE => {
                 self.stats.frames_ok += 1;
                 on_frame(frame.get(..len.saturating_sub(2)).unwrap_or_default());
             }
