@@ -151,6 +151,41 @@ const fn delete_lowest(bits: u64, marks: u64) -> (u64, u64) {
     (bits, (marks ^ lowest) >> 1)
 }
 
+/// Data bits of a frame between whole octets: fewer than 64, LSB first.
+#[derive(Debug, Clone, Copy, Default)]
+struct Pending {
+    bits: u64,
+    len: u32,
+}
+
+impl Pending {
+    /// Appends the `count` low bits of `bits` (at most 64; the bits above
+    /// them 0); returns the first 64 bits once they are complete.
+    #[inline]
+    fn push(&mut self, bits: u64, count: u32) -> Option<u64> {
+        let word = self.bits | (bits << self.len);
+        let filled = self.len + count;
+        if filled < 64 {
+            self.bits = word;
+            self.len = filled;
+            None
+        } else {
+            // The bits that did not fit (`>> 1 >>` as `len` may be 0).
+            self.bits = bits >> 1 >> (63 - self.len);
+            self.len = filled - 64;
+            Some(word)
+        }
+    }
+
+    /// Takes the first eight bits, if there are as many.
+    fn take_octet(&mut self) -> Option<u8> {
+        let octet = (self.len >= 8).then_some(self.bits as u8)?;
+        self.bits >>= 8;
+        self.len -= 8;
+        Some(octet)
+    }
+}
+
 /// Limits and line code of a [`Deframer`] (ISO/IEC 13239 clause 4;
 /// AX.25 v2.2 section 3.9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -261,9 +296,8 @@ pub struct Deframer {
     /// Whole octets of the frame being received, filled eight at a time
     /// (and octet by octet when the frame closes).
     buf: Vec<u8>,
-    /// Further data bits, fewer than 64 between octets.
-    acc: u128,
-    acc_len: u32,
+    /// Further data bits.
+    pending: Pending,
     /// The FCS register over `buf[..fcs_len]`, eight octets at a time,
     /// which the word path keeps up to date as it fills `buf` so that
     /// closing a frame needs no second pass over it. Whatever ends up in
@@ -289,8 +323,7 @@ impl Deframer {
             zero_kept: false,
             in_frame: false,
             buf: Vec::new(),
-            acc: 0,
-            acc_len: 0,
+            pending: Pending::default(),
             fcs: Fcs16::new(),
             fcs_len: 0,
             stats: DeframerStats::default(),
@@ -401,8 +434,7 @@ impl Deframer {
         // and the 0 under it matter.
         let mut previous = !(u64::MAX >> self.ones.min(7));
         let mut zero_kept = self.zero_kept;
-        let mut acc = self.acc;
-        let mut acc_len = self.acc_len;
+        let mut pending = self.pending;
         let mut taken = 0;
         let (words, _) = line.as_chunks::<8>();
         for &octets in words {
@@ -417,7 +449,8 @@ impl Deframer {
             // `i`, reaching back into the previous word.
             let before = |k: u32| (data << k) | (previous >> (64 - k));
             let after_five = before(1) & before(2) & before(3) & before(4) & before(5);
-            let after_flag = data == FLAGS_WORD && in_frame && acc_len == 0 && self.buf.is_empty();
+            let after_flag =
+                data == FLAGS_WORD && in_frame && pending.len == 0 && self.buf.is_empty();
             // The bits the word path leaves to the others.
             let stops = if !in_frame {
                 // A flag: a 0 after exactly six 1s.
@@ -445,23 +478,24 @@ impl Deframer {
                 // mostly has zero to two, so two steps are taken
                 // unconditionally (a step is a no-op when none is left),
                 // which spares a hard-to-predict branch.
-                let (destuffed, pending) = delete_lowest(data & taken_bits, stuffed);
-                let (mut destuffed, mut pending) = delete_lowest(destuffed, pending);
-                while pending != 0 {
-                    (destuffed, pending) = delete_lowest(destuffed, pending);
+                let mut destuffed = data & taken_bits;
+                let mut marks = stuffed;
+                let mut count = len;
+                for _ in 0..2 {
+                    count -= u32::from(marks != 0);
+                    (destuffed, marks) = delete_lowest(destuffed, marks);
                 }
-                let count = len - stuffed.count_ones();
+                while marks != 0 {
+                    count -= 1;
+                    (destuffed, marks) = delete_lowest(destuffed, marks);
+                }
                 // The bits taken hold a 0 (else they would hold six 1s);
                 // the last one is stuffed if the highest stuffed bit is at
                 // its place.
                 let zeros = !data & taken_bits;
                 zero_kept = stuffed.leading_zeros() != zeros.leading_zeros();
-                acc |= u128::from(destuffed) << acc_len;
-                acc_len += count;
-                if acc_len >= 64 {
-                    self.buf.extend_from_slice(&(acc as u64).to_le_bytes());
-                    acc >>= 64;
-                    acc_len -= 64;
+                if let Some(word) = pending.push(destuffed, count) {
+                    self.buf.extend_from_slice(&word.to_le_bytes());
                     // The FCS runs one word behind, which is faster than
                     // running it over the word just completed.
                     let end = self.fcs_len + 8;
@@ -488,8 +522,7 @@ impl Deframer {
         self.nrzi = nrzi;
         self.ones = previous.leading_ones().min(7) as u8;
         self.zero_kept = zero_kept;
-        self.acc = acc;
-        self.acc_len = acc_len;
+        self.pending = pending;
         if in_frame && self.frame_bits() > self.drop_bits {
             self.too_long();
         }
@@ -507,8 +540,7 @@ impl Deframer {
         let mut nrzi = self.nrzi;
         let mut ones = self.ones;
         let mut zero_kept = self.zero_kept;
-        let mut acc = self.acc;
-        let mut acc_len = self.acc_len;
+        let mut pending = self.pending;
         let mut used = 0;
         let mut event = None;
         let mut overflow = false;
@@ -530,13 +562,10 @@ impl Deframer {
                 zero_kept = entry & ZERO_KEPT != 0;
             }
             if in_frame {
-                acc |= u128::from(entry & 0xFF) << acc_len;
-                acc_len += (entry >> COUNT_SHIFT) & 0xF;
-                if acc_len >= 64 {
-                    self.buf.extend_from_slice(&(acc as u64).to_le_bytes());
-                    acc >>= 64;
-                    acc_len -= 64;
-                    let received = self.buf.len().saturating_mul(8) + acc_len as usize;
+                let count = (entry >> COUNT_SHIFT) & 0xF;
+                if let Some(word) = pending.push(u64::from(entry & 0xFF), count) {
+                    self.buf.extend_from_slice(&word.to_le_bytes());
+                    let received = self.buf.len().saturating_mul(8) + pending.len as usize;
                     if received > self.drop_bits {
                         overflow = true;
                         break;
@@ -547,8 +576,7 @@ impl Deframer {
         self.nrzi = nrzi;
         self.ones = ones;
         self.zero_kept = zero_kept;
-        self.acc = acc;
-        self.acc_len = acc_len;
+        self.pending = pending;
         if overflow {
             self.too_long();
         }
@@ -565,10 +593,8 @@ impl Deframer {
                     self.zero_kept = true;
                 }
                 if self.in_frame {
-                    self.acc |= u128::from(value) << self.acc_len;
-                    self.acc_len += 1;
-                    if self.acc_len >= 64 {
-                        self.flush_word();
+                    if let Some(word) = self.pending.push(u64::from(value), 1) {
+                        self.flush_word(word);
                     }
                 }
             }
@@ -600,7 +626,7 @@ impl Deframer {
         self.buf
             .len()
             .saturating_mul(8)
-            .saturating_add(self.acc_len as usize)
+            .saturating_add(self.pending.len as usize)
     }
 
     /// Data bits of the frame proper, once a flag or abort has been seen:
@@ -612,10 +638,8 @@ impl Deframer {
             .saturating_sub(5 + usize::from(self.zero_kept))
     }
 
-    fn flush_word(&mut self) {
-        self.buf.extend_from_slice(&(self.acc as u64).to_le_bytes());
-        self.acc >>= 64;
-        self.acc_len -= 64;
+    fn flush_word(&mut self, word: u64) {
+        self.buf.extend_from_slice(&word.to_le_bytes());
         if self.frame_bits() > self.drop_bits {
             self.too_long();
         }
@@ -634,8 +658,7 @@ impl Deframer {
     fn drop_frame(&mut self) {
         self.in_frame = false;
         self.buf.clear();
-        self.acc = 0;
-        self.acc_len = 0;
+        self.pending = Pending::default();
         self.fcs = Fcs16::new();
         self.fcs_len = 0;
     }
@@ -655,10 +678,8 @@ impl Deframer {
             self.stats.not_octet_aligned += 1;
             return;
         }
-        while self.acc_len >= 8 {
-            self.buf.push(self.acc as u8);
-            self.acc >>= 8;
-            self.acc_len -= 8;
+        while let Some(octet) = self.pending.take_octet() {
+            self.buf.push(octet);
         }
         let len = content / 8;
         if len < self.min_len {
