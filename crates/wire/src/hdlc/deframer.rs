@@ -5,14 +5,19 @@
 //! The receiver works at three speeds, all implementing the bit rule of
 //! [`step`] and agreeing bit for bit:
 //!
-//! - the word path ([`Deframer::words`]) takes 64 line bits at a time
-//!   inside a frame, as long as they hold no run of six 1s: then every 0
+//! - the word path ([`Deframer::words`]) takes 64 line bits at a time:
+//!   inside a frame as long as they hold no run of six 1s (then every 0
 //!   after five 1s is a stuffed one and every other bit is data, which a
-//!   few shifts and masks find for the whole word;
-//! - the octet path ([`Deframer::scan`]) takes the other words an octet at
-//!   a time through the [`DESTUFF`] table;
-//! - the bit rule ([`Deframer::bit`]) takes octets holding a flag or the
-//!   start of an abort one bit at a time.
+//!   few shifts and masks find for the whole word), and outside a frame
+//!   as long as they hold no flag. It decodes NRZI a word at a time and
+//!   runs the FCS over the frame as it fills it, eight octets at a time;
+//! - the octet path ([`Deframer::scan`]) takes the octets from there up to
+//!   the next one holding a flag or the start of an abort, through the
+//!   [`DESTUFF`] table;
+//! - the bit rule ([`Deframer::bit`]) takes that octet one bit at a time.
+//!
+//! So a frame costs a word step per eight octets, plus a few octet steps
+//! and eight bit steps around each flag.
 
 use std::collections::VecDeque;
 
@@ -151,7 +156,8 @@ const fn delete_lowest(bits: u64, marks: u64) -> (u64, u64) {
     (bits, (marks ^ lowest) >> 1)
 }
 
-/// Data bits of a frame between whole octets: fewer than 64, LSB first.
+/// Data bits of a frame not yet moved into its octets: `len` of them,
+/// fewer than 64, LSB first in `bits` (whose higher bits are 0).
 #[derive(Debug, Clone, Copy, Default)]
 struct Pending {
     bits: u64,
@@ -294,7 +300,9 @@ pub struct Deframer {
     /// Whether a flag opened a frame that is still being received.
     in_frame: bool,
     /// Whole octets of the frame being received, filled eight at a time
-    /// (and octet by octet when the frame closes).
+    /// (and octet by octet when the frame closes). A frame is dropped as
+    /// soon as a word moved in takes it past `drop_bits`, so it never
+    /// holds more than `max_len + 8` octets.
     buf: Vec<u8>,
     /// Further data bits.
     pending: Pending,
