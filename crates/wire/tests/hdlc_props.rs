@@ -223,7 +223,7 @@ fn long_frames() -> impl Strategy<Value = Vec<Vec<u8>>> {
     prop::collection::vec(
         prop::collection::vec(
             prop_oneof![4 => any::<u8>(), 1 => Just(0xFF), 1 => Just(0x7E)],
-            2..700,
+            2..500,
         ),
         1..4,
     )
@@ -231,7 +231,7 @@ fn long_frames() -> impl Strategy<Value = Vec<Vec<u8>>> {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 200,
+        cases: 100,
         rng_seed: RngSeed::Fixed(0x4c494e4b),
         failure_persistence: None,
         ..ProptestConfig::default()

@@ -403,12 +403,14 @@ impl Deframer {
 
     /// Whole octets: the word path while it applies, then the octet path
     /// up to the next octet holding a flag or an abort, which goes through
-    /// the bit rule; and so on.
+    /// the bit rule, or for at most eight octets; and so on.
     fn octets<F: FnMut(&[u8])>(&mut self, line: &[u8], on_frame: &mut F) {
         let mut rest = line;
         while !rest.is_empty() {
             rest = self.words(rest);
-            let (used, event) = self.scan(rest);
+            // The word path stops at most one octet before an octet
+            // holding a flag or an abort, or at the end of the line.
+            let (used, event) = self.scan(rest.get(..8).unwrap_or(rest));
             rest = rest.get(used..).unwrap_or_default();
             if let Some(data) = event {
                 for i in 0..8 {
