@@ -1,8 +1,11 @@
 //! Fuzzes the HDLC receiver with arbitrary line bits in arbitrary chunks.
 //!
-//! Input: byte 0 picks the line code (bit 7: NRZI) and the chunk size in
-//! bits (bits 0..=5, plus one); byte 1 the maximum frame length (plus one);
-//! the rest are the line bits, LSB first.
+//! Input: byte 0 picks the line code (bit 7: NRZI), the way frames come
+//! out (bit 6: queued for `poll_frame`) and the chunk size in bits from
+//! its bits 0..=5, `n`: `n + 1` for `n` under 32, else `61 * (n - 31)`
+//! (up to 244 octets, so that the word path sees many words in a row);
+//! byte 1 the maximum frame length (plus one); the rest are the line bits,
+//! LSB first.
 //!
 //! Checks: no panic; the table-driven deframer, fed in chunks, finds the
 //! same frames and counts as the bit-at-a-time reference; every frame it
@@ -23,7 +26,8 @@ fuzz_target!(|data: &[u8]| {
     } else {
         LineCode::Nrz
     };
-    let chunk_bits = usize::from(mode & 0x3F) + 1;
+    let n = usize::from(mode & 0x3F);
+    let chunk_bits = if n < 32 { n + 1 } else { 61 * (n - 31) };
     let config = DeframerConfig {
         line_code,
         min_len: 4,

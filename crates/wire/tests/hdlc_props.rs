@@ -183,10 +183,13 @@ proptest! {
         flips in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
         max_len in 1usize..100,
         chunks in prop::collection::vec(1usize..300, 1..4),
+        gaps in prop::collection::vec(0usize..20, 6),
     ) {
         let mut encoder = Encoder::new(code);
         encoder.flags(1);
         for (i, frame) in frames.iter().enumerate() {
+            // Runs of flags between frames, long enough for whole words.
+            encoder.flags(gaps.get(i).copied().unwrap_or(0));
             if i % 3 == 2 {
                 encoder.abort_frame(frame);
             } else {
@@ -212,5 +215,51 @@ proptest! {
                 prop_assert!(clean_frames.contains(frame));
             }
         }
+    }
+}
+
+/// Long frame bodies: many 64-bit words each, with runs of 1s now and then.
+fn long_frames() -> impl Strategy<Value = Vec<Vec<u8>>> {
+    prop::collection::vec(
+        prop::collection::vec(
+            prop_oneof![4 => any::<u8>(), 1 => Just(0xFF), 1 => Just(0x7E)],
+            2..500,
+        ),
+        1..4,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 100,
+        rng_seed: RngSeed::Fixed(0x4c494e4b),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn fast_matches_reference_on_long_frames_in_one_push(
+        frames in long_frames(),
+        code in line_code(),
+        max_len in 1usize..800,
+        flip in any::<Option<prop::sample::Index>>(),
+        gap in 0usize..20,
+    ) {
+        let mut encoder = Encoder::new(code);
+        for frame in &frames {
+            encoder.flags(gap);
+            encoder.frame(frame);
+        }
+        let mut line = encoder.finish();
+        if let Some(flip) = flip {
+            line.flip(flip.index(line.bit_len()));
+        }
+        let config = DeframerConfig { line_code: code, min_len: 4, max_len };
+        let mut deframer = Deframer::new(config);
+        let mut found = Vec::new();
+        deframer.push_bits_with(line.octets(), line.bit_len(), |f| found.push(f.to_vec()));
+        let (expected, expected_stats) = reference::decode_all(&line, config);
+        prop_assert_eq!(found, expected);
+        prop_assert_eq!(*deframer.stats(), expected_stats);
     }
 }

@@ -1,11 +1,28 @@
 //! Line bits to frames: flag hunt, zero-bit deletion, abort and idle
 //! detection, FCS check (ISO/IEC 13239 clause 4; AX.25 v2.2 sections 3.1,
 //! 3.6, 3.7, 3.9, 3.10).
+//!
+//! The receiver works at three speeds, all implementing the bit rule of
+//! [`step`] and agreeing bit for bit:
+//!
+//! - the word path ([`Deframer::words`]) takes 64 line bits at a time:
+//!   inside a frame as long as they hold no run of six 1s (then every 0
+//!   after five 1s is a stuffed one and every other bit is data, which a
+//!   few shifts and masks find for the whole word), and outside a frame
+//!   as long as they hold no flag. It decodes NRZI a word at a time and
+//!   runs the FCS over the frame as it fills it, eight octets at a time;
+//! - the octet path ([`Deframer::scan`]) takes the octets from there up to
+//!   the next one holding a flag or the start of an abort, through the
+//!   [`DESTUFF`] table;
+//! - the bit rule ([`Deframer::bit`]) takes that octet one bit at a time.
+//!
+//! So a frame costs a word step per eight octets, plus a few octet steps
+//! and eight bit steps around each flag.
 
 use std::collections::VecDeque;
 
-use super::{BitStream, LineCode, NrziDecoder};
-use crate::fcs;
+use super::{BitStream, LineCode, NrziDecoder, FLAG};
+use crate::fcs::{self, Fcs16};
 
 /// What one received bit means, given the run of 1s before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,6 +141,57 @@ const fn build_destuff_table() -> [[u32; 256]; 8] {
     table
 }
 
+/// Eight flags back to back, as a word of data bits (AX.25 v2.2
+/// section 3.1): a preamble or an idle line filled with flags.
+const FLAGS_WORD: u64 = u64::from_le_bytes([FLAG; 8]);
+
+/// Deletes from `bits` the bit at the lowest set bit of `marks`, moving
+/// the bits above it down one place; returns the bits and the other marks,
+/// moved the same way. Returns both unchanged when `marks` is 0.
+#[inline]
+const fn delete_lowest(bits: u64, marks: u64) -> (u64, u64) {
+    let lowest = marks & marks.wrapping_neg();
+    let below = lowest.wrapping_sub(1);
+    let bits = (bits & below) | ((bits >> 1) & !below);
+    (bits, (marks ^ lowest) >> 1)
+}
+
+/// Data bits of a frame not yet moved into its octets: `len` of them,
+/// fewer than 64, LSB first in `bits` (whose higher bits are 0).
+#[derive(Debug, Clone, Copy, Default)]
+struct Pending {
+    bits: u64,
+    len: u32,
+}
+
+impl Pending {
+    /// Appends the `count` low bits of `bits` (at most 64; the bits above
+    /// them 0); returns the first 64 bits once they are complete.
+    #[inline]
+    fn push(&mut self, bits: u64, count: u32) -> Option<u64> {
+        let word = self.bits | (bits << self.len);
+        let filled = self.len + count;
+        if filled < 64 {
+            self.bits = word;
+            self.len = filled;
+            None
+        } else {
+            // The bits that did not fit (`>> 1 >>` as `len` may be 0).
+            self.bits = bits >> 1 >> (63 - self.len);
+            self.len = filled - 64;
+            Some(word)
+        }
+    }
+
+    /// Takes the first eight bits, if there are as many.
+    fn take_octet(&mut self) -> Option<u8> {
+        let octet = (self.len >= 8).then_some(self.bits as u8)?;
+        self.bits >>= 8;
+        self.len -= 8;
+        Some(octet)
+    }
+}
+
 /// Limits and line code of a [`Deframer`] (ISO/IEC 13239 clause 4;
 /// AX.25 v2.2 section 3.9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -231,11 +299,21 @@ pub struct Deframer {
     zero_kept: bool,
     /// Whether a flag opened a frame that is still being received.
     in_frame: bool,
-    /// Whole octets of the frame being received.
+    /// Whole octets of the frame being received, filled eight at a time
+    /// (and octet by octet when the frame closes). A frame is dropped as
+    /// soon as a word moved in takes it past `drop_bits`, so it never
+    /// holds more than `max_len + 8` octets.
     buf: Vec<u8>,
-    /// Further data bits, fewer than 32 between octets.
-    acc: u64,
-    acc_len: u32,
+    /// Further data bits.
+    pending: Pending,
+    /// The FCS register over `buf[..fcs_len]`, eight octets at a time,
+    /// which the word path keeps up to date as it fills `buf` so that
+    /// closing a frame needs no second pass over it. Whatever ends up in
+    /// `buf` belongs to the frame if the frame passes the alignment check:
+    /// at most six of the data bits received are the closing flag's, and
+    /// `content_bits` rounds them away only when it is a multiple of eight.
+    fcs: Fcs16,
+    fcs_len: usize,
     stats: DeframerStats,
     queue: VecDeque<Vec<u8>>,
 }
@@ -253,8 +331,9 @@ impl Deframer {
             zero_kept: false,
             in_frame: false,
             buf: Vec::new(),
-            acc: 0,
-            acc_len: 0,
+            pending: Pending::default(),
+            fcs: Fcs16::new(),
+            fcs_len: 0,
             stats: DeframerStats::default(),
             queue: VecDeque::new(),
         }
@@ -322,12 +401,16 @@ impl Deframer {
         }
     }
 
-    /// The fast path: one table look-up per octet, the bit rule only for
-    /// octets holding a flag or an abort.
+    /// Whole octets: the word path while it applies, then the octet path
+    /// up to the next octet holding a flag or an abort, which goes through
+    /// the bit rule, or for at most eight octets; and so on.
     fn octets<F: FnMut(&[u8])>(&mut self, line: &[u8], on_frame: &mut F) {
         let mut rest = line;
         while !rest.is_empty() {
-            let (used, event) = self.scan(rest);
+            rest = self.words(rest);
+            // The word path stops at most one octet before an octet
+            // holding a flag or an abort, or at the end of the line.
+            let (used, event) = self.scan(rest.get(..8).unwrap_or(rest));
             rest = rest.get(used..).unwrap_or_default();
             if let Some(data) = event {
                 for i in 0..8 {
@@ -335,6 +418,125 @@ impl Deframer {
                 }
             }
         }
+    }
+
+    /// The word path: takes 64 line bits at a time (eight octets, read
+    /// little-endian so that bit `i` is the `i`-th on the air) for as long
+    /// as each word is
+    ///
+    /// - inside a frame, without a run of six 1s (flag, abort or idle): bit
+    ///   by bit, a 1 is data and a 0 is data unless five 1s precede it, in
+    ///   which case it is a stuffed 0 (AX.25 v2.2 section 3.6);
+    /// - eight more flags right after a flag, with nothing received since:
+    ///   they open and close only empty frames, which count for nothing;
+    /// - outside a frame, without a flag: there nothing but a flag changes
+    ///   more than the run of 1s (`zero_kept` matters only inside a frame,
+    ///   and a flag resets it).
+    ///
+    /// Of the first word that is none of these, the octets before the one
+    /// where the run of six 1s (or the flag) ends are taken the same way,
+    /// and the word path stops. Returns the octets not taken.
+    fn words<'a>(&mut self, line: &'a [u8]) -> &'a [u8] {
+        let coded = self.config.line_code == LineCode::Nrzi;
+        let in_frame = self.in_frame;
+        let mut nrzi = self.nrzi;
+        // The data bits before the word; only the run of 1s at the top
+        // and the 0 under it matter.
+        let mut previous = !(u64::MAX >> self.ones.min(7));
+        let mut zero_kept = self.zero_kept;
+        let mut pending = self.pending;
+        let mut taken = 0;
+        let (words, _) = line.as_chunks::<8>();
+        for &octets in words {
+            let mut next_nrzi = nrzi;
+            let line_word = u64::from_le_bytes(octets);
+            let data = if coded {
+                next_nrzi.decode_word(line_word)
+            } else {
+                line_word
+            };
+            // Bit `i` of `before(k)` is the data bit `k` places before bit
+            // `i`, reaching back into the previous word.
+            let before = |k: u32| (data << k) | (previous >> (64 - k));
+            let after_five = before(1) & before(2) & before(3) & before(4) & before(5);
+            let after_flag =
+                data == FLAGS_WORD && in_frame && pending.len == 0 && self.buf.is_empty();
+            // The bits the word path leaves to the others.
+            let stops = if !in_frame {
+                // A flag: a 0 after exactly six 1s.
+                !data & after_five & before(6) & !before(7)
+            } else if after_flag {
+                0
+            } else {
+                // A 1 after five 1s, or a 0 after six: flag, abort or idle.
+                after_five & (data | before(6))
+            };
+            // The number of bits of `data` taken: up to the octet where
+            // the first stop is.
+            let len = match stops {
+                0 => 64,
+                _ => stops.trailing_zeros() & !7,
+            };
+            if len == 0 {
+                break;
+            }
+            if in_frame && !after_flag {
+                let taken_bits = u64::MAX >> (64 - len);
+                let stuffed = !data & after_five & taken_bits;
+                // Delete the stuffed 0s, lowest first: each one moves the
+                // bits (and stuffed 0s) above it down one place. A word
+                // mostly has zero to two, so two steps are taken
+                // unconditionally (a step is a no-op when none is left),
+                // which spares a hard-to-predict branch.
+                let mut destuffed = data & taken_bits;
+                let mut marks = stuffed;
+                let mut count = len;
+                for _ in 0..2 {
+                    count -= u32::from(marks != 0);
+                    (destuffed, marks) = delete_lowest(destuffed, marks);
+                }
+                while marks != 0 {
+                    count -= 1;
+                    (destuffed, marks) = delete_lowest(destuffed, marks);
+                }
+                // The bits taken hold a 0 (else they would hold six 1s);
+                // the last one is stuffed if the highest stuffed bit is at
+                // its place.
+                let zeros = !data & taken_bits;
+                zero_kept = stuffed.leading_zeros() != zeros.leading_zeros();
+                if let Some(word) = pending.push(destuffed, count) {
+                    self.buf.extend_from_slice(&word.to_le_bytes());
+                    // The FCS runs one word behind, which is faster than
+                    // running it over the word just completed.
+                    let end = self.fcs_len + 8;
+                    if end < self.buf.len() {
+                        self.fcs
+                            .update(self.buf.get(self.fcs_len..end).unwrap_or_default());
+                        self.fcs_len = end;
+                    }
+                }
+            }
+            if len == 64 {
+                nrzi = next_nrzi;
+            } else if let Some(&last) = octets.get((len as usize / 8).saturating_sub(1)) {
+                // Decoding the last octet taken leaves the decoder at the
+                // level of its last bit, which is all it carries over.
+                nrzi.decode_octet(last);
+            }
+            previous = data << (64 - len);
+            taken += len as usize / 8;
+            if len < 64 || self.buf.len().saturating_mul(8) > self.drop_bits {
+                break;
+            }
+        }
+        self.nrzi = nrzi;
+        self.ones = previous.leading_ones().min(7) as u8;
+        self.zero_kept = zero_kept;
+        self.pending = pending;
+        if in_frame && self.frame_bits() > self.drop_bits {
+            self.too_long();
+        }
+        line.get(taken..).unwrap_or_default()
     }
 
     /// Runs the table over `line`, keeping the hot state in registers,
@@ -348,8 +550,7 @@ impl Deframer {
         let mut nrzi = self.nrzi;
         let mut ones = self.ones;
         let mut zero_kept = self.zero_kept;
-        let mut acc = self.acc;
-        let mut acc_len = self.acc_len;
+        let mut pending = self.pending;
         let mut used = 0;
         let mut event = None;
         let mut overflow = false;
@@ -371,13 +572,10 @@ impl Deframer {
                 zero_kept = entry & ZERO_KEPT != 0;
             }
             if in_frame {
-                acc |= u64::from(entry & 0xFF) << acc_len;
-                acc_len += (entry >> COUNT_SHIFT) & 0xF;
-                if acc_len >= 32 {
-                    self.buf.extend_from_slice(&(acc as u32).to_le_bytes());
-                    acc >>= 32;
-                    acc_len -= 32;
-                    let received = self.buf.len().saturating_mul(8) + acc_len as usize;
+                let count = (entry >> COUNT_SHIFT) & 0xF;
+                if let Some(word) = pending.push(u64::from(entry & 0xFF), count) {
+                    self.buf.extend_from_slice(&word.to_le_bytes());
+                    let received = self.buf.len().saturating_mul(8) + pending.len as usize;
                     if received > self.drop_bits {
                         overflow = true;
                         break;
@@ -388,8 +586,7 @@ impl Deframer {
         self.nrzi = nrzi;
         self.ones = ones;
         self.zero_kept = zero_kept;
-        self.acc = acc;
-        self.acc_len = acc_len;
+        self.pending = pending;
         if overflow {
             self.too_long();
         }
@@ -406,10 +603,8 @@ impl Deframer {
                     self.zero_kept = true;
                 }
                 if self.in_frame {
-                    self.acc |= u64::from(value) << self.acc_len;
-                    self.acc_len += 1;
-                    if self.acc_len >= 32 {
-                        self.flush_word();
+                    if let Some(word) = self.pending.push(u64::from(value), 1) {
+                        self.flush_word(word);
                     }
                 }
             }
@@ -441,7 +636,7 @@ impl Deframer {
         self.buf
             .len()
             .saturating_mul(8)
-            .saturating_add(self.acc_len as usize)
+            .saturating_add(self.pending.len as usize)
     }
 
     /// Data bits of the frame proper, once a flag or abort has been seen:
@@ -453,10 +648,8 @@ impl Deframer {
             .saturating_sub(5 + usize::from(self.zero_kept))
     }
 
-    fn flush_word(&mut self) {
-        self.buf.extend_from_slice(&(self.acc as u32).to_le_bytes());
-        self.acc >>= 32;
-        self.acc_len -= 32;
+    fn flush_word(&mut self, word: u64) {
+        self.buf.extend_from_slice(&word.to_le_bytes());
         if self.frame_bits() > self.drop_bits {
             self.too_long();
         }
@@ -468,17 +661,16 @@ impl Deframer {
     }
 
     fn open_frame(&mut self) {
+        self.drop_frame();
         self.in_frame = true;
-        self.buf.clear();
-        self.acc = 0;
-        self.acc_len = 0;
     }
 
     fn drop_frame(&mut self) {
         self.in_frame = false;
         self.buf.clear();
-        self.acc = 0;
-        self.acc_len = 0;
+        self.pending = Pending::default();
+        self.fcs = Fcs16::new();
+        self.fcs_len = 0;
     }
 
     /// Checks and delivers the frame ended by a flag (AX.25 v2.2
@@ -496,18 +688,19 @@ impl Deframer {
             self.stats.not_octet_aligned += 1;
             return;
         }
-        while self.acc_len >= 8 {
-            self.buf.push(self.acc as u8);
-            self.acc >>= 8;
-            self.acc_len -= 8;
+        while let Some(octet) = self.pending.take_octet() {
+            self.buf.push(octet);
         }
         let len = content / 8;
         if len < self.min_len {
             self.stats.too_short += 1;
             return;
         }
+        // `fcs_len <= len`: see `fcs`.
+        let mut fcs = self.fcs;
+        fcs.update(self.buf.get(self.fcs_len..len).unwrap_or_default());
         match self.buf.get(..len) {
-            Some(frame) if fcs::check(frame) => {
+            Some(frame) if fcs.register() == fcs::GOOD_RESIDUE => {
                 self.stats.frames_ok += 1;
                 on_frame(frame.get(..len.saturating_sub(2)).unwrap_or_default());
             }

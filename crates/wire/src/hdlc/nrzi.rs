@@ -87,6 +87,16 @@ impl NrziDecoder {
         !(line ^ previous)
     }
 
+    /// Decodes 64 line bits (LSB first, that is, eight octets read as a
+    /// little-endian `u64`) into 64 data bits: each bit is compared with
+    /// the one before it, the first with the last level received.
+    #[inline]
+    pub fn decode_word(&mut self, line: u64) -> u64 {
+        let previous = (line << 1) | u64::from(self.level);
+        self.level = (line >> 63) as u8;
+        !(line ^ previous)
+    }
+
     /// Decodes one line bit into one data bit.
     pub fn decode_bit(&mut self, line: bool) -> bool {
         let line = u8::from(line);
