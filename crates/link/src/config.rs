@@ -75,9 +75,12 @@ pub struct Config {
     /// k, the window on modulo-8 links, 1-7 (6.7.2.3; 6.3.2 default 7).
     pub window_mod8: u8,
     /// k, the window on modulo-128 links, 1-127 (6.7.2.3; 6.3.2 default 32).
+    /// Like N1, notified in XID: the sending window becomes the lesser of
+    /// this and the peer's.
     pub window_mod128: u8,
-    /// N1, the largest information field sent or accepted, in octets,
-    /// 1-2048 (6.7.2.1; default 256).
+    /// N1, the largest information field accepted, in octets, 1-2048
+    /// (6.7.2.1; default 256), notified to the peer in XID (6.3.2). It is
+    /// also the largest sent, unless XID learns that the peer accepts less.
     pub n1: usize,
     /// N2, the most tries of one frame (6.7.2.2; default 10), 1-255.
     pub n2: u8,

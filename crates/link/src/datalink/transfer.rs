@@ -217,7 +217,7 @@ impl DataLink {
             return self.event(Event::Error(LinkError::IResponse));
         }
         // Erratum (Dire Wolf, github issue 102): a v2.0 peer cannot know
-        // our N1, so this is strict; N1 is what we accept as well as send.
+        // our N1, so this is strict; it is the N1 we notify in XID.
         if payload.1.len() > self.config.n1 {
             self.event(Event::Error(LinkError::IFrameTooLong {
                 len: payload.1.len(),
