@@ -7,8 +7,10 @@ use linklab_wire::control::Modulus;
 use thiserror::Error;
 
 /// How a receiver asks for the retransmission of lost I frames
-/// (AX.25 v2.2 4.4.3, 4.4.4, 6.4.4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// (AX.25 v2.2 4.4.3, 4.4.4, 6.4.4). Ordered as XID negotiation ranks them
+/// (6.3.2: "reverts to the lesser of the selection offered"):
+/// `Rej < Srej < MultiSrej`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RecoveryMode {
     /// Implicit reject (REJ): go back N (4.4.3, 6.4.4.1).
     Rej,
@@ -16,6 +18,17 @@ pub enum RecoveryMode {
     /// and asks for each missing one (4.4.4, 6.4.4.2). Used on v2.2
     /// (modulo-128) links only; v2.0 links always use REJ (6.3.2 defaults).
     Srej,
+    /// Selective reject with the "SREJ multiframe" option (HDLC optional
+    /// function 3B, bit 21 of the XID HDLC Optional Functions field, fig.
+    /// 4.5) offered in XID, as Dire Wolf 1.5+ does. Revision 4 defines no
+    /// multi-frame SREJ format, so this engine behaves as [`Srej`] on the
+    /// wire: one SREJ frame per missing I frame, several outstanding at a
+    /// time (4.3.2.4). Caution: a Dire Wolf peer that agrees to it may send
+    /// SREJ frames with extra N(R)s in an information field, which
+    /// `linklab_wire` does not decode (they are lost and recovered by T1).
+    ///
+    /// [`Srej`]: RecoveryMode::Srej
+    MultiSrej,
 }
 
 /// When a receiver acknowledges in-sequence I frames that did not ask for
@@ -62,9 +75,12 @@ pub struct Config {
     /// k, the window on modulo-8 links, 1-7 (6.7.2.3; 6.3.2 default 7).
     pub window_mod8: u8,
     /// k, the window on modulo-128 links, 1-127 (6.7.2.3; 6.3.2 default 32).
+    /// Like N1, notified in XID: the sending window becomes the lesser of
+    /// this and the peer's.
     pub window_mod128: u8,
-    /// N1, the largest information field sent or accepted, in octets,
-    /// 1-2048 (6.7.2.1; default 256).
+    /// N1, the largest information field accepted, in octets, 1-2048
+    /// (6.7.2.1; default 256), notified to the peer in XID (6.3.2). It is
+    /// also the largest sent, unless XID learns that the peer accepts less.
     pub n1: usize,
     /// N2, the most tries of one frame (6.7.2.2; default 10), 1-255.
     pub n2: u8,
@@ -95,6 +111,12 @@ pub struct Config {
     pub poll_on_last_i_frame: bool,
     /// When to acknowledge.
     pub ack_policy: AckPolicy,
+    /// After setting up a v2.2 (SABME) link, send an XID command and
+    /// negotiate the parameters with the peer (6.3.2, C5.3: "the station
+    /// initiating the AX.25 connection will send an XID command after it
+    /// receives the UA frame"). XID commands from the peer are answered
+    /// whatever this says. Default `true`.
+    pub xid: bool,
     /// How this station answers SABME: a v2.2 station accepts it; v2.0
     /// stations answer DM (KPC-3+), FRMR (the v2.0 text) or nothing
     /// (TM-D710), per Dire Wolf's notes in ax25_link.c.
@@ -134,6 +156,7 @@ impl Default for Config {
             recovery: RecoveryMode::Srej,
             poll_on_last_i_frame: false,
             ack_policy: AckPolicy::AfterT2,
+            xid: true,
             sabme_handling: SabmeHandling::Accept,
         }
     }
@@ -196,7 +219,7 @@ impl Config {
                 max: 127,
             });
         }
-        if self.recovery == RecoveryMode::Srej && self.window_mod128 > 64 {
+        if self.recovery != RecoveryMode::Rej && self.window_mod128 > 64 {
             return Err(ConfigError::SrejWindow {
                 k: self.window_mod128,
             });

@@ -1,7 +1,11 @@
 //! What a data link tells its user (the DL primitives of AX.25 v2.2 C4.1).
 
-use linklab_wire::ax25::{FrmrInfo, Pid};
+use core::time::Duration;
+
+use linklab_wire::ax25::{FrmrInfo, Pid, XidError};
 use thiserror::Error;
+
+use crate::config::RecoveryMode;
 
 /// AX.25 version of an established link (6.3.1, 6.3.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -89,6 +93,78 @@ pub enum LinkError {
     /// reassembled data unit is dropped.
     #[error("reassembly error: {0}")]
     Reassembly(&'static str),
+    /// MDL error A: XID command without P = 1; not answered (fig. C5.1).
+    #[error("MDL-A: XID command without P=1")]
+    XidWithoutPoll,
+    /// MDL error B: XID response while no XID command was outstanding
+    /// (fig. C5.1).
+    #[error("MDL-B: unexpected XID response")]
+    UnexpectedXidResponse,
+    /// MDL error D: XID response without F = 1 (fig. C5.2).
+    #[error("MDL-D: XID response without F=1")]
+    XidWithoutFinal,
+    /// An XID information field that cannot be decoded (4.3.3.7): a
+    /// command is not answered, a response ends the negotiation as if
+    /// unanswered.
+    #[error("XID information field not understood: {0}")]
+    BadXid(XidError),
+    /// A data unit queued before XID negotiation no longer fits: N1 became
+    /// smaller or the peer refused segmentation (6.3.2). It was discarded.
+    #[error("a queued data unit of {len} octets cannot be sent with N1 = {n1} and segmentation {segmenter}; discarded", segmenter = if *.segmenter { "on" } else { "off" })]
+    DataDiscarded {
+        /// Octets of the data unit.
+        len: usize,
+        /// N1 for sending at the time.
+        n1: usize,
+        /// Whether the segmenter was in use.
+        segmenter: bool,
+    },
+}
+
+/// The operating parameters of a link, as set up by the mode-setting
+/// command and XID negotiation (AX.25 v2.2 6.3.2, 4.3.3.7 fig. 4.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LinkParams {
+    /// REJ, SREJ or SREJ with the multiframe option (HDLC Optional
+    /// Functions; "the lesser of the selection offered").
+    pub recovery: RecoveryMode,
+    /// Segmenter/reassembler agreed (HDLC Optional Functions bit 22):
+    /// data units longer than N1 may be sent segmented (6.6).
+    pub segmenter: bool,
+    /// N1 for sending, in octets: at most the peer's I Field Length
+    /// Receive ("a transmitting TNC may not exceed this size").
+    pub n1_tx: usize,
+    /// N1 for receiving, in octets: what this station notified
+    /// ([`Config::n1`](crate::Config::n1)).
+    pub n1_rx: usize,
+    /// k for sending: at most the peer's Window Size Receive.
+    pub k_tx: u8,
+    /// k for receiving: what this station notified (its configured window).
+    pub k_rx: u8,
+    /// T1 agreed ("the greater of the values offered"), before scaling for
+    /// digipeaters.
+    pub t1: Duration,
+    /// N2 agreed ("the greater of the values offered").
+    pub n2: u8,
+}
+
+/// How an XID negotiation ended (Appendix C5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Negotiation {
+    /// Our XID command was answered by an XID response (MDL-NEGOTIATE
+    /// confirm, fig. C5.2).
+    Agreed,
+    /// We answered the peer's XID command (fig. C5.1).
+    Answered,
+    /// The peer answered our XID command with FRMR or DM: it does not
+    /// negotiate, so the v2.0 defaults of 6.3.2 apply to what it accepts
+    /// (REJ, no segmenter, N1 <= 256, k <= 7); the link stays up (fig.
+    /// C5.2, MDL-ERROR E).
+    Refused,
+    /// N2 XID commands went unanswered (MDL-ERROR C, fig. C5.2) or the
+    /// response was undecodable: the v2.2 defaults of 6.3.2 apply to what
+    /// the peer accepts (N1 <= 256, k <= 32, no segmenter); the link stays up.
+    NoAnswer,
 }
 
 /// Something the user of a [`DataLink`](crate::DataLink) must know.
@@ -124,4 +200,20 @@ pub enum Event {
     },
     /// A protocol error was seen (DL-ERROR indication).
     Error(LinkError),
+    /// Parameters were negotiated with XID, or the attempt ended
+    /// (MDL-NEGOTIATE confirm or MDL-ERROR indication, Appendix C5).
+    Negotiated {
+        /// How the exchange ended.
+        outcome: Negotiation,
+        /// The parameters now in force.
+        params: LinkParams,
+    },
+    /// A UI frame from the remote station (DL-UNIT-DATA indication, C4.1,
+    /// 4.3.3.6).
+    UnitData {
+        /// Its protocol identifier.
+        pid: Pid,
+        /// Its information field.
+        data: Vec<u8>,
+    },
 }

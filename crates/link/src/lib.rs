@@ -9,6 +9,10 @@
 //! and everything it wants to do is drained with
 //! [`DataLink::poll_transmit`], [`DataLink::poll_event`] and
 //! [`DataLink::poll_timeout`].
+//!
+//! On v2.2 links the initiating station negotiates the operating
+//! parameters with an XID exchange after the UA (6.3.2, Appendix C5);
+//! the outcome is reported as [`Event::Negotiated`].
 #![forbid(unsafe_code)]
 
 pub mod config;
@@ -20,6 +24,8 @@ pub mod timer;
 
 pub use config::{AckPolicy, Config, ConfigError, RecoveryMode, SabmeHandling, T1Backoff};
 pub use datalink::{DataLink, NewLinkError, SendError, State};
-pub use event::{DisconnectReason, Event, FailureReason, LinkError, Version};
+pub use event::{
+    DisconnectReason, Event, FailureReason, LinkError, LinkParams, Negotiation, Version,
+};
 pub use time::Instant;
 pub use timer::Timer;

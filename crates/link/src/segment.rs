@@ -45,6 +45,16 @@ pub(crate) fn max_segmented_len(n1: usize) -> usize {
     }
 }
 
+/// Number of information fields a data unit of `len` octets takes with
+/// information fields of `n1`: 1 if it fits, else as [`segment`] splits it
+/// (1 also if it cannot be segmented at all).
+pub(crate) fn segment_count(len: usize, n1: usize) -> usize {
+    match (n1.checked_sub(2), n1.checked_sub(1)) {
+        (Some(first), Some(rest)) if len > n1 && first > 0 => 1 + (len - first).div_ceil(rest),
+        _ => 1,
+    }
+}
+
 /// Reassembles segments in arrival order (the data link delivers I frames
 /// in sequence, C6.2).
 #[derive(Debug, Clone, Default)]
@@ -115,6 +125,18 @@ mod tests {
             128
         );
         assert!(segment(Pid::Ip, &[1], 2).is_none());
+        for (len, n1) in [
+            (5000, 256),
+            (256, 256),
+            (257, 256),
+            (40, 16),
+            (1, 1),
+            (700, 97),
+        ] {
+            let count = segment(Pid::Ip, &vec![0; len], n1).map_or(1, |s| s.len());
+            let expected = if len <= n1 { 1 } else { count };
+            assert_eq!(segment_count(len, n1), expected, "len {len} n1 {n1}");
+        }
     }
 
     #[test]

@@ -13,17 +13,21 @@ pub enum Timer {
     T2,
     /// T3, inactive link timer: idle supervision.
     T3,
+    /// TM201, the management retry timer: XID command outstanding
+    /// (Appendix C5.3). Runs for T1V, like Dire Wolf's.
+    Tm201,
 }
 
 impl Timer {
     /// All timers, in table order.
-    pub const ALL: [Timer; 3] = [Timer::T1, Timer::T2, Timer::T3];
+    pub const ALL: [Timer; 4] = [Timer::T1, Timer::T2, Timer::T3, Timer::Tm201];
 
     const fn index(self) -> usize {
         match self {
             Timer::T1 => 0,
             Timer::T2 => 1,
             Timer::T3 => 2,
+            Timer::Tm201 => 3,
         }
     }
 }
@@ -45,7 +49,7 @@ enum Slot {
 /// busy, so that others' traffic does not count against the peer).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Timers {
-    slots: [Slot; 3],
+    slots: [Slot; 4],
 }
 
 impl Timers {

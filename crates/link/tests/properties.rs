@@ -1,12 +1,15 @@
 //! Seeded random transfers over a lossy, duplicating, corrupting channel:
 //! every data unit is delivered exactly once and in order, or its sender
 //! is told the link failed or was reset. Deterministic: fixed seeds.
+//! Modulo-128 links negotiate with XID, each side with its own N1 and k.
 
 mod support;
 
 use std::time::Duration;
 
-use linklab_link::{AckPolicy, Config, DisconnectReason, Event, RecoveryMode, State, T1Backoff};
+use linklab_link::{
+    AckPolicy, Config, DisconnectReason, Event, LinkError, RecoveryMode, State, T1Backoff,
+};
 use linklab_wire::control::Modulus;
 use support::{Impairment, Pair, Side, SplitMix64};
 
@@ -59,6 +62,8 @@ fn told(events: &[Event]) -> bool {
     connects > 1
         || events.iter().any(|e| match e {
             Event::LinkFailure { .. } => true,
+            // Queued before negotiation ended and unsendable after it.
+            Event::Error(LinkError::DataDiscarded { .. }) => true,
             Event::Disconnected { reason } => !matches!(
                 reason,
                 DisconnectReason::LocalRequest
@@ -79,7 +84,19 @@ struct Outcome {
     trouble: bool,
 }
 
-fn run_case(seed: u64, modulus: Modulus, recovery: RecoveryMode) -> Result<Outcome, String> {
+/// The reject mode each side is configured with: `Some(mode)` for both,
+/// `None` for a random one per side (XID picks the lesser).
+type Recovery = Option<RecoveryMode>;
+
+fn pick(rng: &mut SplitMix64, recovery: Recovery) -> RecoveryMode {
+    recovery.unwrap_or_else(|| match rng.range(0, 2) {
+        0 => RecoveryMode::Rej,
+        1 => RecoveryMode::Srej,
+        _ => RecoveryMode::MultiSrej,
+    })
+}
+
+fn run_case(seed: u64, modulus: Modulus, recovery: Recovery) -> Result<Outcome, String> {
     let mut log = String::new();
     let result = run_case_logged(seed, modulus, recovery, &mut log);
     if std::env::var("DUMP").is_ok() {
@@ -91,7 +108,7 @@ fn run_case(seed: u64, modulus: Modulus, recovery: RecoveryMode) -> Result<Outco
 fn run_case_logged(
     seed: u64,
     modulus: Modulus,
-    recovery: RecoveryMode,
+    recovery: Recovery,
     log: &mut String,
 ) -> Result<Outcome, String> {
     let mut p = None;
@@ -105,15 +122,19 @@ fn run_case_logged(
 fn transfer(
     seed: u64,
     modulus: Modulus,
-    recovery: RecoveryMode,
+    recovery: Recovery,
     slot: &mut Option<Pair>,
 ) -> Result<Outcome, String> {
     let mut rng = SplitMix64::new(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x4c49_4e4b);
-    let ca = random_config(&mut rng, modulus, recovery);
-    // Without XID neither side can learn the other's N1 (6.3.2): share it.
-    let cb = Config {
-        n1: ca.n1,
-        ..random_config(&mut rng, modulus, recovery)
+    let recovery_a = pick(&mut rng, recovery);
+    let ca = random_config(&mut rng, modulus, recovery_a);
+    let recovery_b = pick(&mut rng, recovery);
+    let cb = random_config(&mut rng, modulus, recovery_b);
+    // Without XID (v2.0) neither side can learn the other's N1 (6.3.2):
+    // share it. v2.2 links negotiate, so each side keeps its own.
+    let cb = match modulus {
+        Modulus::Mod8 => Config { n1: ca.n1, ..cb },
+        Modulus::Mod128 => cb,
     };
     let p = slot.insert(Pair::new(ca, cb, rng.next_u64()));
     p.bit_rate = [1200, 9600, 64_000][rng.range(0, 2) as usize];
@@ -145,6 +166,12 @@ fn transfer(
     p.run_until(Duration::from_secs(600), |p| {
         p.links[1].state() == State::Connected
     });
+    // Data waits for the XID exchange, as a user would for the
+    // negotiated N1 (the responder learns the initiator's N1 from it).
+    p.run_until(Duration::from_secs(600), |p| !p.links[0].negotiating());
+    if modulus == Modulus::Mod128 {
+        check_negotiated(p)?;
+    }
     // Queue messages on both sides.
     let mut sent: [Vec<Vec<u8>>; 2] = [Vec::new(), Vec::new()];
     for side in [Side::A, Side::B] {
@@ -178,6 +205,13 @@ fn transfer(
             .all(|l| l.state() == State::Connected && l.unacked() == 0 && l.queued() == 0);
         done || idle || p.links.iter().any(|l| l.state() == State::Disconnected)
     });
+    // If one side gave up, let the other learn it (DM, or its own T1/N2
+    // or T3 supervision) before the orderly release below.
+    if p.links.iter().any(|l| l.state() == State::Disconnected) {
+        p.run_until(Duration::from_secs(1800), |p| {
+            p.links.iter().all(|l| l.state() == State::Disconnected)
+        });
+    }
     let now = p.now;
     p.a().disconnect(now);
     p.run_until(Duration::from_secs(1800), |p| {
@@ -237,7 +271,59 @@ fn told_early(events: &[Event]) -> bool {
             .any(|e| matches!(e, Event::LinkFailure { .. }))
 }
 
-fn check_all(modulus: Modulus, recovery: RecoveryMode) {
+/// If the exchange succeeded, both sides agree: each sends at most what
+/// the other receives, and the lesser reject mode.
+fn check_negotiated(p: &Pair) -> Result<(), String> {
+    let agreed = p.events(Side::A).iter().any(|e| {
+        matches!(
+            e,
+            Event::Negotiated {
+                outcome: linklab_link::Negotiation::Agreed,
+                ..
+            }
+        )
+    });
+    // Only for a clean set-up: after a reset (a duplicated SABME or UA is
+    // enough) either side may be the one to negotiate next.
+    let one_link = [Side::A, Side::B].iter().all(|&side| {
+        let events = p.events(side);
+        events
+            .iter()
+            .filter(|e| matches!(e, Event::Connected { .. }))
+            .count()
+            == 1
+            && !events.iter().any(|e| matches!(e, Event::Error(_)))
+    });
+    let settled = p
+        .links
+        .iter()
+        .all(|l| l.state() == State::Connected && !l.negotiating());
+    if !agreed || !one_link || !settled {
+        return Ok(());
+    }
+    let (a, b) = (p.links[0].params(), p.links[1].params());
+    let ok = a.n1_tx <= b.n1_rx
+        && b.n1_tx <= a.n1_rx
+        && a.k_tx <= b.k_rx
+        && b.k_tx <= a.k_rx
+        && a.recovery == b.recovery
+        && a.recovery
+            == p.links[0]
+                .config()
+                .recovery
+                .min(p.links[1].config().recovery)
+        && a.t1 == b.t1
+        && a.n2 == b.n2
+        && a.segmenter
+        && b.segmenter;
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("negotiation disagrees: A {a:?}, B {b:?}"))
+    }
+}
+
+fn check_all(modulus: Modulus, recovery: Recovery) {
     let mut failures = Vec::new();
     let (mut sent, mut delivered, mut clean) = (0, 0, 0);
     for seed in 0..CASES {
@@ -270,17 +356,28 @@ fn check_all(modulus: Modulus, recovery: RecoveryMode) {
 
 #[test]
 fn mod8_rej_delivers_exactly_once_or_reports() {
-    check_all(Modulus::Mod8, RecoveryMode::Rej);
+    check_all(Modulus::Mod8, Some(RecoveryMode::Rej));
 }
 
 #[test]
 fn mod128_rej_delivers_exactly_once_or_reports() {
-    check_all(Modulus::Mod128, RecoveryMode::Rej);
+    check_all(Modulus::Mod128, Some(RecoveryMode::Rej));
 }
 
 #[test]
 fn mod128_srej_delivers_exactly_once_or_reports() {
-    check_all(Modulus::Mod128, RecoveryMode::Srej);
+    check_all(Modulus::Mod128, Some(RecoveryMode::Srej));
+}
+
+#[test]
+fn mod128_multi_srej_delivers_exactly_once_or_reports() {
+    check_all(Modulus::Mod128, Some(RecoveryMode::MultiSrej));
+}
+
+/// Each side configured with its own reject mode: XID settles on the lesser.
+#[test]
+fn mod128_mixed_recovery_delivers_exactly_once_or_reports() {
+    check_all(Modulus::Mod128, None);
 }
 
 /// Replays one case with its log, for debugging: `SEED=n cargo test ... replay -- --ignored --nocapture`.
@@ -297,9 +394,13 @@ fn replay() {
         Modulus::Mod128
     };
     let recovery = if std::env::var("REJ").is_ok() {
-        RecoveryMode::Rej
+        Some(RecoveryMode::Rej)
+    } else if std::env::var("MULTI").is_ok() {
+        Some(RecoveryMode::MultiSrej)
+    } else if std::env::var("MIXED").is_ok() {
+        None
     } else {
-        RecoveryMode::Srej
+        Some(RecoveryMode::Srej)
     };
     println!("{:?}", run_case(seed, modulus, recovery));
 }

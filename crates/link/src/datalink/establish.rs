@@ -5,7 +5,7 @@ use linklab_wire::ax25::{CommandResponse, FrmrInfo};
 use linklab_wire::control::{Modulus, Unnumbered};
 
 use super::{DataLink, State};
-use crate::config::SabmeHandling;
+use crate::config::{RecoveryMode, SabmeHandling};
 use crate::event::{DisconnectReason, Event, FailureReason, LinkError, Version};
 use crate::time::Instant;
 use crate::timer::Timer;
@@ -51,6 +51,7 @@ impl DataLink {
             State::Connected | State::TimerRecovery => {
                 self.discard_queues();
                 self.clear_exception_conditions();
+                self.end_negotiation(now);
                 // Erratum (Dire Wolf): RC starts at 1, or N2 = 10 means 11 tries.
                 self.rc = 1;
                 self.send_u(Unnumbered::Disc, CommandResponse::Command, true, Vec::new());
@@ -101,6 +102,7 @@ impl DataLink {
                     incoming: true,
                 });
                 self.enter_connected(now);
+                self.apply_agreed_before_connect(version);
             }
             // Collision of SABMs (6.3.6.2): answer UA and keep waiting.
             // Erratum (Dire Wolf): the 2006 SDL shows SABME twice for state 1.
@@ -125,9 +127,10 @@ impl DataLink {
             State::Connected | State::TimerRecovery => {
                 // Link reset by the peer (6.5, fig. C4.4b; error F).
                 self.event(Event::Error(LinkError::ResetByPeer));
+                self.end_negotiation(now);
                 self.set_version(version);
                 self.send_u(Unnumbered::Ua, CommandResponse::Response, pf, Vec::new());
-                let lost = self.unacked() > 0 || !self.i_queue.is_empty();
+                let lost = self.unacked() > 0 || self.queued() > 0;
                 self.clear_exception_conditions();
                 self.discard_queues();
                 if lost {
@@ -178,7 +181,7 @@ impl DataLink {
                         version,
                         incoming: false,
                     });
-                } else if self.unacked() > 0 || !self.i_queue.is_empty() {
+                } else if self.unacked() > 0 || self.queued() > 0 {
                     self.discard_queues();
                     self.event(Event::Connected {
                         version,
@@ -189,6 +192,13 @@ impl DataLink {
                 self.reset_variables();
                 self.select_t1_value();
                 self.enter_connected(now);
+                // C5.3: "The station initiating the AX.25 connection will
+                // send an XID command after it receives the UA frame" (Dire
+                // Wolf's erratum: the SDL of fig. C4.6 does not show it).
+                self.reset_parameters();
+                if self.version == Version::V2_2 && self.config.xid {
+                    self.start_negotiation(now);
+                }
             }
             State::AwaitingRelease => {
                 if !pf {
@@ -230,6 +240,11 @@ impl DataLink {
                     });
                 }
             }
+            // The peer refuses our XID (brief: DM, like FRMR, means it
+            // does not negotiate): keep the link.
+            State::Connected | State::TimerRecovery if pf && self.negotiating => {
+                self.xid_refused(now)
+            }
             State::Connected | State::TimerRecovery => {
                 self.event(Event::Error(LinkError::DmWhileConnected));
                 self.discard_queues();
@@ -246,6 +261,11 @@ impl DataLink {
     pub(super) fn on_frmr(&mut self, now: Instant, info: &[u8]) {
         match self.state {
             State::AwaitingConnection2_2 => self.fall_back_to_v2_0(now),
+            State::Connected | State::TimerRecovery
+                if self.negotiating && self.frmr_rejects_xid(info) =>
+            {
+                self.xid_refused(now)
+            }
             State::Connected | State::TimerRecovery => {
                 let info = FrmrInfo::decode(info, self.modulus).ok();
                 self.event(Event::Error(LinkError::Frmr(info)));
@@ -258,9 +278,7 @@ impl DataLink {
     /// T1 expiry in the set-up and release states (figs. C4.2, C4.3, C4.6b).
     pub(super) fn t1_expiry_unconnected(&mut self, now: Instant) {
         match self.state {
-            State::AwaitingConnection | State::AwaitingConnection2_2
-                if self.rc >= self.config.n2 =>
-            {
+            State::AwaitingConnection | State::AwaitingConnection2_2 if self.rc >= self.n2 => {
                 if self.state == State::AwaitingConnection2_2 {
                     // No answer to N2 SABMEs: the peer may be a v2.0 station
                     // that ignores SABME (Dire Wolf's TM-D710 workaround).
@@ -280,7 +298,7 @@ impl DataLink {
                 self.select_t1_value();
                 self.start_t1(now);
             }
-            State::AwaitingRelease if self.rc >= self.config.n2 => {
+            State::AwaitingRelease if self.rc >= self.n2 => {
                 self.enter_disconnected(now);
                 self.event(Event::Disconnected {
                     reason: DisconnectReason::ReleaseTimeout,
@@ -318,6 +336,7 @@ impl DataLink {
     /// "Establish data link" (fig. C4.7a): clear exception conditions,
     /// RC = 1, SABM(E) with P = 1, stop T3, start T1.
     fn establish_data_link(&mut self, now: Instant) {
+        self.end_negotiation(now);
         self.clear_exception_conditions();
         self.rc = 1;
         let kind = self.set_mode_command();
@@ -348,8 +367,22 @@ impl DataLink {
             Version::V2_0 => Modulus::Mod8,
             Version::V2_2 => Modulus::Mod128,
         };
+        self.reset_parameters();
+    }
+
+    /// The parameters of a new link before any XID: the configured ones
+    /// for the version (6.3.2 defaults: SREJ and segmentation on v2.2 only).
+    pub(super) fn reset_parameters(&mut self) {
         self.k = self.config.window(self.modulus);
-        self.srej = self.recovery_for(version);
+        self.k_rx = self.k;
+        self.recovery = match self.version {
+            Version::V2_0 => RecoveryMode::Rej,
+            Version::V2_2 => self.config.recovery,
+        };
+        self.segmenter = self.version == Version::V2_2;
+        self.n1_tx = self.config.n1;
+        self.n2 = self.config.n2;
+        self.t1_base = self.config.t1;
     }
 
     /// "Clear exception conditions" (fig. C4.7a). Revision 4 also discards
@@ -378,6 +411,7 @@ impl DataLink {
     /// Discards the I queue and unacknowledged frames.
     pub(super) fn discard_queues(&mut self) {
         self.i_queue.clear();
+        self.segments.clear();
         self.sent.iter_mut().for_each(|s| *s = None);
         self.resend.clear();
         self.va = self.top;
@@ -398,12 +432,13 @@ impl DataLink {
             self.timers.stop(timer, now);
         }
         self.clear_exception_conditions();
+        self.negotiating = false;
         self.state = State::Disconnected;
     }
 
     /// SRT and T1V back to their initial values (fig. C4.6b).
-    fn reset_t1v(&mut self) {
-        self.t1v = self.config.t1 * (1 + 2 * self.digipeaters as u32);
+    pub(super) fn reset_t1v(&mut self) {
+        self.t1v = self.t1_base * (1 + 2 * self.digipeaters as u32);
         self.srt = self.t1v / 2;
         self.t1_remaining_when_stopped = None;
     }

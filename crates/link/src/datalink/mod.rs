@@ -6,6 +6,7 @@
 //! they apply, as "Erratum".
 
 mod establish;
+mod negotiate;
 mod recovery;
 mod transfer;
 
@@ -17,8 +18,8 @@ use linklab_wire::control::{Control, Modulus, Supervisory, Unnumbered};
 use thiserror::Error;
 
 use crate::config::{Config, ConfigError, RecoveryMode};
-use crate::event::{Event, Version};
-use crate::segment::Reassembler;
+use crate::event::{Event, LinkParams, Version};
+use crate::segment::{max_segmented_len, segment_count, Reassembler};
 use crate::time::Instant;
 use crate::timer::{Timer, Timers};
 
@@ -70,6 +71,23 @@ pub enum SendError {
         /// N1 in force.
         n1: usize,
     },
+    /// The peer did not agree to segmentation in XID (6.3.2, fig. 4.5 bit
+    /// 22), so data units longer than N1 cannot be sent.
+    #[error("{len} octets exceed N1 = {n1} and the peer did not agree to segmentation (XID)")]
+    NoSegmenter {
+        /// Octets given.
+        len: usize,
+        /// N1 in force.
+        n1: usize,
+    },
+    /// A UI frame's information field is limited to N1 (4.3.3.6, 6.7.2.1).
+    #[error("{len} octets exceed N1 = {n1}; a UI frame cannot be segmented")]
+    UnitDataTooLong {
+        /// Octets given.
+        len: usize,
+        /// N1 in force.
+        n1: usize,
+    },
     /// More than 128 segments would be needed (6.6, fig. 6.2).
     #[error("{len} octets need more than 128 segments of N1 = {n1}; at most {max} octets")]
     TooLongToSegment {
@@ -100,10 +118,33 @@ pub struct DataLink {
     state: State,
     version: Version,
     modulus: Modulus,
-    /// k for the link's modulus.
+    /// k for sending: the configured window for the link's modulus, or
+    /// less if the peer notified a smaller Window Size Receive (6.3.2).
     k: u8,
-    /// Selective reject in use (v2.2 link and [`RecoveryMode::Srej`]).
-    srej: bool,
+    /// k for receiving: how far ahead of V(R) out-of-sequence frames are
+    /// kept (the configured window, notified in XID).
+    k_rx: u8,
+    /// REJ or SREJ in use: SREJ only on v2.2 links, and as negotiated.
+    recovery: RecoveryMode,
+    /// Segmenter in use for sending (v2.2, and agreed in XID if done).
+    segmenter: bool,
+    /// N1 for sending: the configured N1, or less if the peer notified a
+    /// smaller I Field Length Receive (6.3.2). N1 for receiving is
+    /// [`Config::n1`].
+    n1_tx: usize,
+    /// N2 in force (negotiated: the greater of both stations', 6.3.2).
+    n2: u8,
+    /// T1 in force before digipeater scaling (negotiated like N2).
+    t1_base: Duration,
+    /// The management data link (Appendix C5) is in state 1,
+    /// "negotiating": our XID command is outstanding; I frames wait.
+    negotiating: bool,
+    /// RC of the management data link: XID commands sent.
+    mdl_rc: u8,
+    /// Parameters agreed by answering an XID command while disconnected,
+    /// applied if the peer then sets up a v2.2 link (6.3.2: "parameter
+    /// negotiation occurs only before the connection is made").
+    agreed_before_connect: Option<LinkParams>,
     /// V(S): next N(S) to send; moves back on retransmission.
     vs: u8,
     /// V(A): oldest unacknowledged N(S).
@@ -131,8 +172,12 @@ pub struct DataLink {
     t1_expired: bool,
     timers: Timers,
     channel_busy: bool,
-    /// I frame queue: information fields not yet sent.
+    /// I frame queue: data units not yet sent, segmented only when their
+    /// first I frame is due, with the N1 in force then (so that data queued
+    /// before XID negotiation ends fits what the peer accepts).
     i_queue: VecDeque<Payload>,
+    /// Information fields of the data unit being sent.
+    segments: VecDeque<Payload>,
     /// Sent, unacknowledged I frames by N(S).
     sent: Vec<Option<Payload>>,
     /// N(S) asked for by SREJ, to retransmit first.
@@ -168,7 +213,15 @@ impl DataLink {
         let t1v = config.t1 * (1 + 2 * via.len() as u32);
         Ok(DataLink {
             k: config.window(modulus),
-            srej: false,
+            k_rx: config.window(modulus),
+            recovery: RecoveryMode::Rej,
+            segmenter: modulus == Modulus::Mod128,
+            n1_tx: config.n1,
+            n2: config.n2,
+            t1_base: config.t1,
+            negotiating: false,
+            mdl_rc: 0,
+            agreed_before_connect: None,
             version: match modulus {
                 Modulus::Mod8 => Version::V2_0,
                 Modulus::Mod128 => Version::V2_2,
@@ -201,6 +254,7 @@ impl DataLink {
             timers: Timers::default(),
             channel_busy: false,
             i_queue: VecDeque::new(),
+            segments: VecDeque::new(),
             sent: vec![None; 128],
             resend: VecDeque::new(),
             stored: vec![None; 128],
@@ -257,9 +311,47 @@ impl DataLink {
         usize::from(self.seq_diff(self.top, self.va))
     }
 
-    /// Number of information fields queued and not yet sent once.
+    /// Number of information fields queued and not yet sent once (data
+    /// units longer than N1 count as their segments).
     pub fn queued(&self) -> usize {
-        self.i_queue.len()
+        let n1 = self.n1_tx;
+        let units: usize = self
+            .i_queue
+            .iter()
+            .map(|(_, data)| segment_count(data.len(), n1))
+            .sum();
+        self.segments.len() + units
+    }
+
+    /// The parameters in force: N1, k, T1, N2, REJ/SREJ and segmentation,
+    /// as configured and then negotiated with XID (6.3.2).
+    pub fn params(&self) -> LinkParams {
+        LinkParams {
+            recovery: self.recovery,
+            segmenter: self.segmenter,
+            n1_tx: self.n1_tx,
+            n1_rx: self.config.n1,
+            k_tx: self.k,
+            k_rx: self.k_rx,
+            t1: self.t1_base,
+            n2: self.n2,
+        }
+    }
+
+    /// True while our XID command awaits its response (management data
+    /// link state 1, Appendix C5); I frames are held until it ends.
+    pub fn negotiating(&self) -> bool {
+        self.negotiating
+    }
+
+    /// The longest data unit [`DataLink::send`] accepts now: N1, or what
+    /// fits in 128 segments if the segmenter is in use (6.6).
+    pub fn max_data_len(&self) -> usize {
+        if self.segmenter && self.version == Version::V2_2 {
+            max_segmented_len(self.n1_tx).max(self.n1_tx)
+        } else {
+            self.n1_tx
+        }
     }
 
     /// The current T1 value (T1V).
@@ -277,10 +369,12 @@ impl DataLink {
     /// time spent waiting for the channel is not counted against the peer.
     pub fn set_channel_busy(&mut self, now: Instant, busy: bool) {
         self.channel_busy = busy;
-        if busy {
-            self.timers.pause(Timer::T1, now);
-        } else {
-            self.timers.resume(Timer::T1, now);
+        for timer in [Timer::T1, Timer::Tm201] {
+            if busy {
+                self.timers.pause(timer, now);
+            } else {
+                self.timers.resume(timer, now);
+            }
         }
     }
 
@@ -334,6 +428,7 @@ impl DataLink {
                 Timer::T1 => self.t1_expiry(now),
                 Timer::T2 => self.t2_expiry(now),
                 Timer::T3 => self.t3_expiry(now),
+                Timer::Tm201 => self.tm201_expiry(now),
             }
         }
     }
@@ -384,6 +479,8 @@ impl DataLink {
             (Unnumbered::Ua, false) => self.on_ua(now, pf),
             (Unnumbered::Dm, false) => self.on_dm(now, pf),
             (Unnumbered::Frmr, false) => self.on_frmr(now, frame.info()),
+            (Unnumbered::Xid, _) => self.on_xid(now, frame.info(), pf, command),
+            (Unnumbered::Ui, _) => self.on_ui(now, frame, pf, command),
             // TEST is not in the SDL; answer with the same information
             // (Dire Wolf's reading, erratum in ax25_link.c).
             (Unnumbered::Test, true) => {
@@ -519,11 +616,7 @@ impl DataLink {
     }
 
     fn srej_in_use(&self) -> bool {
-        self.srej
-    }
-
-    fn recovery_for(&self, version: Version) -> bool {
-        version == Version::V2_2 && self.config.recovery == RecoveryMode::Srej
+        self.recovery != RecoveryMode::Rej
     }
 }
 

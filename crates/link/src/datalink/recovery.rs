@@ -90,7 +90,7 @@ impl DataLink {
         pf: bool,
     ) {
         let offset = self.seq_diff(ns, self.vr);
-        if offset > 0 && offset < self.k {
+        if offset > 0 && offset < self.k_rx {
             let slot = &mut self.stored[usize::from(ns)];
             if slot.is_none() {
                 *slot = Some(payload);
@@ -111,7 +111,7 @@ impl DataLink {
 
     /// One past the highest stored N(S) within the window.
     pub(super) fn stored_end(&self) -> u8 {
-        (1..self.k)
+        (1..self.k_rx)
             .rev()
             .map(|offset| self.seq_add(self.vr, offset))
             .find(|&ns| self.stored[usize::from(ns)].is_some())
@@ -156,7 +156,7 @@ impl DataLink {
                 self.transmit_enquiry(now);
                 self.state = State::TimerRecovery;
             }
-            State::TimerRecovery if self.rc >= self.config.n2 => {
+            State::TimerRecovery if self.rc >= self.n2 => {
                 let reason = if self.unacked() > 0 {
                     FailureReason::UnacknowledgedData
                 } else if self.peer_receiver_busy {

@@ -3,7 +3,7 @@
 //! (AX.25 v2.2 6.2, 6.4.1-6.4.3, 6.4.6, 6.4.9-6.4.10; fig. C4.4).
 
 use linklab_wire::ax25::{CommandResponse, Frame, Pid};
-use linklab_wire::control::Supervisory;
+use linklab_wire::control::{Control, Supervisory, Unnumbered};
 
 use super::{DataLink, Payload, SendError, State};
 use crate::config::AckPolicy;
@@ -20,38 +20,116 @@ impl DataLink {
     }
 
     /// DL-DATA request: queues `data` for transmission in I frames. Data
-    /// longer than N1 is segmented (PID 0x08, 6.6) on a v2.2 link and
-    /// refused on a v2.0 link.
+    /// longer than N1 (for sending) is segmented (PID 0x08, 6.6) on a v2.2
+    /// link whose peer did not refuse segmentation, and refused otherwise.
+    /// A data unit is segmented when its first I frame is due; if XID
+    /// negotiation makes it unsendable by then, it is discarded with
+    /// [`LinkError::DataDiscarded`].
     pub fn send_with_pid(&mut self, pid: Pid, data: Vec<u8>) -> Result<(), SendError> {
         if !matches!(self.state, State::Connected | State::TimerRecovery) {
             return Err(SendError::NotConnected { state: self.state });
         }
-        let n1 = self.config.n1;
-        if data.len() <= n1 {
-            self.i_queue.push_back((pid, data));
-            return Ok(());
+        let n1 = self.n1_tx;
+        let len = data.len();
+        if len > n1 {
+            if self.version == Version::V2_0 {
+                return Err(SendError::TooLongForV2_0 { len, n1 });
+            }
+            if !self.segmenter {
+                return Err(SendError::NoSegmenter { len, n1 });
+            }
+            let max = max_segmented_len(n1);
+            if len > max {
+                return Err(SendError::TooLongToSegment { len, n1, max });
+            }
         }
-        if self.version == Version::V2_0 {
-            return Err(SendError::TooLongForV2_0 {
+        self.i_queue.push_back((pid, data));
+        Ok(())
+    }
+
+    /// DL-UNIT-DATA request (C4.1, 4.3.3.6): sends `data` to the remote
+    /// station in a UI command frame (P = 0, same address path), outside
+    /// the link's sequencing: in any state, unacknowledged, never
+    /// retransmitted. At most N1 octets.
+    pub fn send_unit_data(&mut self, pid: Pid, data: Vec<u8>) -> Result<(), SendError> {
+        let n1 = self.n1_tx;
+        if data.len() > n1 {
+            return Err(SendError::UnitDataTooLong {
                 len: data.len(),
                 n1,
             });
         }
-        let segments = segment(pid, &data, n1).ok_or(SendError::TooLongToSegment {
-            len: data.len(),
-            n1,
-            max: max_segmented_len(n1),
-        })?;
-        self.i_queue
-            .extend(segments.into_iter().map(|info| (Pid::Segmentation, info)));
+        let control = Control::U {
+            kind: Unnumbered::Ui,
+            pf: false,
+        };
+        let frame = Frame::new(
+            self.address(CommandResponse::Command),
+            self.modulus,
+            control,
+            Some(pid),
+            data,
+        );
+        self.push_frame(frame);
         Ok(())
+    }
+
+    /// UI frame received (4.3.3.6): DL-UNIT-DATA indication; a command
+    /// with P = 1 is answered with DM F = 1 outside the information
+    /// transfer states, with RR/RNR F = 1 in them.
+    pub(super) fn on_ui(&mut self, now: Instant, frame: &Frame, pf: bool, command: bool) {
+        let pid = frame.pid().unwrap_or(Pid::NoLayer3);
+        self.event(Event::UnitData {
+            pid,
+            data: frame.info().to_vec(),
+        });
+        if command && pf {
+            if matches!(self.state, State::Connected | State::TimerRecovery) {
+                self.enquiry_response(now, true);
+            } else {
+                self.send_u(Unnumbered::Dm, CommandResponse::Response, true, Vec::new());
+            }
+        }
+    }
+
+    /// The next information field to send for the first time: the rest of
+    /// the data unit being segmented, or the next data unit, segmented
+    /// now with the N1 in force (6.6).
+    fn next_payload(&mut self) -> Option<Payload> {
+        loop {
+            if let Some(payload) = self.segments.pop_front() {
+                return Some(payload);
+            }
+            let (pid, data) = self.i_queue.pop_front()?;
+            let n1 = self.n1_tx;
+            if data.len() <= n1 {
+                return Some((pid, data));
+            }
+            let segments = (self.segmenter && self.version == Version::V2_2)
+                .then(|| segment(pid, &data, n1))
+                .flatten();
+            match segments {
+                Some(segments) => self
+                    .segments
+                    .extend(segments.into_iter().map(|info| (Pid::Segmentation, info))),
+                None => self.event(Event::Error(LinkError::DataDiscarded {
+                    len: data.len(),
+                    n1,
+                    segmenter: self.segmenter,
+                })),
+            }
+        }
     }
 
     /// "I frame pops off queue" (fig. C4.4a): retransmissions first
     /// (SREJ'd frames, then frames from V(S) after a backtrack), then new
     /// frames while the window V(A)..V(A)+k is open and the peer not busy.
     pub(super) fn next_i_frame(&mut self, now: Instant) -> Option<Frame> {
-        if !matches!(self.state, State::Connected | State::TimerRecovery) || self.peer_receiver_busy
+        // While our XID command is outstanding, I frames wait for the
+        // agreed N1, k and segmentation (6.3.2: negotiation precedes data).
+        if !matches!(self.state, State::Connected | State::TimerRecovery)
+            || self.peer_receiver_busy
+            || self.negotiating
         {
             return None;
         }
@@ -70,7 +148,7 @@ impl DataLink {
             if self.seq_diff(self.top, self.va) >= self.k {
                 return None;
             }
-            let payload = self.i_queue.pop_front()?;
+            let payload = self.next_payload()?;
             let ns = self.top;
             self.sent[usize::from(ns)] = Some(payload);
             self.top = self.seq_add(ns, 1);
@@ -79,7 +157,10 @@ impl DataLink {
         };
         let (pid, info) = self.sent[usize::from(ns)].clone()?;
         let window_closes = self.seq_diff(self.top, self.va) >= self.k;
-        let last = self.vs == self.top && self.resend.is_empty() && self.i_queue.is_empty();
+        let last = self.vs == self.top
+            && self.resend.is_empty()
+            && self.segments.is_empty()
+            && self.i_queue.is_empty();
         let poll = self.config.poll_on_last_i_frame && (window_closes || last);
         if poll {
             self.poll_outstanding = true;
@@ -136,7 +217,7 @@ impl DataLink {
             return self.event(Event::Error(LinkError::IResponse));
         }
         // Erratum (Dire Wolf, github issue 102): a v2.0 peer cannot know
-        // our N1, so this is strict; N1 is what we accept as well as send.
+        // our N1, so this is strict; it is the N1 we notify in XID.
         if payload.1.len() > self.config.n1 {
             self.event(Event::Error(LinkError::IFrameTooLong {
                 len: payload.1.len(),
