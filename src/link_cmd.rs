@@ -258,7 +258,17 @@ impl Log {
                     Event::Error(error) => self.line(&format!(
                         "linklab: protocol error on link with {remote}: {error}"
                     )),
-                    Event::Data { .. } => {}
+                    Event::Negotiated { outcome, params } => self.line(&format!(
+                        "linklab: parameters with {remote} ({outcome:?}): N1 {} out/{} in, \
+                         k {} out, {:?}, T1 {} ms, N2 {}",
+                        params.n1_tx,
+                        params.n1_rx,
+                        params.k_tx,
+                        params.recovery,
+                        params.t1.as_millis(),
+                        params.n2
+                    )),
+                    Event::Data { .. } | Event::UnitData { .. } => {}
                 }
                 Ok(Some((remote, event)))
             }
@@ -384,8 +394,11 @@ async fn send_async(args: SendArgs) -> anyhow::Result<()> {
         Modulus::Mod8
     };
     let config = args.common.config(modulus)?;
-    let n1 = config.n1;
-    let total_frames = data.len().div_ceil(n1);
+    // Data are queued once the link's N1 for sending is known: at once on a
+    // v2.0 link, after the XID exchange on a v2.2 one (6.3.2), since the
+    // peer may accept shorter I frames than ours.
+    let xid = config.xid;
+    let mut n1 = config.n1;
     let remote = args.to;
     let started = std::time::Instant::now();
     let mut handle = args.common.start(config, false).await?;
@@ -405,8 +418,9 @@ async fn send_async(args: SendArgs) -> anyhow::Result<()> {
             via: args.via.clone(),
         })
         .ok();
-    // Connected at, all acknowledged at.
+    // Connected at, data queued, all acknowledged at.
     let mut connected_at: Option<std::time::Instant> = None;
+    let mut queued = false;
     let mut acked_at: Option<std::time::Instant> = None;
     let outcome: anyhow::Result<()> = loop {
         let (at, notice) = tokio::select! {
@@ -420,8 +434,11 @@ async fn send_async(args: SendArgs) -> anyhow::Result<()> {
             _ = tokio::signal::ctrl_c() => break Err(anyhow!("interrupted")),
         };
         if let Notice::Station(StationEvent::Outstanding { frames, .. }) = &notice {
-            if connected_at.is_some() {
-                let done = (total_frames.saturating_sub(*frames) * n1).min(data.len());
+            if queued {
+                let done = data
+                    .len()
+                    .saturating_sub(frames.saturating_mul(n1))
+                    .min(data.len());
                 bar.set_position(done as u64);
                 if log.bar.is_none() && started.elapsed() > Duration::from_secs(1) {
                     bar.set_draw_target(ProgressDrawTarget::stderr());
@@ -443,22 +460,20 @@ async fn send_async(args: SendArgs) -> anyhow::Result<()> {
                     "the link with {remote} was reset; data may have been lost"
                 ));
             }
-            Event::Connected { .. } => {
+            Event::Connected { version, .. } => {
                 connected_at = Some(std::time::Instant::now());
-                for chunk in data.chunks(n1) {
-                    handle
-                        .requests
-                        .send(Request::Send {
-                            remote,
-                            data: chunk.to_vec(),
-                        })
-                        .ok();
+                if version == Version::V2_0 || !xid {
+                    queue_file(&handle, remote, &data, n1);
+                    queued = true;
                 }
-                // Released by the station once everything is acknowledged.
-                handle.requests.send(Request::Release { remote }).ok();
                 if data.is_empty() {
                     acked_at = connected_at;
                 }
+            }
+            Event::Negotiated { params, .. } if !queued => {
+                n1 = params.n1_tx;
+                queue_file(&handle, remote, &data, n1);
+                queued = true;
             }
             Event::Disconnected {
                 reason: DisconnectReason::LocalRequest | DisconnectReason::ReleaseTimeout,
@@ -502,6 +517,21 @@ async fn send_async(args: SendArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Queues `data` as I frames of at most `n1` octets, then asks the station
+/// to release the link once everything is acknowledged.
+fn queue_file(handle: &DriverHandle, remote: Address, data: &[u8], n1: usize) {
+    for chunk in data.chunks(n1.max(1)) {
+        handle
+            .requests
+            .send(Request::Send {
+                remote,
+                data: chunk.to_vec(),
+            })
+            .ok();
+    }
+    handle.requests.send(Request::Release { remote }).ok();
+}
+
 pub fn connect(args: ConnectArgs) -> anyhow::Result<()> {
     block_on(connect_async(args))
 }
@@ -513,7 +543,7 @@ async fn connect_async(args: ConnectArgs) -> anyhow::Result<()> {
         Modulus::Mod8
     };
     let config = args.common.config(modulus)?;
-    let n1 = config.n1;
+    let mut n1 = config.n1;
     let remote = args.dest;
     let mut handle = args.common.start(config, false).await?;
     let log = Log {
@@ -546,6 +576,7 @@ async fn connect_async(args: ConnectArgs) -> anyhow::Result<()> {
                 };
                 match event {
                     Event::Connected { .. } => connected = true,
+                    Event::Negotiated { params, .. } => n1 = params.n1_tx,
                     Event::Data { data, .. } => {
                         let text: Vec<u8> =
                             data.iter().map(|&b| if b == b'\r' { b'\n' } else { b }).collect();
