@@ -469,3 +469,22 @@ fn disconnect_collision_and_release_timeout() {
     }));
     assert_eq!(p.logged("<DISC C P>"), 10);
 }
+
+#[test]
+fn poll_on_last_i_frame_keeps_one_poll_outstanding() {
+    let config = Config {
+        poll_on_last_i_frame: true,
+        ..v20()
+    };
+    let mut p = Pair::new(config.clone(), config, 21);
+    p.connect();
+    let now = p.now;
+    // Two sends, each the last in the queue when it goes out, before any
+    // answer: only the first may carry P = 1.
+    p.a().send(b"first".to_vec()).unwrap();
+    let first = p.a().poll_transmit(now).expect("an I frame");
+    p.a().send(b"second".to_vec()).unwrap();
+    let second = p.a().poll_transmit(now).expect("an I frame");
+    assert!(first.control().pf(), "{first:?}");
+    assert!(!second.control().pf(), "{second:?}");
+}

@@ -161,7 +161,10 @@ impl DataLink {
             && self.resend.is_empty()
             && self.segments.is_empty()
             && self.i_queue.is_empty();
-        let poll = self.config.poll_on_last_i_frame && (window_closes || last);
+        // Checkpointing: at most one P = 1 outstanding (4.4.3; C4.4 "P = 1 only
+        // if no poll outstanding"); the answer with F = 1 clears it.
+        let poll =
+            self.config.poll_on_last_i_frame && !self.poll_outstanding && (window_closes || last);
         if poll {
             self.poll_outstanding = true;
         }
