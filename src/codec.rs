@@ -9,12 +9,16 @@ use anyhow::{bail, Context};
 use clap::{ArgGroup, Args, ValueEnum};
 use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame, Pid};
 use linklab_wire::control::{Modulus, Supervisory, Unnumbered};
+use linklab_wire::hdlc::{self, Deframer, DeframerConfig, LineCode};
 use linklab_wire::pcap::{LinkType, PcapReader, PcapWriter};
 use linklab_wire::{kiss, monitor};
 
 /// Longest KISS frame the decoder accepts: an AX.25 frame with the largest
 /// v2.2 N1 (2048), a full address field and a two-octet control field.
 const KISS_MAX_FRAME: usize = 2048 + 72 + 4;
+
+/// Flags sent ahead of a frame in `encode --format hdlc`.
+const HDLC_PREAMBLE_FLAGS: usize = 4;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum InputFormat {
@@ -24,6 +28,10 @@ pub enum InputFormat {
     Kiss,
     /// One frame per line in hexadecimal (spaces and colons allowed, `#` comments).
     Hex,
+    /// A raw HDLC bit stream as from a modem: flags, stuffed bits and FCS,
+    /// NRZI-coded unless --nrz, packed first bit in the low-order bit.
+    /// Never detected: name it.
+    Hdlc,
 }
 
 #[derive(Args)]
@@ -36,6 +44,9 @@ pub struct DecodeArgs {
     /// Decode I and S control fields as modulo 128 (SABME links).
     #[arg(long)]
     mod128: bool,
+    /// With --format hdlc: the bits are not NRZI-coded.
+    #[arg(long)]
+    nrz: bool,
 }
 
 pub fn decode(args: DecodeArgs) -> anyhow::Result<()> {
@@ -73,6 +84,7 @@ pub fn decode(args: DecodeArgs) -> anyhow::Result<()> {
     input.read_to_end(&mut whole).with_context(read_err)?;
     match format {
         InputFormat::Pcap => decode_pcap(&whole, modulus, &mut out),
+        InputFormat::Hdlc => decode_hdlc(&whole, line_code(args.nrz), modulus, &mut out),
         _ => decode_hex(&whole, modulus, &mut out),
     }
 }
@@ -218,6 +230,42 @@ fn kiss_line(
     Ok(())
 }
 
+fn line_code(nrz: bool) -> LineCode {
+    if nrz {
+        LineCode::Nrz
+    } else {
+        LineCode::Nrzi
+    }
+}
+
+/// Finds the frames in a raw bit stream with the HDLC deframer (AX.25
+/// limits) and reports on standard error what it dropped.
+fn decode_hdlc(
+    bits: &[u8],
+    code: LineCode,
+    modulus: Modulus,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let mut deframer = Deframer::new(DeframerConfig::ax25(code));
+    let mut result = Ok(());
+    deframer.push_with(bits, |frame| {
+        if result.is_ok() {
+            result = writeln!(out, "{}", monitor::format_raw(frame, modulus));
+        }
+    });
+    result?;
+    let s = deframer.stats();
+    let dropped = s.fcs_errors + s.aborts + s.too_short + s.too_long + s.not_octet_aligned;
+    if dropped > 0 {
+        eprintln!(
+            "linklab: dropped {dropped} frames: {} bad FCS, {} aborted, {} too short, \
+             {} too long, {} not a whole number of octets",
+            s.fcs_errors, s.aborts, s.too_short, s.too_long, s.not_octet_aligned
+        );
+    }
+    Ok(())
+}
+
 fn decode_hex(input: &[u8], modulus: Modulus, out: &mut impl Write) -> anyhow::Result<()> {
     for frame in hex_lines(input)? {
         writeln!(out, "{}", monitor::format_raw(&frame, modulus))?;
@@ -277,6 +325,9 @@ pub enum OutputFormat {
     Pcap,
     /// pcap, link type 202 (AX.25 with KISS header).
     PcapKiss,
+    /// A raw HDLC bit stream for a modem: preamble flags, the stuffed frame
+    /// with its FCS, a closing flag; NRZI-coded unless --nrz.
+    Hdlc,
 }
 
 /// An S frame by its name, any case (`rr`, `RNR`, ...).
@@ -354,6 +405,9 @@ pub struct EncodeArgs {
     /// KISS port for --format kiss and pcap-kiss.
     #[arg(long, default_value_t = 0)]
     port: u8,
+    /// With --format hdlc: do not NRZI-code the bits.
+    #[arg(long)]
+    nrz: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "hex")]
     format: OutputFormat,
@@ -391,6 +445,11 @@ pub fn encode(args: EncodeArgs) -> anyhow::Result<()> {
     let out = match args.format {
         OutputFormat::Hex => format!("{}\n", hex(&bytes)).into_bytes(),
         OutputFormat::Kiss => kiss::encode(&kiss_frame()),
+        OutputFormat::Hdlc => {
+            // A few flags ahead, as a transmitter sends during TXDELAY.
+            hdlc::encode_frames([bytes.as_slice()], HDLC_PREAMBLE_FLAGS, line_code(args.nrz))
+                .into_octets()
+        }
         OutputFormat::Pcap | OutputFormat::PcapKiss => {
             let (linktype, record) = match args.format {
                 OutputFormat::Pcap => (LinkType::Ax25, bytes.clone()),

@@ -177,3 +177,34 @@ fn kiss_from_a_live_stream_is_decoded_as_it_arrives() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+#[test]
+fn hdlc_bit_streams_round_trip_and_count_what_is_dropped() {
+    for line_code in [&[][..], &["--nrz"][..]] {
+        let mut args = APRS.to_vec();
+        args.extend(["--format", "hdlc"]);
+        args.extend_from_slice(line_code);
+        let bits = ok(linklab(&args, b""));
+        // Two copies with three octets of noise between them.
+        let mut stream = bits.clone();
+        stream.extend([0x00, 0x12, 0x34]);
+        stream.extend(&bits);
+        let mut decode = vec!["decode", "--format", "hdlc"];
+        decode.extend_from_slice(line_code);
+        let out = linklab(&decode, &stream);
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(
+            text.lines().collect::<Vec<_>>(),
+            ["N0CALL-1>APRS,WIDE1-1*: <UI C> [F0] text"; 2],
+            "{line_code:?}"
+        );
+        // A flipped bit inside the frame is a bad FCS, reported, not shown.
+        let mut damaged = bits.clone();
+        damaged[12] ^= 0x10;
+        let out = linklab(&decode, &damaged);
+        assert!(out.status.success());
+        assert!(out.stdout.is_empty());
+        assert!(String::from_utf8_lossy(&out.stderr).contains("1 bad FCS"));
+    }
+}
