@@ -1,0 +1,26 @@
+//! The discrete-event simulation layer of linklab (ARCHITECTURE.md, `sim`).
+//!
+//! - [`queue`]: the event queue, a binary heap keyed by (virtual time,
+//!   insertion sequence), so that runs are bit-for-bit repeatable.
+//! - [`rng`]: seeded random streams, one per named component, identical on
+//!   every platform.
+//! - [`stats`]: output analysis: tallies, time-weighted averages, Student-t
+//!   confidence intervals, MSER-5 warm-up detection.
+//! - `runner`: the replication/deletion scenario runner that turns a
+//!   closure simulating one replication into confidence intervals.
+//!
+//! Virtual time is the engines' own [`Instant`] (microseconds), re-exported
+//! from `linklab-link` so that simulator and protocol engines share one clock
+//! type. Nothing here reads a wall clock or does I/O.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod queue;
+pub mod rng;
+pub mod stats;
+
+pub use linklab_link::Instant;
+pub use queue::{EventId, EventQueue, ScheduleError};
+pub use rng::{Stream, Streams};
+
+pub use stats::{ConfidenceInterval, MserCut, Tally, TimeWeighted};
