@@ -6,7 +6,7 @@
 //!   every platform.
 //! - [`stats`]: output analysis: tallies, time-weighted averages, Student-t
 //!   confidence intervals, MSER-5 warm-up detection.
-//! - `runner`: the replication/deletion scenario runner that turns a
+//! - [`runner`]: the replication/deletion scenario runner that turns a
 //!   closure simulating one replication into confidence intervals.
 //!
 //! Virtual time is the engines' own [`Instant`] (microseconds), re-exported
@@ -17,10 +17,11 @@
 
 pub mod queue;
 pub mod rng;
+pub mod runner;
 pub mod stats;
 
 pub use linklab_link::Instant;
 pub use queue::{EventId, EventQueue, ScheduleError};
 pub use rng::{Stream, Streams};
-
+pub use runner::{MetricSummary, Observation, ReplicationOutput, Report, Runner};
 pub use stats::{ConfidenceInterval, MserCut, Tally, TimeWeighted};
