@@ -6,11 +6,13 @@
 //! this crate reports is a [`ConfidenceInterval`] carrying its half-width and
 //! relative precision, never a bare mean.
 
+mod batch_means;
 mod ci;
 mod mser;
 mod student_t;
 mod tally;
 
+pub use batch_means::batch_means;
 pub use ci::ConfidenceInterval;
 pub use mser::{mser, mser5, MserCut};
 pub use student_t::{normal_quantile, t_critical, t_quantile};
