@@ -1,5 +1,6 @@
 //! Output analysis: per-run accumulators, Student-t quantiles, confidence
-//! intervals across replications and MSER-5 warm-up detection.
+//! intervals across replications (or from batch means of one long run) and
+//! MSER-5 warm-up detection.
 //!
 //! The reporting convention follows Bux et al. (1982), who show "all
 //! simulation results ... with their 95% confidence intervals": every figure
