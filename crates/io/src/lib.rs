@@ -19,4 +19,6 @@ mod station;
 pub use address::{ConnectError, KissAddress, KissAddressError, KissStream};
 pub use driver::{DriverError, DriverHandle, DriverOptions, Notice, Request};
 pub use params::KissParams;
-pub use station::{Direction, InputError, Station, StationError, StationEvent, KISS_MAX_FRAME};
+pub use station::{
+    Direction, InputError, Station, StationError, StationEvent, DEFAULT_MAX_LINKS, KISS_MAX_FRAME,
+};

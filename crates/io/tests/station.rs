@@ -332,7 +332,7 @@ fn garbage_and_a_truncated_frame_do_not_disturb_a_transfer() {
     assert!(
         bad.iter().any(|e| e
             .to_string()
-            .starts_with("garbage on the KISS port: bad KISS escape")),
+            .starts_with("damaged KISS frame dropped: bad KISS escape")),
         "{bad:?}"
     );
     // The stranger's DISC is answered DM by a link made for it and dropped.
