@@ -55,7 +55,7 @@ pub enum InputError {
     /// Octets outside any KISS frame: before the first FEND, or after a
     /// damaged frame up to the next FEND (KISS spec, "Asynchronous
     /// framing"). Reported once the decoder finds a frame boundary again.
-    #[error("{octets} octets on the KISS port discarded while looking for the start of a frame (FEND, 0xC0)")]
+    #[error("{octets} {} on the KISS port discarded while looking for the start of a frame (FEND, 0xC0)", if *.octets == 1 { "octet" } else { "octets" })]
     Garbage {
         /// How many octets.
         octets: u64,
@@ -314,12 +314,16 @@ impl Station {
     pub fn handle_kiss_bytes(&mut self, now: Instant, bytes: &[u8]) {
         self.decoder.push(bytes);
         while let Some(item) = self.decoder.next() {
-            let garbage = self.decoder.stats().garbage_bytes;
-            if garbage > self.garbage_reported {
-                let octets = garbage - self.garbage_reported;
-                self.garbage_reported = garbage;
+            // Octets skipped before this item; the decoder counts the
+            // octet that made a frame too long as skipped too.
+            let counted = self.decoder.stats().garbage_bytes;
+            let own = u64::from(matches!(item, Err(KissError::FrameTooLong { .. })));
+            let before = counted.saturating_sub(own);
+            if before > self.garbage_reported {
+                let octets = before - self.garbage_reported;
                 self.bad_input(InputError::Garbage { octets });
             }
+            self.garbage_reported = counted;
             match item {
                 Ok(kiss::Frame {
                     port,
