@@ -162,7 +162,7 @@ pub enum StationError {
         remote: Address,
     },
     /// A link with that station is already set up or in progress.
-    #[error("a link with {remote} already exists ({state:?})")]
+    #[error("a link with {remote} already exists: it is {}", state_words(*.state))]
     AlreadyLinked {
         /// The remote station.
         remote: Address,
@@ -638,6 +638,19 @@ impl Station {
 
     fn bad_input(&mut self, error: InputError) {
         self.events.push_back(StationEvent::BadInput(error));
+    }
+}
+
+/// A link state as a user reads it (AX.25 v2.2 C4.3 state names).
+fn state_words(state: State) -> &'static str {
+    match state {
+        State::Disconnected => "disconnected",
+        State::AwaitingConnection | State::AwaitingConnection2_2 => {
+            "being set up (SABM/SABME sent, awaiting UA)"
+        }
+        State::AwaitingRelease => "being released (DISC sent, awaiting UA)",
+        State::Connected => "connected",
+        State::TimerRecovery => "connected (timer recovery: awaiting an answer to a poll)",
     }
 }
 

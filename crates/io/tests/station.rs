@@ -352,3 +352,20 @@ fn garbage_and_a_truncated_frame_do_not_disturb_a_transfer() {
         0
     );
 }
+
+#[test]
+fn request_errors_name_the_remote_and_the_state() {
+    let mut station = Station::new(addr("N0CALL-1"), Config::default()).unwrap();
+    station
+        .connect(Instant::ZERO, addr("N0CALL-2"), &[])
+        .unwrap();
+    let again = station
+        .connect(Instant::ZERO, addr("N0CALL-2"), &[])
+        .unwrap_err();
+    assert_eq!(
+        again.to_string(),
+        "a link with N0CALL-2 already exists: it is being set up (SABM/SABME sent, awaiting UA)"
+    );
+    let nobody = station.send(&addr("N0CALL-3"), vec![1]).unwrap_err();
+    assert_eq!(nobody.to_string(), "no link with N0CALL-3");
+}
