@@ -6,7 +6,8 @@
 //! - [`KissParams`]: TXDELAY, P, SLOTTIME and TXTAIL sent at start;
 //! - [`Station`]: one callsign's links, routed by remote address, sans-IO
 //!   like the engines (ARCHITECTURE.md, "the one rule"), so it is tested
-//!   in virtual time;
+//!   in virtual time; it keeps at most [`DEFAULT_MAX_LINKS`] links unless
+//!   told otherwise, and reports input it cannot use as [`InputError`];
 //! - [`driver`]: the tokio loop that feeds a station from the byte stream
 //!   and the clock, and talks to its user over channels.
 #![forbid(unsafe_code)]
@@ -19,4 +20,6 @@ mod station;
 pub use address::{ConnectError, KissAddress, KissAddressError, KissStream};
 pub use driver::{DriverError, DriverHandle, DriverOptions, Notice, Request};
 pub use params::KissParams;
-pub use station::{Direction, InputError, Station, StationError, StationEvent, KISS_MAX_FRAME};
+pub use station::{
+    Direction, InputError, Station, StationError, StationEvent, DEFAULT_MAX_LINKS, KISS_MAX_FRAME,
+};

@@ -41,32 +41,80 @@ pub enum Direction {
     Rx,
 }
 
-/// Input that could not be used; the station drops it and goes on.
+/// Links a station keeps at most by default ([`Station::set_max_links`]).
+pub const DEFAULT_MAX_LINKS: usize = 64;
+
+/// Octets of a dropped frame quoted in an [`InputError`] message.
+const QUOTED_OCTETS: usize = 24;
+
+/// Input that could not be used; the station drops it and goes on. The
+/// messages are shown to users: each names what was wrong, whose frame it
+/// was when known, and quotes the frame's first octets in hex.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum InputError {
-    /// The KISS byte stream was damaged (bad escape, unknown command,
-    /// frame too long); the decoder resynchronised at the next FEND.
-    #[error("garbage on the KISS port: {0}")]
+    /// Octets outside any KISS frame: before the first FEND, or after a
+    /// damaged frame up to the next FEND (KISS spec, "Asynchronous
+    /// framing"). Reported once the decoder finds a frame boundary again.
+    #[error("{octets} {} on the KISS port discarded while looking for the start of a frame (FEND, 0xC0)", if *.octets == 1 { "octet" } else { "octets" })]
+    Garbage {
+        /// How many octets.
+        octets: u64,
+    },
+    /// A damaged KISS frame (bad escape, unknown command, too long); the
+    /// decoder resynchronised at the next FEND.
+    #[error("damaged KISS frame dropped: {0}")]
     Kiss(#[from] KissError),
-    /// A KISS data frame whose AX.25 address field does not decode.
-    #[error("undecodable address field in a {len}-octet frame: {error}")]
+    /// A KISS data frame whose AX.25 address field does not decode
+    /// (AX.25 v2.2 3.12).
+    #[error("{len}-octet AX.25 frame dropped: its address field does not decode: {error} [{}]", quote(.head, *.len))]
     Address {
         /// Length of the frame.
         len: usize,
+        /// Its first octets (at most 24).
+        head: Vec<u8>,
         /// Why it did not decode.
         error: AddressError,
     },
     /// A frame for us whose control field or layout does not decode with
-    /// the modulus of its link.
-    #[error("undecodable frame from {remote} ({modulus}): {error}")]
+    /// the modulus of its link (AX.25 v2.2 4.2, 4.3).
+    #[error("{len}-octet AX.25 frame from {remote} dropped: {error} (decoded as {modulus}) [{}]", quote(.head, *.len))]
     Frame {
         /// Its source.
         remote: Address,
         /// The modulus tried.
         modulus: Modulus,
+        /// Length of the frame.
+        len: usize,
+        /// Its first octets (at most 24).
+        head: Vec<u8>,
         /// Why it did not decode.
         error: FrameError,
     },
+    /// A frame from a station with no link while the station already has
+    /// [`Station::max_links`] links: no link is kept for it, and it is
+    /// answered as a disconnected link that does not listen answers
+    /// (DM to a command, AX.25 v2.2 6.3.5, C4.3 state 0).
+    #[error("frame from {remote} refused: this station already has {limit} links, the most it keeps (a command is answered DM)")]
+    TooManyLinks {
+        /// Its source.
+        remote: Address,
+        /// The limit in force.
+        limit: usize,
+    },
+}
+
+/// `head` in hex, with an ellipsis if the frame (`len` octets) is longer.
+fn quote(head: &[u8], len: usize) -> String {
+    let mut text: Vec<String> = head.iter().map(|b| format!("{b:02x}")).collect();
+    if len > head.len() {
+        text.push("...".to_string());
+    }
+    text.join(" ")
+}
+
+/// The first octets of a frame, to quote in an [`InputError`].
+fn head(bytes: &[u8]) -> Vec<u8> {
+    bytes.iter().take(QUOTED_OCTETS).copied().collect()
 }
 
 /// What a [`Station`] reports.
@@ -114,7 +162,7 @@ pub enum StationError {
         remote: Address,
     },
     /// A link with that station is already set up or in progress.
-    #[error("a link with {remote} already exists ({state:?})")]
+    #[error("a link with {remote} already exists: it is {}", state_words(*.state))]
     AlreadyLinked {
         /// The remote station.
         remote: Address,
@@ -154,6 +202,12 @@ pub struct Station {
     port: Port,
     decoder: kiss::Decoder,
     links: BTreeMap<Key, Entry>,
+    /// Most links kept for remote stations ([`Station::set_max_links`]).
+    max_links: usize,
+    /// Frames of links not kept (refused or evicted), sent first.
+    out: VecDeque<Frame>,
+    /// The decoder's garbage count already reported.
+    garbage_reported: u64,
     /// The link served last by `poll_transmit`, for round robin.
     last_served: Option<Key>,
     events: VecDeque<StationEvent>,
@@ -174,6 +228,9 @@ impl Station {
             port: Port::ZERO,
             decoder: kiss::Decoder::new(KISS_MAX_FRAME),
             links: BTreeMap::new(),
+            max_links: DEFAULT_MAX_LINKS,
+            out: VecDeque::new(),
+            garbage_reported: 0,
             last_served: None,
             events: VecDeque::new(),
         })
@@ -208,6 +265,21 @@ impl Station {
         self.monitor = monitor;
     }
 
+    /// Keep at most `max` links (default [`DEFAULT_MAX_LINKS`]), so that
+    /// frames from many stations (a flood of SABMs from random callsigns)
+    /// cannot grow memory without bound. A frame from a new station beyond
+    /// the limit is answered as by a disconnected link that does not
+    /// listen, and reported as [`InputError::TooManyLinks`]. Links set up
+    /// with [`Station::connect`] count but are never refused.
+    pub fn set_max_links(&mut self, max: usize) {
+        self.max_links = max;
+    }
+
+    /// The most links kept for remote stations.
+    pub fn max_links(&self) -> usize {
+        self.max_links
+    }
+
     /// The KISS port data frames are taken from (others are ignored).
     pub fn set_kiss_port(&mut self, port: Port) {
         self.port = port;
@@ -238,10 +310,20 @@ impl Station {
     /// Octets from the TNC's byte stream, in chunks of any size: KISS data
     /// frames on our port go to [`Station::handle_kiss_frame`]; parameter
     /// frames and other ports are ignored; damaged KISS input is reported
-    /// as [`InputError::Kiss`] and skipped.
+    /// as [`InputError::Kiss`] and [`InputError::Garbage`] and skipped.
     pub fn handle_kiss_bytes(&mut self, now: Instant, bytes: &[u8]) {
         self.decoder.push(bytes);
         while let Some(item) = self.decoder.next() {
+            // Octets skipped before this item; the decoder counts the
+            // octet that made a frame too long as skipped too.
+            let counted = self.decoder.stats().garbage_bytes;
+            let own = u64::from(matches!(item, Err(KissError::FrameTooLong { .. })));
+            let before = counted.saturating_sub(own);
+            if before > self.garbage_reported {
+                let octets = before - self.garbage_reported;
+                self.bad_input(InputError::Garbage { octets });
+            }
+            self.garbage_reported = counted;
             match item {
                 Ok(kiss::Frame {
                     port,
@@ -264,6 +346,7 @@ impl Station {
                 self.monitor_frame(Direction::Rx, bytes, Modulus::Mod8);
                 return self.bad_input(InputError::Address {
                     len: bytes.len(),
+                    head: head(bytes),
                     error,
                 });
             }
@@ -276,6 +359,23 @@ impl Station {
             return self.monitor_frame(Direction::Rx, bytes, Modulus::Mod8);
         }
         let remote_key = key(field.source());
+        let modulus = match self.links.get(&remote_key) {
+            Some(entry) => entry.link.modulus(),
+            None => self.config.modulus,
+        };
+        self.monitor_frame(Direction::Rx, bytes, modulus);
+        let frame = match Frame::decode(bytes, modulus) {
+            Ok(frame) => frame,
+            Err(error) => {
+                return self.bad_input(InputError::Frame {
+                    remote: plain(field.source()),
+                    modulus,
+                    len: bytes.len(),
+                    head: head(bytes),
+                    error,
+                });
+            }
+        };
         if !self.links.contains_key(&remote_key) {
             // Answer over the reverse path (3.12.5).
             let via: Vec<Address> = field.digipeaters().iter().rev().copied().collect();
@@ -285,26 +385,20 @@ impl Station {
                 // field has at most 8 digipeaters.
                 return;
             };
+            if self.links.len() >= self.max_links {
+                self.evict_disconnected(now);
+            }
+            if self.links.len() >= self.max_links {
+                self.bad_input(InputError::TooManyLinks {
+                    remote,
+                    limit: self.max_links,
+                });
+                return self.answer_without_link(now, link, &frame);
+            }
             self.insert(link);
         }
-        let Some(entry) = self.links.get_mut(&remote_key) else {
-            return;
-        };
-        let modulus = entry.link.modulus();
-        let remote = entry.link.remote();
-        match Frame::decode(bytes, modulus) {
-            Ok(frame) => {
-                entry.link.handle_frame(now, &frame);
-                self.monitor_frame(Direction::Rx, bytes, modulus);
-            }
-            Err(error) => {
-                self.monitor_frame(Direction::Rx, bytes, modulus);
-                self.bad_input(InputError::Frame {
-                    remote,
-                    modulus,
-                    error,
-                });
-            }
+        if let Some(entry) = self.links.get_mut(&remote_key) {
+            entry.link.handle_frame(now, &frame);
         }
         self.collect(remote_key, Some(now));
     }
@@ -410,6 +504,10 @@ impl Station {
     /// The next frame to send, taking the links in turn. Links that are
     /// disconnected with nothing left to send are forgotten here.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Frame> {
+        if let Some(frame) = self.out.pop_front() {
+            self.monitor_frame(Direction::Tx, &frame.encode(), frame.modulus());
+            return Some(frame);
+        }
         let keys: Vec<Key> = match self.last_served {
             Some(last) => {
                 let after = self.links.range((
@@ -467,6 +565,40 @@ impl Station {
         k
     }
 
+    /// Forgets the disconnected links, keeping the frames they have left to
+    /// send (a DM, say) and reporting their events.
+    fn evict_disconnected(&mut self, now: Instant) {
+        let gone: Vec<Key> = self
+            .links
+            .iter()
+            .filter(|(_, e)| e.link.state() == State::Disconnected)
+            .map(|(k, _)| *k)
+            .collect();
+        for k in gone {
+            if let Some(entry) = self.links.get_mut(&k) {
+                while let Some(frame) = entry.link.poll_transmit(now) {
+                    self.out.push_back(frame);
+                }
+            }
+            self.collect(k, Some(now));
+            self.links.remove(&k);
+        }
+    }
+
+    /// Lets `link`, new and disconnected, not listening, answer `frame`,
+    /// then forgets it: its frames and events are kept.
+    fn answer_without_link(&mut self, now: Instant, mut link: DataLink, frame: &Frame) {
+        link.set_accept_incoming(false);
+        link.handle_frame(now, frame);
+        while let Some(frame) = link.poll_transmit(now) {
+            self.out.push_back(frame);
+        }
+        let remote = link.remote();
+        while let Some(event) = link.poll_event() {
+            self.events.push_back(StationEvent::Link { remote, event });
+        }
+    }
+
     /// Moves the link's events to the station's queue, tagged with the
     /// remote, and reports a change of its outstanding count.
     /// With `now`, also starts a release asked for by [`Station::release`]
@@ -506,6 +638,19 @@ impl Station {
 
     fn bad_input(&mut self, error: InputError) {
         self.events.push_back(StationEvent::BadInput(error));
+    }
+}
+
+/// A link state as a user reads it (AX.25 v2.2 C4.3 state names).
+fn state_words(state: State) -> &'static str {
+    match state {
+        State::Disconnected => "disconnected",
+        State::AwaitingConnection | State::AwaitingConnection2_2 => {
+            "being set up (SABM/SABME sent, awaiting UA)"
+        }
+        State::AwaitingRelease => "being released (DISC sent, awaiting UA)",
+        State::Connected => "connected",
+        State::TimerRecovery => "connected (timer recovery: awaiting an answer to a poll)",
     }
 }
 

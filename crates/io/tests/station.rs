@@ -332,7 +332,7 @@ fn garbage_and_a_truncated_frame_do_not_disturb_a_transfer() {
     assert!(
         bad.iter().any(|e| e
             .to_string()
-            .starts_with("garbage on the KISS port: bad KISS escape")),
+            .starts_with("damaged KISS frame dropped: bad KISS escape")),
         "{bad:?}"
     );
     // The stranger's DISC is answered DM by a link made for it and dropped.
@@ -351,4 +351,21 @@ fn garbage_and_a_truncated_frame_do_not_disturb_a_transfer() {
             .count(),
         0
     );
+}
+
+#[test]
+fn request_errors_name_the_remote_and_the_state() {
+    let mut station = Station::new(addr("N0CALL-1"), Config::default()).unwrap();
+    station
+        .connect(Instant::ZERO, addr("N0CALL-2"), &[])
+        .unwrap();
+    let again = station
+        .connect(Instant::ZERO, addr("N0CALL-2"), &[])
+        .unwrap_err();
+    assert_eq!(
+        again.to_string(),
+        "a link with N0CALL-2 already exists: it is being set up (SABM/SABME sent, awaiting UA)"
+    );
+    let nobody = station.send(&addr("N0CALL-3"), vec![1]).unwrap_err();
+    assert_eq!(nobody.to_string(), "no link with N0CALL-3");
 }
