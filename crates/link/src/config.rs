@@ -63,6 +63,52 @@ pub enum T1Backoff {
     Exponential,
 }
 
+/// A station's part in the procedure (ISO/IEC 13239 clause 6; Bux,
+/// Kümmerle and Truong 1982, Appendix A1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// A combined station of a balanced link (ABM): sends commands and
+    /// responses; AX.25 and LAPB.
+    Combined,
+    /// The primary station of an unbalanced link (NRM, ARM): sends
+    /// commands only; sets the link up, releases it and is in charge of
+    /// time-out recovery.
+    Primary,
+    /// A secondary station of an unbalanced link (NRM, ARM): sends
+    /// responses only; in NRM only when polled.
+    Secondary,
+}
+
+/// The HDLC mode of operation (ISO/IEC 13239 clause 6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Asynchronous balanced mode: two combined stations (SABM/SABME;
+    /// AX.25 connected mode, LAPB).
+    Abm,
+    /// Normal response mode (SNRM/SNRME): the secondary transmits only
+    /// after a command with P = 1 and ends its transmission with F = 1.
+    Nrm,
+    /// Asynchronous response mode (SARM/SARME): the secondary transmits
+    /// without being polled; the primary keeps set-up, release and
+    /// time-out recovery (Bux et al. 1982, Appendix A2).
+    Arm,
+}
+
+/// When an NRM primary sets P = 1 (Bux et al. 1982, Appendix A1.2; at most
+/// one P = 1 outstanding either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PollPolicy {
+    /// "Poll the secondary as often as possible": P = 1 on the first I or
+    /// S frame sent while no poll is outstanding, and a new poll as soon as
+    /// the F = 1 arrives while either side has data or unacknowledged
+    /// frames; an idle link is polled every [`Config::poll_interval`].
+    AsOftenAsPossible,
+    /// P = 1 on the last I frame of a burst (queue empty or window
+    /// closed); an RR with P = 1 after an F = 1 that left frames
+    /// unacknowledged, and every [`Config::poll_interval`] otherwise.
+    OnLastIFrame,
+}
+
 /// Parameters of one data link. [`Config::default`] gives the AX.25 v2.2
 /// defaults (6.3.2, 6.7); [`Config::validate`] checks ranges.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -121,6 +167,17 @@ pub struct Config {
     /// stations answer DM (KPC-3+), FRMR (the v2.0 text) or nothing
     /// (TM-D710), per Dire Wolf's notes in ax25_link.c.
     pub sabme_handling: SabmeHandling,
+    /// This station's part: [`Role::Combined`] in ABM, primary or
+    /// secondary in NRM and ARM. Default combined.
+    pub role: Role,
+    /// The mode the primary (or either combined station) sets up. Default
+    /// ABM; AX.25 links are always ABM.
+    pub mode: Mode,
+    /// The NRM primary's polling strategy.
+    pub poll_policy: PollPolicy,
+    /// The primary's idle polling interval in NRM and ARM (it runs in the
+    /// place of T3 on a primary). Default 1 s.
+    pub poll_interval: Duration,
 }
 
 /// A station's answer to SABME (see [`Config::sabme_handling`]).
@@ -158,6 +215,10 @@ impl Default for Config {
             ack_policy: AckPolicy::AfterT2,
             xid: true,
             sabme_handling: SabmeHandling::Accept,
+            role: Role::Combined,
+            mode: Mode::Abm,
+            poll_policy: PollPolicy::AsOftenAsPossible,
+            poll_interval: Duration::from_secs(1),
         }
     }
 }
@@ -190,6 +251,16 @@ pub enum ConfigError {
     /// N2 of zero.
     #[error("N2 = 0 retries: at least 1 try is needed")]
     N2,
+    /// A role that does not fit the mode: combined stations work in ABM
+    /// only, primary and secondary stations in NRM and ARM only (ISO/IEC
+    /// 13239 clause 6).
+    #[error("a {role:?} station cannot work in {mode:?}: ABM needs combined stations, NRM and ARM a primary and a secondary")]
+    RoleMode {
+        /// The role given.
+        role: Role,
+        /// The mode given.
+        mode: Mode,
+    },
     /// A timer of zero length, or T1 bounds inverted.
     #[error("timer {name} = {value:?} is invalid: {why}")]
     Timer {
@@ -227,6 +298,12 @@ impl Config {
         if !(1..=2048).contains(&self.n1) {
             return Err(ConfigError::N1 { n1: self.n1 });
         }
+        if (self.role == Role::Combined) != (self.mode == Mode::Abm) {
+            return Err(ConfigError::RoleMode {
+                role: self.role,
+                mode: self.mode,
+            });
+        }
         if self.n2 == 0 {
             return Err(ConfigError::N2);
         }
@@ -235,6 +312,7 @@ impl Config {
             ("T1 min", self.t1_min),
             ("T2", self.t2),
             ("T3", self.t3),
+            ("poll interval", self.poll_interval),
         ];
         for (name, value) in nonzero {
             if value.is_zero() {

@@ -13,19 +13,30 @@
 //! On v2.2 links the initiating station negotiates the operating
 //! parameters with an XID exchange after the UA (6.3.2, Appendix C5);
 //! the outcome is reported as [`Event::Negotiated`].
+//!
+//! The same engine, [`Link`], runs the HDLC procedures with one-octet
+//! addresses as [`HdlcLink`] (ISO/IEC 13239; [`Framing`] does the
+//! addressing): LAPB in ABM (ITU-T X.25 2.4), and the unbalanced normal
+//! and asynchronous response modes (NRM, ARM) with a primary and a
+//! secondary station, as Bux, Kümmerle and Truong (1982) describe them in
+//! their Appendix A1 and A2 ([`Config::role`], [`Config::mode`]).
 #![forbid(unsafe_code)]
 
 pub mod config;
 mod datalink;
 pub mod event;
+pub mod framing;
 mod segment;
 pub mod time;
 pub mod timer;
 
-pub use config::{AckPolicy, Config, ConfigError, RecoveryMode, SabmeHandling, T1Backoff};
-pub use datalink::{DataLink, NewLinkError, SendError, State};
+pub use config::{
+    AckPolicy, Config, ConfigError, Mode, PollPolicy, RecoveryMode, Role, SabmeHandling, T1Backoff,
+};
+pub use datalink::{DataLink, HdlcLink, Link, NewLinkError, SendError, State};
 pub use event::{
     DisconnectReason, Event, FailureReason, LinkError, LinkParams, Negotiation, Version,
 };
+pub use framing::{Ax25Framing, Framing, HdlcAddressing, HdlcFraming, Pdu};
 pub use time::Instant;
 pub use timer::Timer;

@@ -4,16 +4,22 @@
 use linklab_wire::ax25::{CommandResponse, FrmrInfo};
 use linklab_wire::control::{Modulus, Unnumbered};
 
-use super::{DataLink, State};
-use crate::config::{RecoveryMode, SabmeHandling};
+use super::{Link, State};
+use crate::config::{Mode, RecoveryMode, Role, SabmeHandling};
 use crate::event::{DisconnectReason, Event, FailureReason, LinkError, Version};
+use crate::framing::Framing;
 use crate::time::Instant;
 use crate::timer::Timer;
 
-impl DataLink {
+impl<F: Framing> Link<F> {
     /// DL-CONNECT request: sends SABME (modulo 128 configured) or SABM
-    /// and waits for UA. On an established link this resets it.
+    /// and waits for UA. On an established link this resets it. An HDLC
+    /// primary sends SNRM(E) or SARM(E) as configured; a secondary cannot
+    /// set a link up (ISO/IEC 13239 clause 6) and ignores the request.
     pub fn connect(&mut self, now: Instant) {
+        if self.config.role == Role::Secondary {
+            return;
+        }
         match self.state {
             State::Disconnected | State::Connected | State::TimerRecovery => {
                 let version = match self.config.modulus {
@@ -33,11 +39,27 @@ impl DataLink {
 
     /// DL-DISCONNECT request: sends DISC and waits for UA (fig. C4.4a).
     /// Queued and unacknowledged data are discarded, as the SDL does; wait
-    /// for [`DataLink::unacked`] and [`DataLink::queued`] to reach zero
+    /// for [`Link::unacked`] and [`Link::queued`] to reach zero
     /// first for an orderly release. While connecting, the attempt is
     /// abandoned at once with a DISC (Dire Wolf's erratum: the SDL's
     /// "requeue" would loop).
+    ///
+    /// A secondary cannot release the link; it asks its primary to with a
+    /// request disconnect (RD) response (ISO/IEC 13239 5.5.3), sent at its
+    /// next opportunity, and stays connected until the primary's DISC.
     pub fn disconnect(&mut self, now: Instant) {
+        if self.config.role == Role::Secondary {
+            if matches!(self.state, State::Connected | State::TimerRecovery) && !self.rd_sent {
+                self.rd_sent = true;
+                self.send_u(
+                    Unnumbered::Disc,
+                    CommandResponse::Response,
+                    false,
+                    Vec::new(),
+                );
+            }
+            return;
+        }
         match self.state {
             State::AwaitingConnection | State::AwaitingConnection2_2 => {
                 self.discard_queues();
@@ -64,9 +86,36 @@ impl DataLink {
         }
     }
 
+    /// A mode-setting command received: SABM(E) on a balanced link,
+    /// SNRM(E) or SARM(E) by an unbalanced secondary (ISO/IEC 13239
+    /// 5.5.3). A command for another mode than the configured one, or to
+    /// a primary, is refused with DM.
+    pub(super) fn on_set_mode(&mut self, now: Instant, kind: Unnumbered, pf: bool) {
+        let (mode, version) = match kind {
+            Unnumbered::Sabm => (Mode::Abm, Version::V2_0),
+            Unnumbered::Sabme => (Mode::Abm, Version::V2_2),
+            Unnumbered::Snrm => (Mode::Nrm, Version::V2_0),
+            Unnumbered::Snrme => (Mode::Nrm, Version::V2_2),
+            Unnumbered::Sarm => (Mode::Arm, Version::V2_0),
+            _ => (Mode::Arm, Version::V2_2),
+        };
+        if mode != self.config.mode || self.config.role == Role::Primary {
+            return self.send_u(Unnumbered::Dm, CommandResponse::Response, pf, Vec::new());
+        }
+        self.on_sabm(now, version, pf)
+    }
+
+    /// RD, request disconnect, received by a primary (ISO/IEC 13239
+    /// 5.5.3): release the link with DISC.
+    pub(super) fn on_rd(&mut self, now: Instant) {
+        if self.config.role == Role::Primary {
+            self.disconnect(now);
+        }
+    }
+
     /// SABM or SABME received (figs. C4.1-C4.6).
     pub(super) fn on_sabm(&mut self, now: Instant, version: Version, pf: bool) {
-        if version == Version::V2_2 {
+        if F::AX25 && version == Version::V2_2 {
             match self.config.sabme_handling {
                 SabmeHandling::Accept => {}
                 SabmeHandling::Dm => {
@@ -106,7 +155,7 @@ impl DataLink {
             }
             // Collision of SABMs (6.3.6.2): answer UA and keep waiting.
             // Erratum (Dire Wolf): the 2006 SDL shows SABME twice for state 1.
-            State::AwaitingConnection if version == Version::V2_0 => {
+            State::AwaitingConnection if version == self.version => {
                 self.send_u(Unnumbered::Ua, CommandResponse::Response, pf, Vec::new())
             }
             State::AwaitingConnection => {
@@ -158,10 +207,13 @@ impl DataLink {
             State::Connected | State::TimerRecovery => {
                 self.discard_queues();
                 self.send_u(Unnumbered::Ua, CommandResponse::Response, pf, Vec::new());
+                let reason = if self.rd_sent {
+                    DisconnectReason::LocalRequest
+                } else {
+                    DisconnectReason::RemoteRequest
+                };
                 self.enter_disconnected(now);
-                self.event(Event::Disconnected {
-                    reason: DisconnectReason::RemoteRequest,
-                });
+                self.event(Event::Disconnected { reason });
             }
         }
     }
@@ -196,7 +248,7 @@ impl DataLink {
                 // send an XID command after it receives the UA frame" (Dire
                 // Wolf's erratum: the SDL of fig. C4.6 does not show it).
                 self.reset_parameters();
-                if self.version == Version::V2_2 && self.config.xid {
+                if F::AX25 && self.version == Version::V2_2 && self.config.xid {
                     self.start_negotiation(now);
                 }
             }
@@ -327,7 +379,13 @@ impl DataLink {
     /// "N(R) error recovery" and the other re-establishments (fig. C4.7a):
     /// send SABM(E) and go to state 1 or, on a v2.2 link, state 5
     /// (revision 4).
+    /// A secondary cannot set the link up again: it reports the condition
+    /// to its primary with FRMR (ISO/IEC 13239 5.5.3.4.2), which then
+    /// resets the link.
     pub(super) fn reestablish(&mut self, now: Instant) {
+        if self.config.role == Role::Secondary {
+            return self.frame_reject();
+        }
         self.establish_data_link(now);
         self.layer_3_initiated = false;
         self.state = self.awaiting_state();
@@ -346,17 +404,26 @@ impl DataLink {
         self.start_t1(now);
     }
 
+    /// SABM(E), SNRM(E) or SARM(E) for the configured mode and the
+    /// version's modulus (ISO/IEC 13239 5.5.3).
     fn set_mode_command(&self) -> Unnumbered {
-        match self.version {
-            Version::V2_0 => Unnumbered::Sabm,
-            Version::V2_2 => Unnumbered::Sabme,
+        match (self.config.mode, self.version) {
+            (Mode::Abm, Version::V2_0) => Unnumbered::Sabm,
+            (Mode::Abm, Version::V2_2) => Unnumbered::Sabme,
+            (Mode::Nrm, Version::V2_0) => Unnumbered::Snrm,
+            (Mode::Nrm, Version::V2_2) => Unnumbered::Snrme,
+            (Mode::Arm, Version::V2_0) => Unnumbered::Sarm,
+            (Mode::Arm, Version::V2_2) => Unnumbered::Sarme,
         }
     }
 
+    /// State 5 (SABME with fallback to SABM) exists for AX.25 only; an
+    /// HDLC station takes DM to its extended mode-setting command as a
+    /// refusal.
     fn awaiting_state(&self) -> State {
         match self.version {
-            Version::V2_0 => State::AwaitingConnection,
-            Version::V2_2 => State::AwaitingConnection2_2,
+            Version::V2_2 if F::AX25 => State::AwaitingConnection2_2,
+            _ => State::AwaitingConnection,
         }
     }
 
@@ -375,11 +442,12 @@ impl DataLink {
     pub(super) fn reset_parameters(&mut self) {
         self.k = self.config.window(self.modulus);
         self.k_rx = self.k;
+        // NRM and ARM here use REJ (Bux et al. 1982, Appendix A1.3).
         self.recovery = match self.version {
-            Version::V2_0 => RecoveryMode::Rej,
-            Version::V2_2 => self.config.recovery,
+            Version::V2_2 if self.config.mode == Mode::Abm => self.config.recovery,
+            _ => RecoveryMode::Rej,
         };
-        self.segmenter = self.version == Version::V2_2;
+        self.segmenter = F::AX25 && self.version == Version::V2_2;
         self.n1_tx = self.config.n1;
         self.n2 = self.config.n2;
         self.t1_base = self.config.t1;
@@ -394,6 +462,9 @@ impl DataLink {
         self.acknowledge_pending = false;
         self.poll_outstanding = false;
         self.own_receiver_busy = false;
+        self.rej_actioned = None;
+        self.poll_due = false;
+        self.got_i = false;
     }
 
     /// V(S) = V(A) = V(R) = 0 and nothing outstanding or stored.
@@ -402,6 +473,7 @@ impl DataLink {
         self.va = 0;
         self.vr = 0;
         self.top = 0;
+        self.checkpoint = 0;
         self.sent.iter_mut().for_each(|s| *s = None);
         self.stored.iter_mut().for_each(|s| *s = None);
         self.resend.clear();
@@ -424,7 +496,9 @@ impl DataLink {
         self.stop_t1(now);
         self.start_t3(now);
         self.rc = 0;
+        self.rd_sent = false;
         self.state = State::Connected;
+        self.unbalanced_connected(now);
     }
 
     pub(super) fn enter_disconnected(&mut self, now: Instant) {
@@ -433,12 +507,13 @@ impl DataLink {
         }
         self.clear_exception_conditions();
         self.negotiating = false;
+        self.rd_sent = false;
         self.state = State::Disconnected;
     }
 
     /// SRT and T1V back to their initial values (fig. C4.6b).
     pub(super) fn reset_t1v(&mut self) {
-        self.t1v = self.t1_base * (1 + 2 * self.digipeaters as u32);
+        self.t1v = self.t1_base * self.framing.t1_scale();
         self.srt = self.t1v / 2;
         self.t1_remaining_when_stopped = None;
     }

@@ -1,6 +1,12 @@
 //! The data link state machine (AX.25 v2.2 Appendix C4): state, variables,
 //! the public API and the dispatch of received frames.
 //!
+//! The same state machine runs HDLC/LAPB links ([`HdlcLink`]) in ABM,
+//! NRM and ARM: [`Framing`] converts its frames, and the few places where
+//! an unbalanced primary or secondary station behaves differently (ISO/IEC
+//! 13239 clause 6; Bux, Kümmerle and Truong 1982, Appendix A1, A2) are in
+//! `unbalanced.rs`.
+//!
 //! Like Dire Wolf's ax25_link.c, the SDL is "turned inside out": one
 //! function per input, deciding by state. Errata followed are noted where
 //! they apply, as "Erratum".
@@ -9,16 +15,18 @@ mod establish;
 mod negotiate;
 mod recovery;
 mod transfer;
+mod unbalanced;
 
 use std::collections::VecDeque;
 
 use core::time::Duration;
-use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame, FrameError, Pid};
+use linklab_wire::ax25::{Address, CommandResponse, Pid};
 use linklab_wire::control::{Control, Modulus, Supervisory, Unnumbered};
 use thiserror::Error;
 
-use crate::config::{Config, ConfigError, RecoveryMode};
+use crate::config::{Config, ConfigError, Mode, RecoveryMode, Role};
 use crate::event::{Event, LinkParams, Version};
+use crate::framing::{Ax25Framing, Framing, HdlcAddressing, HdlcFraming, Pdu};
 use crate::segment::{max_segmented_len, segment_count, Reassembler};
 use crate::time::Instant;
 use crate::timer::{Timer, Timers};
@@ -51,6 +59,18 @@ pub enum NewLinkError {
     TooManyDigipeaters {
         /// Digipeaters given.
         count: usize,
+    },
+    /// The framing does not fit [`Config::mode`]: AX.25 and LAPB are
+    /// balanced (ABM), [`HdlcAddressing::Unbalanced`] is for NRM and ARM,
+    /// and its station must be [`Config::role`].
+    #[error("{framing} framing cannot carry a {role:?} station in {mode:?}")]
+    Framing {
+        /// The framing given.
+        framing: &'static str,
+        /// The configured mode.
+        mode: Mode,
+        /// The configured role.
+        role: Role,
     },
 }
 
@@ -105,15 +125,20 @@ type Payload = (Pid, Vec<u8>);
 
 /// The AX.25 v2.2 connected-mode data link between a local and a remote
 /// station (Appendix C4), sans-IO.
+pub type DataLink = Link<Ax25Framing>;
+
+/// An HDLC link with one-octet addresses (ISO/IEC 13239; LAPB, ITU-T X.25
+/// clause 2): LAPB in ABM, or NRM or ARM between a primary and a
+/// secondary station, as [`Config::mode`] and [`Config::role`] say.
+pub type HdlcLink = Link<HdlcFraming>;
+
+/// The data link engine, generic over how its frames are addressed and
+/// encoded ([`Framing`]): [`DataLink`] for AX.25, [`HdlcLink`] for HDLC
+/// and LAPB.
 #[derive(Debug, Clone)]
-pub struct DataLink {
+pub struct Link<F: Framing> {
     config: Config,
-    local: Address,
-    remote: Address,
-    /// Address fields for commands and responses we send.
-    addr_command: AddressField,
-    addr_response: AddressField,
-    digipeaters: usize,
+    framing: F,
     accept_incoming: bool,
     state: State,
     version: Version,
@@ -164,6 +189,21 @@ pub struct DataLink {
     poll_outstanding: bool,
     /// Sequence numbers for which an SREJ was sent and not yet satisfied.
     srej_requested: u128,
+    /// NRM secondary: a command with P = 1 gave us the transmit
+    /// opportunity; it ends with our frame with F = 1.
+    polled: bool,
+    /// V(S) when we last sent P = 1 (primary) or F = 1 (secondary): the
+    /// frames before it are the ones a checkpoint answers for.
+    checkpoint: u8,
+    /// N(R) of a REJ acted upon since the last checkpoint: checkpoint
+    /// retransmission from the same N(R) is inhibited.
+    rej_actioned: Option<u8>,
+    /// NRM primary: a poll is to be sent at the next opportunity.
+    poll_due: bool,
+    /// NRM primary: I frames arrived since our last poll.
+    got_i: bool,
+    /// Secondary: we asked for release with RD.
+    rd_sent: bool,
     /// SRT, smoothed round trip time.
     srt: Duration,
     /// T1V, the next T1 value.
@@ -185,7 +225,7 @@ pub struct DataLink {
     /// Out-of-sequence I frames kept for SREJ recovery, by N(S).
     stored: Vec<Option<Payload>>,
     /// Frames to transmit, in order.
-    out: VecDeque<Frame>,
+    out: VecDeque<Pdu>,
     events: VecDeque<Event>,
     reassembler: Reassembler,
 }
@@ -200,22 +240,75 @@ impl DataLink {
         via: &[Address],
     ) -> Result<DataLink, NewLinkError> {
         config.validate()?;
-        let mut path = via.to_vec();
-        for digi in &mut path {
-            digi.set_c_or_h(false);
+        if config.mode != Mode::Abm {
+            return Err(NewLinkError::Framing {
+                framing: "AX.25",
+                mode: config.mode,
+                role: config.role,
+            });
         }
-        let too_many = |_| NewLinkError::TooManyDigipeaters { count: via.len() };
-        let addr_command =
-            AddressField::new(remote, local, &path, CommandResponse::Command).map_err(too_many)?;
-        let addr_response =
-            AddressField::new(remote, local, &path, CommandResponse::Response).map_err(too_many)?;
+        let framing = Ax25Framing::new(local, remote, via)
+            .map_err(|count| NewLinkError::TooManyDigipeaters { count })?;
+        Ok(Link::with_framing(config, framing))
+    }
+
+    /// The local station.
+    pub fn local(&self) -> Address {
+        self.framing.local
+    }
+
+    /// The remote station.
+    pub fn remote(&self) -> Address {
+        self.framing.remote
+    }
+}
+
+impl HdlcLink {
+    /// A disconnected HDLC link with `addressing`, which must fit the
+    /// configured mode and role: [`HdlcAddressing::Lapb`] for ABM,
+    /// [`HdlcAddressing::Unbalanced`] with the configured station for NRM
+    /// and ARM.
+    pub fn new(config: Config, addressing: HdlcAddressing) -> Result<HdlcLink, NewLinkError> {
+        config.validate()?;
+        let fits = match addressing {
+            HdlcAddressing::Lapb { .. } => config.mode == Mode::Abm,
+            HdlcAddressing::Unbalanced { station, .. } => {
+                let role = match station {
+                    linklab_wire::lapb::Station::Primary => Role::Primary,
+                    linklab_wire::lapb::Station::Secondary => Role::Secondary,
+                };
+                config.mode != Mode::Abm && config.role == role
+            }
+        };
+        if !fits {
+            return Err(NewLinkError::Framing {
+                framing: match addressing {
+                    HdlcAddressing::Lapb { .. } => "LAPB",
+                    HdlcAddressing::Unbalanced { .. } => "unbalanced HDLC",
+                },
+                mode: config.mode,
+                role: config.role,
+            });
+        }
+        Ok(Link::with_framing(config, HdlcFraming::new(addressing)))
+    }
+
+    /// The addressing.
+    pub fn addressing(&self) -> HdlcAddressing {
+        self.framing.addressing()
+    }
+}
+
+impl<F: Framing> Link<F> {
+    /// A disconnected link with a validated `config`.
+    fn with_framing(config: Config, framing: F) -> Link<F> {
         let modulus = config.modulus;
-        let t1v = config.t1 * (1 + 2 * via.len() as u32);
-        Ok(DataLink {
+        let t1v = config.t1 * framing.t1_scale();
+        Link {
             k: config.window(modulus),
             k_rx: config.window(modulus),
             recovery: RecoveryMode::Rej,
-            segmenter: modulus == Modulus::Mod128,
+            segmenter: F::AX25 && modulus == Modulus::Mod128,
             n1_tx: config.n1,
             n2: config.n2,
             t1_base: config.t1,
@@ -228,11 +321,7 @@ impl DataLink {
             },
             modulus,
             config,
-            local,
-            remote,
-            addr_command,
-            addr_response,
-            digipeaters: via.len(),
+            framing,
             accept_incoming: false,
             state: State::Disconnected,
             vs: 0,
@@ -247,6 +336,12 @@ impl DataLink {
             acknowledge_pending: false,
             poll_outstanding: false,
             srej_requested: 0,
+            polled: false,
+            checkpoint: 0,
+            rej_actioned: None,
+            poll_due: false,
+            got_i: false,
+            rd_sent: false,
             srt: t1v / 2,
             t1v,
             t1_remaining_when_stopped: None,
@@ -261,7 +356,7 @@ impl DataLink {
             out: VecDeque::new(),
             events: VecDeque::new(),
             reassembler: Reassembler::default(),
-        })
+        }
     }
 
     /// The current state.
@@ -285,14 +380,9 @@ impl DataLink {
         &self.config
     }
 
-    /// The local station.
-    pub fn local(&self) -> Address {
-        self.local
-    }
-
-    /// The remote station.
-    pub fn remote(&self) -> Address {
-        self.remote
+    /// The framing (addressing) of this link.
+    pub fn framing(&self) -> &F {
+        &self.framing
     }
 
     /// Whether an incoming SABM/SABME is accepted while disconnected
@@ -344,10 +434,10 @@ impl DataLink {
         self.negotiating
     }
 
-    /// The longest data unit [`DataLink::send`] accepts now: N1, or what
+    /// The longest data unit [`Link::send`] accepts now: N1, or what
     /// fits in 128 segments if the segmenter is in use (6.6).
     pub fn max_data_len(&self) -> usize {
-        if self.segmenter && self.version == Version::V2_2 {
+        if F::AX25 && self.segmenter && self.version == Version::V2_2 {
             max_segmented_len(self.n1_tx).max(self.n1_tx)
         } else {
             self.n1_tx
@@ -400,12 +490,28 @@ impl DataLink {
 
     /// The next frame to transmit, if any. Call after every input until
     /// it returns `None`.
-    pub fn poll_transmit(&mut self, now: Instant) -> Option<Frame> {
-        if let Some(frame) = self.out.pop_front() {
-            return Some(frame);
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<F::Frame> {
+        loop {
+            let pdu = match (self.config.mode, self.config.role) {
+                (Mode::Nrm, Role::Secondary) => self.next_nrm_response(now),
+                (Mode::Nrm, Role::Primary) => self.next_nrm_command(now),
+                _ => self.next_pdu(now),
+            }?;
+            let pdu = self.emitting(now, pdu);
+            if let Some(frame) = self.framing.encode(pdu) {
+                return Some(frame);
+            }
         }
-        if let Some(frame) = self.next_i_frame(now) {
-            return Some(frame);
+    }
+
+    /// The next frame of a balanced station or an ARM one: queued
+    /// frames, then I frames, then a pending acknowledgement.
+    fn next_pdu(&mut self, now: Instant) -> Option<Pdu> {
+        if let Some(pdu) = self.out.pop_front() {
+            return Some(pdu);
+        }
+        if let Some(pdu) = self.next_i_frame(now) {
+            return Some(pdu);
         }
         self.ack_at_transmit_opportunity(now);
         self.out.pop_front()
@@ -416,7 +522,7 @@ impl DataLink {
         self.events.pop_front()
     }
 
-    /// When [`DataLink::handle_timeout`] must next be called.
+    /// When [`Link::handle_timeout`] must next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
         self.timers.next_deadline()
     }
@@ -433,58 +539,55 @@ impl DataLink {
         }
     }
 
-    /// Processes a received frame (LM-DATA indication). Frames not
-    /// between the remote and local stations, and I or S frames decoded
-    /// with another modulus than [`DataLink::modulus`], are ignored
-    /// (6.4.5).
-    pub fn handle_frame(&mut self, now: Instant, frame: &Frame) {
-        if !same_station(frame.dest(), &self.local) || !same_station(frame.source(), &self.remote) {
+    /// Processes a received frame (LM-DATA indication). Frames not for
+    /// this link (AX.25: not between the remote and local stations; HDLC:
+    /// another address), and I or S frames decoded with another modulus
+    /// than [`Link::modulus`], are ignored (6.4.5).
+    pub fn handle_frame(&mut self, now: Instant, frame: &F::Frame) {
+        let Some(pdu) = self.framing.decode(frame) else {
             return;
-        }
-        let control = frame.control();
-        // Stations before v2.0 set both C bits equal (6.1.2): take the
-        // frame type's usual role.
-        let command = match frame.command_response() {
-            CommandResponse::Command => true,
-            CommandResponse::Response => false,
-            _ => matches!(
-                control,
-                Control::I { .. }
-                    | Control::U {
-                        kind: Unnumbered::Sabm | Unnumbered::Sabme | Unnumbered::Disc,
-                        ..
-                    }
-            ),
         };
-        match control {
-            Control::U { kind, pf } => self.handle_unnumbered(now, frame, kind, pf, command),
-            _ if frame.modulus() != self.modulus => {}
+        if self.config.role != Role::Combined {
+            self.unbalanced_received(now, &pdu);
+        }
+        let command = pdu.command;
+        match pdu.control {
+            Control::U { kind, pf } => self.handle_unnumbered(now, &pdu, kind, pf, command),
+            _ if pdu.modulus != self.modulus => {}
             Control::S { kind, nr, pf } => self.handle_supervisory(now, kind, nr, pf, command),
-            Control::I { ns, nr, pf } => self.handle_i(now, frame, ns, nr, pf, command),
+            Control::I { ns, nr, pf } => self.handle_i(now, pdu, ns, nr, pf, command),
         }
     }
 
     fn handle_unnumbered(
         &mut self,
         now: Instant,
-        frame: &Frame,
+        pdu: &Pdu,
         kind: Unnumbered,
         pf: bool,
         command: bool,
     ) {
         match (kind, command) {
-            (Unnumbered::Sabm, true) => self.on_sabm(now, Version::V2_0, pf),
-            (Unnumbered::Sabme, true) => self.on_sabm(now, Version::V2_2, pf),
+            (
+                Unnumbered::Sabm
+                | Unnumbered::Sabme
+                | Unnumbered::Snrm
+                | Unnumbered::Snrme
+                | Unnumbered::Sarm
+                | Unnumbered::Sarme,
+                true,
+            ) => self.on_set_mode(now, kind, pf),
             (Unnumbered::Disc, true) => self.on_disc(now, pf),
+            (Unnumbered::Disc, false) => self.on_rd(now),
             (Unnumbered::Ua, false) => self.on_ua(now, pf),
             (Unnumbered::Dm, false) => self.on_dm(now, pf),
-            (Unnumbered::Frmr, false) => self.on_frmr(now, frame.info()),
-            (Unnumbered::Xid, _) => self.on_xid(now, frame.info(), pf, command),
-            (Unnumbered::Ui, _) => self.on_ui(now, frame, pf, command),
+            (Unnumbered::Frmr, false) => self.on_frmr(now, &pdu.info),
+            (Unnumbered::Xid, _) if F::AX25 => self.on_xid(now, &pdu.info, pf, command),
+            (Unnumbered::Ui, _) => self.on_ui(now, pdu, pf, command),
             // TEST is not in the SDL; answer with the same information
             // (Dire Wolf's reading, erratum in ax25_link.c).
             (Unnumbered::Test, true) => {
-                let info = frame.info().to_vec();
+                let info = pdu.info.clone();
                 self.send_u(Unnumbered::Test, CommandResponse::Response, pf, info);
             }
             _ => {}
@@ -511,10 +614,10 @@ impl DataLink {
         }
     }
 
-    fn handle_i(&mut self, now: Instant, frame: &Frame, ns: u8, nr: u8, pf: bool, command: bool) {
+    fn handle_i(&mut self, now: Instant, pdu: Pdu, ns: u8, nr: u8, pf: bool, command: bool) {
         match self.state {
             State::Connected | State::TimerRecovery => {
-                let payload = (frame.pid().unwrap_or(Pid::NoLayer3), frame.info().to_vec());
+                let payload = (pdu.pid.unwrap_or(Pid::NoLayer3), pdu.info);
                 self.on_i(now, payload, ns, nr, pf, command)
             }
             _ => self.frame_while_not_connected(command, pf, true),
@@ -559,17 +662,14 @@ impl DataLink {
         nr < self.modulus.value() && self.seq_diff(nr, self.va) <= self.seq_diff(self.top, self.va)
     }
 
-    fn push_frame(&mut self, frame: Result<Frame, FrameError>) {
-        debug_assert!(frame.is_ok(), "{frame:?}");
-        if let Ok(frame) = frame {
-            self.out.push_back(frame);
-        }
-    }
-
-    fn address(&self, cr: CommandResponse) -> AddressField {
-        match cr {
-            CommandResponse::Command => self.addr_command.clone(),
-            _ => self.addr_response.clone(),
+    /// A PDU of this link's modulus.
+    fn pdu(&self, cr: CommandResponse, control: Control, pid: Option<Pid>, info: Vec<u8>) -> Pdu {
+        Pdu {
+            command: cr == CommandResponse::Command,
+            control,
+            modulus: self.modulus,
+            pid,
+            info,
         }
     }
 
@@ -582,13 +682,18 @@ impl DataLink {
         if cr == CommandResponse::Command && pf {
             self.poll_outstanding = true;
         }
-        let frame = Frame::s(self.address(cr), self.modulus, kind, nr, pf);
-        self.push_frame(frame);
+        let pdu = self.pdu(cr, Control::S { kind, nr, pf }, None, Vec::new());
+        self.out.push_back(pdu);
     }
 
     fn send_u(&mut self, kind: Unnumbered, cr: CommandResponse, pf: bool, info: Vec<u8>) {
-        let frame = Frame::u(self.address(cr), self.modulus, kind, pf, info);
-        self.push_frame(frame);
+        // An NRM primary's SNRM(E) and DISC with P = 1 are polls too: T1
+        // runs while one is unanswered.
+        if self.config.role == Role::Primary && cr == CommandResponse::Command && pf {
+            self.poll_outstanding = true;
+        }
+        let pdu = self.pdu(cr, Control::U { kind, pf }, None, info);
+        self.out.push_back(pdu);
     }
 
     fn event(&mut self, event: Event) {
@@ -596,31 +701,42 @@ impl DataLink {
     }
 
     fn start_t1(&mut self, now: Instant) {
+        if !self.t1_may_run() {
+            return;
+        }
         self.t1_expired = false;
         self.timers
             .start(Timer::T1, now, self.t1v, self.channel_busy);
     }
 
     fn stop_t1(&mut self, now: Instant) {
+        if !self.t1_may_stop() {
+            return;
+        }
         if let Some(left) = self.timers.stop(Timer::T1, now) {
             self.t1_remaining_when_stopped = Some(left);
         }
     }
 
+    /// Starts T3, the inactive link timer; on a primary the idle poll
+    /// timer; a secondary's T3 is its own supervision (see `unbalanced.rs`).
     fn start_t3(&mut self, now: Instant) {
-        self.timers.start(Timer::T3, now, self.config.t3, false);
+        match self.config.role {
+            Role::Combined => self.timers.start(Timer::T3, now, self.config.t3, false),
+            Role::Primary => self
+                .timers
+                .start(Timer::T3, now, self.config.poll_interval, false),
+            Role::Secondary => {}
+        }
     }
 
     fn stop_t3(&mut self, now: Instant) {
-        self.timers.stop(Timer::T3, now);
+        if self.config.role != Role::Secondary {
+            self.timers.stop(Timer::T3, now);
+        }
     }
 
     fn srej_in_use(&self) -> bool {
         self.recovery != RecoveryMode::Rej
     }
-}
-
-/// Same callsign and SSID, whatever the C/H and reserved bits.
-fn same_station(a: &Address, b: &Address) -> bool {
-    a.callsign() == b.callsign() && a.ssid() == b.ssid()
 }

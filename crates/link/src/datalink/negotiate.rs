@@ -40,9 +40,10 @@ use linklab_wire::ax25::{
 };
 use linklab_wire::control::{Modulus, Unnumbered};
 
-use super::{DataLink, State};
+use super::{Link, State};
 use crate::config::RecoveryMode;
 use crate::event::{Event, LinkError, LinkParams, Negotiation, Version};
+use crate::framing::Framing;
 use crate::time::Instant;
 use crate::timer::Timer;
 
@@ -78,7 +79,7 @@ fn number(n: Option<XidNumber>, max: u32) -> Option<u32> {
         .map(|v| v.min(max))
 }
 
-impl DataLink {
+impl<F: Framing> Link<F> {
     /// The optional functions we send: the mandatory ones (4.3.3.7), the
     /// link's modulus, the segmenter if `segmenter`, and the reject
     /// functions: as a command the menu up to `recovery`, as a response the

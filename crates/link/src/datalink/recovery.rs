@@ -7,12 +7,13 @@ use core::time::Duration;
 use linklab_wire::ax25::CommandResponse;
 use linklab_wire::control::{Supervisory, Unnumbered};
 
-use super::{DataLink, Payload, State};
-use crate::config::T1Backoff;
+use super::{Link, Payload, State};
+use crate::config::{Mode, Role, T1Backoff};
 use crate::event::{Event, FailureReason, LinkError};
+use crate::framing::Framing;
 use crate::time::Instant;
 
-impl DataLink {
+impl<F: Framing> Link<F> {
     /// REJ received in state 3 or 4 (figs. C4.4c, C4.5): V(A) <- N(R) and
     /// go back to N(R) (6.4.7).
     pub(super) fn on_rej(&mut self, now: Instant, nr: u8, pf: bool, command: bool) {
@@ -20,6 +21,9 @@ impl DataLink {
         self.check_need_for_response(now, pf, command);
         if !self.nr_valid(nr) {
             return self.nr_error_recovery(now, nr);
+        }
+        if self.config.role != Role::Combined {
+            return self.unbalanced_rej(now, nr, pf, command);
         }
         if self.state == State::TimerRecovery {
             if !command && pf {
@@ -148,6 +152,9 @@ impl DataLink {
     /// T1 expiry (figs. C4.2-C4.6).
     pub(super) fn t1_expiry(&mut self, now: Instant) {
         self.t1_expired = true;
+        if self.config.role == Role::Secondary {
+            return self.secondary_t1_expiry(now);
+        }
         match self.state {
             State::Connected => {
                 // Revision 4: RC <- 1.
@@ -166,8 +173,11 @@ impl DataLink {
                 };
                 self.discard_queues();
                 // Erratum (Dire Wolf): the SDL says DL-DISCONNECT "request";
-                // tell the user and the peer (DM, F = 0).
-                self.send_u(Unnumbered::Dm, CommandResponse::Response, false, Vec::new());
+                // tell the user and the peer (DM, F = 0). A primary sends
+                // no responses: its secondary finds out by its T3.
+                if self.config.role == Role::Combined {
+                    self.send_u(Unnumbered::Dm, CommandResponse::Response, false, Vec::new());
+                }
                 self.enter_disconnected(now);
                 self.event(Event::LinkFailure { reason });
             }
@@ -183,6 +193,11 @@ impl DataLink {
     /// T3 expiry in state 3: poll the idle link (4.4.5.2). Erratum (Dire
     /// Wolf): RC <- 1 as in the 2006 SDL, not 0.
     pub(super) fn t3_expiry(&mut self, now: Instant) {
+        match (self.config.role, self.config.mode) {
+            (Role::Secondary, _) => return self.secondary_t3_expiry(now),
+            (Role::Primary, Mode::Nrm) => return self.nrm_idle_poll(),
+            _ => {}
+        }
         if self.state == State::Connected {
             self.rc = 1;
             self.transmit_enquiry(now);

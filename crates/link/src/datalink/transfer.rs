@@ -2,19 +2,20 @@
 //! them in sequence, acknowledgements, RR/RNR and the P/F checkpoint
 //! (AX.25 v2.2 6.2, 6.4.1-6.4.3, 6.4.6, 6.4.9-6.4.10; fig. C4.4).
 
-use linklab_wire::ax25::{CommandResponse, Frame, Pid};
+use linklab_wire::ax25::{CommandResponse, Pid};
 use linklab_wire::control::{Control, Supervisory, Unnumbered};
 
-use super::{DataLink, Payload, SendError, State};
-use crate::config::AckPolicy;
+use super::{Link, Payload, SendError, State};
+use crate::config::{AckPolicy, Mode, PollPolicy, Role};
 use crate::event::{Event, LinkError, Version};
+use crate::framing::{Framing, Pdu};
 use crate::segment::{max_segmented_len, segment};
 use crate::time::Instant;
 use crate::timer::Timer;
 
-impl DataLink {
+impl<F: Framing> Link<F> {
     /// DL-DATA request with PID 0xF0 (no layer 3); see
-    /// [`DataLink::send_with_pid`].
+    /// [`Link::send_with_pid`].
     pub fn send(&mut self, data: Vec<u8>) -> Result<(), SendError> {
         self.send_with_pid(Pid::NoLayer3, data)
     }
@@ -63,25 +64,19 @@ impl DataLink {
             kind: Unnumbered::Ui,
             pf: false,
         };
-        let frame = Frame::new(
-            self.address(CommandResponse::Command),
-            self.modulus,
-            control,
-            Some(pid),
-            data,
-        );
-        self.push_frame(frame);
+        let pdu = self.pdu(CommandResponse::Command, control, Some(pid), data);
+        self.out.push_back(pdu);
         Ok(())
     }
 
     /// UI frame received (4.3.3.6): DL-UNIT-DATA indication; a command
     /// with P = 1 is answered with DM F = 1 outside the information
     /// transfer states, with RR/RNR F = 1 in them.
-    pub(super) fn on_ui(&mut self, now: Instant, frame: &Frame, pf: bool, command: bool) {
-        let pid = frame.pid().unwrap_or(Pid::NoLayer3);
+    pub(super) fn on_ui(&mut self, now: Instant, pdu: &Pdu, pf: bool, command: bool) {
+        let pid = pdu.pid.unwrap_or(Pid::NoLayer3);
         self.event(Event::UnitData {
             pid,
-            data: frame.info().to_vec(),
+            data: pdu.info.clone(),
         });
         if command && pf {
             if matches!(self.state, State::Connected | State::TimerRecovery) {
@@ -124,7 +119,7 @@ impl DataLink {
     /// "I frame pops off queue" (fig. C4.4a): retransmissions first
     /// (SREJ'd frames, then frames from V(S) after a backtrack), then new
     /// frames while the window V(A)..V(A)+k is open and the peer not busy.
-    pub(super) fn next_i_frame(&mut self, now: Instant) -> Option<Frame> {
+    pub(super) fn next_i_frame(&mut self, now: Instant) -> Option<Pdu> {
         // While our XID command is outstanding, I frames wait for the
         // agreed N1, k and segmentation (6.3.2: negotiation precedes data).
         if !matches!(self.state, State::Connected | State::TimerRecovery)
@@ -163,28 +158,45 @@ impl DataLink {
             && self.i_queue.is_empty();
         // Checkpointing: at most one P = 1 outstanding (4.4.3; C4.4 "P = 1 only
         // if no poll outstanding"); the answer with F = 1 clears it.
-        let poll =
-            self.config.poll_on_last_i_frame && !self.poll_outstanding && (window_closes || last);
+        // A secondary never polls; an NRM primary polls on the last I
+        // frame if its policy says so (the other policy polls on any frame
+        // as it is sent, in `emitting`).
+        let may_poll = match (self.config.role, self.config.mode) {
+            (Role::Secondary, _) => false,
+            (Role::Primary, Mode::Nrm) => self.config.poll_policy == PollPolicy::OnLastIFrame,
+            _ => self.config.poll_on_last_i_frame,
+        };
+        let poll = may_poll && !self.poll_outstanding && (window_closes || last);
         if poll {
             self.poll_outstanding = true;
         }
-        let frame = Frame::i(
-            self.address(CommandResponse::Command),
-            self.modulus,
+        let control = Control::I {
             ns,
-            self.vr,
-            poll,
-            pid,
-            info,
-        );
+            nr: self.vr,
+            pf: poll,
+        };
+        let pdu = self.pdu(CommandResponse::Command, control, Some(pid), info);
         self.acknowledge_pending = false;
         self.timers.stop(Timer::T2, now);
         // Erratum (Dire Wolf): restart T1 on every I frame sent, or a long
         // window times out before its last frame could be acknowledged.
         self.stop_t3(now);
         self.start_t1(now);
-        debug_assert!(frame.is_ok(), "{frame:?}");
-        frame.ok()
+        Some(pdu)
+    }
+
+    /// True if [`Link::next_i_frame`] has a frame to send now.
+    pub(super) fn i_frame_ready(&self) -> bool {
+        matches!(self.state, State::Connected | State::TimerRecovery)
+            && !self.peer_receiver_busy
+            && !self.negotiating
+            && (self
+                .resend
+                .iter()
+                .any(|&ns| self.seq_diff(ns, self.va) < self.seq_diff(self.top, self.va))
+                || self.vs != self.top
+                || (self.seq_diff(self.top, self.va) < self.k
+                    && !(self.segments.is_empty() && self.i_queue.is_empty())))
     }
 
     /// LM-SEIZE confirm with acknowledge pending and no I frame to carry
@@ -206,7 +218,10 @@ impl DataLink {
         }
     }
 
-    /// I frame received in state 3 or 4 (figs. C4.4c, C4.5).
+    /// I frame received in state 3 or 4 (figs. C4.4c, C4.5). An
+    /// unbalanced primary receives I frames as responses, where the bit is
+    /// F: the end of the secondary's transmission, a checkpoint (ISO/IEC
+    /// 13239 5.5.1; Bux et al. 1982, Appendix A1.3).
     pub(super) fn on_i(
         &mut self,
         now: Instant,
@@ -216,9 +231,14 @@ impl DataLink {
         pf: bool,
         command: bool,
     ) {
-        if !command {
-            return self.event(Event::Error(LinkError::IResponse));
+        let primary = self.config.role == Role::Primary;
+        if command == primary {
+            if !primary {
+                self.event(Event::Error(LinkError::IResponse));
+            }
+            return;
         }
+        let poll = command && pf;
         // Erratum (Dire Wolf, github issue 102): a v2.0 peer cannot know
         // our N1, so this is strict; it is the N1 we notify in XID.
         if payload.1.len() > self.config.n1 {
@@ -232,16 +252,28 @@ impl DataLink {
             return self.nr_error_recovery(now, nr);
         }
         self.acknowledge(now, nr);
+        self.got_i = true;
+        self.receive_i(now, payload, ns, poll);
+        if poll {
+            self.checkpoint_on_poll(nr);
+        } else if pf && primary {
+            self.final_received(now, nr);
+        }
+    }
+
+    /// The information part of an I frame: deliver it if in sequence, or
+    /// recover with REJ or SREJ (6.4.2, 6.4.4).
+    fn receive_i(&mut self, now: Instant, payload: Payload, ns: u8, poll: bool) {
         if self.own_receiver_busy {
             // 6.4.2.2: discard, only repeat the busy indication.
-            if pf {
+            if poll {
                 self.enquiry_response(now, true);
             }
             return;
         }
         if ns == self.vr {
             self.accept_in_sequence(payload);
-            if pf {
+            if poll {
                 self.enquiry_response(now, true);
             } else if !self.acknowledge_pending {
                 self.acknowledge_pending = true;
@@ -250,15 +282,15 @@ impl DataLink {
                 }
             }
         } else if self.srej_in_use() {
-            self.out_of_sequence_srej(now, payload, ns, pf);
+            self.out_of_sequence_srej(now, payload, ns, poll);
         } else if self.reject_exception {
-            if pf {
+            if poll {
                 self.enquiry_response(now, true);
             }
         } else {
             // 6.4.4.1: discard and send REJ once per exception.
             self.reject_exception = true;
-            self.send_s(Supervisory::Rej, CommandResponse::Response, pf);
+            self.send_s(Supervisory::Rej, CommandResponse::Response, poll);
             self.acknowledge_pending = false;
             self.timers.stop(Timer::T2, now);
         }
@@ -295,6 +327,15 @@ impl DataLink {
         self.check_need_for_response(now, pf, command);
         if !self.nr_valid(nr) {
             return self.nr_error_recovery(now, nr);
+        }
+        if self.config.role != Role::Combined {
+            self.acknowledge(now, nr);
+            if command && pf {
+                self.checkpoint_on_poll(nr);
+            } else if pf {
+                self.final_received(now, nr);
+            }
+            return;
         }
         if self.state == State::TimerRecovery && !command && pf {
             self.poll_answered(now, nr);
@@ -364,6 +405,10 @@ impl DataLink {
     /// V(A) <- N(R), freeing the acknowledged frames; V(S) is kept within
     /// V(A)..top.
     pub(super) fn set_va(&mut self, nr: u8) {
+        // An ARM secondary counts T1 tries until an acknowledgement.
+        if self.va != nr && self.config.role == Role::Secondary {
+            self.rc = 0;
+        }
         while self.va != nr {
             self.sent[usize::from(self.va)] = None;
             self.va = self.seq_add(self.va, 1);
@@ -388,7 +433,15 @@ impl DataLink {
     /// and frames waiting for a gap, answer F = 1 with SREJ for V(R) (4.4.4:
     /// "the same N(R) as the oldest unresolved SREJ") and repeat the other
     /// SREJs; else RR. Clears acknowledge pending.
+    ///
+    /// An NRM secondary answers in its transmission opportunity instead:
+    /// its frames carry N(R), and the last has F = 1 (see `unbalanced.rs`).
     pub(super) fn enquiry_response(&mut self, now: Instant, f: bool) {
+        if self.config.mode == Mode::Nrm && self.config.role == Role::Secondary {
+            self.acknowledge_pending = false;
+            self.timers.stop(Timer::T2, now);
+            return;
+        }
         let cr = CommandResponse::Response;
         if self.own_receiver_busy {
             self.send_s(Supervisory::Rnr, cr, f);
