@@ -488,3 +488,26 @@ fn poll_on_last_i_frame_keeps_one_poll_outstanding() {
     assert!(first.control().pf(), "{first:?}");
     assert!(!second.control().pf(), "{second:?}");
 }
+
+#[test]
+fn poll_on_last_i_frame_polls_every_window_once_answered() {
+    let config = Config {
+        poll_on_last_i_frame: true,
+        window_mod8: 2,
+        ..v20()
+    };
+    let mut p = Pair::new(config.clone(), config, 22);
+    p.connect();
+    for n in 0..6u8 {
+        p.a().send(vec![n; 40]).unwrap();
+    }
+    assert!(p.run_until(MINUTE, |p| p.received(Side::B).len() == 6));
+    // Each window of two ends with P = 1, answered at once by RR F = 1;
+    // the answer ends the checkpoint, so the next window may poll again.
+    assert_eq!(p.logged("<I C P"), 3, "{}", p.dump());
+    assert_eq!(p.logged("<RR R F"), 3, "{}", p.dump());
+    assert!(!p
+        .events(Side::A)
+        .iter()
+        .any(|e| matches!(e, Event::Error(_))));
+}

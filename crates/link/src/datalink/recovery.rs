@@ -32,6 +32,7 @@ impl<F: Framing> Link<F> {
             self.set_va(nr);
             return self.invoke_retransmission(nr);
         }
+        self.final_ends_checkpoint(command, pf);
         self.set_va(nr);
         self.stop_t1(now);
         self.stop_t3(now);

@@ -340,7 +340,18 @@ impl<F: Framing> Link<F> {
         if self.state == State::TimerRecovery && !command && pf {
             self.poll_answered(now, nr);
         } else {
+            self.final_ends_checkpoint(command, pf);
             self.acknowledge(now, nr);
+        }
+    }
+
+    /// In state 3, a response with F = 1 answers the P = 1 we put on an I
+    /// frame (poll on the last I frame of a window, 4.4.3), which ends that
+    /// checkpoint so the next window may poll again. (In state 4 the answer
+    /// to the enquiry is handled by [`Self::poll_answered`].)
+    pub(super) fn final_ends_checkpoint(&mut self, command: bool, pf: bool) {
+        if !command && pf {
+            self.poll_outstanding = false;
         }
     }
 
