@@ -3,6 +3,7 @@
 use core::time::Duration;
 
 use linklab_wire::ax25::{FrmrInfo, Pid, XidError};
+use linklab_wire::control::Modulus;
 use thiserror::Error;
 
 use crate::config::RecoveryMode;
@@ -79,7 +80,7 @@ pub enum LinkError {
         vs: u8,
     },
     /// K: FRMR received; the link is re-established.
-    #[error("K: FRMR received ({0:?}); link re-established")]
+    #[error("K: FRMR received ({}); link re-established", frmr_text(.0))]
     Frmr(Option<FrmrInfo>),
     /// O: I frame longer than N1.
     #[error("O: I frame with {len} octets of information exceeds N1 = {n1}")]
@@ -219,4 +220,14 @@ pub enum Event {
         /// Its information field.
         data: Vec<u8>,
     },
+}
+
+/// The FRMR information field for an error message; the width of the
+/// rejected control field shows whether it came from a modulo-128 link.
+fn frmr_text(info: &Option<FrmrInfo>) -> String {
+    match info {
+        Some(frmr) if frmr.rejected_control > 0xFF => frmr.display(Modulus::Mod128).to_string(),
+        Some(frmr) => frmr.display(Modulus::Mod8).to_string(),
+        None => "information field missing or not understood".into(),
+    }
 }

@@ -201,7 +201,7 @@ impl fmt::Display for Monitor<'_> {
             } => {
                 f.write_str("FRMR: ")?;
                 match FrmrInfo::decode(info, frame.modulus()) {
-                    Ok(frmr) => write_frmr(f, &frmr, frame.modulus()),
+                    Ok(frmr) => write!(f, "{}", frmr.display(frame.modulus())),
                     Err(error) => write_undecodable(f, &error, info, max),
                 }
             }
@@ -518,28 +518,4 @@ impl Fields {
         self.written += 1;
         f.write_str(label)
     }
-}
-
-/// The decoded FRMR information field (AX.25 v2.2 July 1998 4.3.3.9).
-fn write_frmr(f: &mut fmt::Formatter<'_>, frmr: &FrmrInfo, modulus: Modulus) -> fmt::Result {
-    let [c0, c1] = frmr.rejected_control.to_le_bytes();
-    match modulus {
-        Modulus::Mod8 => write!(f, "ctl=0x{c0:02X}")?,
-        Modulus::Mod128 => write!(f, "ctl=0x{c0:02X}{c1:02X}")?,
-    }
-    write!(f, " V(S)={} V(R)={}", frmr.vs, frmr.vr)?;
-    let flags = [
-        (frmr.rejected_was_response, "C/R"),
-        (frmr.w, "W"),
-        (frmr.x, "X"),
-        (frmr.y, "Y"),
-        (frmr.z, "Z"),
-        (frmr.v, "V"),
-    ];
-    for (set, name) in flags {
-        if set {
-            write!(f, " {name}")?;
-        }
-    }
-    Ok(())
 }

@@ -48,6 +48,22 @@ pub enum State {
     AwaitingConnection2_2,
 }
 
+impl State {
+    /// The state in words, for messages to users.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            State::Disconnected => "disconnected",
+            State::AwaitingConnection => "waiting for the answer to its connect request",
+            State::AwaitingRelease => "being released",
+            State::Connected => "connected",
+            State::TimerRecovery => "connected, recovering from a time-out",
+            State::AwaitingConnection2_2 => {
+                "waiting for the answer to its v2.2 (SABME) connect request"
+            }
+        }
+    }
+}
+
 /// Why a [`DataLink`] cannot be built.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum NewLinkError {
@@ -78,7 +94,7 @@ pub enum NewLinkError {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SendError {
     /// Data can be sent only on an established link.
-    #[error("cannot send: the link is {state:?}, not connected")]
+    #[error("the link is {}, not connected", state.describe())]
     NotConnected {
         /// The state the link is in.
         state: State,

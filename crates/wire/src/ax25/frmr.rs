@@ -24,6 +24,8 @@
 //! C/R is 1 if the rejected frame was a response. V (invalid N(S)) is
 //! defined by ISO 13239; AX.25 sends it as 0.
 
+use std::fmt;
+
 use thiserror::Error;
 
 use crate::control::Modulus;
@@ -97,6 +99,17 @@ pub struct FrmrInfo {
 const FLAGS_MASK: u8 = 0x1F;
 
 impl FrmrInfo {
+    /// A one-line rendering for logs and the monitor format: the rejected
+    /// control field as sent under `modulus`, `V(S)=n V(R)=n`, and the
+    /// names of the bits that are set (`C/R`, `W`, `X`, `Y`, `Z`, `V`),
+    /// e.g. `ctl=0x11 V(S)=2 V(R)=5 W`.
+    pub fn display(&self, modulus: Modulus) -> impl fmt::Display + '_ {
+        FrmrDisplay {
+            frmr: self,
+            modulus,
+        }
+    }
+
     /// Length of the field: 3 octets in modulo 8, 5 in modulo 128.
     pub const fn encoded_len(modulus: Modulus) -> usize {
         match modulus {
@@ -183,5 +196,37 @@ impl FrmrInfo {
             }
             Modulus::Mod128 => vec![c0, c1, self.vs << 1, (self.vr << 1) | cr, flags],
         })
+    }
+}
+
+/// See [`FrmrInfo::display`].
+struct FrmrDisplay<'a> {
+    frmr: &'a FrmrInfo,
+    modulus: Modulus,
+}
+
+impl fmt::Display for FrmrDisplay<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let frmr = self.frmr;
+        let [c0, c1] = frmr.rejected_control.to_le_bytes();
+        match self.modulus {
+            Modulus::Mod8 => write!(f, "ctl=0x{c0:02X}")?,
+            Modulus::Mod128 => write!(f, "ctl=0x{c0:02X}{c1:02X}")?,
+        }
+        write!(f, " V(S)={} V(R)={}", frmr.vs, frmr.vr)?;
+        let flags = [
+            (frmr.rejected_was_response, "C/R"),
+            (frmr.w, "W"),
+            (frmr.x, "X"),
+            (frmr.y, "Y"),
+            (frmr.z, "Z"),
+            (frmr.v, "V"),
+        ];
+        for (set, name) in flags {
+            if set {
+                write!(f, " {name}")?;
+            }
+        }
+        Ok(())
     }
 }
