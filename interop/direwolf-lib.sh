@@ -82,7 +82,8 @@ dw_start() { # PREFIX SECONDS DROP SEED
     done
     timeout "$secs" python3 "$here/audio_relay.py" --a-tx "$out/A.tx" --a-rx "$out/A.rx" \
         --b-tx "$out/B.tx" --b-rx "$out/B.rx" --drop-rate "$drop" --seed "$seed" \
-        --log "$out/${prefix}relay.log" 2> "$out/${prefix}relay.err" & pids+=($!)
+        --log "$out/${prefix}relay.log" --bursts "$out/${prefix}bursts.txt" \
+        2> "$out/${prefix}relay.err" & pids+=($!)
     for n in A B; do
         # -t 0: no colour escapes in the log; "-" on the command line would
         # also select stdin, the config says it already.
