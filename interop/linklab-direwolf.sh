@@ -68,15 +68,18 @@ ip link set lo up
 # runs from the moment a frame is handed to Dire Wolf, through Dire Wolf's
 # CSMA wait, TXDELAY, the air time of everything queued before it, the
 # peer's turnaround (its own CSMA and TXDELAY) and the answer's air time.
-#   --window 4   at most 4 I frames (4 x 274 octets = 0.9 s at 9600 bd) in
-#                one transmission, so the acknowledgement comes back well
-#                inside T1 and a lost frame costs one short window
-#   --t1-ms 4000 initial T1: 0.9 s of air + ~0.3 s CSMA/TXDELAY each way +
-#                Dire Wolf's RR (it answers when the channel clears) + the
-#                relay's 60 ms gather, with margin; linklab then adapts T1
-#                to the measured round trip (2 x SRT, floor 1 s)
-#   --poll-last  P on the last I frame of each window, so Dire Wolf answers
-#                at once (RR/REJ with F) instead of after its T2
+#   --window 4   at most 4 I frames (4 x 274 octets = 0.9 s at 9600 bd,
+#                1.0 s with TXDELAY) in one transmission, so the
+#                acknowledgement comes back well inside T1 and a lost frame
+#                costs one short go-back-N
+#   --t1-ms 4000 initial T1: 1.0 s of transmission + each side's turnaround
+#                (measured 0.1-1.5 s, mostly Dire Wolf's p-persistence,
+#                PERSIST 63 / SLOTTIME 10) + the answer; round trips seen:
+#                1.6-2.6 s.  linklab then adapts T1 to the measured round
+#                trip (2 x SRT, floor 1 s)
+#   --poll-last  P on the last I frame of a window, so Dire Wolf answers at
+#                once with F = 1 (linklab currently does this for the first
+#                window only, see docs/interop.md)
 #   N1 256 (the default) matches Dire Wolf's N1.
 case "$baud" in
     9600) link_opts="--window 4 --t1-ms 4000 --poll-last" ;;
@@ -87,7 +90,10 @@ esac
 # 400 s limit.
 budget=$(( (size * 8 * 4 / baud) + 43 ))
 
-head -c "$size" /dev/urandom > "$out/data.bin"
+# Random data, but the same every time (like the relay's drops), so that
+# runs can be compared frame by frame.
+python3 -c 'import random, sys; sys.stdout.buffer.write(random.Random(7).randbytes(int(sys.argv[1])))' \
+    "$size" > "$out/data.bin"
 
 pids=()
 cleanup() { local q; for q in "${pids[@]}"; do kill "$q" 2>/dev/null; done; wait 2>/dev/null; pids=(); }
