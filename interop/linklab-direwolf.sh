@@ -14,6 +14,7 @@
 #
 # Runs (each with freshly started Dire Wolf instances and relay):
 #   to-dw             linklab send --mod128 -> AGW client on B (accepts, sinks)
+#   to-dw-mod8        the same with SABM (modulo 8, no XID)
 #   from-dw           AGW client on B connects ('C') -> linklab listen --once
 #   to-dw-loss        as to-dw, the relay drops audio chunks (seeded)
 #   to-dw-loss-srej   as to-dw-loss, linklab offers SREJ (--srej)
@@ -22,7 +23,8 @@
 # (cmp); the frames heard by A and B (listen-only KISS clients on both KISS
 # ports: A's shows what B sent, B's what linklab sent through A) decode in
 # `linklab decode` with no undecodable frame and in tshark with no
-# malformed packet or error; the XID exchange did not select multi-SREJ;
+# malformed packet or error; on modulo-128 links the XID exchange did not
+# select multi-SREJ;
 # lossy runs must show recovery frames (REJ/SREJ or T1 polls) and still
 # deliver byte-exact.  One PASS/FAIL line per run; exit status non-zero on
 # any failure.  Needs root (unshare), direwolf, python3, tshark, mergecap,
