@@ -24,9 +24,8 @@
 # ports: A's shows what B sent, B's what linklab sent through A) decode in
 # `linklab decode` with no undecodable frame and in tshark with no
 # malformed packet or error; on modulo-128 links the XID exchange did not
-# select multi-SREJ;
-# lossy runs must show recovery frames (REJ/SREJ or T1 polls) and still
-# deliver byte-exact.  One PASS/FAIL line per run; exit status non-zero on
+# select multi-SREJ; lossy runs must show a REJ or SREJ (and still deliver
+# byte-exact).  One PASS/FAIL line per run; exit status non-zero on
 # any failure.  Needs root (unshare), direwolf, python3, tshark, mergecap,
 # iproute2.
 set -u
