@@ -4,7 +4,7 @@
     audio_relay.py --a-tx A.tx --b-rx B.rx --b-tx B.tx --a-rx A.rx
                    [--rate 48000] [--chunk-ms 10] [--prebuffer-ms 60]
                    [--drop-rate 0.0] [--seed 1] [--duration SECONDS]
-                   [--log FILE]
+                   [--log FILE] [--bursts FILE]
 
 A.tx / B.tx are FIFOs (or growing files) that each Dire Wolf's ALSA `file`
 PCM writes its transmit audio to: raw signed 16-bit little-endian mono at
@@ -23,7 +23,12 @@ destroys the frame it falls in: a way to cause frame loss.  --gain scales
 the audio (Dire Wolf transmits at full scale; its receiver likes a level of
 about 50, which a gain of 0.25 gives).  The relay counts
 chunks of audio, silence and drops per direction and prints them (and writes
-them to --log) every 5 s and at exit.  Standard library only.
+them to --log) every 5 s and at exit.  --bursts FILE gets one line per
+transmission and direction: the wall-clock time (Unix seconds) at which its
+first transmit audio reached the relay, when the relay started and finished
+playing it, and how many chunks it had; with these, a frame's delay can be
+split into the sender's time to key up, the relay's gather, and air time.
+Standard library only.
 """
 import argparse
 import array
@@ -52,6 +57,10 @@ class Direction:
         self.rx_fd = None
         self.silence = bytes(chunk_bytes)
         self.stats = {"audio": 0, "silence": 0, "dropped": 0, "bursts": 0, "rx_bytes": 0}
+        self.bursts = None  # file for one line per burst, or None
+        self.t_first = None  # when the current burst's first audio arrived
+        self.t_play = None
+        self.burst_chunks = 0
 
     def open(self):
         # Non-blocking read-open of a FIFO succeeds without a writer; the
@@ -76,6 +85,8 @@ class Direction:
                 return
             if not data:  # FIFO has no writer (yet, or any more)
                 return
+            if not self.buf and not self.playing and self.t_first is None:
+                self.t_first = time.time()
             self.buf += data
             self.stats["rx_bytes"] += len(data)
 
@@ -86,9 +97,12 @@ class Direction:
                 (len(self.buf) >= self.prebuffer or self.stale):
             self.playing = True
             self.stats["bursts"] += 1
+            self.t_play = time.time()
+            self.burst_chunks = 0
         out = self.silence
         if self.playing:
             if self.buf:
+                self.burst_chunks += 1
                 piece = bytes(self.buf[: self.chunk])
                 del self.buf[: self.chunk]
                 if len(piece) < self.chunk:
@@ -108,6 +122,11 @@ class Direction:
                     self.stats["audio"] += 1
             if not self.buf:
                 self.playing = False
+                if self.bursts:
+                    self.bursts.write(f"{self.name} arrived {self.t_first:.3f} play {self.t_play:.3f} "
+                                      f"end {time.time():.3f} chunks {self.burst_chunks}\n")
+                    self.bursts.flush()
+                self.t_first = None
         else:
             self.stats["silence"] += 1
         self.stale = bool(self.buf)  # something waited a whole tick: play it next time
@@ -129,6 +148,7 @@ def main():
     ap.add_argument("--duration", type=float, default=3600.0)
     ap.add_argument("--gain", type=float, default=0.25)
     ap.add_argument("--log")
+    ap.add_argument("--bursts")
     a = ap.parse_args()
 
     chunk_samples = max(1, int(a.rate * a.chunk_ms / 1000))
@@ -141,8 +161,10 @@ def main():
         Direction("B->A", a.b_tx, a.a_rx, chunk_bytes, pre, random.Random(a.seed * 2 + 1), a.drop_rate,
                   a.gain),
     ]
+    bursts = open(a.bursts, "w") if a.bursts else None
     for d in dirs:
         d.stale = False
+        d.bursts = bursts
 
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))

@@ -44,7 +44,6 @@ while [ $# -gt 0 ]; do
         *) echo "usage: $0 [-b 9600|1200] [-d DROP_RATE] [--seed N] [-s BYTES] [-o OUTDIR] [-l LINKLAB]" >&2; exit 2 ;;
     esac
 done
-case "$baud" in 9600) txdelay=10 ;; 1200) txdelay=20 ;; *) echo "baud must be 9600 or 1200" >&2; exit 2 ;; esac
 [ -n "$out" ] || out=$(mktemp -d /tmp/direwolf-pair.XXXXXX)
 mkdir -p "$out"; out=$(cd "$out" && pwd)
 if [ -z "$linklab" ]; then
@@ -60,51 +59,12 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
 trap cleanup EXIT
 
-# One config, ALSA file PCM and pair of FIFOs per instance.  Dire Wolf reads
-# ~/.asoundrc, so each instance gets its own HOME.
-mkconf() { # NAME MYCALL KISSPORT AGWPORT
-    mkdir -p "$out/$1"
-    rm -f "$out/$1.tx" "$out/$1.rx"
-    mkfifo -m 600 "$out/$1.tx" "$out/$1.rx"
-    cat > "$out/$1/.asoundrc" <<EOF
-# transmit audio of $1: raw S16_LE to a FIFO read by audio_relay.py
-pcm.dwtx {
-    type file
-    slave.pcm "null"
-    file "$out/$1.tx"
-    format "raw"
-}
-EOF
-    cat > "$out/$1.conf" <<EOF
-# receive from stdin, transmit to the ALSA PCM "dwtx" of ~/.asoundrc
-ADEVICE stdin dwtx
-ARATE 48000
-ACHANNELS 1
-CHANNEL 0
-MYCALL $2
-MODEM $baud
-TXDELAY $txdelay
-KISSPORT $3
-AGWPORT $4
-EOF
-}
-mkconf A N0CALL-3 8011 8010
-mkconf B N0CALL-4 8021 8020
+. "$here/direwolf-lib.sh"
+dw_mkconf A N0CALL-3 8011 8010 || exit 2
+dw_mkconf B N0CALL-4 8021 8020
 
 echo "direwolf-pair: $baud bd, drop rate $drop (seed $seed), $size bytes, output in $out"
-timeout $((budget + 120)) python3 "$here/audio_relay.py" --a-tx "$out/A.tx" --a-rx "$out/A.rx" \
-    --b-tx "$out/B.tx" --b-rx "$out/B.rx" --drop-rate "$drop" --seed "$seed" \
-    --log "$out/relay.log" 2> "$out/relay.err" & pids+=($!)
-for n in A B; do
-    # -t 0: no colour escapes in the log; "-" on the command line would also
-    # select stdin, the config says it already.
-    ( cd "$out/$n" && HOME="$out/$n" exec timeout $((budget + 110)) direwolf -t 0 -c "$out/$n.conf" \
-        < "$out/$n.rx" > "$out/$n.log" 2>&1 ) & pids+=($!)
-done
-waitport() { for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$1) 2>/dev/null && return 0; sleep 0.1; done; return 1; }
-for p in 8010 8011 8020 8021; do
-    waitport $p || { echo "direwolf-pair: port $p never opened"; tail "$out/A.log" "$out/B.log"; exit 1; }
-done
+dw_start "" $((budget + 110)) "$drop" "$seed" || exit 1
 timeout $((budget + 100)) python3 "$here/kiss_tap.py" 127.0.0.1 8011 "$out/A.kiss" --times "$out/A.times" & pids+=($!)
 timeout $((budget + 100)) python3 "$here/kiss_tap.py" 127.0.0.1 8021 "$out/B.kiss" --times "$out/B.times" & pids+=($!)
 sleep 0.5
