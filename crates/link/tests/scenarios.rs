@@ -511,3 +511,27 @@ fn poll_on_last_i_frame_polls_every_window_once_answered() {
         .iter()
         .any(|e| matches!(e, Event::Error(_))));
 }
+
+#[test]
+fn a_pending_acknowledgement_rides_in_a_keyed_transmission() {
+    let config = Config {
+        ack_policy: AckPolicy::AfterT2,
+        t2: Duration::from_secs(3),
+        ..v20()
+    };
+    let mut p = Pair::new(config.clone(), config, 23);
+    p.connect();
+    p.a().send(b"hello".to_vec()).unwrap();
+    let now = p.now;
+    let i = p.a().poll_transmit(now).expect("an I frame");
+    p.b().handle_frame(now, &i);
+    // B owes an acknowledgement, delayed by T2...
+    assert!(p.b().poll_transmit(now).is_none());
+    // ...until its transmitter is keyed for something else: then it goes now.
+    p.b().transmitter_keyed(now);
+    let rr = p.b().poll_transmit(now).expect("the acknowledgement");
+    assert_eq!(linklab_wire::monitor::format(&rr), "N0BBB>N0AAA: <RR R R1>");
+    // Keying again with nothing owed sends nothing.
+    p.b().transmitter_keyed(now);
+    assert!(p.b().poll_transmit(now).is_none());
+}

@@ -484,6 +484,19 @@ impl<F: Framing> Link<F> {
         }
     }
 
+    /// Channel hint: our transmitter is keyed (the layer below has won the
+    /// channel and is sending, or about to send, frames we queued). An
+    /// acknowledgement waiting for T2 rides in this same transmission
+    /// instead of costing a key-up of its own later, as TNCs do: it is sent
+    /// now, as T2's expiry would send it (fig. C4.7, "T2 expiry"). Call
+    /// `poll_transmit` afterwards to collect it.
+    pub fn transmitter_keyed(&mut self, now: Instant) {
+        if self.acknowledge_pending {
+            self.timers.stop(Timer::T2, now);
+            self.t2_expiry(now);
+        }
+    }
+
     /// Own receiver busy (DL-FLOW-OFF / DL-FLOW-ON request, C4.1, 6.4.10):
     /// while busy, received I frames are discarded and answered with RNR;
     /// leaving the busy condition sends RR (4.4.1).
