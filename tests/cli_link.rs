@@ -413,3 +413,83 @@ fn tnc_closing_the_connection_is_a_clear_error() {
         "{log}"
     );
 }
+
+/// `socat` available, or (outside CI) a note that the serial test is skipped.
+fn socat_available() -> bool {
+    let found = Command::new("socat").arg("-V").output().is_ok();
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "socat is required under CI (apt-get install socat)"
+        );
+        eprintln!("socat not installed: skipping the serial-port test");
+    }
+    found
+}
+
+/// The serial path (`--kiss serial:DEVICE:BAUD`, tokio-serial) against a
+/// pseudo-terminal that socat joins to the KISS hub: the sender talks to a
+/// "TNC on a serial port", the listener to the hub over TCP.
+#[test]
+fn transfer_over_a_serial_port() {
+    if !socat_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let hub = Hub::start();
+    let tty = dir.path().join("tnc0");
+    let mut bridge = Command::new("socat")
+        .arg(format!("pty,raw,echo=0,link={}", tty.display()))
+        .arg(format!("tcp:127.0.0.1:{}", hub.port))
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("socat runs");
+    hub.wait_for_clients(1);
+    let input = dir.path().join("input.bin");
+    let output = dir.path().join("output.bin");
+    let data = payload(4 * 1024);
+    std::fs::write(&input, &data).unwrap();
+    let kiss = hub.address();
+    let listener = linklab(&[
+        "listen",
+        "--kiss",
+        &kiss,
+        "--mycall",
+        "N0CALL-2",
+        "--once",
+        "--out",
+        output.to_str().unwrap(),
+    ]);
+    hub.wait_for_clients(2);
+    let serial = format!("serial:{}:9600", tty.display());
+    let sender = finish(
+        linklab(&[
+            "send",
+            "--kiss",
+            &serial,
+            "--mycall",
+            "N0CALL-1",
+            "--to",
+            "N0CALL-2",
+            input.to_str().unwrap(),
+        ]),
+        "send",
+    );
+    let listener = finish(listener, "listen");
+    bridge.kill().ok();
+    bridge.wait().ok();
+    assert!(
+        sender.status.success(),
+        "send failed:\n{}",
+        tail(&sender.stderr)
+    );
+    assert!(
+        listener.status.success(),
+        "listen failed:\n{}",
+        tail(&listener.stderr)
+    );
+    assert!(
+        std::fs::read(&output).unwrap() == data,
+        "received data differ"
+    );
+}
