@@ -1,0 +1,60 @@
+//! What the interop tests share: finding the real peers, and running an
+//! `interop/*.sh` script against the linklab binary under test.
+
+use std::process::Command;
+
+/// Whether `tools` are installed and this runs as root (the scripts make
+/// network namespaces with `unshare -n`). Without them the test says so and
+/// passes, except under CI (`CI` set), where it fails: CI must run it.
+pub fn peers_available(test: &str, tools: &[&str], install: &str) -> bool {
+    let have = |tool: &str| {
+        Command::new("sh")
+            .args(["-c", &format!("command -v {tool}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let missing: Vec<_> = tools.iter().filter(|t| !have(t)).collect();
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    if missing.is_empty() && root {
+        return true;
+    }
+    let why = format!("missing {missing:?}, root: {root}");
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "the {test} interop test must run under CI: {why}"
+    );
+    eprintln!("skipping the {test} interop test ({why}; apt-get install {install})");
+    false
+}
+
+/// Runs `interop/SCRIPT -l LINKLAB -o TMPDIR`, asserts it succeeded and
+/// that each of `runs` printed a PASS line, and returns its report.
+pub fn run_script(script: &str, runs: &[&str]) -> String {
+    let out = tempfile::tempdir().unwrap();
+    let path = format!("{}/interop/{script}", env!("CARGO_MANIFEST_DIR"));
+    let run = Command::new("bash")
+        .arg(path)
+        .args(["-l", env!("CARGO_BIN_EXE_linklab"), "-o"])
+        .arg(out.path())
+        .output()
+        .expect("bash runs");
+    let report = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(
+        run.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for name in runs {
+        assert!(
+            report
+                .lines()
+                .any(|l| l.starts_with(name) && l.contains(" PASS ")),
+            "{} did not pass:\n{report}",
+            name.trim_end()
+        );
+    }
+    report
+}
