@@ -17,6 +17,7 @@ pub mod errors;
 pub mod line;
 pub mod medium;
 pub mod radio;
+pub mod tnc;
 
 pub use airtime::{bits_duration, hdlc_bits, FLAG_BITS};
 pub use errors::{ErrorModel, ErrorProcess, GilbertElliott};
@@ -24,3 +25,4 @@ pub use line::{DirectionStats, LineConfig, PointToPointLine};
 pub use linklab_link::Instant;
 pub use medium::{Delivery, Medium, MediumEvent, Outcome, StationId};
 pub use radio::{Duplex, RadioChannel, RadioConfig, RadioStats, StationConfig};
+pub use tnc::{Tnc, TncConfig, SERIAL_BITS_PER_OCTET};
