@@ -1,6 +1,6 @@
 //! Sans-IO models of the medium (ARCHITECTURE.md, `channel`): the
 //! half-duplex shared radio channel with p-persistent CSMA ([`radio`]), the
-//! full-duplex point-to-point line ([`line`]), bit-error processes
+//! full-duplex point-to-point line ([`line`](mod@line)), bit-error processes
 //! ([`errors`]) and the TNC between a host and the radio ([`tnc`]).
 //!
 //! Every model is a state machine in virtual time, driven like the protocol
