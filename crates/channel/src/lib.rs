@@ -1,0 +1,28 @@
+//! Sans-IO models of the medium (ARCHITECTURE.md, `channel`): the
+//! half-duplex shared radio channel with p-persistent CSMA ([`radio`]), the
+//! full-duplex point-to-point line ([`line`](mod@line)), bit-error processes
+//! ([`errors`]) and the TNC between a host and the radio ([`tnc`]).
+//!
+//! Every model is a state machine in virtual time, driven like the protocol
+//! engines: calls take `now`, outputs are drained by polling,
+//! `poll_timeout` says when to call `handle_timeout` next, and randomness
+//! comes from seeded `linklab_sim` streams. Nothing here reads a clock or
+//! does I/O. The models know the engines only through the [`Medium`]
+//! trait and plain frame bytes.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod airtime;
+pub mod errors;
+pub mod line;
+pub mod medium;
+pub mod radio;
+pub mod tnc;
+
+pub use airtime::{bits_duration, hdlc_bits, FLAG_BITS};
+pub use errors::{ErrorModel, ErrorProcess, GilbertElliott};
+pub use line::{DirectionStats, LineConfig, PointToPointLine};
+pub use linklab_link::Instant;
+pub use medium::{Delivery, Medium, MediumEvent, Outcome, StationId};
+pub use radio::{Duplex, RadioChannel, RadioConfig, RadioStats, StationConfig};
+pub use tnc::{Tnc, TncConfig, SERIAL_BITS_PER_OCTET};
