@@ -4,11 +4,11 @@
 #![allow(dead_code)]
 
 use linklab_link::{Config, HdlcAddressing, HdlcFraming, HdlcLink, Mode, Role};
-use linklab_wire::control::{Control, Modulus};
+use linklab_wire::control::Control;
 use linklab_wire::lapb::{Address, Frame, LinkProcedure, Role as LapbRole, Station};
 
 pub use crate::support::Side;
-use crate::support::{LinkPair, TestFraming};
+use crate::support::{test_framing, LinkPair};
 
 /// The HDLC pair.
 pub type HdlcPair = LinkPair<HdlcFraming>;
@@ -27,26 +27,10 @@ pub fn show(frame: &Frame) -> String {
     }
 }
 
-impl TestFraming for HdlcFraming {
-    const CARRIER_SENSE: bool = false;
-
-    fn octets(frame: &Frame) -> Vec<u8> {
-        frame.encode()
-    }
-
-    fn parse(octets: &[u8], modulus: Modulus) -> Option<Frame> {
-        Frame::decode(octets, modulus).ok()
-    }
-
-    fn pf(frame: &Frame) -> bool {
-        frame.control().pf()
-    }
-
-    /// Address octet, then [`show`].
-    fn text(frame: &Frame) -> String {
-        format!("{:02x} {}", frame.address().octet(), show(frame))
-    }
-}
+// The log shows the address octet, then [`show`].
+test_framing!(HdlcFraming, Frame, carrier_sense: false, text: |frame: &Frame| {
+    format!("{:02x} {}", frame.address().octet(), show(frame))
+});
 
 /// Config for `mode`: A's role is primary (combined in ABM), B's secondary.
 pub fn configs(mode: Mode, base: Config) -> (Config, Config) {

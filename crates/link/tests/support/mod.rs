@@ -95,27 +95,39 @@ pub trait TestFraming: Framing + Sized {
     fn text(frame: &Self::Frame) -> String;
 }
 
+/// Implements [`TestFraming`] for `$framing`, whose `$frame` has the
+/// usual `encode`, `decode` and `control`; `$text` shows a frame.
+macro_rules! test_framing {
+    ($framing:ty, $frame:ty, carrier_sense: $carrier_sense:expr, text: $text:expr) => {
+        impl $crate::support::TestFraming for $framing {
+            const CARRIER_SENSE: bool = $carrier_sense;
+
+            fn octets(frame: &$frame) -> Vec<u8> {
+                frame.encode()
+            }
+
+            fn parse(octets: &[u8], modulus: linklab_wire::control::Modulus) -> Option<$frame> {
+                <$frame>::decode(octets, modulus).ok()
+            }
+
+            fn pf(frame: &$frame) -> bool {
+                frame.control().pf()
+            }
+
+            fn text(frame: &$frame) -> String {
+                $text(frame)
+            }
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use test_framing;
+
 const SHORT: MonitorOptions = MonitorOptions { max_info: Some(6) };
 
-impl TestFraming for Ax25Framing {
-    const CARRIER_SENSE: bool = true;
-
-    fn octets(frame: &Frame) -> Vec<u8> {
-        frame.encode()
-    }
-
-    fn parse(octets: &[u8], modulus: Modulus) -> Option<Frame> {
-        Frame::decode(octets, modulus).ok()
-    }
-
-    fn pf(frame: &Frame) -> bool {
-        frame.control().pf()
-    }
-
-    fn text(frame: &Frame) -> String {
-        Monitor::with_options(frame, SHORT).to_string()
-    }
-}
+test_framing!(Ax25Framing, Frame, carrier_sense: true, text: |frame| {
+    Monitor::with_options(frame, SHORT).to_string()
+});
 
 /// Drops frames chosen by a test: (sender side, frame) -> drop?
 pub type Dropper<F = Ax25Framing> = Box<dyn FnMut(Side, &<F as Framing>::Frame) -> bool>;
