@@ -412,34 +412,26 @@ fn ui_frames_in_and_out_of_the_link() {
         p.a().send_unit_data(Pid::NoLayer3, vec![0; 257]),
         Err(SendError::UnitDataTooLong { len: 257, n1: 256 })
     );
-    // A UI command with P = 1 gets DM F = 1 while disconnected (4.3.3.6).
-    let mut ui = Frame::new(
-        b_to_a(CommandResponse::Command),
-        Modulus::Mod8,
-        Control::U {
-            kind: Unnumbered::Ui,
-            pf: true,
-        },
-        Some(Pid::NoLayer3),
-        b"ping".to_vec(),
-    )
-    .unwrap();
-    p.inject(Side::A, &ui);
+    // A UI command with P = 1, "ping", from B.
+    let ui = |modulus| {
+        Frame::new(
+            b_to_a(CommandResponse::Command),
+            modulus,
+            Control::U {
+                kind: Unnumbered::Ui,
+                pf: true,
+            },
+            Some(Pid::NoLayer3),
+            b"ping".to_vec(),
+        )
+        .unwrap()
+    };
+    // It gets DM F = 1 while disconnected (4.3.3.6).
+    p.inject(Side::A, &ui(Modulus::Mod8));
     assert_eq!(p.logged("A> N0AAA>N0BBB: <DM R F>"), 1, "{}", p.dump());
     // ... and RR F = 1 on a link.
     p.connect();
-    ui = Frame::new(
-        b_to_a(CommandResponse::Command),
-        Modulus::Mod128,
-        Control::U {
-            kind: Unnumbered::Ui,
-            pf: true,
-        },
-        Some(Pid::NoLayer3),
-        b"ping".to_vec(),
-    )
-    .unwrap();
-    p.inject(Side::A, &ui);
+    p.inject(Side::A, &ui(Modulus::Mod128));
     assert_eq!(p.logged("A> N0AAA>N0BBB: <RR R F R0>"), 1, "{}", p.dump());
     assert_eq!(
         p.events(Side::A)

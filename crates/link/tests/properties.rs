@@ -3,13 +3,13 @@
 //! is told the link failed or was reset. Deterministic: fixed seeds.
 //! Modulo-128 links negotiate with XID, each side with its own N1 and k.
 
+mod checks;
 mod support;
 
 use std::time::Duration;
 
-use linklab_link::{
-    AckPolicy, Config, DisconnectReason, Event, LinkError, RecoveryMode, State, T1Backoff,
-};
+use checks::{told_or_discarded, Outcome};
+use linklab_link::{Config, Event, RecoveryMode, State};
 use linklab_wire::control::Modulus;
 use support::{Impairment, Pair, Side, SplitMix64};
 
@@ -22,66 +22,15 @@ fn random_config(rng: &mut SplitMix64, modulus: Modulus, recovery: RecoveryMode)
         window_mod8: rng.range(1, 7) as u8,
         window_mod128: rng.range(1, 40) as u8,
         n1: rng.range(16, 256) as usize,
-        ack_policy: match rng.range(0, 2) {
-            0 => AckPolicy::AfterT2,
-            1 => AckPolicy::Immediately,
-            _ => AckPolicy::OnPollImmediately,
-        },
+        ack_policy: checks::ack_policy(rng),
         poll_on_last_i_frame: rng.chance(0.5),
         t1_adaptive: rng.chance(0.7),
-        t1_backoff: match rng.range(0, 2) {
-            0 => T1Backoff::Constant,
-            1 => T1Backoff::Exponential,
-            _ => T1Backoff::Linear {
-                step: Duration::from_millis(250),
-            },
-        },
+        t1_backoff: checks::t1_backoff(rng),
         t1_max: Duration::from_secs(20),
         t2: Duration::from_millis(rng.range(50, 1000)),
         t3: Duration::from_secs(30),
         ..Config::default()
     }
-}
-
-/// Message `id` of `len` octets: 4-octet id then pseudo-random filler.
-fn message(rng: &mut SplitMix64, id: u32, len: usize) -> Vec<u8> {
-    let mut m = id.to_be_bytes().to_vec();
-    m.extend((4..len.max(4)).map(|_| rng.next_u64() as u8));
-    m
-}
-
-/// True if the side was told of trouble: a failure, a reset, or a release
-/// it did not ask for. The orderly release that ends every case (A's DISC:
-/// `LocalRequest` on A, `RemoteRequest` on B, or `ReleaseTimeout` if A's
-/// DISC goes unanswered) tells nothing about the data sent before it.
-fn told(events: &[Event]) -> bool {
-    let connects = events
-        .iter()
-        .filter(|e| matches!(e, Event::Connected { .. }))
-        .count();
-    connects > 1
-        || events.iter().any(|e| match e {
-            Event::LinkFailure { .. } => true,
-            // Queued before negotiation ended and unsendable after it.
-            Event::Error(LinkError::DataDiscarded { .. }) => true,
-            Event::Disconnected { reason } => !matches!(
-                reason,
-                DisconnectReason::LocalRequest
-                    | DisconnectReason::RemoteRequest
-                    | DisconnectReason::ReleaseTimeout
-            ),
-            _ => false,
-        })
-}
-
-/// What one case did.
-#[derive(Debug, Default, Clone, Copy)]
-struct Outcome {
-    /// Data units sent, and delivered.
-    sent: usize,
-    delivered: usize,
-    /// Some side was told of a failure or reset.
-    trouble: bool,
 }
 
 /// The reject mode each side is configured with: `Some(mode)` for both,
@@ -146,22 +95,12 @@ fn transfer(
             corrupt: rng.unit() * 0.1,
         };
     }
-    let now = p.now;
-    p.a().connect(now);
-    let connected = p.run_until(Duration::from_secs(600), |p| {
-        p.links[0].state() == State::Connected || p.links[0].state() == State::Disconnected
-    });
-    if !connected || p.links[0].state() != State::Connected {
-        // Connection failed: A must have been told.
-        let outcome = Outcome {
+    if !checks::connect(p, told_or_discarded)? {
+        // Connection failed: A was told.
+        return Ok(Outcome {
             trouble: true,
             ..Outcome::default()
-        };
-        return if told(p.events(Side::A)) {
-            Ok(outcome)
-        } else {
-            Err("connect neither succeeded nor failed".into())
-        };
+        });
     }
     p.run_until(Duration::from_secs(600), |p| {
         p.links[1].state() == State::Connected
@@ -187,72 +126,21 @@ fn transfer(
         };
         for id in 0..rng.range(0, 6) as u32 {
             let len = rng.range(1, max_len as u64) as usize;
-            let m = message(&mut rng, id, len);
+            let m = checks::message(&mut rng, id, len);
             if p.links[i].send(m.clone()).is_ok() {
                 sent[i].push(m);
             }
         }
     }
     let want = [sent[0].len(), sent[1].len()];
-    p.run_until(Duration::from_secs(1800), |p| {
-        let done = p.received(Side::B).len() == want[0]
-            && p.received(Side::A).len() == want[1]
-            && p.links.iter().all(|l| l.unacked() == 0 && l.queued() == 0);
-        // After a reset, queues are discarded: stop once both are idle.
-        let idle = p
-            .links
-            .iter()
-            .all(|l| l.state() == State::Connected && l.unacked() == 0 && l.queued() == 0);
-        done || idle || p.links.iter().any(|l| l.state() == State::Disconnected)
-    });
-    // If one side gave up, let the other learn it (DM, or its own T1/N2
-    // or T3 supervision) before the orderly release below.
-    if p.links.iter().any(|l| l.state() == State::Disconnected) {
-        p.run_until(Duration::from_secs(1800), |p| {
-            p.links.iter().all(|l| l.state() == State::Disconnected)
-        });
-    }
-    let now = p.now;
-    p.a().disconnect(now);
-    p.run_until(Duration::from_secs(1800), |p| {
-        p.links.iter().all(|l| l.state() == State::Disconnected)
-    });
+    checks::deliver_and_release(p, want);
     let mut outcome = Outcome {
         sent: want[0] + want[1],
         delivered: p.received(Side::A).len() + p.received(Side::B).len(),
         trouble: told_early(&p.events[0]) || told_early(&p.events[1]),
     };
-    for (from, to) in [(Side::A, Side::B), (Side::B, Side::A)] {
-        let got = p.received(to);
-        let sent = &sent[from as usize];
-        // In order, no duplicates, nothing invented.
-        let mut next = 0;
-        for data in &got {
-            match sent[next..].iter().position(|m| m == data) {
-                Some(skip) => {
-                    if skip > 0 && !told(p.events(from)) {
-                        return Err(format!(
-                            "{from:?}->{to:?}: {skip} messages silently lost before #{next}"
-                        ));
-                    }
-                    next += skip + 1;
-                }
-                None => {
-                    return Err(format!(
-                        "{from:?}->{to:?}: delivered data not sent in this order (after #{next})"
-                    ))
-                }
-            }
-        }
-        if next < sent.len() && !told(p.events(from)) {
-            return Err(format!(
-                "{from:?}->{to:?}: {} of {} delivered, sender not told",
-                next,
-                sent.len()
-            ));
-        }
-    }
-    if p.links.iter().any(|l| l.state() != State::Disconnected) {
+    checks::delivered_in_order(p, &sent, told_or_discarded)?;
+    if !p.all(State::Disconnected) {
         return Err("a side is still connected after release and failure handling".into());
     }
     outcome.trouble |= outcome.delivered < outcome.sent;
@@ -324,34 +212,9 @@ fn check_negotiated(p: &Pair) -> Result<(), String> {
 }
 
 fn check_all(modulus: Modulus, recovery: Recovery) {
-    let mut failures = Vec::new();
-    let (mut sent, mut delivered, mut clean) = (0, 0, 0);
-    for seed in 0..CASES {
-        match run_case(seed, modulus, recovery) {
-            Ok(o) => {
-                sent += o.sent;
-                delivered += o.delivered;
-                clean += u64::from(!o.trouble);
-            }
-            Err(why) => failures.push(format!("seed {seed}: {why}")),
-        }
-    }
-    println!("{modulus} {recovery:?}: {CASES} cases, {clean} without trouble, {delivered}/{sent} data units delivered");
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    // The recovery procedures must actually work, not just report failure.
-    assert!(
-        clean * 10 >= CASES * 9,
-        "only {clean} of {CASES} cases ran without a failure or reset"
-    );
-    assert!(
-        delivered * 10 >= sent * 9,
-        "only {delivered} of {sent} data units delivered"
-    );
+    checks::check_cases(&format!("{modulus} {recovery:?}"), CASES, |seed| {
+        run_case(seed, modulus, recovery)
+    });
 }
 
 #[test]

@@ -1,12 +1,15 @@
 //! Test support: a seeded RNG, a lossy channel and a pair of data links
-//! driven in virtual time (after quinn-proto's `Pair`).
+//! driven in virtual time (after quinn-proto's `Pair`). The pair is
+//! generic over the framing: [`Pair`] is the AX.25 one; the HDLC one is in
+//! `hdlc_pair`.
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use linklab_link::{Config, DataLink, Event, Instant};
+use linklab_link::{Ax25Framing, Config, DataLink, Event, Framing, Instant, Link, State};
 use linklab_wire::ax25::{Address, Frame};
+use linklab_wire::control::Modulus;
 use linklab_wire::monitor::{Monitor, MonitorOptions};
 
 /// SplitMix64 (Steele, Lea, Flood 2014): tiny, seedable, good enough.
@@ -41,7 +44,8 @@ impl SplitMix64 {
     }
 }
 
-/// What the channel does to frames in one direction.
+/// What the channel does to frames in one direction. A probability of
+/// zero draws nothing from the channel's RNG.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Impairment {
     /// Probability a frame is lost.
@@ -74,18 +78,70 @@ impl Side {
     }
 }
 
-pub type Dropper = Box<dyn FnMut(Side, &Frame) -> bool>;
+/// What the pair needs of a framing's frames beyond the engine's view.
+pub trait TestFraming: Framing + Sized {
+    /// The engine is told its transmitter is busy (T1 paused) while a
+    /// frame of its is on the line.
+    const CARRIER_SENSE: bool;
 
-pub struct Pair {
-    pub links: [DataLink; 2],
+    fn octets(frame: &Self::Frame) -> Vec<u8>;
+
+    fn parse(octets: &[u8], modulus: Modulus) -> Option<Self::Frame>;
+
+    /// The P/F bit.
+    fn pf(frame: &Self::Frame) -> bool;
+
+    /// The frame as the log shows it.
+    fn text(frame: &Self::Frame) -> String;
+}
+
+/// Implements [`TestFraming`] for `$framing`, whose `$frame` has the
+/// usual `encode`, `decode` and `control`; `$text` shows a frame.
+macro_rules! test_framing {
+    ($framing:ty, $frame:ty, carrier_sense: $carrier_sense:expr, text: $text:expr) => {
+        impl $crate::support::TestFraming for $framing {
+            const CARRIER_SENSE: bool = $carrier_sense;
+
+            fn octets(frame: &$frame) -> Vec<u8> {
+                frame.encode()
+            }
+
+            fn parse(octets: &[u8], modulus: linklab_wire::control::Modulus) -> Option<$frame> {
+                <$frame>::decode(octets, modulus).ok()
+            }
+
+            fn pf(frame: &$frame) -> bool {
+                frame.control().pf()
+            }
+
+            fn text(frame: &$frame) -> String {
+                $text(frame)
+            }
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use test_framing;
+
+const SHORT: MonitorOptions = MonitorOptions { max_info: Some(6) };
+
+test_framing!(Ax25Framing, Frame, carrier_sense: true, text: |frame| {
+    Monitor::with_options(frame, SHORT).to_string()
+});
+
+/// Drops frames chosen by a test: (sender side, frame) -> drop?
+pub type Dropper<F = Ax25Framing> = Box<dyn FnMut(Side, &<F as Framing>::Frame) -> bool>;
+
+/// Two links A and B over a full-duplex line, one per direction.
+pub struct LinkPair<F: TestFraming> {
+    pub links: [Link<F>; 2],
     pub now: Instant,
     /// Line rate in bit/s (full duplex, one line per direction).
     pub bit_rate: u64,
     pub propagation: Duration,
     /// Impairment of frames sent by A (index 0) and by B (index 1).
     pub impairment: [Impairment; 2],
-    /// Drops frames chosen by a test (sender side, frame) -> drop?
-    pub dropper: Option<Dropper>,
+    pub dropper: Option<Dropper<F>>,
     rng: SplitMix64,
     /// (arrival time, receiver, octets), FIFO per direction.
     in_flight: VecDeque<(Instant, Side, Vec<u8>)>,
@@ -94,10 +150,14 @@ pub struct Pair {
     tx_busy: [bool; 2],
     pub events: [Vec<Event>; 2],
     pub log: Vec<String>,
-    pub sent_frames: [usize; 2],
+    /// Frames sent by each side: (time, frame).
+    pub sent: [Vec<(Instant, F::Frame)>; 2],
+    /// When B received a frame with P = 1.
+    pub polls_at_b: Vec<Instant>,
 }
 
-const SHORT: MonitorOptions = MonitorOptions { max_info: Some(6) };
+/// The AX.25 pair.
+pub type Pair = LinkPair<Ax25Framing>;
 
 pub fn addr(text: &str) -> Address {
     text.parse().unwrap()
@@ -107,9 +167,17 @@ impl Pair {
     /// A (N0AAA) and B (N0BBB, listening), 9600 bit/s, 10 ms propagation.
     pub fn new(config_a: Config, config_b: Config, seed: u64) -> Pair {
         let a = DataLink::new(config_a, addr("N0AAA"), addr("N0BBB"), &[]).unwrap();
-        let mut b = DataLink::new(config_b, addr("N0BBB"), addr("N0AAA"), &[]).unwrap();
+        let b = DataLink::new(config_b, addr("N0BBB"), addr("N0AAA"), &[]).unwrap();
+        LinkPair::with_links(a, b, seed)
+    }
+}
+
+impl<F: TestFraming> LinkPair<F> {
+    /// A and B (accepting the link), 9600 bit/s, 10 ms propagation, a
+    /// channel seeded with `seed`.
+    pub fn with_links(a: Link<F>, mut b: Link<F>, seed: u64) -> LinkPair<F> {
         b.set_accept_incoming(true);
-        Pair {
+        LinkPair {
             links: [a, b],
             now: Instant::ZERO,
             bit_rate: 9600,
@@ -122,15 +190,16 @@ impl Pair {
             tx_busy: [false; 2],
             events: [Vec::new(), Vec::new()],
             log: Vec::new(),
-            sent_frames: [0, 0],
+            sent: [Vec::new(), Vec::new()],
+            polls_at_b: Vec::new(),
         }
     }
 
-    pub fn a(&mut self) -> &mut DataLink {
+    pub fn a(&mut self) -> &mut Link<F> {
         &mut self.links[0]
     }
 
-    pub fn b(&mut self) -> &mut DataLink {
+    pub fn b(&mut self) -> &mut Link<F> {
         &mut self.links[1]
     }
 
@@ -138,33 +207,38 @@ impl Pair {
         format!("{:>10.3}", self.now.as_micros() as f64 / 1e6)
     }
 
+    /// True with probability `p`; draws nothing if `p` is zero.
+    fn chance(&mut self, p: f64) -> bool {
+        p > 0.0 && self.rng.chance(p)
+    }
+
     /// Drains both engines' transmissions onto the channel and their events.
     pub fn transmit(&mut self) {
         for side in [Side::A, Side::B] {
-            while let Some(frame) = self.links[side.index()].poll_transmit(self.now) {
-                self.sent_frames[side.index()] += 1;
-                let bytes = frame.encode();
+            let i = side.index();
+            while let Some(frame) = self.links[i].poll_transmit(self.now) {
+                let bytes = F::octets(&frame);
                 let bits = (bytes.len() as u64 + 4) * 8;
-                let start = self.line_free[side.index()].max(self.now);
+                let start = self.line_free[i].max(self.now);
                 let end = start + Duration::from_micros(bits * 1_000_000 / self.bit_rate);
-                self.line_free[side.index()] = end;
+                self.line_free[i] = end;
                 let arrival = end + self.propagation;
-                let imp = self.impairment[side.index()];
+                let imp = self.impairment[i];
                 let mut fate = "";
                 if let Some(dropper) = self.dropper.as_mut() {
                     if dropper(side, &frame) {
                         fate = " [dropped by test]";
                     }
                 }
-                if fate.is_empty() && self.rng.chance(imp.loss) {
+                if fate.is_empty() && self.chance(imp.loss) {
                     fate = " [lost]";
                 }
-                if fate.is_empty() && self.rng.chance(imp.corrupt) {
+                if fate.is_empty() && self.chance(imp.corrupt) {
                     fate = " [corrupted]";
                 }
                 let copies = if !fate.is_empty() {
                     0
-                } else if self.rng.chance(imp.duplicate) {
+                } else if self.chance(imp.duplicate) {
                     fate = " [duplicated]";
                     2
                 } else {
@@ -174,17 +248,11 @@ impl Pair {
                     self.in_flight
                         .push_back((arrival, side.other(), bytes.clone()));
                 }
-                let line = format!(
-                    "{} {:?}> {}{}",
-                    self.stamp(),
-                    side,
-                    Monitor::with_options(&frame, SHORT),
-                    fate
-                );
+                let line = format!("{} {side:?}> {}{fate}", self.stamp(), F::text(&frame));
                 self.log.push(line);
+                self.sent[i].push((self.now, frame));
             }
-            let i = side.index();
-            if self.line_free[i] > self.now && !self.tx_busy[i] {
+            if F::CARRIER_SENSE && self.line_free[i] > self.now && !self.tx_busy[i] {
                 self.tx_busy[i] = true;
                 self.links[i].set_channel_busy(self.now, true);
             }
@@ -214,13 +282,8 @@ impl Pair {
     }
 
     /// Hands `frame` to `to` at once, as if received.
-    pub fn inject(&mut self, to: Side, frame: &Frame) {
-        let line = format!(
-            "{} inject >{:?} {}",
-            self.stamp(),
-            to,
-            Monitor::with_options(frame, SHORT)
-        );
+    pub fn inject(&mut self, to: Side, frame: &F::Frame) {
+        let line = format!("{} inject >{:?} {}", self.stamp(), to, F::text(frame));
         self.log.push(line);
         let now = self.now;
         self.links[to.index()].handle_frame(now, frame);
@@ -260,7 +323,10 @@ impl Pair {
         while let Some(pos) = self.in_flight.iter().position(|f| f.0 <= now) {
             let (_, to, bytes) = self.in_flight.remove(pos).unwrap();
             let link = &mut self.links[to.index()];
-            if let Ok(frame) = Frame::decode(&bytes, link.modulus()) {
+            if let Some(frame) = F::parse(&bytes, link.modulus()) {
+                if to == Side::B && F::pf(&frame) {
+                    self.polls_at_b.push(now);
+                }
                 link.handle_frame(now, &frame);
             }
             self.transmit();
@@ -276,7 +342,7 @@ impl Pair {
 
     /// Steps until `done` holds (true) or `limit` of virtual time passes
     /// or nothing is left to happen (false).
-    pub fn run_until(&mut self, limit: Duration, mut done: impl FnMut(&Pair) -> bool) -> bool {
+    pub fn run_until(&mut self, limit: Duration, mut done: impl FnMut(&Self) -> bool) -> bool {
         let end = self.now + limit;
         loop {
             self.transmit();
@@ -328,15 +394,23 @@ impl Pair {
         self.log.join("\n")
     }
 
-    /// Connects A to B and asserts both report it.
+    /// Both links are in `state`.
+    pub fn all(&self, state: State) -> bool {
+        self.links.iter().all(|l| l.state() == state)
+    }
+
+    /// Both idle: nothing queued or unacknowledged.
+    pub fn idle(&self) -> bool {
+        self.links
+            .iter()
+            .all(|l| l.unacked() == 0 && l.queued() == 0)
+    }
+
+    /// A sets the link up; asserts both report it.
     pub fn connect(&mut self) {
         let now = self.now;
         self.a().connect(now);
-        let ok = self.run_until(Duration::from_secs(120), |p| {
-            p.links
-                .iter()
-                .all(|l| l.state() == linklab_link::State::Connected)
-        });
+        let ok = self.run_until(Duration::from_secs(120), |p| p.all(State::Connected));
         assert!(ok, "connect failed:\n{}", self.dump());
     }
 }
