@@ -33,7 +33,7 @@ pub mod timer;
 pub use config::{
     AckPolicy, Config, ConfigError, Mode, PollPolicy, RecoveryMode, Role, SabmeHandling, T1Backoff,
 };
-pub use datalink::{DataLink, HdlcLink, Link, NewLinkError, SendError, State};
+pub use datalink::{DataLink, HdlcLink, InvalidFrame, Link, NewLinkError, SendError, State};
 pub use event::{
     DisconnectReason, Event, FailureReason, LinkError, LinkParams, Negotiation, Version,
 };
