@@ -13,8 +13,12 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use linklab_link::{Config, DataLink, Event, Instant, NewLinkError, SendError, State};
-use linklab_wire::ax25::{Address, AddressError, AddressField, Callsign, Frame, FrameError};
+use linklab_link::{
+    Config, DataLink, Event, Instant, InvalidFrame, NewLinkError, SendError, State,
+};
+use linklab_wire::ax25::{
+    Address, AddressError, AddressField, Callsign, CommandResponse, Frame, FrameError,
+};
 use linklab_wire::control::Modulus;
 use linklab_wire::kiss::{self, Command, KissError, Port};
 use thiserror::Error;
@@ -76,7 +80,10 @@ pub enum InputError {
         error: AddressError,
     },
     /// A frame for us whose control field or layout does not decode with
-    /// the modulus of its link (AX.25 v2.2 4.2, 4.3).
+    /// the modulus of its link (AX.25 v2.2 4.2, 4.3). If a link with its
+    /// source exists and the fault is one of the SDL's errors L, M or N
+    /// ([`InvalidFrame`]), the link is told too and answers as the SDL
+    /// prescribes (re-establishment while connected, C4.3).
     #[error("{len}-octet AX.25 frame from {remote} dropped: {error} (decoded as {modulus}) [{}]", quote(.head, *.len))]
     Frame {
         /// Its source.
@@ -338,10 +345,12 @@ impl Station {
     /// One AX.25 frame (the contents of a KISS data frame). Frames for
     /// another station, or still to be repeated by a digipeater, are only
     /// monitored; frames for us go to the link with their source, created
-    /// if needed.
+    /// if needed. A frame for us that does not decode is reported as
+    /// [`InputError::Frame`] and, if its source has a link, handed to it
+    /// with [`DataLink::handle_invalid_frame`] (errors L, M, N).
     pub fn handle_kiss_frame(&mut self, now: Instant, bytes: &[u8]) {
-        let field = match AddressField::decode(bytes) {
-            Ok((field, _)) => field,
+        let (field, used) = match AddressField::decode(bytes) {
+            Ok(decoded) => decoded,
             Err(error) => {
                 self.monitor_frame(Direction::Rx, bytes, Modulus::Mod8);
                 return self.bad_input(InputError::Address {
@@ -367,13 +376,26 @@ impl Station {
         let frame = match Frame::decode(bytes, modulus) {
             Ok(frame) => frame,
             Err(error) => {
-                return self.bad_input(InputError::Frame {
+                let invalid = InvalidFrame::of(&error);
+                self.bad_input(InputError::Frame {
                     remote: plain(field.source()),
                     modulus,
                     len: bytes.len(),
                     head: head(bytes),
                     error,
                 });
+                // A frame of an existing link with a bad control field
+                // or layout: errors L, M, N (C4.3); the link answers.
+                let rest = bytes.get(used..).unwrap_or_default();
+                let command = field.command_response() == CommandResponse::Command;
+                if let (Some(invalid), Some(entry)) = (invalid, self.links.get_mut(&remote_key)) {
+                    let control = control_octets(rest, modulus);
+                    entry
+                        .link
+                        .handle_invalid_frame(now, invalid, control, command);
+                    self.collect(remote_key, Some(now));
+                }
+                return;
             }
         };
         if !self.links.contains_key(&remote_key) {
@@ -658,4 +680,12 @@ fn state_words(state: State) -> &'static str {
 /// sets them.
 fn plain(address: &Address) -> Address {
     Address::new(address.callsign(), address.ssid()).unwrap_or(*address)
+}
+
+/// The control field at the start of `rest` as far as it is there: one
+/// octet, two for an I or S frame of a modulo-128 link (AX.25 v2.2 4.2).
+fn control_octets(rest: &[u8], modulus: Modulus) -> &[u8] {
+    let numbered = rest.first().is_some_and(|first| first & 0x03 != 0x03);
+    let len = if numbered { modulus.numbered_len() } else { 1 };
+    rest.get(..len).unwrap_or(rest)
 }

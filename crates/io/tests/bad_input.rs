@@ -323,14 +323,14 @@ fn i_frame_longer_than_n1() {
 
 #[test]
 fn unknown_u_frame() {
-    // 0xCB is no U frame of AX.25 v2.2 (4.3.3): the wire crate cannot
-    // decode it, so it never reaches the engine; it is dropped and
-    // reported (the SDL's error L re-establishment is not modelled).
+    // 0xCB is no U frame of AX.25 v2.2 (4.3.3): error L, then, as for a
+    // DL-CONNECT request, re-establishment with SABM (v2.0), P = 1 (fig.
+    // C4.4a). The bad-input report stays: it names the frame.
     let mut bytes = Vec::new();
     from_c(CommandResponse::Command).encode_into(&mut bytes);
     bytes.push(0xCB);
     let out = scenario(|hub| hub.inject_frame(S, &bytes));
-    assert_eq!(out.response(), Vec::<&str>::new());
+    assert_eq!(out.response(), ["N0CALL-2>N0CALL-3: <SABM C P>"]);
     assert_eq!(
         out.bad_input(),
         [
@@ -339,7 +339,112 @@ fn unknown_u_frame() {
           [9c 60 86 82 98 98 e4 9c 60 86 82 98 98 67 cb]"
         ]
     );
-    assert_eq!(out.errors(), Vec::<&LinkError>::new());
+    let errors = out.errors();
+    assert_eq!(
+        errors,
+        [&LinkError::ControlFieldInvalid {
+            control: vec![0xCB]
+        }]
+    );
+    assert_eq!(
+        errors[0].to_string(),
+        "L: control field 0xCB invalid or not implemented"
+    );
+    reset_reported(&out);
+}
+
+/// After errors L, M and N, S set the link up again as a DL-CONNECT
+/// request does: C saw the reset (error F) and answered UA, and S's user
+/// got a DL-CONNECT confirm, its sign that data may have been lost.
+fn reset_reported(out: &Outcome) {
+    let [s, _, c] = calls();
+    assert!(out
+        .hub
+        .link_events(C, &s)
+        .any(|(_, e)| *e == Event::Error(LinkError::ResetByPeer)));
+    assert!(out.hub.sent[C]
+        .iter()
+        .any(|(t, l)| *t > out.at && l == "N0CALL-3>N0CALL-2: <UA R F>"));
+    assert!(out.hub.link_events(S, &c).any(|(n, e)| n >= out.mark
+        && *e
+            == Event::Connected {
+                version: linklab_link::Version::V2_0,
+                incoming: false
+            }));
+}
+
+#[test]
+fn s_frame_with_information() {
+    // An RR carrying two octets: error M, then re-establishment.
+    let mut bytes = Frame::s(
+        from_c(CommandResponse::Response),
+        Modulus::Mod8,
+        Supervisory::Rr,
+        0,
+        false,
+    )
+    .unwrap()
+    .encode();
+    bytes.extend_from_slice(b"hi");
+    let out = scenario(|hub| hub.inject_frame(S, &bytes));
+    assert_eq!(out.response(), ["N0CALL-2>N0CALL-3: <SABM C P>"]);
+    assert_eq!(
+        out.bad_input(),
+        [
+            "17-octet AX.25 frame from N0CALL-3 dropped: RR frame carries 2 octets of \
+          information; only I, UI, XID, TEST and FRMR frames may (decoded as modulo 8) \
+          [9c 60 86 82 98 98 64 9c 60 86 82 98 98 e7 01 68 69]"
+        ]
+    );
+    let errors = out.errors();
+    assert_eq!(
+        errors,
+        [&LinkError::InfoNotPermitted {
+            control: vec![0x01]
+        }]
+    );
+    assert_eq!(
+        errors[0].to_string(),
+        "M: information field received in a U or S frame that allows none (control field 0x01)"
+    );
+    reset_reported(&out);
+}
+
+#[test]
+fn i_frame_without_pid() {
+    // An I frame that ends after its control field: error N, then
+    // re-establishment.
+    let mut bytes = Vec::new();
+    from_c(CommandResponse::Command).encode_into(&mut bytes);
+    let out = scenario(|hub| {
+        let (vs, _, vr) = hub.stations[S]
+            .link(&calls()[2])
+            .unwrap()
+            .sequence_variables();
+        bytes.push((vs << 5) | (vr << 1));
+        hub.inject_frame(S, &bytes);
+    });
+    assert_eq!(out.response(), ["N0CALL-2>N0CALL-3: <SABM C P>"]);
+    assert_eq!(
+        out.bad_input(),
+        [
+            "15-octet AX.25 frame from N0CALL-3 dropped: I frame ends after the control field; \
+          the PID octet is missing (decoded as modulo 8) \
+          [9c 60 86 82 98 98 e4 9c 60 86 82 98 98 67 00]"
+        ]
+    );
+    let errors = out.errors();
+    assert_eq!(
+        errors,
+        [&LinkError::FrameLength {
+            control: vec![0x00]
+        }]
+    );
+    assert_eq!(
+        errors[0].to_string(),
+        "N: length of frame incorrect for frame type (control field 0x00)"
+    );
+    reset_reported(&out);
 }
 
 #[test]

@@ -82,6 +82,27 @@ pub enum LinkError {
     /// K: FRMR received; the link is re-established.
     #[error("K: FRMR received ({}); link re-established", frmr_text(.0))]
     Frmr(Option<FrmrInfo>),
+    /// L: a frame whose control field is invalid or not implemented
+    /// (fig. C4.4a); re-established while connected.
+    #[error("L: control field {} invalid or not implemented", hex(.control))]
+    ControlFieldInvalid {
+        /// The control field as received (one or two octets).
+        control: Vec<u8>,
+    },
+    /// M: an information field in an S or U frame that may carry none
+    /// (fig. C4.4a); re-established while connected.
+    #[error("M: information field received in a U or S frame that allows none (control field {})", hex(.control))]
+    InfoNotPermitted {
+        /// The control field as received (one or two octets).
+        control: Vec<u8>,
+    },
+    /// N: a frame too short for its type (fig. C4.4a); re-established
+    /// while connected.
+    #[error("N: length of frame incorrect for frame type (control field {})", hex(.control))]
+    FrameLength {
+        /// The control field as received (one or two octets).
+        control: Vec<u8>,
+    },
     /// O: I frame longer than N1.
     #[error("O: I frame with {len} octets of information exceeds N1 = {n1}")]
     IFrameTooLong {
@@ -230,4 +251,10 @@ fn frmr_text(info: &Option<FrmrInfo>) -> String {
         Some(frmr) => frmr.display(Modulus::Mod8).to_string(),
         None => "information field missing or not understood".into(),
     }
+}
+
+/// Octets in hex as received, e.g. `0xCB` or `0x01 0x1F`.
+fn hex(octets: &[u8]) -> String {
+    let text: Vec<String> = octets.iter().map(|b| format!("0x{b:02X}")).collect();
+    text.join(" ")
 }

@@ -4,7 +4,9 @@
 //! link state machine of Appendix C4, for one link between a local and a
 //! remote station in balanced mode (ABM). It never does I/O and never reads
 //! a clock: frames and time come in through [`DataLink::handle_frame`] and
-//! [`DataLink::handle_timeout`], user requests through
+//! [`DataLink::handle_timeout`] (received frames of the link that do not
+//! decode through [`DataLink::handle_invalid_frame`], errors L, M and N of
+//! C4.3), user requests through
 //! [`DataLink::connect`], [`DataLink::send`] and [`DataLink::disconnect`],
 //! and everything it wants to do is drained with
 //! [`DataLink::poll_transmit`], [`DataLink::poll_event`] and
@@ -33,7 +35,7 @@ pub mod timer;
 pub use config::{
     AckPolicy, Config, ConfigError, Mode, PollPolicy, RecoveryMode, Role, SabmeHandling, T1Backoff,
 };
-pub use datalink::{DataLink, HdlcLink, Link, NewLinkError, SendError, State};
+pub use datalink::{DataLink, HdlcLink, InvalidFrame, Link, NewLinkError, SendError, State};
 pub use event::{
     DisconnectReason, Event, FailureReason, LinkError, LinkParams, Negotiation, Version,
 };

@@ -535,3 +535,197 @@ fn a_pending_acknowledgement_rides_in_a_keyed_transmission() {
     p.b().transmitter_keyed(now);
     assert!(p.b().poll_transmit(now).is_none());
 }
+
+/// A v2.2 link up and idle, XID done; then `bytes` from B reach A with
+/// data queued at A. Returns the pair and the log line before the frame.
+fn invalid_frame_at_a(seed: u64, bytes: &[u8]) -> (Pair, usize) {
+    let mut p = Pair::new(Config::default(), Config::default(), seed);
+    p.connect();
+    assert!(p.run_until(MINUTE, |p| !p.links[0].negotiating()));
+    p.run_for(Duration::from_secs(1));
+    p.take_events(Side::A);
+    p.take_events(Side::B);
+    // Queued, not sent yet: the reset discards it (fig. C4.4a).
+    p.a().send(b"queued before".to_vec()).unwrap();
+    let mark = p.log.len();
+    p.inject_bytes(Side::A, bytes);
+    (p, mark)
+}
+
+/// What errors L, M and N share (figs. C4.4a, C4.5a): DL-ERROR, the I
+/// queue discarded, SABME (P = 1) at once, state 5; the UA completes a
+/// DL-CONNECT confirm and the XID exchange follows; then data flow
+/// correctly again.
+fn re_established(mut p: Pair, mark: usize, error: LinkError, inject: &str) {
+    assert_eq!(
+        p.log_since(mark),
+        [
+            format!("inject >A <undecodable: {inject}> 9C 60 82 82 82 40 ..."),
+            "A> N0AAA>N0BBB: <SABME C P>".to_string(),
+            format!("A: Error({error:?})"),
+        ],
+        "{}",
+        p.dump()
+    );
+    assert_eq!(p.links[0].state(), State::AwaitingConnection2_2);
+    assert_eq!((p.links[0].queued(), p.links[0].unacked()), (0, 0));
+    let mark = p.log.len();
+    assert!(p.run_until(MINUTE, |p| all_connected(p) && !p.links[0].negotiating()));
+    let lines = p.log_since(mark);
+    assert_eq!(
+        lines[..4],
+        [
+            "B> N0BBB>N0AAA: <UA R F>",
+            "B: Error(ResetByPeer)",
+            "A> N0AAA>N0BBB: <XID C P> XID: class=ABM,half-duplex \
+             opt=REJ,SREJ,ext-addr,mod128,TEST,FCS16,sync-tx,segmenter n1rx=256 krx=32 \
+             t1=3000ms n2=10",
+            "A: Connected { version: V2_2, incoming: false }",
+        ],
+        "{}",
+        p.dump()
+    );
+    assert_eq!(
+        p.events(Side::A)[..2],
+        [
+            Event::Error(error),
+            Event::Connected {
+                version: Version::V2_2,
+                incoming: false
+            }
+        ]
+    );
+    for i in 0..5u8 {
+        p.a().send(vec![i; 300]).unwrap();
+    }
+    assert!(p.run_until(MINUTE, |p| p.received(Side::B).len() == 5
+        && p.links[0].unacked() == 0));
+    assert_eq!(
+        p.received(Side::B),
+        (0..5u8).map(|i| vec![i; 300]).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        p.events(Side::A)
+            .iter()
+            .filter(|e| matches!(e, Event::Error(_)))
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn unknown_control_field_is_error_l_and_re_establishes() {
+    let mut bytes = Vec::new();
+    b_to_a(CommandResponse::Command).encode_into(&mut bytes);
+    bytes.push(0xCB);
+    let (p, mark) = invalid_frame_at_a(31, &bytes);
+    let error = LinkError::ControlFieldInvalid {
+        control: vec![0xCB],
+    };
+    assert_eq!(
+        error.to_string(),
+        "L: control field 0xCB invalid or not implemented"
+    );
+    re_established(
+        p,
+        mark,
+        error,
+        "unknown U frame control field 0xCB (modifier bits 11010)",
+    );
+}
+
+#[test]
+fn information_in_an_s_frame_is_error_m_and_re_establishes() {
+    let mut bytes = Frame::s(
+        b_to_a(CommandResponse::Response),
+        Modulus::Mod128,
+        Supervisory::Rr,
+        0,
+        false,
+    )
+    .unwrap()
+    .encode();
+    bytes.push(0x55);
+    let (p, mark) = invalid_frame_at_a(32, &bytes);
+    let error = LinkError::InfoNotPermitted {
+        control: vec![0x01, 0x00],
+    };
+    assert_eq!(
+        error.to_string(),
+        "M: information field received in a U or S frame that allows none \
+         (control field 0x01 0x00)"
+    );
+    re_established(
+        p,
+        mark,
+        error,
+        "RR frame carries 1 octets of information; only I, UI, XID, TEST and FRMR frames may",
+    );
+}
+
+#[test]
+fn one_control_octet_in_a_modulo_128_s_frame_is_error_n_and_re_establishes() {
+    let mut bytes = Vec::new();
+    b_to_a(CommandResponse::Response).encode_into(&mut bytes);
+    bytes.push(0x01);
+    let (p, mark) = invalid_frame_at_a(33, &bytes);
+    let error = LinkError::FrameLength {
+        control: vec![0x01],
+    };
+    assert_eq!(
+        error.to_string(),
+        "N: length of frame incorrect for frame type (control field 0x01)"
+    );
+    re_established(
+        p,
+        mark,
+        error,
+        "modulo-128 S frame control field needs 2 octets; only 1 present",
+    );
+}
+
+#[test]
+fn invalid_frames_in_other_states() {
+    let mut unknown = Vec::new();
+    b_to_a(CommandResponse::Command).encode_into(&mut unknown);
+    unknown.push(0xCB);
+    let error = Event::Error(LinkError::ControlFieldInvalid {
+        control: vec![0xCB],
+    });
+    // Disconnected (fig. C4.1): the error only, no DM.
+    let mut p = Pair::new(Config::default(), Config::default(), 34);
+    p.inject_bytes(Side::A, &unknown);
+    assert_eq!(p.take_events(Side::A), std::slice::from_ref(&error));
+    assert_eq!(p.sent[0].len(), 0);
+    assert_eq!(p.links[0].state(), State::Disconnected);
+    // Timer recovery (fig. C4.5a): as in state 3, re-establishment.
+    p.connect();
+    assert!(p.run_until(MINUTE, |p| !p.links[0].negotiating()));
+    p.dropper = Some(Box::new(|side, _| side == Side::B));
+    p.a().send(b"unanswered".to_vec()).unwrap();
+    assert!(p.run_until(MINUTE, |p| p.links[0].state() == State::TimerRecovery));
+    p.take_events(Side::A);
+    p.dropper = None;
+    let mark = p.log.len();
+    p.inject_bytes(Side::A, &unknown);
+    assert_eq!(p.take_events(Side::A), std::slice::from_ref(&error));
+    assert_eq!(p.links[0].state(), State::AwaitingConnection2_2);
+    let sent: Vec<String> = p
+        .log_since(mark)
+        .into_iter()
+        .filter(|l| l.starts_with("A> "))
+        .collect();
+    assert_eq!(sent, ["A> N0AAA>N0BBB: <SABME C P>"], "{}", p.dump());
+    assert!(p.run_until(MINUTE, all_connected));
+    // Awaiting release (fig. C4.3): the error only.
+    let now = p.now;
+    p.dropper = Some(Box::new(|side, _| side == Side::B));
+    p.a().disconnect(now);
+    p.transmit();
+    p.take_events(Side::A);
+    let sent = p.sent[0].len();
+    p.inject_bytes(Side::A, &unknown);
+    assert_eq!(p.take_events(Side::A), [error]);
+    assert_eq!(p.links[0].state(), State::AwaitingRelease);
+    assert_eq!(p.sent[0].len(), sent);
+}

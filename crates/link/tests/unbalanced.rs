@@ -10,9 +10,11 @@ use std::time::Duration;
 
 use hdlc_pair::{configs, HdlcPair, Side};
 use linklab_link::{
-    Config, DisconnectReason, Event, FailureReason, Mode, PollPolicy, RecoveryMode, State, Version,
+    Config, DisconnectReason, Event, FailureReason, InvalidFrame, LinkError, Mode, PollPolicy,
+    RecoveryMode, State, Version,
 };
-use linklab_wire::control::{Control, Modulus, Supervisory};
+use linklab_wire::ax25::FrmrInfo;
+use linklab_wire::control::{Control, Modulus, Supervisory, Unnumbered};
 use linklab_wire::lapb::Frame;
 
 const MINUTE: Duration = Duration::from_secs(60);
@@ -481,4 +483,85 @@ fn mismatched_framing_is_refused() {
         bad.validate().unwrap_err().to_string(),
         "a Primary station cannot work in Abm: ABM needs combined stations, NRM and ARM a primary and a secondary"
     );
+}
+
+/// An undecodable frame from the primary (errors L, M, N of AX.25):
+/// the secondary cannot reset the link, so it rejects the frame with FRMR,
+/// W set and X too for an information field not permitted or a wrong
+/// length, quoting the control field, its V(S) and V(R) and the frame's
+/// C/R (ISO/IEC 13239 5.5.3.4.2); the primary resets the link (error K)
+/// and data then flow again.
+#[test]
+fn secondary_rejects_an_invalid_frame_with_frmr() {
+    let cases = [
+        (Mode::Nrm, InvalidFrame::UnknownControl, 0xDF, false),
+        (Mode::Nrm, InvalidFrame::InfoNotAllowed, 0x11, true),
+        (Mode::Arm, InvalidFrame::BadLength, 0x01, true),
+    ];
+    for (mode, invalid, control, x) in cases {
+        let mut p = pair(mode, Modulus::Mod8, PollPolicy::AsOftenAsPossible);
+        p.connect();
+        transfer(&mut p, Side::B, &messages(3, 20));
+        let now = p.now;
+        let sent = p.sent[1].len();
+        // A command with P = 1 in its control field (bit 4): an NRM
+        // secondary may answer at once.
+        p.b().handle_invalid_frame(now, invalid, &[control], true);
+        assert!(
+            p.run_until(MINUTE, |p| p.sent[1].len() > sent),
+            "{}",
+            p.dump()
+        );
+        let frmr = &p.sent[1][sent].1;
+        assert_eq!(
+            frmr.control(),
+            Control::U {
+                kind: Unnumbered::Frmr,
+                pf: mode == Mode::Nrm
+            },
+            "{}",
+            p.dump()
+        );
+        let info = FrmrInfo::decode(frmr.info(), Modulus::Mod8).unwrap();
+        assert_eq!(
+            info,
+            FrmrInfo {
+                rejected_control: u16::from(control),
+                vs: 3,
+                vr: 0,
+                rejected_was_response: false,
+                w: true,
+                x,
+                ..FrmrInfo::default()
+            }
+        );
+        assert!(p.run_until(MINUTE, |p| p.all(State::Connected)
+            && p.events(Side::A)
+                .iter()
+                .any(|e| matches!(e, Event::Error(_)))));
+        assert!(
+            matches!(
+                p.events(Side::A).iter().find(|e| matches!(e, Event::Error(_))),
+                Some(Event::Error(LinkError::Frmr(Some(got)))) if *got == info
+            ),
+            "{}",
+            p.dump()
+        );
+        let reason = match invalid {
+            InvalidFrame::UnknownControl => "L:",
+            InvalidFrame::InfoNotAllowed => "M:",
+            InvalidFrame::BadLength => "N:",
+        };
+        assert!(p
+            .events(Side::B)
+            .iter()
+            .any(|e| matches!(e, Event::Error(error) if error.to_string().starts_with(reason))));
+        let mark = p.received(Side::A).len();
+        let more = messages(4, 30);
+        for m in &more {
+            p.b().send(m.clone()).unwrap();
+        }
+        assert!(p.run_until(MINUTE * 5, |p| p.received(Side::A).len() >= mark + 4));
+        assert_eq!(p.received(Side::A)[mark..], more, "{}", p.dump());
+    }
 }

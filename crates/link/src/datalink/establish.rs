@@ -393,7 +393,7 @@ impl<F: Framing> Link<F> {
 
     /// "Establish data link" (fig. C4.7a): clear exception conditions,
     /// RC = 1, SABM(E) with P = 1, stop T3, start T1.
-    fn establish_data_link(&mut self, now: Instant) {
+    pub(super) fn establish_data_link(&mut self, now: Instant) {
         self.end_negotiation(now);
         self.clear_exception_conditions();
         self.rc = 1;
@@ -420,7 +420,7 @@ impl<F: Framing> Link<F> {
     /// State 5 (SABME with fallback to SABM) exists for AX.25 only; an
     /// HDLC station takes DM to its extended mode-setting command as a
     /// refusal.
-    fn awaiting_state(&self) -> State {
+    pub(super) fn awaiting_state(&self) -> State {
         match self.version {
             Version::V2_2 if F::AX25 => State::AwaitingConnection2_2,
             _ => State::AwaitingConnection,

@@ -12,6 +12,7 @@
 //! they apply, as "Erratum".
 
 mod establish;
+mod invalid;
 mod negotiate;
 mod recovery;
 mod transfer;
@@ -30,6 +31,8 @@ use crate::framing::{Ax25Framing, Framing, HdlcAddressing, HdlcFraming, Pdu};
 use crate::segment::{max_segmented_len, segment_count, Reassembler};
 use crate::time::Instant;
 use crate::timer::{Timer, Timers};
+
+pub use invalid::InvalidFrame;
 
 /// States of the data link state machine (AX.25 v2.2 C4.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -23,9 +23,9 @@
 //!   [`FailureReason::UnacknowledgedData`] with data outstanding).
 
 use linklab_wire::ax25::{CommandResponse, FrmrInfo};
-use linklab_wire::control::{Control, Supervisory, Unnumbered};
+use linklab_wire::control::{Control, Modulus, Supervisory, Unnumbered};
 
-use super::{Link, State};
+use super::{InvalidFrame, Link, State};
 use crate::config::{Mode, PollPolicy, Role};
 use crate::event::{Event, FailureReason};
 use crate::framing::{Framing, Pdu};
@@ -150,11 +150,58 @@ impl<F: Framing> Link<F> {
     /// clear by resetting the link: FRMR (ISO/IEC 13239 5.5.3.4.2), so that
     /// the primary resets it. Z (invalid N(R)) is the usual cause.
     pub(super) fn frame_reject(&mut self) {
+        self.send_frmr(FrmrInfo {
+            z: true,
+            ..FrmrInfo::default()
+        });
+    }
+
+    /// A secondary received a frame that does not decode (see
+    /// `invalid.rs`): it still counts as hearing from the primary, and
+    /// P = 1 in a control field whose format is known gives the NRM
+    /// transmit opportunity. The frame is rejected with FRMR: W, and X as
+    /// well for an information field not permitted or a wrong length,
+    /// with the rejected control field and its C/R (ISO/IEC 13239
+    /// 5.5.3.4.2).
+    pub(super) fn reject_invalid_frame(
+        &mut self,
+        now: Instant,
+        invalid: InvalidFrame,
+        control: &[u8],
+        command: bool,
+    ) {
+        self.restart_supervision(now);
+        let pf = match control {
+            [first] => first & 0x10 != 0,
+            [first, second, ..] if first & 0x03 != 0x03 => second & 0x01 != 0,
+            [first, ..] => first & 0x10 != 0,
+            [] => false,
+        };
+        if command && pf && self.config.mode == Mode::Nrm {
+            self.polled = true;
+        }
+        let rejected_control = match control {
+            [first, second, ..] if self.modulus == Modulus::Mod128 => {
+                u16::from_le_bytes([*first, *second])
+            }
+            [first, ..] => u16::from(*first),
+            [] => 0,
+        };
+        self.send_frmr(FrmrInfo {
+            rejected_control,
+            rejected_was_response: !command,
+            w: true,
+            x: invalid != InvalidFrame::UnknownControl,
+            ..FrmrInfo::default()
+        });
+    }
+
+    /// Sends FRMR with `info` and our V(S) and V(R).
+    fn send_frmr(&mut self, info: FrmrInfo) {
         let info = FrmrInfo {
             vs: self.vs,
             vr: self.vr,
-            z: true,
-            ..FrmrInfo::default()
+            ..info
         };
         let info = info.encode(self.modulus).unwrap_or_default();
         self.send_u(Unnumbered::Frmr, CommandResponse::Response, false, info);

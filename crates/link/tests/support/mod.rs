@@ -7,10 +7,12 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use linklab_link::{Ax25Framing, Config, DataLink, Event, Framing, Instant, Link, State};
-use linklab_wire::ax25::{Address, Frame};
+use linklab_link::{
+    Ax25Framing, Config, DataLink, Event, Framing, Instant, InvalidFrame, Link, State,
+};
+use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame};
 use linklab_wire::control::Modulus;
-use linklab_wire::monitor::{Monitor, MonitorOptions};
+use linklab_wire::monitor::{self, Monitor, MonitorOptions};
 
 /// SplitMix64 (Steele, Lea, Flood 2014): tiny, seedable, good enough.
 #[derive(Debug, Clone)]
@@ -170,6 +172,40 @@ impl Pair {
         let b = DataLink::new(config_b, addr("N0BBB"), addr("N0AAA"), &[]).unwrap();
         LinkPair::with_links(a, b, seed)
     }
+
+    /// Hands the octets of a frame to `to` at once, as a station does
+    /// (linklab-io's `Station::handle_kiss_frame`): a frame that decodes
+    /// with the link's modulus goes to `handle_frame`; one that fails for
+    /// a reason of [`InvalidFrame`] goes to `handle_invalid_frame` with its
+    /// control field; anything else is dropped.
+    pub fn inject_bytes(&mut self, to: Side, bytes: &[u8]) {
+        let modulus = self.links[to.index()].modulus();
+        let line = format!(
+            "{} inject >{:?} {}",
+            self.stamp(),
+            to,
+            monitor::format_raw_with(bytes, modulus, SHORT)
+        );
+        self.log.push(line);
+        let now = self.now;
+        let link = &mut self.links[to.index()];
+        match Frame::decode(bytes, modulus) {
+            Ok(frame) => link.handle_frame(now, &frame),
+            Err(error) => {
+                if let (Some(invalid), Ok((field, used))) =
+                    (InvalidFrame::of(&error), AddressField::decode(bytes))
+                {
+                    let rest = &bytes[used..];
+                    let numbered = rest.first().is_some_and(|c| c & 0x03 != 0x03);
+                    let len = if numbered { modulus.numbered_len() } else { 1 };
+                    let control = &rest[..len.min(rest.len())];
+                    let command = field.command_response() == CommandResponse::Command;
+                    link.handle_invalid_frame(now, invalid, control, command);
+                }
+            }
+        }
+        self.transmit();
+    }
 }
 
 impl<F: TestFraming> LinkPair<F> {
@@ -288,6 +324,14 @@ impl<F: TestFraming> LinkPair<F> {
         let now = self.now;
         self.links[to.index()].handle_frame(now, frame);
         self.transmit();
+    }
+
+    /// The log from line `from` on without time stamps.
+    pub fn log_since(&self, from: usize) -> Vec<String> {
+        self.log[from..]
+            .iter()
+            .map(|l| l.get(11..).unwrap_or_default().to_string())
+            .collect()
     }
 
     /// Next instant anything happens.
