@@ -1,0 +1,129 @@
+//! Ronan, Long and Walsh, Tables II and III: the simulated transfer of
+//! section III.B set against the model of [`linklab_models::ronan`].
+//!
+//! Two things separate the simulation from the published model, and both
+//! are measured here rather than argued:
+//!
+//! - **Channel access.** The model charges `p × T_slot` (5 ms with Table
+//!   I) for each access to the channel. A KISS TNC with P = 63 waits for
+//!   its next slot tick after the carrier drops and then draws against
+//!   q = (P + 1)/256 = 0.25 in each slot, so it loses on average
+//!   (1 − q)/q = 3 whole slots (60 ms) plus the part of a slot to its first
+//!   tick. [`Comparison::mean_access_wait_s`] is that wait as simulated
+//!   (idle channel time over key-ups).
+//! - **The short last frame.** The model counts every frame as N1 = 255
+//!   octets; 7182 octets leave 42 for the 29th.
+//!
+//! [`Comparison::corrected_s`] is the model with exactly these two inputs
+//! changed: its CSMA term set to the simulated mean access wait, and the
+//! last frame's air time at its real length.
+
+use linklab_models::airtime::frame_airtime;
+use linklab_models::ronan::Params;
+use linklab_sim::{ConfidenceInterval, ReplicationOutput, Runner};
+
+use crate::transfer::{run_transfer, TransferConfig, TransferError};
+
+/// One row of the comparison: one window at one bit rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Comparison {
+    /// Window k.
+    pub window: u8,
+    /// Bit rate, bit/s.
+    pub bit_rate: u32,
+    /// The published model's `T_message` (formula as printed), s.
+    pub model_s: f64,
+    /// Simulated transfer time over the replications, s (95 %).
+    pub simulated: ConfidenceInterval,
+    /// Simulated mean channel-access wait per transmission, s (95 %).
+    pub access_wait: ConfidenceInterval,
+    /// The model with the simulated access wait in place of `p × T_slot`
+    /// and the last frame at its real length, s.
+    pub corrected_s: f64,
+    /// I frames the sender transmitted per transfer (mean).
+    pub i_frames: f64,
+    /// Acknowledgements the receiver transmitted per transfer (mean).
+    pub acks: f64,
+}
+
+impl Comparison {
+    /// (simulated mean − model) / model, in percent.
+    pub fn gap_percent(&self) -> f64 {
+        100.0 * (self.simulated.mean - self.model_s) / self.model_s
+    }
+
+    /// (simulated mean − corrected model) / corrected model, in percent.
+    pub fn corrected_gap_percent(&self) -> f64 {
+        100.0 * (self.simulated.mean - self.corrected_s) / self.corrected_s
+    }
+}
+
+/// Runs `replications` transfers of `config` (replication r uses
+/// `Streams::new(seed).replication(r)`) and compares them with the model
+/// for the same bit rate, window and message.
+pub fn compare(
+    config: &TransferConfig,
+    replications: u64,
+    seed: u64,
+) -> Result<Comparison, TransferError> {
+    let mut failure = None;
+    let report = Runner::new(seed, replications).run(|streams| {
+        let mut out = ReplicationOutput::new();
+        match run_transfer(config, &streams) {
+            Ok(o) => {
+                out.value("transfer_s", o.transfer.as_secs_f64())
+                    .value("wait_s", o.mean_access_wait().as_secs_f64())
+                    .value("i_frames", o.sender_frames as f64)
+                    .value("acks", o.receiver_frames as f64);
+            }
+            Err(e) => failure = failure.take().or(Some(e)),
+        }
+        out
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let ci = |name| {
+        report.ci(name).ok_or(TransferError::Stalled {
+            phase: "too few replications for an interval",
+            at_us: 0,
+        })
+    };
+    let simulated = ci("transfer_s")?;
+    let access_wait = ci("wait_s")?;
+    let wait = access_wait.mean;
+    let station = config.station;
+    let slot_s = station.slot_time.as_secs_f64();
+    let params = Params {
+        bitrate_bps: f64::from(config.bit_rate),
+        size_octets: config.message_octets as u64,
+        n1: u32::try_from(config.n1).unwrap_or(u32::MAX),
+        txdelay_s: station.txdelay.as_secs_f64(),
+        txtail_s: station.txtail.as_secs_f64(),
+        slot_s,
+        persistence: station.transmit_probability(),
+        ..Params::default()
+    };
+    let window = u32::from(config.window);
+    let model_s = params.transfer(window).transfer_s;
+    let measured = Params {
+        persistence: if slot_s > 0.0 { wait / slot_s } else { 0.0 },
+        ..params
+    };
+    let last = match config.message_octets % config.n1.max(1) {
+        0 => config.n1,
+        short => short,
+    };
+    let short_last_frame =
+        params.t_frame() - frame_airtime(last as f64, f64::from(config.bit_rate));
+    Ok(Comparison {
+        window: config.window,
+        bit_rate: config.bit_rate,
+        model_s,
+        simulated,
+        access_wait,
+        corrected_s: measured.transfer(window).transfer_s - short_last_frame,
+        i_frames: ci("i_frames")?.mean,
+        acks: ci("acks")?.mean,
+    })
+}
