@@ -84,10 +84,9 @@ pub fn compare(
         return Err(e);
     }
     let ci = |name| {
-        report.ci(name).ok_or(TransferError::Stalled {
-            phase: "too few replications for an interval",
-            at_us: 0,
-        })
+        report
+            .ci(name)
+            .ok_or(TransferError::TooFewReplications { replications })
     };
     let simulated = ci("transfer_s")?;
     let access_wait = ci("wait_s")?;

@@ -135,6 +135,12 @@ pub enum TransferError {
         /// Virtual time, microseconds.
         at_us: u64,
     },
+    /// A confidence interval needs at least two replications.
+    #[error("{replications} replication(s): at least 2 are needed for a confidence interval")]
+    TooFewReplications {
+        /// Replications asked for.
+        replications: u64,
+    },
     /// The receiver delivered something other than the message.
     #[error("the receiver delivered {got} octets that differ from the {sent} sent")]
     Corrupted {
