@@ -65,6 +65,27 @@ fn normal_upper_tail(z: f64) -> f64 {
 /// [0, 1]; ±∞ at the ends. Accurate to about 10⁻¹⁴ (Newton iteration on the
 /// distribution function from the A&S 26.2.23 starting value).
 pub fn normal_quantile(p: f64) -> f64 {
+    symmetric_quantile(p, |q| {
+        let s = (-2.0 * q.ln()).sqrt();
+        let mut z = s
+            - (2.515_517 + 0.802_853 * s + 0.010_328 * s * s)
+                / (1.0 + 1.432_788 * s + 0.189_269 * s * s + 0.001_308 * s * s * s);
+        for _ in 0..50 {
+            let density = (-0.5 * z * z).exp() / (2.0 * core::f64::consts::PI).sqrt();
+            let step = (normal_upper_tail(z) - q) / density;
+            z += step;
+            if step.abs() <= 1e-15 * z.abs() {
+                break;
+            }
+        }
+        z
+    })
+}
+
+/// The quantile at `p` of a distribution symmetric about 0: NaN outside
+/// [0, 1], 0 at ½, ±∞ at the ends, otherwise `upper(q)` for the smaller tail
+/// probability q = min(p, 1 − p) in (0, ½), negated below the median.
+fn symmetric_quantile(p: f64, upper: impl FnOnce(f64) -> f64) -> f64 {
     if !(0.0..=1.0).contains(&p) {
         return f64::NAN;
     }
@@ -72,29 +93,11 @@ pub fn normal_quantile(p: f64) -> f64 {
         return 0.0;
     }
     let q = p.min(1.0 - p);
-    if q == 0.0 {
-        return if p < 0.5 {
-            f64::NEG_INFINITY
-        } else {
-            f64::INFINITY
-        };
-    }
-    let s = (-2.0 * q.ln()).sqrt();
-    let mut z = s
-        - (2.515_517 + 0.802_853 * s + 0.010_328 * s * s)
-            / (1.0 + 1.432_788 * s + 0.189_269 * s * s + 0.001_308 * s * s * s);
-    for _ in 0..50 {
-        let density = (-0.5 * z * z).exp() / (2.0 * core::f64::consts::PI).sqrt();
-        let step = (normal_upper_tail(z) - q) / density;
-        z += step;
-        if step.abs() <= 1e-15 * z.abs() {
-            break;
-        }
-    }
+    let x = if q == 0.0 { f64::INFINITY } else { upper(q) };
     if p < 0.5 {
-        -z
+        -x
     } else {
-        z
+        x
     }
 }
 
@@ -102,30 +105,16 @@ pub fn normal_quantile(p: f64) -> f64 {
 /// freedom: P(T ≤ t) = p. NaN for `df == 0` or `p` outside [0, 1]; ±∞ at
 /// the ends. For example `t_quantile(0.975, 10)` ≈ 2.228.
 pub fn t_quantile(p: f64, df: u64) -> f64 {
-    if df == 0 || !(0.0..=1.0).contains(&p) {
+    if df == 0 {
         return f64::NAN;
     }
-    if p == 0.5 {
-        return 0.0;
-    }
-    let q = p.min(1.0 - p);
-    if q == 0.0 {
-        return if p < 0.5 {
-            f64::NEG_INFINITY
+    symmetric_quantile(p, |q| {
+        if df <= EXACT_MAX_DF {
+            exact_upper(q, df)
         } else {
-            f64::INFINITY
-        };
-    }
-    let t = if df <= EXACT_MAX_DF {
-        exact_upper(q, df)
-    } else {
-        cornish_fisher_upper(q, df)
-    };
-    if p < 0.5 {
-        -t
-    } else {
-        t
-    }
+            cornish_fisher_upper(q, df)
+        }
+    })
 }
 
 /// t > 0 with P(T > t) = q, by bisection of A(θ | ν) = 1 − 2q over θ.
