@@ -51,11 +51,7 @@ pub struct DecodeArgs {
 
 pub fn decode(args: DecodeArgs) -> anyhow::Result<()> {
     let (mut input, name) = open_input(args.file.as_ref())?;
-    let modulus = if args.mod128 {
-        Modulus::Mod128
-    } else {
-        Modulus::Mod8
-    };
+    let modulus = crate::modulus(args.mod128);
     let read_err = || format!("cannot read {name}");
     // Enough of the start to tell the format, without waiting for the end
     // of a live KISS stream.
@@ -489,11 +485,7 @@ fn build_frame(args: &EncodeArgs) -> anyhow::Result<Frame> {
         CommandResponse::Command
     };
     let address = AddressField::new(args.to, args.from, &via, cr)?;
-    let modulus = if args.mod128 {
-        Modulus::Mod128
-    } else {
-        Modulus::Mod8
-    };
+    let modulus = crate::modulus(args.mod128);
     let pid = Pid::from(args.pid);
     let info = match (&args.info, &args.info_hex) {
         (Some(text), _) => text.as_bytes().to_vec(),

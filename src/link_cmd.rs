@@ -388,11 +388,7 @@ async fn send_async(args: SendArgs) -> anyhow::Result<()> {
     let data = tokio::fs::read(&args.file)
         .await
         .with_context(|| format!("cannot read {}", args.file.display()))?;
-    let modulus = if args.mod128 {
-        Modulus::Mod128
-    } else {
-        Modulus::Mod8
-    };
+    let modulus = crate::modulus(args.mod128);
     let config = args.common.config(modulus)?;
     // Data are queued once the link's N1 for sending is known: at once on a
     // v2.0 link, after the XID exchange on a v2.2 one (6.3.2), since the
@@ -537,11 +533,7 @@ pub fn connect(args: ConnectArgs) -> anyhow::Result<()> {
 }
 
 async fn connect_async(args: ConnectArgs) -> anyhow::Result<()> {
-    let modulus = if args.mod128 {
-        Modulus::Mod128
-    } else {
-        Modulus::Mod8
-    };
+    let modulus = crate::modulus(args.mod128);
     let config = args.common.config(modulus)?;
     let mut n1 = config.n1;
     let remote = args.dest;

@@ -10,6 +10,7 @@ mod windows;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use linklab_wire::control::Modulus;
 
 #[derive(Parser)]
 #[command(name = "linklab", version, about, long_about = None)]
@@ -54,5 +55,14 @@ fn main() -> ExitCode {
             eprintln!("linklab: error: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The sequence-number modulus a `--mod128` flag selects.
+fn modulus(mod128: bool) -> Modulus {
+    if mod128 {
+        Modulus::Mod128
+    } else {
+        Modulus::Mod8
     }
 }
