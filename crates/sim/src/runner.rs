@@ -7,8 +7,9 @@
 //! estimates, which are iid by construction. Here the warm-up of each
 //! replication's time series is found by MSER-5 ([`crate::stats::mser5`]).
 //!
-//! Replications run one after another, in order, so a report depends only on
-//! the master seed and the model.
+//! Replications run one after another, or on several threads with
+//! [`Runner::run_parallel`]; either way they are summarised in order, so a
+//! report depends only on the master seed and the model.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -87,9 +88,51 @@ impl Runner {
         F: FnMut(Streams) -> ReplicationOutput,
     {
         let master = Streams::new(self.master_seed);
+        let outputs = (0..self.replications).map(|r| replicate(master.replication(r)));
+        self.summarise(outputs)
+    }
+
+    /// As [`Runner::run`], with the replications shared among `threads`
+    /// threads. Replication r still gets the streams of replication r and
+    /// the outputs are summarised in replication order, so the report is
+    /// identical to the sequential one whatever the thread count.
+    pub fn run_parallel<F>(&self, threads: usize, replicate: F) -> Report
+    where
+        F: Fn(Streams) -> ReplicationOutput + Sync,
+    {
+        let master = Streams::new(self.master_seed);
+        let threads = threads.clamp(1, usize::try_from(self.replications).unwrap_or(1).max(1));
+        let next = std::sync::atomic::AtomicU64::new(0);
+        let mut outputs: Vec<(u64, ReplicationOutput)> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut done = Vec::new();
+                        loop {
+                            let r = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            if r >= self.replications {
+                                break done;
+                            }
+                            done.push((r, replicate(master.replication(r))));
+                        }
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| match w.join() {
+                    Ok(done) => done,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                })
+                .collect()
+        });
+        outputs.sort_by_key(|(r, _)| *r);
+        self.summarise(outputs.into_iter().map(|(_, o)| o))
+    }
+
+    fn summarise(&self, outputs: impl Iterator<Item = ReplicationOutput>) -> Report {
         let mut metrics: BTreeMap<String, MetricSummary> = BTreeMap::new();
-        for r in 0..self.replications {
-            let output = replicate(master.replication(r));
+        for output in outputs {
             for (name, observation) in output.metrics {
                 let summary = metrics.entry(name).or_default();
                 match observation {
@@ -244,5 +287,23 @@ mod tests {
         assert_eq!(a.ci("x").unwrap().level, 0.9);
         let direct = Streams::new(7).replication(2).stream("x").uniform();
         assert_eq!(xs[2], direct, "replication 2 can be rerun alone");
+    }
+
+    #[test]
+    fn parallel_replications_report_exactly_what_sequential_ones_do() {
+        let replicate = |s: Streams| {
+            let mut out = ReplicationOutput::new();
+            let mut x = s.stream("x");
+            out.value("x", x.uniform())
+                .series("s", (0..200).map(|_| x.uniform()).collect());
+            out
+        };
+        let sequential = Runner::new(11, 9).run(replicate);
+        for threads in [1, 2, 4, 20] {
+            assert_eq!(
+                Runner::new(11, 9).run_parallel(threads, replicate),
+                sequential
+            );
+        }
     }
 }
