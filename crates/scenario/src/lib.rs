@@ -15,5 +15,7 @@ pub mod report;
 pub mod ronan;
 pub mod transfer;
 
-pub use ronan::{compare, Comparison};
-pub use transfer::{run_transfer, TransferConfig, TransferError, TransferOutcome};
+pub use ronan::{compare, Comparison, RonanError};
+pub use transfer::{
+    run_transfer, HostConfig, KissPath, StackConfig, TransferConfig, TransferError, TransferOutcome,
+};

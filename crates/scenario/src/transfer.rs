@@ -1,7 +1,7 @@
 //! One message over a half-duplex radio link: two AX.25 [`DataLink`]
 //! engines as stations on a [`RadioChannel`], driven by the sim
-//! [`EventQueue`] in virtual time (Ronan, Long and Walsh, section III.B and
-//! Table I).
+//! [`EventQueue`] in virtual time (Ronan, Long and Walsh, section III.B,
+//! Table I and section IV).
 //!
 //! # The set-up
 //! Station 0 (the sender) connects to station 1 (the receiver) with SABM
@@ -10,48 +10,108 @@
 //! the sender at once, cut into information fields of N1 octets (7182
 //! octets: 28 full fields and one of 42).
 //!
-//! # Acknowledgement: one RR per window, at once
-//! The model lets every window of up to k I frames draw exactly one
-//! acknowledgement, sent as soon as the window has arrived. The engines do
-//! the same with checkpointing: the sender sets P on the last I frame of a
-//! window (`poll_on_last_i_frame`, AX.25 v2.2 6.4.11 / 4.4.5.2), and the
-//! receiver answers that P = 1 at once with RR F = 1 (6.4.2.1) while it
-//! never acknowledges unpolled I frames on its own
-//! ([`AckPolicy::OnPollImmediately`]), so no T2 expiry adds an RR in the
-//! middle of a long window.
+//! # Two ways to attach an engine to the radio
+//! - **Directly** ([`TransferConfig::path`] `None`): the engine is the
+//!   TNC, as the model of section III.B idealises it. Frames go straight to
+//!   the channel; `ChannelBusy` drives `set_channel_busy` (T1 pauses while
+//!   the channel is busy) and `TransmitterKeyed` drives `transmitter_keyed`
+//!   (a pending acknowledgement rides in the transmission).
+//! - **Host and KISS TNC** ([`KissPath`]), as in the experiment of section
+//!   IV: the engine runs in the host (the Linux AX.25 stack), every frame
+//!   it emits waits [`HostConfig::latency`] in the host, crosses the serial
+//!   link and the TNC's processor ([`Tnc`]) and only then reaches the
+//!   channel; a received frame takes the reverse path and the host latency
+//!   again before the engine sees it. KISS carries no carrier-detect or
+//!   key-up indication to the host, so the engine gets neither hint.
 //!
-//! # The wiring
-//! Frames from `poll_transmit` are encoded and handed to the channel; each
-//! intact delivery is decoded and given to the other engine's
-//! `handle_frame` (damaged ones are dropped, as an FCS check would);
-//! `ChannelBusy` drives `set_channel_busy` (T1 pauses while the channel is
-//! busy), `TransmitterKeyed` drives `transmitter_keyed` (a pending
-//! acknowledgement rides in the transmission), and every component's
-//! `poll_timeout` is kept as one pending wake-up in the event queue.
+//! # Acknowledgement
+//! The sender sets P on the last I frame of a window
+//! (`poll_on_last_i_frame`, AX.25 v2.2 6.4.11), and the receiver answers
+//! P = 1 at once with RR F = 1 (6.4.2.1). Unpolled I frames are
+//! acknowledged as [`StackConfig::ack_policy`] says: never on their own in
+//! the model's set-up ([`AckPolicy::OnPollImmediately`]), after T2 in the
+//! Linux stack ([`StackConfig::linux`]).
 //!
 //! # What is timed: the paper's `T_message`
-//! The model charges each window `T_txdelay + frames + T_txtail + p T_slot`
-//! for the data and `T_ack = T_txdelay + RR + T_txtail + p T_slot` for its
-//! acknowledgement: one channel-access wait before every transmission and
-//! the transmitter tail after it. The matching span in the simulation runs
-//! from the moment the whole message is offered to the sender (its first
-//! channel-access wait begins) to the moment the receiver's transmitter
-//! drops after the RR that acknowledges the last I frame (end of that
-//! transmission's TXTAIL). Inside that span the channel is either keyed by
-//! one station or idle while the next station waits for access, so the
-//! idle time divided by the number of transmissions is the mean access
-//! wait that the model calls `p T_slot` ([`TransferOutcome::mean_access_wait`]).
+//! The span runs from the moment the whole message is offered to the
+//! sender's engine to the moment the receiver's transmitter drops after
+//! the transmission carrying the frame that acknowledged the last I frame
+//! (end of its TXTAIL): the model charges each window
+//! `T_txdelay + frames + T_txtail + p T_slot` for the data and
+//! `T_ack = T_txdelay + RR + T_txtail + p T_slot` for its acknowledgement.
+//! Within the span the idle channel time divided by the number of key-ups
+//! is the mean wait per transmission ([`TransferOutcome::mean_access_wait`];
+//! with a TNC it includes the host and TNC turnaround).
 
 use core::time::Duration;
+use std::collections::VecDeque;
 
 use linklab_channel::{
-    Medium, MediumEvent, RadioChannel, RadioConfig, RadioStats, StationConfig, StationId,
+    Medium, MediumEvent, RadioChannel, RadioConfig, RadioStats, StationConfig, StationId, Tnc,
+    TncConfig,
 };
 use linklab_link::{AckPolicy, Config, DataLink, Event, Instant, NewLinkError, State};
 use linklab_sim::{EventId, EventQueue, Streams};
 use linklab_wire::ax25::{Address, AddressError, Frame};
 use linklab_wire::control::Modulus;
 use thiserror::Error;
+
+/// The AX.25 stack's timers and acknowledgement behaviour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StackConfig {
+    /// T1, fixed (no round-trip adaptation).
+    pub t1: Duration,
+    /// T2, the delayed-acknowledgement timer (used by
+    /// [`AckPolicy::AfterT2`]).
+    pub t2: Duration,
+    /// When unpolled I frames are acknowledged.
+    pub ack_policy: AckPolicy,
+}
+
+impl StackConfig {
+    /// The model's ideal stations: exactly one RR per window, in answer to
+    /// the poll on its last frame; T1 10 s (never reached).
+    pub fn model() -> Self {
+        StackConfig {
+            t1: Duration::from_secs(10),
+            t2: Duration::from_secs(1),
+            ack_policy: AckPolicy::OnPollImmediately,
+        }
+    }
+
+    /// The Linux kernel AX.25 stack with T1 `t1`: T2 3 s
+    /// (`AX25_DEF_T2`), started by the first unacknowledged I frame and
+    /// not restarted by later ones; a poll answered at once. (The kernel's
+    /// default T1 is 10 s, `AX25_DEF_T1`; Ronan et al. raised it for
+    /// windows of 4 and more, section V.A.)
+    pub fn linux(t1: Duration) -> Self {
+        StackConfig {
+            t1,
+            t2: Duration::from_secs(3),
+            ack_policy: AckPolicy::AfterT2,
+        }
+    }
+}
+
+/// The host side of a station: delays between the AX.25 stack and the
+/// serial port, in each direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostConfig {
+    /// From the stack emitting a frame to its first octet leaving on the
+    /// serial port, and from a frame's last octet arriving on the serial
+    /// port to the stack acting on it (interrupt latency, tty and KISS
+    /// driver, scheduling of the kernel and of the application).
+    pub latency: Duration,
+}
+
+/// A host and a KISS TNC between each engine and the radio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KissPath {
+    /// The host side, both stations.
+    pub host: HostConfig,
+    /// The TNC (serial link, processor, transmit buffer), both stations.
+    pub tnc: TncConfig,
+}
 
 /// Parameters of one simulated transfer.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -67,12 +127,17 @@ pub struct TransferConfig {
     pub n1: usize,
     /// Message length, octets.
     pub message_octets: usize,
+    /// The stations' AX.25 timers and acknowledgement behaviour.
+    pub stack: StackConfig,
+    /// Host and TNC between engine and radio; `None` puts the engines on
+    /// the radio directly.
+    pub path: Option<KissPath>,
 }
 
 impl TransferConfig {
     /// Ronan's Table I at `bit_rate` with window `window`: slot 20 ms,
     /// TXDELAY 150 ms, TXTAIL 20 ms, p = 0.25 (KISS P = 63), N1 = 255,
-    /// 7182 octets.
+    /// 7182 octets; the model's ideal stations on the radio directly.
     pub fn ronan_table_1(bit_rate: u32, window: u8) -> Self {
         TransferConfig {
             bit_rate,
@@ -80,6 +145,8 @@ impl TransferConfig {
             window,
             n1: 255,
             message_octets: 7182,
+            stack: StackConfig::model(),
+            path: None,
         }
     }
 }
@@ -99,13 +166,23 @@ pub struct TransferOutcome {
     pub sender_frames: u64,
     /// Frames the receiver put on the air in the span (its RRs).
     pub receiver_frames: u64,
+    /// Mean wait for an acknowledgement as the sender's T1 sees it (Linux
+    /// `ax25_kick` and `ax25_frames_acked`): from T1's start (an I frame
+    /// sent with nothing outstanding, or an acknowledgement that left
+    /// frames outstanding) to the next acknowledgement of new frames.
+    pub ack_wait: Duration,
+    /// The longest such wait.
+    pub ack_wait_max: Duration,
+    /// T1 expiries at the sender (polls or retransmissions it caused).
+    pub t1_expiries: u64,
     /// The channel's counters over the whole run, connection included.
     pub radio: RadioStats,
 }
 
 impl TransferOutcome {
-    /// Mean wait for channel access per transmission in the span: idle
-    /// time over key-ups (the model's `p T_slot`).
+    /// Mean wait per transmission in the span: idle time over key-ups
+    /// (the model's `p T_slot`; with a TNC it includes the host and TNC
+    /// turnaround).
     pub fn mean_access_wait(&self) -> Duration {
         let idle = self.transfer.saturating_sub(self.keyed);
         match u32::try_from(self.transmissions) {
@@ -156,6 +233,8 @@ pub enum TransferError {
 enum Wake {
     Radio,
     Engine(usize),
+    Tnc(usize),
+    Host(usize),
     /// Offer the message to the sender.
     Offer,
 }
@@ -164,22 +243,77 @@ const SENDER: usize = 0;
 const RECEIVER: usize = 1;
 /// Virtual-time limit of one run: far beyond any transfer here.
 const HORIZON: Instant = Instant::from_micros(3_600_000_000);
+/// Order of the pending wake-ups in [`Bench::wakes`].
+const WAKES: [Wake; 7] = [
+    Wake::Radio,
+    Wake::Engine(SENDER),
+    Wake::Engine(RECEIVER),
+    Wake::Tnc(SENDER),
+    Wake::Tnc(RECEIVER),
+    Wake::Host(SENDER),
+    Wake::Host(RECEIVER),
+];
+
+/// A received frame on its way to an engine, tagged with the number of
+/// the transmission that carried it.
+type Tagged = (Vec<u8>, u64);
+
+/// One station's host and TNC (see [`KissPath`]).
+struct Station {
+    tnc: Tnc,
+    latency: Duration,
+    /// Frames the engine emitted, leaving the host at the given time.
+    outgoing: VecDeque<(Instant, Vec<u8>)>,
+    /// Transmission tags of frames inside the TNC's receive path (its
+    /// receive path is first in, first out).
+    in_tnc: VecDeque<u64>,
+    /// Frames out of the TNC, reaching the engine at the given time.
+    incoming: VecDeque<(Instant, Tagged)>,
+}
+
+impl Station {
+    fn poll_timeout(&self) -> Option<Instant> {
+        let next_out = self.outgoing.front().map(|(t, _)| *t);
+        let next_in = self.incoming.front().map(|(t, _)| *t);
+        next_out.into_iter().chain(next_in).min()
+    }
+}
 
 struct Bench {
     queue: EventQueue<Wake>,
     radio: RadioChannel,
     links: [DataLink; 2],
-    /// Pending wake-up of the radio (0) and the engines (1, 2).
-    wakes: [Option<(Instant, EventId)>; 3],
+    stations: Option<[Station; 2]>,
+    /// Pending wake-up of each component, in [`WAKES`] order.
+    wakes: [Option<(Instant, EventId)>; 7],
     received: Vec<u8>,
+    /// Key-ups per station so far (the tag of its current transmission).
+    keyups: [u64; 2],
+    /// When each of the receiver's transmissions ended, by tag.
+    receiver_unkeys: Vec<Instant>,
     /// Measurement, once the message is offered.
     offered: Option<Instant>,
-    acked: bool,
+    /// The transmission that carried the last acknowledgement.
+    final_ack: Option<u64>,
     end: Option<Instant>,
-    keyed_at: [Option<Instant>; 2],
-    transmissions: u64,
-    keyed: Duration,
-    frames_sent: [u64; 2],
+    /// Key-up and unkey times of every transmission after the offer.
+    keyings: Vec<(usize, Instant, Option<Instant>)>,
+    frames_sent: Vec<(usize, Instant)>,
+    /// When the sender's T1 (as Linux runs it) last started.
+    t1_started: Option<Instant>,
+    ack_waits: Vec<Duration>,
+    t1_expiries: u64,
+    /// The sender's engine handled a timeout with frames outstanding.
+    t1_pending: bool,
+}
+
+/// The first entry of a delay line if it is due at `now`.
+fn pop_due<T>(line: &mut VecDeque<(Instant, T)>, now: Instant) -> Option<T> {
+    if line.front().is_some_and(|(t, _)| *t <= now) {
+        line.pop_front().map(|(_, x)| x)
+    } else {
+        None
+    }
 }
 
 impl Bench {
@@ -192,10 +326,10 @@ impl Bench {
             ),
             ..config.station
         };
-        let stations = [station(), station()];
+        let radio_stations = [station(), station()];
         let radio = RadioChannel::new(
             RadioConfig::new(config.bit_rate),
-            &stations,
+            &radio_stations,
             streams,
             "radio",
         );
@@ -204,29 +338,45 @@ impl Bench {
             window_mod8: config.window,
             n1: config.n1,
             xid: false,
-            t1: Duration::from_secs(10),
+            t1: config.stack.t1,
             t1_adaptive: false,
+            t2: config.stack.t2,
             poll_on_last_i_frame: true,
-            ack_policy: AckPolicy::OnPollImmediately,
+            ack_policy: config.stack.ack_policy,
             ..Config::default()
         };
         let a: Address = "N0SEND".parse()?;
         let b: Address = "N0RECV".parse()?;
         let mut receiver = DataLink::new(link.clone(), b, a, &[])?;
         receiver.set_accept_incoming(true);
+        let stations = config.path.map(|path| {
+            let station = || Station {
+                tnc: Tnc::new(path.tnc),
+                latency: path.host.latency,
+                outgoing: VecDeque::new(),
+                in_tnc: VecDeque::new(),
+                incoming: VecDeque::new(),
+            };
+            [station(), station()]
+        });
         Ok(Bench {
             queue: EventQueue::new(),
             radio,
             links: [DataLink::new(link, a, b, &[])?, receiver],
-            wakes: [None; 3],
+            stations,
+            wakes: [None; 7],
             received: Vec::new(),
+            keyups: [0; 2],
+            receiver_unkeys: Vec::new(),
             offered: None,
-            acked: false,
+            final_ack: None,
             end: None,
-            keyed_at: [None; 2],
-            transmissions: 0,
-            keyed: Duration::ZERO,
-            frames_sent: [0; 2],
+            keyings: Vec::new(),
+            frames_sent: Vec::new(),
+            t1_started: None,
+            ack_waits: Vec::new(),
+            t1_expiries: 0,
+            t1_pending: false,
         })
     }
 
@@ -236,15 +386,26 @@ impl Bench {
         let Some((now, wake)) = self.queue.pop_until(HORIZON) else {
             return Ok(false);
         };
+        if let Some(slot) = WAKES.iter().position(|w| *w == wake) {
+            self.wakes[slot] = None;
+        }
         match wake {
-            Wake::Radio => {
-                self.wakes[0] = None;
-                self.radio.handle_timeout(now);
-            }
+            Wake::Radio => self.radio.handle_timeout(now),
             Wake::Engine(i) => {
-                self.wakes[i + 1] = None;
                 self.links[i].handle_timeout(now);
+                // The sender receives no I frames, so neither T2 nor (with
+                // frames outstanding) T3 runs there: a timer that makes it
+                // transmit while frames are outstanding is T1.
+                if i == SENDER && self.links[i].unacked() > 0 && self.offered.is_some() {
+                    self.t1_pending = true;
+                }
             }
+            Wake::Tnc(i) => {
+                if let Some(stations) = self.stations.as_mut() {
+                    stations[i].tnc.handle_timeout(now);
+                }
+            }
+            Wake::Host(_) => {}
             Wake::Offer => {
                 for chunk in message.chunks(self.links[SENDER].config().n1) {
                     self.links[SENDER].send(chunk.to_vec())?;
@@ -253,43 +414,82 @@ impl Bench {
             }
         }
         self.settle(now);
+        self.t1_pending = false;
         Ok(true)
     }
 
-    /// Moves frames and hints between engines and channel until all is
-    /// quiet at `now`, then re-arms the wake-ups.
+    /// Moves frames and hints between engines, hosts, TNCs and channel
+    /// until all is quiet at `now`, then re-arms the wake-ups.
     fn settle(&mut self, now: Instant) {
         loop {
             let mut busy = false;
             for i in [SENDER, RECEIVER] {
                 while let Some(frame) = self.links[i].poll_transmit(now) {
-                    self.radio.transmit(now, StationId(i), frame.encode());
                     busy = true;
+                    if i == SENDER && std::mem::take(&mut self.t1_pending) {
+                        self.t1_expiries += 1;
+                    }
+                    if i == SENDER && self.offered.is_some() && self.t1_started.is_none() {
+                        self.t1_started = Some(now);
+                    }
+                    match self.stations.as_mut() {
+                        None => self.radio.transmit(now, StationId(i), frame.encode()),
+                        Some(s) => s[i]
+                            .outgoing
+                            .push_back((now + s[i].latency, frame.encode())),
+                    }
+                }
+            }
+            if let Some(stations) = self.stations.as_mut() {
+                for (i, s) in stations.iter_mut().enumerate() {
+                    while let Some(frame) = pop_due(&mut s.outgoing, now) {
+                        s.tnc.host_send(now, frame);
+                        busy = true;
+                    }
+                    s.tnc.handle_timeout(now);
+                    while let Some(frame) = s.tnc.poll_transmit() {
+                        self.radio.transmit(now, StationId(i), frame);
+                        busy = true;
+                    }
+                    while let Some(frame) = s.tnc.poll_host_delivery() {
+                        let tag = s.in_tnc.pop_front().unwrap_or_default();
+                        s.incoming.push_back((now + s.latency, (frame, tag)));
+                        busy = true;
+                    }
                 }
             }
             while let Some(event) = self.radio.poll_event() {
-                self.on_medium_event(event);
+                self.on_medium_event(now, event);
                 busy = true;
             }
             while let Some(delivery) = self.radio.poll_delivery() {
                 busy = true;
                 let to = delivery.to.0;
-                let Some(link) = self.links.get_mut(to) else {
-                    continue;
-                };
-                if !delivery.is_intact() {
+                if to > RECEIVER || !delivery.is_intact() {
                     continue;
                 }
-                if let Ok(frame) = Frame::decode(&delivery.frame, link.modulus()) {
-                    link.handle_frame(delivery.at, &frame);
+                let tag = self.keyups[delivery.from.0.min(RECEIVER)];
+                match self.stations.as_mut() {
+                    None => self.hand_to_engine(delivery.at, to, &delivery.frame, tag),
+                    Some(s) => {
+                        s[to].in_tnc.push_back(tag);
+                        s[to].tnc.handle_radio_frame(now, delivery.frame);
+                    }
                 }
-                if to == SENDER
-                    && self.offered.is_some()
-                    && self.links[SENDER].unacked() == 0
-                    && self.links[SENDER].queued() == 0
-                {
-                    self.acked = true;
-                }
+            }
+            let arrived: Vec<(usize, Tagged)> = match self.stations.as_mut() {
+                None => Vec::new(),
+                Some(stations) => stations
+                    .iter_mut()
+                    .enumerate()
+                    .flat_map(|(i, s)| {
+                        std::iter::from_fn(move || pop_due(&mut s.incoming, now).map(|f| (i, f)))
+                    })
+                    .collect(),
+            };
+            for (i, (frame, tag)) in arrived {
+                busy = true;
+                self.hand_to_engine(now, i, &frame, tag);
             }
             for i in [SENDER, RECEIVER] {
                 while let Some(event) = self.links[i].poll_event() {
@@ -305,37 +505,83 @@ impl Bench {
         self.rearm(now);
     }
 
-    fn on_medium_event(&mut self, event: MediumEvent) {
+    /// Hands an intact frame (carried by transmission `tag` of the other
+    /// station) to engine `to`, and notes the end of the transfer.
+    fn hand_to_engine(&mut self, now: Instant, to: usize, body: &[u8], tag: u64) {
+        let link = &mut self.links[to];
+        let Ok(frame) = Frame::decode(body, link.modulus()) else {
+            return;
+        };
+        let outstanding = link.unacked();
+        link.handle_frame(now, &frame);
+        if to != SENDER || self.offered.is_none() {
+            return;
+        }
+        let sender = &self.links[SENDER];
+        if sender.unacked() < outstanding {
+            if let Some(started) = self.t1_started.take() {
+                self.ack_waits.push(now.saturating_duration_since(started));
+            }
+            if sender.unacked() > 0 {
+                self.t1_started = Some(now);
+            }
+        }
+        if sender.unacked() == 0 && sender.queued() == 0 && self.final_ack.is_none() {
+            self.final_ack = Some(tag);
+            self.end = usize::try_from(tag)
+                .ok()
+                .and_then(|t| t.checked_sub(1))
+                .and_then(|t| self.receiver_unkeys.get(t).copied());
+        }
+    }
+
+    fn on_medium_event(&mut self, now: Instant, event: MediumEvent) {
+        let direct = self.stations.is_none();
         match event {
             MediumEvent::ChannelBusy { station, busy, at } => {
-                if let Some(link) = self.links.get_mut(station.0) {
+                if let (true, Some(link)) = (direct, self.links.get_mut(station.0)) {
                     link.set_channel_busy(at, busy);
                 }
             }
             MediumEvent::TransmitterKeyed { station, at } => {
-                if let Some(link) = self.links.get_mut(station.0) {
+                if let (true, Some(link)) = (direct, self.links.get_mut(station.0)) {
                     link.transmitter_keyed(at);
                 }
-                if self.offered.is_some() && self.end.is_none() {
-                    self.transmissions += 1;
-                    if let Some(k) = self.keyed_at.get_mut(station.0) {
-                        *k = Some(at);
-                    }
+                if let Some(n) = self.keyups.get_mut(station.0) {
+                    *n += 1;
+                }
+                if self.offered.is_some() {
+                    self.keyings.push((station.0, at, None));
                 }
             }
-            MediumEvent::FrameSent { station, .. } => {
-                if self.offered.is_some() && self.end.is_none() {
-                    if let Some(n) = self.frames_sent.get_mut(station.0) {
-                        *n += 1;
-                    }
+            MediumEvent::FrameSent {
+                station,
+                octets,
+                at,
+            } => {
+                if let Some(s) = self.stations.as_mut().and_then(|s| s.get_mut(station.0)) {
+                    s.tnc.handle_frame_sent(now, octets);
+                }
+                if self.offered.is_some() {
+                    self.frames_sent.push((station.0, at));
                 }
             }
             MediumEvent::TransmissionEnded { station, at } => {
-                if let Some(since) = self.keyed_at.get_mut(station.0).and_then(Option::take) {
-                    self.keyed += at.saturating_duration_since(since);
+                if let Some(k) = self
+                    .keyings
+                    .iter_mut()
+                    .rev()
+                    .find(|(s, _, end)| *s == station.0 && end.is_none())
+                {
+                    k.2 = Some(at);
                 }
-                if self.acked && station.0 == RECEIVER && self.end.is_none() {
-                    self.end = Some(at);
+                if station.0 == RECEIVER {
+                    self.receiver_unkeys.push(at);
+                    if self.end.is_none()
+                        && self.final_ack == Some(self.receiver_unkeys.len() as u64)
+                    {
+                        self.end = Some(at);
+                    }
                 }
             }
             MediumEvent::TransmissionStarted { .. } => {}
@@ -345,16 +591,19 @@ impl Bench {
     /// Keeps exactly one pending wake-up per component, at its
     /// `poll_timeout`.
     fn rearm(&mut self, now: Instant) {
+        let station = |i: usize, f: fn(&Station) -> Option<Instant>| {
+            self.stations.as_ref().and_then(|s| f(&s[i]))
+        };
         let wanted = [
             self.radio.poll_timeout(),
             self.links[SENDER].poll_timeout(),
             self.links[RECEIVER].poll_timeout(),
+            station(SENDER, |s| s.tnc.poll_timeout()),
+            station(RECEIVER, |s| s.tnc.poll_timeout()),
+            station(SENDER, Station::poll_timeout),
+            station(RECEIVER, Station::poll_timeout),
         ];
-        for (slot, (want, wake)) in wanted
-            .into_iter()
-            .zip([Wake::Radio, Wake::Engine(SENDER), Wake::Engine(RECEIVER)])
-            .enumerate()
-        {
+        for (slot, (want, wake)) in wanted.into_iter().zip(WAKES).enumerate() {
             let want = want.map(|t| t.max(now));
             if self.wakes[slot].map(|(t, _)| t) == want {
                 continue;
@@ -369,6 +618,14 @@ impl Bench {
                 self.wakes[slot] = Some((at, id));
             }
         }
+    }
+
+    fn quiet(&self) -> bool {
+        self.radio.poll_timeout().is_none()
+            && self.stations.as_ref().is_none_or(|s| {
+                s.iter()
+                    .all(|s| s.tnc.poll_timeout().is_none() && s.poll_timeout().is_none())
+            })
     }
 
     fn stalled(&self, phase: &'static str) -> TransferError {
@@ -397,7 +654,7 @@ pub fn run_transfer(
     bench.settle(Instant::ZERO);
     while !(bench.links[SENDER].state() == State::Connected
         && bench.links[RECEIVER].state() == State::Connected
-        && bench.radio.poll_timeout().is_none())
+        && bench.quiet())
     {
         if !bench.step(&message)? {
             return Err(bench.stalled("connect"));
@@ -423,12 +680,32 @@ pub fn run_transfer(
     let (Some(start), Some(end)) = (bench.offered, bench.end) else {
         return Err(bench.stalled("transfer"));
     };
+    let in_span: Vec<_> = bench.keyings.iter().filter(|(_, k, _)| *k < end).collect();
+    let keyed = in_span
+        .iter()
+        .map(|(_, k, u)| u.unwrap_or(end).min(end).saturating_duration_since(*k))
+        .sum();
+    let frames = |station| {
+        bench
+            .frames_sent
+            .iter()
+            .filter(|(s, at)| *s == station && *at <= end)
+            .count() as u64
+    };
+    let waits = &bench.ack_waits;
+    let ack_wait = match u32::try_from(waits.len()) {
+        Ok(n) if n > 0 => waits.iter().sum::<Duration>() / n,
+        _ => Duration::ZERO,
+    };
     Ok(TransferOutcome {
         transfer: end.saturating_duration_since(start),
-        transmissions: bench.transmissions,
-        keyed: bench.keyed,
-        sender_frames: bench.frames_sent[SENDER],
-        receiver_frames: bench.frames_sent[RECEIVER],
+        transmissions: in_span.len() as u64,
+        keyed,
+        sender_frames: frames(SENDER),
+        receiver_frames: frames(RECEIVER),
+        ack_wait,
+        ack_wait_max: waits.iter().copied().max().unwrap_or_default(),
+        t1_expiries: bench.t1_expiries,
         radio: bench.radio.stats().clone(),
     })
 }
@@ -448,6 +725,7 @@ mod tests {
         assert_eq!(a.receiver_frames, 8);
         assert_eq!(a.transmissions, 16);
         assert_eq!(a.radio.collisions, 0);
+        assert_eq!(a.t1_expiries, 0);
         assert!(a.keyed < a.transfer);
     }
 

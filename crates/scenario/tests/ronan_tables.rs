@@ -20,30 +20,17 @@
 //!   large share of a 9600 bit/s window), and at 1200 bit/s only where the
 //!   extra access time and the short last frame happen to cancel.
 
+use linklab_scenario::report::{NoProgress, RunOptions};
+use linklab_scenario::ronan::tables_2_3;
 use linklab_scenario::{compare, Comparison, TransferConfig};
 
-const REPLICATIONS: u64 = 20;
+const REPLICATIONS: u64 = 10;
 
 fn table(bit_rate: u32) -> Vec<Comparison> {
-    println!("\n{bit_rate} bit/s, {REPLICATIONS} replications, 95% intervals");
-    println!(" k   model_s   simulated_s          gap%   wait_ms        corrected_s  gap%");
     (1..=7)
         .map(|k| {
-            let c = compare(&TransferConfig::ronan_table_1(bit_rate, k), REPLICATIONS, 4)
-                .expect("transfer completes");
-            println!(
-                " {}  {:8.3}  {:7.3} ± {:5.3}  {:+6.2}  {:5.1} ± {:4.1}  {:9.3}  {:+5.2}",
-                k,
-                c.model_s,
-                c.simulated.mean,
-                c.simulated.half_width,
-                c.gap_percent(),
-                c.access_wait.mean * 1e3,
-                c.access_wait.half_width * 1e3,
-                c.corrected_s,
-                c.corrected_gap_percent()
-            );
-            c
+            compare(&TransferConfig::ronan_table_1(bit_rate, k), REPLICATIONS, 4)
+                .expect("transfer completes")
         })
         .collect()
 }
@@ -76,8 +63,7 @@ fn check(rows: &[Comparison]) {
 
 #[test]
 fn table_ii_1200_bit_per_s() {
-    let rows = table(1200);
-    check(&rows);
+    check(&table(1200));
 }
 
 #[test]
@@ -91,4 +77,29 @@ fn table_iii_9600_bit_per_s() {
             c.window
         );
     }
+}
+
+#[test]
+fn the_section_passes_every_check_in_quick_mode() {
+    let opts = RunOptions {
+        quick: true,
+        ..RunOptions::default()
+    };
+    let section = tables_2_3(&opts, &NoProgress).expect("transfers complete");
+    assert_eq!(section.checks.len(), 28);
+    for c in &section.checks {
+        assert!(c.pass, "{}: paper {} ours {}", c.id, c.paper_value, c.ours);
+    }
+    let closed = section
+        .checks
+        .iter()
+        .find(|c| c.id == "ronan-ax25/tableII/window1")
+        .expect("closed-form check kept under its id");
+    assert_eq!(closed.ours, 68.103);
+    let simulated = section
+        .checks
+        .iter()
+        .find(|c| c.id == "ronan-ax25/tableIII/simulated/window7")
+        .expect("simulated check");
+    assert_eq!(simulated.tolerance, Some(0.01));
 }

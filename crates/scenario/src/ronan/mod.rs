@@ -1,6 +1,12 @@
-//! Ronan, Long and Walsh, Tables II and III: the simulated transfer of
-//! section III.B set against the model of [`linklab_models::ronan`].
+//! Ronan, Long and Walsh, "More experiments with DTN over AX.25 networks":
+//! the reproductions of `linklab reproduce` for [`Paper::RonanAx25`].
 //!
+//! - [`tables_2_3`]: the model of section III.B (Tables II and III), in
+//!   closed form and as simulated with the real engine ([`compare`]).
+//! - [`measured`]: the measured AX.25 CM-CL transfers (Tables V, VI and
+//!   VII) with a host and KISS TNC model between engine and radio.
+//!
+//! # Tables II and III: the simulation against the model
 //! Two things separate the simulation from the published model, and both
 //! are measured here rather than argued:
 //!
@@ -21,8 +27,45 @@
 use linklab_models::airtime::frame_airtime;
 use linklab_models::ronan::Params;
 use linklab_sim::{ConfidenceInterval, ReplicationOutput, Runner};
+use std::sync::Mutex;
 
+use crate::report::{NoProgress, Progress};
 use crate::transfer::{run_transfer, TransferConfig, TransferError};
+
+#[cfg(doc)]
+use crate::report::Paper;
+
+pub mod measured;
+pub mod reference;
+mod tables_2_3;
+
+pub use measured::{tables_5_7, MeasuredConfig, MeasuredRow};
+pub use tables_2_3::tables_2_3;
+
+/// Why a Ronan reproduction or experiment could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum RonanError {
+    /// The compiled-in published numbers did not parse.
+    #[error(transparent)]
+    Reference(#[from] reference::ReferenceError),
+    /// A transfer could not be simulated.
+    #[error(transparent)]
+    Transfer(#[from] TransferError),
+    /// An experiment file is not valid TOML for this kind.
+    #[error("experiment file: {0}")]
+    Toml(#[from] toml::de::Error),
+    /// An experiment parameter is out of range.
+    #[error("experiment parameter {field}: {problem}")]
+    Parameter {
+        /// The TOML key.
+        field: &'static str,
+        /// What is wrong with it.
+        problem: String,
+    },
+}
+
+/// Threads that share the replications of one configuration.
+const THREADS: usize = 2;
 
 /// One row of the comparison: one window at one bit rate.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -66,8 +109,18 @@ pub fn compare(
     replications: u64,
     seed: u64,
 ) -> Result<Comparison, TransferError> {
-    let mut failure = None;
-    let report = Runner::new(seed, replications).run(|streams| {
+    compare_with_progress(config, replications, seed, &NoProgress)
+}
+
+/// [`compare`], advancing `progress` by one unit per replication.
+pub fn compare_with_progress(
+    config: &TransferConfig,
+    replications: u64,
+    seed: u64,
+    progress: &dyn Progress,
+) -> Result<Comparison, TransferError> {
+    let failure = Mutex::new(None);
+    let report = Runner::new(seed, replications).run_parallel(THREADS, |streams| {
         let mut out = ReplicationOutput::new();
         match run_transfer(config, &streams) {
             Ok(o) => {
@@ -76,11 +129,16 @@ pub fn compare(
                     .value("i_frames", o.sender_frames as f64)
                     .value("acks", o.receiver_frames as f64);
             }
-            Err(e) => failure = failure.take().or(Some(e)),
+            Err(e) => {
+                if let Ok(mut f) = failure.lock() {
+                    f.get_or_insert(e);
+                }
+            }
         }
+        progress.advance(1, "Ronan Tables II-III: simulated transfers");
         out
     });
-    if let Some(e) = failure {
+    if let Some(e) = failure.into_inner().ok().flatten() {
         return Err(e);
     }
     let ci = |name| {
