@@ -3,9 +3,10 @@
 //! virtual time, with replications and confidence intervals.
 //!
 //! - [`transfer`]: one message between two AX.25 stations on a half-duplex
-//!   CSMA radio channel (Ronan, Long and Walsh, section III.B).
-//! - [`ronan`]: that transfer replicated and set against Ronan's transfer
-//!   time model (Tables II and III).
+//!   CSMA radio channel, directly or each behind a host and a KISS TNC
+//!   (Ronan, Long and Walsh, sections III.B and IV).
+//! - [`ronan`]: the Ronan reproductions: Tables II and III (model and
+//!   simulation), Tables V-VII (measured transfers through host and TNC).
 //! - [`report`]: what a reproduction hands to the CLI (tables, figures,
 //!   checks).
 #![forbid(unsafe_code)]
