@@ -15,7 +15,7 @@
 //!   its next slot tick after the carrier drops and then draws against
 //!   q = (P + 1)/256 = 0.25 in each slot, so it loses on average
 //!   (1 − q)/q = 3 whole slots (60 ms) plus the part of a slot to its first
-//!   tick. [`Comparison::mean_access_wait_s`] is that wait as simulated
+//!   tick. [`Comparison::access_wait`] is that wait as simulated
 //!   (idle channel time over key-ups).
 //! - **The short last frame.** The model counts every frame as N1 = 255
 //!   octets; 7182 octets leave 42 for the 29th.
