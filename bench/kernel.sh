@@ -59,6 +59,7 @@ simpy_out="$("$simpy_python" bench/md1_simpy.py "$customers" "$simpy_runs")"
 echo "$simpy_out"
 echo
 
+echo "load average  $(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null) (after the runs)"
 rate() { awk '$1 == "events/s" { print $2 }'; }
 kernel_rate="$(rate <<<"$kernel_out")"
 simpy_rate="$(rate <<<"$simpy_out")"
