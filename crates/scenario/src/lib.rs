@@ -6,11 +6,13 @@
 //!   CSMA radio channel (Ronan, Long and Walsh, section III.B).
 //! - [`ronan`]: that transfer replicated and set against Ronan's transfer
 //!   time model (Tables II and III).
+//! - [`experiment`]: scenario files (TOML) that `linklab sim` runs.
 //! - [`report`]: what a reproduction hands to the CLI (tables, figures,
 //!   checks).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod experiment;
 pub mod report;
 pub mod ronan;
 pub mod transfer;
