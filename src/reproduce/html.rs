@@ -53,7 +53,7 @@ fn summary(h: &mut String, run: &Run) {
     );
     let _ = writeln!(
         h,
-        "<p>{} run, seed {}, wall time {:.1} s, linklab {}.</p>",
+        "<p>{} run, seed {}, wall time {:.2} s, linklab {}.</p>",
         if run.options.quick {
             "Quick (<code>--quick</code>)"
         } else {
@@ -304,6 +304,6 @@ mod tests {
         assert!(page.contains("gap explained"));
         assert!(page.contains("No note"));
         assert!(page.contains("±10%"));
-        assert!(page.contains("wall time 1.5 s"));
+        assert!(page.contains("wall time 1.50 s"));
     }
 }

@@ -43,7 +43,7 @@ const THREADS: usize = 2;
 #[derive(Args)]
 pub struct ReproduceArgs {
     /// Reproduce only this paper.
-    #[arg(long, value_parser = PossibleValuesParser::new(PAPERS.map(Paper::id)).map(paper))]
+    #[arg(long, value_parser = PossibleValuesParser::new(PAPERS.map(Paper::id)).try_map(paper))]
     paper: Option<Paper>,
     /// Directory for report.html, summary.json, the CSV and SVG files.
     #[arg(long, default_value = "linklab-report")]
@@ -56,12 +56,12 @@ pub struct ReproduceArgs {
     seed: u64,
 }
 
-/// The paper with `summary.json` id `id` (one of [`PAPERS`]'s).
-fn paper(id: String) -> Paper {
+/// The paper with `summary.json` id `id`.
+fn paper(id: String) -> Result<Paper, String> {
     PAPERS
         .into_iter()
         .find(|p| p.id() == id)
-        .unwrap_or(Paper::Zielinski2013)
+        .ok_or_else(|| format!("no paper {id}"))
 }
 
 /// One reproduction: a section of a paper.
