@@ -4,6 +4,7 @@ mod codec;
 mod link_cmd;
 mod model;
 mod reproduce;
+mod sim_cmd;
 mod table;
 mod windows;
 
@@ -30,6 +31,8 @@ enum Command {
     Encode(codec::EncodeArgs),
     /// Reproduce the source papers' tables and figures.
     Reproduce(reproduce::ReproduceArgs),
+    /// Run a scenario file (TOML) and write its tables and figures.
+    Sim(sim_cmd::SimArgs),
     /// Accept AX.25 connections over a KISS TNC and write what arrives.
     Listen(link_cmd::ListenArgs),
     /// Send a file over an AX.25 connection through a KISS TNC.
@@ -45,6 +48,7 @@ fn main() -> ExitCode {
         Command::Decode(a) => codec::decode(a),
         Command::Encode(a) => codec::encode(a),
         Command::Reproduce(a) => reproduce::run(a),
+        Command::Sim(a) => sim_cmd::run(a),
         Command::Listen(a) => link_cmd::listen(a),
         Command::Send(a) => link_cmd::send(a),
         Command::Connect(a) => link_cmd::connect(a),
@@ -53,7 +57,11 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("linklab: error: {e:#}");
-            ExitCode::FAILURE
+            if e.is::<sim_cmd::InputError>() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }

@@ -19,6 +19,14 @@ impl Table {
         self.rows.push(cells);
     }
 
+    /// A reproduction's table, for the terminal.
+    pub fn from_report(table: &linklab_scenario::report::Table) -> Self {
+        Table {
+            headers: table.columns.clone(),
+            rows: table.rows.clone(),
+        }
+    }
+
     fn is_numeric(&self, col: usize) -> bool {
         self.rows.iter().all(|r| {
             r.get(col).is_none_or(|c| {

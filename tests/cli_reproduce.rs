@@ -1,67 +1,128 @@
-//! `linklab reproduce` writes summary.json in the shape the report tools read.
+//! `linklab reproduce` writes the report: summary.json in the shape the
+//! issue gives, report.html with every check and the figures, the CSV and
+//! SVG files; and its exit status says whether every check passed.
 
-use std::process::Command;
+use std::path::Path;
+use std::process::{Command, Output};
 
 use serde_json::Value;
 
-#[test]
-fn reproduce_writes_passing_checks_for_every_published_model_value() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_linklab"))
-        .args(["reproduce", "--out"])
-        .arg(dir.path())
+fn reproduce(out: &Path, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_linklab"))
+        .arg("reproduce")
+        .args(extra)
+        .arg("--out")
+        .arg(out)
         .output()
-        .expect("linklab runs");
-    assert!(
-        out.status.success(),
+        .expect("linklab runs")
+}
+
+fn summary(dir: &Path) -> Vec<Value> {
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    let object = summary.as_object().unwrap();
+    assert_eq!(object.len(), 1, "only \"checks\" at the top: {summary}");
+    summary["checks"].as_array().unwrap().clone()
+}
+
+#[test]
+fn quick_run_writes_the_whole_report_and_every_check_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = reproduce(dir.path(), &["--quick"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.contains("Table II") && stdout.contains("Table III"));
 
-    let summary: Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
-    let checks = summary["checks"].as_array().unwrap();
-    let ronan: Vec<_> = checks
-        .iter()
-        .filter(|c| c["paper"] == "ronan-ax25")
-        .collect();
-    assert_eq!(ronan.len(), 14, "seven windows at two bit rates");
-    for c in checks {
-        for key in [
-            "id",
-            "paper",
-            "what",
-            "paper_value",
-            "ours",
-            "unit",
-            "tolerance",
-            "pass",
-        ] {
-            assert!(c.get(key).is_some(), "check lacks {key}: {c}");
+    let checks = summary(dir.path());
+    let fields = [
+        "id",
+        "paper",
+        "what",
+        "paper_value",
+        "ours",
+        "unit",
+        "tolerance",
+        "pass",
+        "note",
+    ];
+    for c in &checks {
+        let object = c.as_object().unwrap();
+        assert_eq!(object.len(), fields.len(), "{c}");
+        for key in fields {
+            assert!(object.contains_key(key), "check lacks {key}: {c}");
         }
+        assert!(
+            ["zielinski2013", "ronan-ax25", "bux1982"].contains(&c["paper"].as_str().unwrap()),
+            "{c}"
+        );
+        assert!(c["tolerance"].is_null() || c["tolerance"].as_f64().unwrap() > 0.0);
+        assert!(!c["note"].as_str().unwrap().is_empty(), "no note: {c}");
         assert_eq!(c["pass"], true, "{c}");
     }
+    let ronan = checks.iter().filter(|c| c["paper"] == "ronan-ax25").count();
+    assert!(ronan >= 14, "seven windows at two bit rates");
     assert!(checks.iter().any(|c| c["paper"] == "zielinski2013"));
-    for csv in ["ronan_tables.csv", "zielinski_model.csv"] {
-        let text = std::fs::read_to_string(dir.path().join(csv)).unwrap();
-        assert!(text.lines().count() > 7, "{csv} is short");
+    let last = stdout.lines().last().unwrap();
+    let expected = format!(
+        "{n} of {n} checks pass; report in {}",
+        dir.path().join("report.html").display(),
+        n = checks.len()
+    );
+    assert_eq!(last, expected);
+
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains("<svg"), "figures are inline");
+    for c in &checks {
+        assert!(html.contains(c["id"].as_str().unwrap()), "{c}");
     }
+
+    let mut csvs = 0;
+    let mut svgs = 0;
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let path = entry.unwrap().path();
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("csv") => {
+                csvs += 1;
+                let text = std::fs::read_to_string(&path).unwrap();
+                assert!(text.lines().count() > 1, "{} is empty", path.display());
+            }
+            Some("svg") => {
+                svgs += 1;
+                // Every figure has its points beside it.
+                assert!(path.with_extension("csv").exists(), "{}", path.display());
+                let text = std::fs::read_to_string(&path).unwrap();
+                assert!(text.starts_with("<svg"), "{}", path.display());
+            }
+            _ => {}
+        }
+    }
+    assert!(svgs >= 2, "a figure per migrated reproduction");
+    assert!(csvs > svgs, "tables too");
+    let figure = std::fs::read_to_string(dir.path().join("ronan-tables2-3-model.csv")).unwrap();
+    assert!(figure.starts_with("series,x,y,half_width\n"));
 }
 
 #[test]
 fn reproduce_one_paper() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_linklab"))
-        .args(["reproduce", "--paper", "zielinski2013", "--out"])
-        .arg(dir.path())
-        .output()
-        .expect("linklab runs");
+    let out = reproduce(dir.path(), &["--quick", "--paper", "zielinski2013"]);
     assert!(out.status.success());
-    let summary: Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
-    let checks = summary["checks"].as_array().unwrap();
+    let checks = summary(dir.path());
     assert!(!checks.is_empty());
     assert!(checks.iter().all(|c| c["paper"] == "zielinski2013"));
+}
+
+#[test]
+fn an_unknown_paper_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = reproduce(dir.path(), &["--paper", "shannon1948"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("ronan-ax25"), "{stderr}");
 }

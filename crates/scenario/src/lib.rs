@@ -7,11 +7,13 @@
 //!   (Ronan, Long and Walsh, sections III.B and IV).
 //! - [`ronan`]: the Ronan reproductions: Tables II and III (model and
 //!   simulation), Tables V-VII (measured transfers through host and TNC).
+//! - [`experiment`]: scenario files (TOML) that `linklab sim` runs.
 //! - [`report`]: what a reproduction hands to the CLI (tables, figures,
 //!   checks).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod experiment;
 pub mod report;
 pub mod ronan;
 pub mod transfer;

@@ -1,0 +1,754 @@
+//! Scenario files: an experiment written as TOML data, run by
+//! `linklab sim FILE.toml` without recompiling (issue 4, "scenarios are
+//! data").
+//!
+//! A file names its experiment with `kind` and gives that kind's
+//! parameters, with units in the field names:
+//!
+//! ```toml
+//! kind = "ronan-transfer"
+//! bit_rate_bps = [1200, 9600]
+//! window = [1, 2, 3, 4, 5, 6, 7]
+//! n1_octets = 255
+//! message_octets = 7182
+//! slot_ms = 20
+//! txdelay_ms = 150
+//! txtail_ms = 20
+//! persistence = 63
+//! replications = 20
+//! ```
+//!
+//! Each kind is one variant of [`Experiment`] wrapping its configuration
+//! struct; [`Experiment::from_toml`] parses and checks a file (errors carry
+//! the line and column), [`Experiment::run`] runs it into a
+//! [`report::Output`](crate::report::Output) of tables and figures.
+//!
+//! # Adding a kind
+//! Write a `#[derive(Deserialize)] #[serde(deny_unknown_fields)]` struct
+//! in the paper's module with a `validate` method returning
+//! [`InvalidField`] and a `run(&self, &RunOptions, &dyn Progress)` method,
+//! add one variant here with the kind's name in kebab case, and one arm to
+//! each `match` in [`Experiment`].
+
+use core::fmt;
+use core::time::Duration;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use linklab_channel::StationConfig;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::Deserialize;
+use thiserror::Error;
+
+use crate::report::{Figure, Output, Point, Progress, RunOptions, Series, SeriesStyle, Table};
+use crate::ronan::{compare, Comparison};
+use crate::transfer::{TransferConfig, TransferError};
+
+/// Declares [`Experiment`] with one variant per kind and the dispatch
+/// from a kind's name to its configuration struct, so that adding a kind
+/// is one line here.
+macro_rules! experiments {
+    ($( $(#[$doc:meta])* $kind:literal => $variant:ident($config:ty), )+) => {
+        /// One experiment of a scenario file, selected by its `kind` field.
+        #[derive(Debug, Clone, PartialEq, Deserialize)]
+        #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+        pub enum Experiment {
+            $( $(#[$doc])* #[serde(rename = $kind)] $variant($config), )+
+        }
+
+        /// Every kind's name, in declaration order.
+        pub const KINDS: &[&str] = &[$( $kind, )+];
+
+        impl Experiment {
+            /// The `kind` naming this experiment in a file.
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $( Experiment::$variant(_) => $kind, )+
+                }
+            }
+
+            /// The configuration, whatever its kind.
+            fn config(&self) -> &dyn ExperimentKind {
+                match self {
+                    $( Experiment::$variant(c) => c, )+
+                }
+            }
+
+            /// Deserializes the fields of kind `kind` from `text` (in which
+            /// the `kind` key is blanked out); `None` for an unknown kind.
+            fn parse_kind(kind: &str, text: &str) -> Option<Result<Experiment, toml::de::Error>> {
+                match kind {
+                    $( $kind => Some(toml::from_str::<$config>(text).map(Experiment::$variant)), )+
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+experiments! {
+    /// `kind = "ronan-transfer"`: one message over the half-duplex radio
+    /// channel, simulated and set against Ronan's model (Ronan, Long and
+    /// Walsh, section III.B, Tables II and III).
+    "ronan-transfer" => RonanTransfer(RonanTransfer),
+}
+
+/// What every kind's configuration struct provides.
+pub trait ExperimentKind {
+    /// Checks every parameter against what the experiment can run with.
+    fn validate(&self) -> Result<(), InvalidField>;
+
+    /// Runs the experiment (`opts.quick`: a reduced run).
+    fn run(
+        &self,
+        opts: &RunOptions,
+        progress: &dyn Progress,
+    ) -> Result<Output, Box<dyn std::error::Error + Send + Sync>>;
+}
+
+/// A place in a scenario file, counted from 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    /// Line.
+    pub line: usize,
+    /// Column, in characters.
+    pub column: usize,
+}
+
+impl Position {
+    /// The position of byte `offset` of `text`.
+    fn of(text: &str, offset: usize) -> Self {
+        let before = &text[..floor_char_boundary(text, offset)];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        Position {
+            line: before.matches('\n').count() + 1,
+            column: before[line_start..].chars().count() + 1,
+        }
+    }
+}
+
+/// The largest char boundary of `text` not above `offset`.
+fn floor_char_boundary(text: &str, offset: usize) -> usize {
+    let mut i = offset.min(text.len());
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}, column {}", self.line, self.column)
+    }
+}
+
+/// A parameter value an experiment cannot run with.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[error("{field}: {reason}")]
+pub struct InvalidField {
+    /// The field, as named in the file.
+    pub field: &'static str,
+    /// What is wrong with its value, and what is allowed.
+    pub reason: String,
+}
+
+impl InvalidField {
+    fn new(field: &'static str, reason: impl Into<String>) -> Self {
+        InvalidField {
+            field,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Why a scenario file could not be read or run. The messages fit on one
+/// line.
+#[derive(Debug, Error)]
+pub enum ExperimentError {
+    /// Not TOML, or not an experiment: a syntax error, an unknown `kind`,
+    /// an unknown or missing field, a value of the wrong type.
+    #[error("{}{message}", at_prefix(.at))]
+    Parse {
+        /// Where, when the parser could tell.
+        at: Option<Position>,
+        /// The parser's message.
+        message: String,
+    },
+    /// A field holds a value the experiment cannot run with.
+    #[error("{}{invalid}", at_prefix(.at))]
+    Invalid {
+        /// Where the value is, when read from a file.
+        at: Option<Position>,
+        /// The field and what is wrong.
+        invalid: InvalidField,
+    },
+    /// The experiment failed while running.
+    #[error("{kind}: {source}")]
+    Run {
+        /// The experiment's kind.
+        kind: &'static str,
+        /// What went wrong.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+impl ExperimentError {
+    /// Whether the scenario file is at fault (rather than the run).
+    pub fn is_input_error(&self) -> bool {
+        matches!(
+            self,
+            ExperimentError::Parse { .. } | ExperimentError::Invalid { .. }
+        )
+    }
+}
+
+fn at_prefix(at: &Option<Position>) -> String {
+    at.map(|p| format!("{p}: ")).unwrap_or_default()
+}
+
+impl Experiment {
+    /// Parses and checks a scenario file. Errors give the line and column
+    /// and name the field.
+    pub fn from_toml(text: &str) -> Result<Experiment, ExperimentError> {
+        let parse_error = |e: toml::de::Error| ExperimentError::Parse {
+            at: e.span().map(|s| Position::of(text, s.start)),
+            message: e.message().trim_end().replace('\n', "; "),
+        };
+        // First the top-level fields with their places (TOML syntax), ...
+        let fields: BTreeMap<String, toml::Spanned<toml::Value>> =
+            toml::from_str(text).map_err(parse_error)?;
+        let Some(kind) = fields.get("kind") else {
+            return Err(ExperimentError::Parse {
+                at: None,
+                message: format!("missing field `kind` (one of {})", kinds_list()),
+            });
+        };
+        let kind_at = Position::of(text, kind.span().start);
+        let Some(name) = kind.get_ref().as_str() else {
+            return Err(ExperimentError::Parse {
+                at: Some(kind_at),
+                message: format!("kind: expected a string, one of {}", kinds_list()),
+            });
+        };
+        // ... then that kind's fields straight from the text, so that an
+        // error inside them keeps its place (serde's internally tagged
+        // enums buffer the fields and lose it).
+        let experiment = Experiment::parse_kind(name, &blank_line_of(text, kind.span()))
+            .ok_or_else(|| ExperimentError::Parse {
+                at: Some(kind_at),
+                message: format!("unknown kind `{name}`, expected one of {}", kinds_list()),
+            })?
+            .map_err(parse_error)?;
+        experiment
+            .validate()
+            .map_err(|invalid| ExperimentError::Invalid {
+                at: fields
+                    .get(invalid.field)
+                    .map(|v| Position::of(text, v.span().start)),
+                invalid,
+            })?;
+        Ok(experiment)
+    }
+
+    /// Checks every parameter against what the experiment can run with.
+    pub fn validate(&self) -> Result<(), InvalidField> {
+        self.config().validate()
+    }
+
+    /// Runs the experiment (`opts.quick`: a reduced run, see each kind).
+    pub fn run(
+        &self,
+        opts: &RunOptions,
+        progress: &dyn Progress,
+    ) -> Result<Output, ExperimentError> {
+        self.validate()
+            .map_err(|invalid| ExperimentError::Invalid { at: None, invalid })?;
+        self.config()
+            .run(opts, progress)
+            .map_err(|source| ExperimentError::Run {
+                kind: self.kind(),
+                source,
+            })
+    }
+}
+
+/// `` `a`, `b` `` for messages.
+fn kinds_list() -> String {
+    KINDS
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `text` with the line(s) holding the value at `span`, and its key, turned
+/// to spaces (line breaks kept, so every other place stays where it was).
+fn blank_line_of(text: &str, span: core::ops::Range<usize>) -> String {
+    let start = text[..floor_char_boundary(text, span.start)]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let end = floor_char_boundary(text, span.end);
+    let blanked: String = text[start..end]
+        .chars()
+        .map(|c| if c == '\n' { c } else { ' ' })
+        .collect();
+    format!("{}{blanked}{}", &text[..start], &text[end..])
+}
+
+/// A list of whole numbers that may be written as one number: `window = 3`
+/// or `window = [1, 2, 3]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OneOrMany(pub Vec<u64>);
+
+impl<'de> Deserialize<'de> for OneOrMany {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Numbers;
+        impl<'de> Visitor<'de> for Numbers {
+            type Value = OneOrMany;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a whole number or a list of whole numbers")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<OneOrMany, E> {
+                Ok(OneOrMany(vec![v]))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<OneOrMany, E> {
+                u64::try_from(v)
+                    .map(|v| OneOrMany(vec![v]))
+                    .map_err(|_| E::invalid_value(de::Unexpected::Signed(v), &self))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<OneOrMany, A::Error> {
+                let mut values = Vec::new();
+                while let Some(v) = seq.next_element::<u64>()? {
+                    values.push(v);
+                }
+                Ok(OneOrMany(values))
+            }
+        }
+        deserializer.deserialize_any(Numbers)
+    }
+}
+
+/// `kind = "ronan-transfer"`: the transfer of Ronan, Long and Walsh,
+/// section III.B — one message between two AX.25 stations (the real
+/// `link` engine, modulo 8, one RR per window) on the half-duplex KISS
+/// CSMA channel — replicated at every bit rate and window given, beside
+/// the paper's transfer-time model (Tables II and III) and the model with
+/// the simulated access wait ([`crate::ronan`]).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RonanTransfer {
+    /// Radio bit rates, bit/s (Tables II and III: 1200 and 9600).
+    pub bit_rate_bps: OneOrMany,
+    /// Windows k (AX.25 `maxframe`), 1-7.
+    pub window: OneOrMany,
+    /// N1: octets per information field, 1-256 (Table I: 255).
+    pub n1_octets: u64,
+    /// Message length, octets (Table I: 7182).
+    pub message_octets: u64,
+    /// KISS slot time, ms (Table I: 20).
+    pub slot_ms: f64,
+    /// KISS TXDELAY, ms (Table I: 150).
+    pub txdelay_ms: f64,
+    /// KISS TXTAIL, ms (Table I: 20).
+    pub txtail_ms: f64,
+    /// KISS persistence P, 0-255: transmit in a free slot with
+    /// probability (P + 1)/256 (Table I: p = 0.25, P = 63).
+    pub persistence: u64,
+    /// Replications per bit rate and window, at least 2.
+    pub replications: u64,
+}
+
+/// Replications of a `--quick` run (at most).
+const QUICK_REPLICATIONS: u64 = 3;
+
+/// Threads sharing the (bit rate, window) points of a run.
+const THREADS: usize = 2;
+
+impl ExperimentKind for RonanTransfer {
+    fn validate(&self) -> Result<(), InvalidField> {
+        if self.bit_rate_bps.0.is_empty() {
+            return Err(InvalidField::new("bit_rate_bps", "the list is empty"));
+        }
+        if let Some(r) = self
+            .bit_rate_bps
+            .0
+            .iter()
+            .find(|&&r| r == 0 || r > u64::from(u32::MAX))
+        {
+            return Err(InvalidField::new(
+                "bit_rate_bps",
+                format!("{r} bit/s is out of range 1-{}", u32::MAX),
+            ));
+        }
+        if self.window.0.is_empty() {
+            return Err(InvalidField::new("window", "the list is empty"));
+        }
+        if let Some(k) = self.window.0.iter().find(|&&k| !(1..=7).contains(&k)) {
+            return Err(InvalidField::new(
+                "window",
+                format!("{k} is out of range 1-7 (AX.25 modulo 8)"),
+            ));
+        }
+        if !(1..=256).contains(&self.n1_octets) {
+            return Err(InvalidField::new(
+                "n1_octets",
+                format!("{} is out of range 1-256 (AX.25 N1)", self.n1_octets),
+            ));
+        }
+        if self.message_octets == 0 || usize::try_from(self.message_octets).is_err() {
+            return Err(InvalidField::new(
+                "message_octets",
+                format!("{} is not a message length", self.message_octets),
+            ));
+        }
+        for (field, ms) in [
+            ("slot_ms", self.slot_ms),
+            ("txdelay_ms", self.txdelay_ms),
+            ("txtail_ms", self.txtail_ms),
+        ] {
+            if !(0.0..=60_000.0).contains(&ms) {
+                return Err(InvalidField::new(
+                    field,
+                    format!("{ms} ms is out of range 0-60000 ms"),
+                ));
+            }
+        }
+        if self.slot_ms == 0.0 {
+            return Err(InvalidField::new(
+                "slot_ms",
+                "the slot time must be above 0 ms",
+            ));
+        }
+        if self.persistence > 255 {
+            return Err(InvalidField::new(
+                "persistence",
+                format!("{} is out of range 0-255 (KISS P)", self.persistence),
+            ));
+        }
+        if self.replications < 2 {
+            return Err(InvalidField::new(
+                "replications",
+                format!(
+                    "{} is too few: a confidence interval needs at least 2",
+                    self.replications
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Replicates the transfer at every (bit rate, window), on two
+    /// threads; replication r of every point uses stream r of
+    /// `opts.seed`. Gives one table of all points and one figure per bit
+    /// rate (transfer time against window: simulated with 95% intervals,
+    /// the published model, the model with the simulated access wait).
+    /// `opts.quick` runs at most 3 replications.
+    fn run(
+        &self,
+        opts: &RunOptions,
+        progress: &dyn Progress,
+    ) -> Result<Output, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(self.replicate(opts, progress)?)
+    }
+}
+
+impl RonanTransfer {
+    /// The transfer at one bit rate and window. Call after
+    /// [`ExperimentKind::validate`].
+    fn config(&self, bit_rate: u64, window: u64) -> TransferConfig {
+        let ms = |v: f64| Duration::from_secs_f64(v / 1e3);
+        TransferConfig {
+            bit_rate: u32::try_from(bit_rate).unwrap_or(u32::MAX),
+            station: StationConfig {
+                persistence: u8::try_from(self.persistence).unwrap_or(u8::MAX),
+                slot_time: ms(self.slot_ms),
+                txdelay: ms(self.txdelay_ms),
+                txtail: ms(self.txtail_ms),
+                slot_phase: Duration::ZERO,
+            },
+            window: u8::try_from(window).unwrap_or(u8::MAX),
+            n1: usize::try_from(self.n1_octets).unwrap_or(usize::MAX),
+            message_octets: usize::try_from(self.message_octets).unwrap_or(usize::MAX),
+            ..TransferConfig::ronan_table_1(0, 0)
+        }
+    }
+
+    /// The run behind [`ExperimentKind::run`].
+    fn replicate(
+        &self,
+        opts: &RunOptions,
+        progress: &dyn Progress,
+    ) -> Result<Output, TransferError> {
+        let replications = if opts.quick {
+            self.replications.min(QUICK_REPLICATIONS)
+        } else {
+            self.replications
+        };
+        let points: Vec<(u64, u64)> = self
+            .bit_rate_bps
+            .0
+            .iter()
+            .flat_map(|&r| self.window.0.iter().map(move |&k| (r, k)))
+            .collect();
+        progress.add_work(points.len() as u64);
+        let next = AtomicUsize::new(0);
+        let results: Mutex<Vec<Option<Result<Comparison, TransferError>>>> =
+            Mutex::new(points.iter().map(|_| None).collect());
+        std::thread::scope(|s| {
+            for _ in 0..THREADS.min(points.len()) {
+                s.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(rate, k)) = points.get(i) else {
+                        break;
+                    };
+                    let c = compare(&self.config(rate, k), replications, opts.seed);
+                    if let Ok(mut r) = results.lock() {
+                        r[i] = Some(c);
+                    }
+                    progress.advance(1, &format!("ronan-transfer {rate} bit/s, k = {k}"));
+                });
+            }
+        });
+        let rows = results
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .into_iter()
+            .map(|r| r.unwrap_or(Err(TransferError::TooFewReplications { replications })))
+            .collect::<Result<Vec<Comparison>, TransferError>>()?;
+        Ok(Output {
+            tables: vec![self.table(&rows, replications)],
+            figures: self
+                .bit_rate_bps
+                .0
+                .iter()
+                .map(|&rate| self.figure(rate, &rows, replications))
+                .collect(),
+        })
+    }
+
+    fn table(&self, rows: &[Comparison], replications: u64) -> Table {
+        let columns = [
+            "bit_rate_bps",
+            "window",
+            "model_s",
+            "simulated_s",
+            "ci95_s",
+            "gap_pct",
+            "access_wait_ms",
+            "corrected_model_s",
+            "corrected_gap_pct",
+            "i_frames",
+            "acks",
+        ];
+        Table {
+            id: "transfer-time".into(),
+            title: format!(
+                "Transfer time of {} octets, N1 = {}: Ronan's model against {replications} \
+                 simulated transfers (95% intervals)",
+                self.message_octets, self.n1_octets
+            ),
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            rows: rows
+                .iter()
+                .map(|c| {
+                    vec![
+                        c.bit_rate.to_string(),
+                        c.window.to_string(),
+                        format!("{:.3}", c.model_s),
+                        format!("{:.3}", c.simulated.mean),
+                        format!("{:.3}", c.simulated.half_width),
+                        format!("{:+.2}", c.gap_percent()),
+                        format!("{:.1}", c.access_wait.mean * 1e3),
+                        format!("{:.3}", c.corrected_s),
+                        format!("{:+.2}", c.corrected_gap_percent()),
+                        format!("{:.1}", c.i_frames),
+                        format!("{:.1}", c.acks),
+                    ]
+                })
+                .collect(),
+        }
+    }
+
+    fn figure(&self, rate: u64, rows: &[Comparison], replications: u64) -> Figure {
+        let at_rate: Vec<&Comparison> = rows
+            .iter()
+            .filter(|c| u64::from(c.bit_rate) == rate)
+            .collect();
+        let series = |label: String, style, point: &dyn Fn(&Comparison) -> Point| Series {
+            label,
+            style,
+            points: at_rate.iter().map(|c| point(c)).collect(),
+        };
+        let x = |c: &Comparison| f64::from(c.window);
+        Figure {
+            id: format!("transfer-time-{rate}bps"),
+            title: format!(
+                "Transfer time of {} octets against window k at {rate} bit/s",
+                self.message_octets
+            ),
+            x_label: "window k (frames)".into(),
+            y_label: "transfer time (s)".into(),
+            log_x: false,
+            log_y: false,
+            series: vec![
+                series(
+                    format!("simulated, {replications} replications"),
+                    SeriesStyle::Simulated,
+                    &|c| Point {
+                        x: x(c),
+                        y: c.simulated.mean,
+                        half_width: Some(c.simulated.half_width),
+                    },
+                ),
+                series("Ronan's model".into(), SeriesStyle::Model, &|c| Point {
+                    x: x(c),
+                    y: c.model_s,
+                    half_width: None,
+                }),
+                series(
+                    "model with simulated access wait".into(),
+                    SeriesStyle::Model,
+                    &|c| Point {
+                        x: x(c),
+                        y: c.corrected_s,
+                        half_width: None,
+                    },
+                ),
+            ],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::NoProgress;
+
+    const TABLE_I: &str = r#"
+kind = "ronan-transfer"
+bit_rate_bps = 9600
+window = [2, 7]
+n1_octets = 255
+message_octets = 7182
+slot_ms = 20
+txdelay_ms = 150
+txtail_ms = 20
+persistence = 63
+replications = 2
+"#;
+
+    fn with(line: &str, replacement: &str) -> String {
+        TABLE_I.replace(line, replacement)
+    }
+
+    fn error(text: &str) -> String {
+        Experiment::from_toml(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn table_i_parses_into_the_transfer_config() {
+        let Experiment::RonanTransfer(t) = Experiment::from_toml(TABLE_I).unwrap();
+        assert_eq!(t.window, OneOrMany(vec![2, 7]));
+        assert_eq!(t.config(9600, 2), TransferConfig::ronan_table_1(9600, 2));
+    }
+
+    #[test]
+    fn one_window_or_a_list() {
+        let Experiment::RonanTransfer(t) =
+            Experiment::from_toml(&with("window = [2, 7]", "window = 4")).unwrap();
+        assert_eq!(t.window, OneOrMany(vec![4]));
+    }
+
+    #[test]
+    fn an_unknown_field_is_named_with_its_line() {
+        let e = error(&with("persistence = 63", "persistance = 63"));
+        assert!(e.contains("unknown field `persistance`"), "{e}");
+        assert!(e.starts_with("line 10, column 1: "), "{e}");
+    }
+
+    #[test]
+    fn an_unknown_kind_is_named() {
+        let e = error(&with("ronan-transfer", "ronan-transfers"));
+        assert_eq!(
+            e,
+            "line 2, column 8: unknown kind `ronan-transfers`, expected one of `ronan-transfer`"
+        );
+        let e = error(&with("kind = \"ronan-transfer\"", ""));
+        assert!(e.starts_with("missing field `kind`"), "{e}");
+        let e = error(&with("\"ronan-transfer\"", "3"));
+        assert!(
+            e.starts_with("line 2, column 8: kind: expected a string"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_serde_enum_reads_files_as_from_toml_does() {
+        let derived: Experiment = toml::from_str(TABLE_I).unwrap();
+        assert_eq!(derived, Experiment::from_toml(TABLE_I).unwrap());
+        assert_eq!(derived.kind(), KINDS[0]);
+    }
+
+    #[test]
+    fn a_missing_field_is_named() {
+        let e = error(&with("slot_ms = 20\n", ""));
+        assert!(e.contains("missing field `slot_ms`"), "{e}");
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_is_placed() {
+        let e = error(&with("slot_ms = 20", "slot_ms = \"20\""));
+        assert!(
+            e.starts_with("line 7, column 11: invalid type: string"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn bad_toml_gives_its_line() {
+        let e = error(&with("window = [2, 7]", "window = [2, 7"));
+        assert!(e.starts_with("line 5, column 1: invalid array"), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+
+    #[test]
+    fn out_of_range_values_name_field_and_line() {
+        let e = error(&with("window = [2, 7]", "window = [2, 9]"));
+        assert_eq!(
+            e,
+            "line 4, column 10: window: 9 is out of range 1-7 (AX.25 modulo 8)"
+        );
+        let e = error(&with("replications = 2", "replications = 0"));
+        assert!(
+            e.starts_with("line 11, column 16: replications: 0 is too few"),
+            "{e}"
+        );
+        let e = error(&with("persistence = 63", "persistence = 256"));
+        assert!(e.contains("persistence: 256 is out of range 0-255"), "{e}");
+    }
+
+    #[test]
+    fn a_negative_window_is_refused_by_the_parser() {
+        let e = error(&with("window = [2, 7]", "window = -1"));
+        assert!(e.contains("a whole number or a list"), "{e}");
+    }
+
+    #[test]
+    fn a_run_gives_a_table_and_a_figure_per_rate_with_intervals() {
+        let e = Experiment::from_toml(&with("window = [2, 7]", "window = 7")).unwrap();
+        let out = e.run(&RunOptions::default(), &NoProgress).unwrap();
+        assert_eq!(out.tables.len(), 1);
+        assert_eq!(out.tables[0].rows.len(), 1);
+        assert_eq!(out.tables[0].rows[0][..2], ["9600", "7"]);
+        let fig = &out.figures[0];
+        assert_eq!(fig.id, "transfer-time-9600bps");
+        let simulated = &fig.series[0];
+        assert_eq!(simulated.style, SeriesStyle::Simulated);
+        let p = simulated.points[0];
+        assert!(p.half_width.is_some_and(|h| h >= 0.0));
+        // The simulation waits longer for the channel than the model's
+        // 5 ms per access (crate::ronan), so it takes longer.
+        assert!(p.y > fig.series[1].points[0].y, "{p:?}");
+    }
+}

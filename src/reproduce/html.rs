@@ -1,0 +1,309 @@
+//! `report.html`: one self-contained page (styles and figures inline) with
+//! a summary of the checks at the top and, per paper, every section's
+//! text, tables, figures and checks, each check with its note.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use linklab_scenario::report::{Check, Figure, PaperReport, Section, Table};
+use serde_json::Value;
+
+use super::Run;
+
+const STYLE: &str = "\
+body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
+h1{font-size:1.6em}h2{margin-top:2.2em;border-bottom:2px solid #ccc;padding-bottom:.2em}h3{margin-top:1.6em}
+table{border-collapse:collapse;margin:1em 0;font-size:.9em}
+caption{caption-side:top;text-align:left;font-weight:600;padding:.3em 0}
+th,td{border:1px solid #ccc;padding:.25em .6em;vertical-align:top}
+th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
+tr.pass td.result{background:#d9f2d9;color:#145214;font-weight:600}
+tr.fail td.result{background:#f8d4d4;color:#8a1010;font-weight:600}
+tr.note td{border-top:none;color:#444;font-size:.92em;background:#fafafa}
+tr.note td.missing{color:#8a1010}
+td.id{font-family:ui-monospace,monospace;font-size:.85em;white-space:nowrap}
+figure{margin:1.2em 0}figcaption{font-size:.9em;color:#444}
+figure svg{max-width:100%;height:auto}
+.summary td.fail{color:#8a1010;font-weight:600}.summary td.pass{color:#145214}
+p.verdict{font-size:1.15em;font-weight:600}
+";
+
+/// The page. `svgs` holds each figure's SVG by figure id.
+pub fn page(run: &Run, svgs: &BTreeMap<String, String>) -> String {
+    let mut h = String::new();
+    h.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    h.push_str("<title>linklab reproduce: report</title>\n");
+    let _ = writeln!(h, "<style>\n{STYLE}</style>\n</head>\n<body>");
+    h.push_str("<h1>linklab: reproductions of the source papers</h1>\n");
+    summary(&mut h, run);
+    for paper in &run.papers {
+        paper_part(&mut h, paper, svgs);
+    }
+    h.push_str("</body>\n</html>\n");
+    h
+}
+
+fn summary(h: &mut String, run: &Run) {
+    let checks: Vec<&Check> = run.checks().collect();
+    let passed = checks.iter().filter(|c| c.pass).count();
+    let _ = writeln!(
+        h,
+        "<p class=\"verdict\">{passed} of {} checks pass.</p>",
+        checks.len()
+    );
+    let _ = writeln!(
+        h,
+        "<p>{} run, seed {}, wall time {:.2} s, linklab {}.</p>",
+        if run.options.quick {
+            "Quick (<code>--quick</code>)"
+        } else {
+            "Full"
+        },
+        run.options.seed,
+        run.wall_time.as_secs_f64(),
+        env!("CARGO_PKG_VERSION"),
+    );
+    h.push_str("<table class=\"summary\">\n<tr><th>paper</th><th>checks</th><th>pass</th><th>fail</th></tr>\n");
+    for paper in &run.papers {
+        let all = paper.sections.iter().flat_map(|s| &s.checks);
+        let (pass, fail) = all.fold(
+            (0, 0),
+            |(p, f), c| if c.pass { (p + 1, f) } else { (p, f + 1) },
+        );
+        let _ = writeln!(
+            h,
+            "<tr><td><a href=\"#{id}\">{id}</a></td><td class=\"num\">{}</td>\
+             <td class=\"num pass\">{pass}</td><td class=\"num{}\">{fail}</td></tr>",
+            pass + fail,
+            if fail > 0 { " fail" } else { "" },
+            id = escape(paper.paper.id()),
+        );
+    }
+    h.push_str("</table>\n");
+    let failing: Vec<&&Check> = checks.iter().filter(|c| !c.pass).collect();
+    if !failing.is_empty() {
+        h.push_str("<p>Failing checks:</p>\n<ul>\n");
+        for c in failing {
+            let _ = writeln!(
+                h,
+                "<li><a href=\"#{}\">{}</a>: {}</li>",
+                anchor(&c.id),
+                escape(&c.id),
+                escape(&c.what)
+            );
+        }
+        h.push_str("</ul>\n");
+    }
+}
+
+fn paper_part(h: &mut String, paper: &PaperReport, svgs: &BTreeMap<String, String>) {
+    let _ = writeln!(
+        h,
+        "<h2 id=\"{}\">{}</h2>",
+        escape(paper.paper.id()),
+        escape(paper.paper.citation())
+    );
+    for section in &paper.sections {
+        section_part(h, section, svgs);
+    }
+}
+
+fn section_part(h: &mut String, section: &Section, svgs: &BTreeMap<String, String>) {
+    let _ = writeln!(h, "<h3>{}</h3>", escape(&section.heading));
+    for paragraph in section.text.split("\n\n").filter(|p| !p.trim().is_empty()) {
+        let _ = writeln!(h, "<p>{}</p>", escape(paragraph.trim()));
+    }
+    for table in &section.tables {
+        table_part(h, table);
+    }
+    for figure in &section.figures {
+        figure_part(h, figure, svgs);
+    }
+    if !section.checks.is_empty() {
+        checks_part(h, &section.checks);
+    }
+}
+
+fn table_part(h: &mut String, table: &Table) {
+    let _ = writeln!(
+        h,
+        "<table id=\"{}\">\n<caption>{}</caption>",
+        escape(&table.id),
+        escape(&table.title)
+    );
+    h.push_str("<tr>");
+    for c in &table.columns {
+        let _ = write!(h, "<th>{}</th>", escape(c));
+    }
+    h.push_str("</tr>\n");
+    for row in &table.rows {
+        h.push_str("<tr>");
+        for cell in row {
+            let class = if is_number(cell) {
+                " class=\"num\""
+            } else {
+                ""
+            };
+            let _ = write!(h, "<td{class}>{}</td>", escape(cell));
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</table>\n");
+}
+
+fn figure_part(h: &mut String, figure: &Figure, svgs: &BTreeMap<String, String>) {
+    let _ = writeln!(h, "<figure id=\"{}\">", escape(&figure.id));
+    if let Some(svg) = svgs.get(&figure.id) {
+        // plotters writes a complete <svg> element with its text escaped.
+        h.push_str(svg.trim());
+        h.push('\n');
+    }
+    let _ = writeln!(
+        h,
+        "<figcaption>{} (<code>{id}.svg</code>, points in <code>{id}.csv</code>)</figcaption>\n</figure>",
+        escape(&figure.title),
+        id = escape(&figure.id)
+    );
+}
+
+fn checks_part(h: &mut String, checks: &[Check]) {
+    h.push_str(
+        "<table class=\"checks\">\n<caption>Checks</caption>\n<tr><th>check</th><th>what</th>\
+         <th>paper</th><th>ours</th><th>unit</th><th>tolerance</th><th>result</th></tr>\n",
+    );
+    for c in checks {
+        let verdict = if c.pass { "pass" } else { "fail" };
+        let tolerance = c.tolerance.map_or("qualitative".to_string(), |t| {
+            format!("±{}%", round(t * 100.0))
+        });
+        let _ = writeln!(
+            h,
+            "<tr class=\"{verdict}\" id=\"{}\"><td class=\"id\">{}</td><td>{}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td>\
+             <td class=\"result\">{verdict}</td></tr>",
+            anchor(&c.id),
+            escape(&c.id),
+            escape(&c.what),
+            escape(&value(&c.paper_value)),
+            escape(&value(&c.ours)),
+            escape(&c.unit),
+            escape(&tolerance),
+        );
+        if c.note.trim().is_empty() {
+            let _ = writeln!(
+                h,
+                "<tr class=\"note {verdict}\"><td colspan=\"7\" class=\"missing\">No note: \
+                 the reproduction gives no explanation for this check.</td></tr>"
+            );
+        } else {
+            let _ = writeln!(
+                h,
+                "<tr class=\"note {verdict}\"><td colspan=\"7\">{}</td></tr>",
+                escape(&c.note)
+            );
+        }
+    }
+    h.push_str("</table>\n");
+}
+
+/// A JSON value as the reader expects it: numbers bare, text unquoted.
+pub fn value(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `v` with at most four decimals and no trailing zeros.
+fn round(v: f64) -> String {
+    let text = format!("{v:.4}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+fn is_number(cell: &str) -> bool {
+    !cell.is_empty()
+        && cell
+            .trim_start_matches(['+', '-', '±'])
+            .parse::<f64>()
+            .is_ok()
+}
+
+/// An element id for a check: its id with anything but letters, digits
+/// and `-_./` turned into `_`, prefixed so that it cannot clash with a
+/// table's, figure's or paper's id.
+fn anchor(id: &str) -> String {
+    let safe: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_./".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("check-{safe}")
+}
+
+/// Text made safe for HTML element content and attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use linklab_scenario::report::{Paper, RunOptions};
+
+    #[test]
+    fn escape_covers_markup_and_quotes() {
+        assert_eq!(
+            escape(r#"<a href="x">'T' & Co</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;&#39;T&#39; &amp; Co&lt;/a&gt;"
+        );
+    }
+
+    #[test]
+    fn page_escapes_section_text_and_marks_each_check() {
+        let section = Section {
+            heading: "Table <II>".into(),
+            text: "first & only\n\nsecond".into(),
+            tables: vec![],
+            figures: vec![],
+            checks: vec![
+                Check::relative("p/a", Paper::Bux1982, "a < b", 1.0, 1.05, "s", 0.1)
+                    .with_note("gap explained"),
+                Check::qualitative("p/b", Paper::Bux1982, "order", "A > B", "A < B", false),
+            ],
+        };
+        let run = Run {
+            papers: vec![PaperReport {
+                paper: Paper::Bux1982,
+                sections: vec![section],
+            }],
+            options: RunOptions::default(),
+            wall_time: std::time::Duration::from_millis(1500),
+        };
+        let page = page(&run, &BTreeMap::new());
+        assert!(page.contains("<h3>Table &lt;II&gt;</h3>"));
+        assert!(page.contains("<p>first &amp; only</p>\n<p>second</p>"));
+        assert!(page.contains("1 of 2 checks pass"));
+        assert!(page.contains("<tr class=\"pass\" id=\"check-p/a\">"));
+        assert!(page.contains("<tr class=\"fail\" id=\"check-p/b\">"));
+        assert!(page.contains("gap explained"));
+        assert!(page.contains("No note"));
+        assert!(page.contains("±10%"));
+        assert!(page.contains("wall time 1.50 s"));
+    }
+}

@@ -1,0 +1,326 @@
+//! `linklab reproduce`: the papers' tables and figures beside linklab's.
+//!
+//! Each reproduction is a [`Job`]: a function giving one
+//! [`Section`] of a paper. The jobs run on two threads, the report keeps
+//! their declared order whatever the timing, and the results become
+//!
+//! - `DIR/summary.json`: `{"checks": [{"id", "paper", "what",
+//!   "paper_value", "ours", "unit", "tolerance", "pass", "note"}]}`;
+//! - `DIR/<id>.csv` for every table and figure (a figure's columns are
+//!   `series,x,y,half_width`), `DIR/<id>.svg` for every figure;
+//! - `DIR/report.html`: one self-contained page with all of it;
+//! - the tables as text on stdout.
+//!
+//! The command fails (exit status 1) when a check fails, naming it.
+
+mod files;
+mod html;
+mod progress;
+mod reference;
+mod svg;
+mod zielinski_model;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::Args;
+use linklab_scenario::report::{Check, Paper, PaperReport, Progress, RunOptions, Section};
+
+pub use files::{check_ids, create_dir, print_table, write, write_tables_and_figures};
+pub use progress::Bar;
+
+/// The papers, in report order.
+const PAPERS: [Paper; 3] = [Paper::Zielinski2013, Paper::RonanAx25, Paper::Bux1982];
+
+/// Threads the jobs share.
+const THREADS: usize = 2;
+
+#[derive(Args)]
+pub struct ReproduceArgs {
+    /// Reproduce only this paper.
+    #[arg(long, value_parser = PossibleValuesParser::new(PAPERS.map(Paper::id)).try_map(paper))]
+    paper: Option<Paper>,
+    /// Directory for report.html, summary.json, the CSV and SVG files.
+    #[arg(long, default_value = "linklab-report")]
+    out: PathBuf,
+    /// A reduced run for CI: fewer replications and points, same checks.
+    #[arg(long)]
+    quick: bool,
+    /// Master seed of every random stream.
+    #[arg(long, default_value_t = RunOptions::default().seed)]
+    seed: u64,
+}
+
+/// The paper with `summary.json` id `id`.
+fn paper(id: String) -> Result<Paper, String> {
+    PAPERS
+        .into_iter()
+        .find(|p| p.id() == id)
+        .ok_or_else(|| format!("no paper {id}"))
+}
+
+/// One reproduction: a section of a paper.
+pub struct Job {
+    /// The paper reproduced.
+    pub paper: Paper,
+    /// Runs it.
+    pub run: fn(&RunOptions, &dyn Progress) -> anyhow::Result<Section>,
+}
+
+/// Every reproduction, in the order of the papers' own sections.
+fn jobs() -> Vec<Job> {
+    vec![
+        Job {
+            paper: Paper::Zielinski2013,
+            run: zielinski_model::theory_curves,
+        },
+        Job {
+            paper: Paper::RonanAx25,
+            run: |o, p| Ok(linklab_scenario::ronan::tables_2_3(o, p)?),
+        },
+        Job {
+            paper: Paper::RonanAx25,
+            run: |o, p| Ok(linklab_scenario::ronan::tables_5_7(o, p)?),
+        },
+    ]
+}
+
+/// A finished run: the sections by paper and how it was run.
+pub struct Run {
+    /// The papers reproduced, in [`PAPERS`] order.
+    pub papers: Vec<PaperReport>,
+    /// Quick or full, and the seed.
+    pub options: RunOptions,
+    /// Wall time of the reproductions (files not included).
+    pub wall_time: Duration,
+}
+
+impl Run {
+    /// Every check, in report order.
+    pub fn checks(&self) -> impl Iterator<Item = &Check> {
+        self.papers
+            .iter()
+            .flat_map(|p| &p.sections)
+            .flat_map(|s| &s.checks)
+    }
+
+    fn sections(&self) -> impl Iterator<Item = &Section> {
+        self.papers.iter().flat_map(|p| &p.sections)
+    }
+}
+
+pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
+    let jobs: Vec<Job> = jobs()
+        .into_iter()
+        .filter(|j| args.paper.is_none_or(|p| p == j.paper))
+        .collect();
+    if jobs.is_empty() {
+        bail!(
+            "no reproduction of {} yet",
+            args.paper.map_or("any paper", Paper::id)
+        );
+    }
+    create_dir(&args.out)?;
+    let options = RunOptions {
+        quick: args.quick,
+        seed: args.seed,
+    };
+    let bar = Bar::new("reproduce");
+    let start = Instant::now();
+    let sections = run_jobs(&jobs, &options, &bar);
+    let wall_time = start.elapsed();
+    bar.finish();
+
+    let mut papers: Vec<PaperReport> = Vec::new();
+    for (job, section) in jobs.iter().zip(sections) {
+        let section = section.with_context(|| format!("reproducing {}", job.paper.id()))?;
+        match papers.iter_mut().find(|p| p.paper == job.paper) {
+            Some(p) => p.sections.push(section),
+            None => papers.push(PaperReport {
+                paper: job.paper,
+                sections: vec![section],
+            }),
+        }
+    }
+    papers.sort_by_key(|p| p.paper);
+    let run = Run {
+        papers,
+        options,
+        wall_time,
+    };
+    write_report(&run, &args.out)?;
+
+    let total = run.checks().count();
+    let passed = run.checks().filter(|c| c.pass).count();
+    println!(
+        "{passed} of {total} checks pass; report in {}",
+        args.out.join("report.html").display()
+    );
+    verdict(&run)
+}
+
+/// An error naming every failing check, if any fails.
+fn verdict(run: &Run) -> anyhow::Result<()> {
+    let failing: Vec<&str> = run
+        .checks()
+        .filter(|c| !c.pass)
+        .map(|c| c.id.as_str())
+        .collect();
+    if !failing.is_empty() {
+        bail!(
+            "{} of {} checks fail: {}",
+            failing.len(),
+            run.checks().count(),
+            failing.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// Runs the jobs on [`THREADS`] threads; the results come back in job
+/// order.
+fn run_jobs(
+    jobs: &[Job],
+    options: &RunOptions,
+    progress: &dyn Progress,
+) -> Vec<anyhow::Result<Section>> {
+    let next = AtomicUsize::new(0);
+    let results: Vec<Mutex<Option<anyhow::Result<Section>>>> =
+        jobs.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..THREADS.min(jobs.len()) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(job) = jobs.get(i) else {
+                    break;
+                };
+                let section = (job.run)(options, progress);
+                *results[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(section);
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| {
+            r.into_inner()
+                .unwrap_or_else(PoisonError::into_inner)
+                .unwrap_or_else(|| Err(anyhow!("a reproduction did not run")))
+        })
+        .collect()
+}
+
+/// Prints the tables and checks and writes every file of the report.
+fn write_report(run: &Run, out: &std::path::Path) -> anyhow::Result<()> {
+    let mut ids = std::collections::BTreeSet::new();
+    if let Some(c) = run.checks().find(|c| !ids.insert(c.id.as_str())) {
+        bail!("two checks share the id \"{}\"", c.id);
+    }
+    check_ids(
+        run.sections().flat_map(|s| &s.tables),
+        run.sections().flat_map(|s| &s.figures),
+    )?;
+    for paper in &run.papers {
+        println!("== {} ==\n", paper.paper.citation());
+        for section in &paper.sections {
+            println!("-- {}\n", section.heading);
+            for table in &section.tables {
+                print_table(table);
+            }
+            for c in &section.checks {
+                println!(
+                    "{}  {}: ours {} {unit}, paper {} {unit}",
+                    if c.pass { "pass" } else { "FAIL" },
+                    c.id,
+                    html::value(&c.ours),
+                    html::value(&c.paper_value),
+                    unit = c.unit,
+                );
+            }
+            println!();
+        }
+    }
+    let svgs = write_tables_and_figures(
+        out,
+        run.sections().flat_map(|s| &s.tables),
+        run.sections().flat_map(|s| &s.figures),
+    )?;
+    write(out, "summary.json", files::summary_json(run.checks())?)?;
+    write(out, "report.html", html::page(run, &svgs))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use linklab_scenario::report::NoProgress;
+
+    fn section(heading: &str) -> Section {
+        Section {
+            heading: heading.into(),
+            ..Section::default()
+        }
+    }
+
+    #[test]
+    fn results_keep_the_job_order_whatever_the_timing() {
+        // The first job is the slowest, so the second thread finishes the
+        // others first.
+        let jobs = [
+            Job {
+                paper: Paper::Bux1982,
+                run: |_, _| {
+                    std::thread::sleep(Duration::from_millis(50));
+                    Ok(section("slow"))
+                },
+            },
+            Job {
+                paper: Paper::Bux1982,
+                run: |_, _| Ok(section("fast")),
+            },
+            Job {
+                paper: Paper::RonanAx25,
+                run: |_, _| Err(anyhow!("broken")),
+            },
+            Job {
+                paper: Paper::Bux1982,
+                run: |_, _| Ok(section("last")),
+            },
+        ];
+        let results = run_jobs(&jobs, &RunOptions::default(), &NoProgress);
+        let headings: Vec<String> = results
+            .iter()
+            .map(|r| match r {
+                Ok(s) => s.heading.clone(),
+                Err(e) => e.to_string(),
+            })
+            .collect();
+        assert_eq!(headings, ["slow", "fast", "broken", "last"]);
+    }
+
+    #[test]
+    fn a_failing_check_fails_the_run_by_name() {
+        let checks = vec![
+            Check::qualitative("b/ok", Paper::Bux1982, "w", "x", "x", true),
+            Check::qualitative("b/abm-nrm", Paper::Bux1982, "w", "x", "y", false),
+        ];
+        let mut run = Run {
+            papers: vec![PaperReport {
+                paper: Paper::Bux1982,
+                sections: vec![Section {
+                    checks,
+                    ..section("s")
+                }],
+            }],
+            options: RunOptions::default(),
+            wall_time: Duration::ZERO,
+        };
+        let e = verdict(&run).unwrap_err();
+        assert_eq!(e.to_string(), "1 of 2 checks fail: b/abm-nrm");
+        run.papers[0].sections[0].checks[1].pass = true;
+        assert!(verdict(&run).is_ok());
+    }
+}
