@@ -56,6 +56,15 @@ impl<F: Framing> Link<F> {
         !(self.nrm_primary() && self.poll_outstanding)
     }
 
+    /// An NRM primary with its window full that does not acknowledge
+    /// ([`Config::nrm_primary_ack_at_window_limit`](crate::Config::nrm_primary_ack_at_window_limit)):
+    /// the acknowledgement stays pending until an I frame can carry it.
+    pub(super) fn withholds_ack(&self) -> bool {
+        self.nrm_primary()
+            && !self.config.nrm_primary_ack_at_window_limit
+            && self.seq_diff(self.top, self.va) >= self.k
+    }
+
     /// Bookkeeping for every frame an unbalanced station receives.
     pub(super) fn unbalanced_received(&mut self, now: Instant, pdu: &Pdu) {
         match self.config.role {
@@ -235,9 +244,7 @@ impl<F: Framing> Link<F> {
     /// from N(R) if it shows frames sent before it missing, unless a REJ
     /// with this N(R) already did.
     fn checkpoint_retransmission(&mut self, nr: u8) {
-        let before = self.seq_diff(self.checkpoint, self.va);
-        if before > 0 && before <= self.seq_diff(self.top, self.va) && self.rej_actioned != Some(nr)
-        {
+        if self.checkpoint_unacked > 0 && self.rej_actioned != Some(nr) {
             self.invoke_retransmission(nr);
         }
         self.rej_actioned = None;
@@ -362,7 +369,7 @@ impl<F: Framing> Link<F> {
         if !pdu.pf() {
             return pdu;
         }
-        self.checkpoint = self.vs;
+        self.checkpoint_unacked = self.seq_diff(self.vs, self.va);
         if self.config.role == Role::Primary {
             self.poll_outstanding = true;
             self.poll_due = false;
