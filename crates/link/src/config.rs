@@ -103,6 +103,13 @@ pub enum PollPolicy {
     /// the F = 1 arrives while either side has data or unacknowledged
     /// frames; an idle link is polled every [`Config::poll_interval`].
     AsOftenAsPossible,
+    /// As [`PollPolicy::AsOftenAsPossible`], but a poll that falls due
+    /// goes at once as an RR (RNR) command with P = 1, ahead of any I
+    /// frame, instead of riding on the next I frame: the secondary's next
+    /// transmit opportunity starts a supervisory frame, not an I frame,
+    /// after the F = 1 arrives (Bux et al. 3.2: the interval from the
+    /// secondary's F to the next P is then about 2 t_p).
+    SupervisoryAtOnce,
     /// P = 1 on the last I frame of a burst (queue empty or window
     /// closed); an RR with P = 1 after an F = 1 that left frames
     /// unacknowledged, and every [`Config::poll_interval`] otherwise.

@@ -297,3 +297,34 @@ fn nrm_primary_withholds_acknowledgements_at_its_window_limit() {
         assert_eq!(line.links[0].unacked(), 7);
     }
 }
+
+/// With [`PollPolicy::SupervisoryAtOnce`] every poll after the first goes
+/// as an RR command with P = 1 as soon as the secondary's F = 1 is in,
+/// even while the primary has I frames waiting; with
+/// [`PollPolicy::AsOftenAsPossible`] the polls ride on those I frames.
+#[test]
+fn nrm_supervisory_polls_go_ahead_of_i_frames() {
+    for (policy, supervisory) in [
+        (PollPolicy::SupervisoryAtOnce, true),
+        (PollPolicy::AsOftenAsPossible, false),
+    ] {
+        let mut line = Line::new(Mode::Nrm, Modulus::Mod8, |c| c.poll_policy = policy);
+        let start = line.now;
+        line.queue(0, 100);
+        line.queue(1, 100);
+        assert!(line.run_until(Duration::from_secs(60), Line::delivered));
+        let polls: Vec<bool> = line.sent[0]
+            .iter()
+            .filter(|(t, f)| *t > start && f.control().pf())
+            .map(|(_, f)| matches!(f.control(), Control::S { .. }))
+            .collect();
+        assert!(polls.len() > 5, "{policy:?}: {polls:?}");
+        // While I frames wait, every poll is of the policy's kind.
+        let busy = &polls[..polls.len() / 2];
+        assert!(
+            busy.iter().all(|&s| s == supervisory),
+            "{policy:?}: {polls:?}"
+        );
+        assert_eq!((line.i_frames(0), line.i_frames(1)), (100, 100), "{policy:?}");
+    }
+}

@@ -100,7 +100,7 @@ impl<F: Framing> Link<F> {
                 self.poll_outstanding = false;
                 if self.config.mode == Mode::Nrm {
                     self.timers.stop(Timer::T1, now);
-                    self.poll_due = self.config.poll_policy == PollPolicy::AsOftenAsPossible;
+                    self.poll_due = self.config.poll_policy != PollPolicy::OnLastIFrame;
                 }
             }
             Role::Combined => {}
@@ -287,7 +287,9 @@ impl<F: Framing> Link<F> {
         let unacked = self.top != self.va;
         self.poll_due = !busy
             && match self.config.poll_policy {
-                PollPolicy::AsOftenAsPossible => self.got_i || unacked || self.queued() > 0,
+                PollPolicy::AsOftenAsPossible | PollPolicy::SupervisoryAtOnce => {
+                    self.got_i || unacked || self.queued() > 0
+                }
                 PollPolicy::OnLastIFrame => unacked && !self.i_frame_ready(),
             };
         if !self.poll_due {
@@ -296,15 +298,20 @@ impl<F: Framing> Link<F> {
     }
 
     /// The next frame of an NRM primary: queued frames, I frames, a due
-    /// poll (RR or RNR with P = 1), a pending acknowledgement.
+    /// poll (RR or RNR with P = 1; before the I frames with
+    /// [`PollPolicy::SupervisoryAtOnce`]), a pending acknowledgement.
     pub(super) fn next_nrm_command(&mut self, now: Instant) -> Option<Pdu> {
         if let Some(pdu) = self.out.pop_front() {
             return Some(pdu);
         }
+        let poll = self.poll_due && !self.poll_outstanding && self.transferring();
+        if poll && self.config.poll_policy == PollPolicy::SupervisoryAtOnce {
+            return Some(self.supervisory(CommandResponse::Command, true));
+        }
         if let Some(pdu) = self.next_i_frame(now) {
             return Some(pdu);
         }
-        if self.poll_due && !self.poll_outstanding && self.transferring() {
+        if poll {
             return Some(self.supervisory(CommandResponse::Command, true));
         }
         self.ack_at_transmit_opportunity(now);
@@ -362,7 +369,7 @@ impl<F: Framing> Link<F> {
         }
         if self.nrm_primary()
             && !self.poll_outstanding
-            && self.config.poll_policy == PollPolicy::AsOftenAsPossible
+            && self.config.poll_policy != PollPolicy::OnLastIFrame
         {
             pdu.set_pf(true);
         }
