@@ -325,6 +325,43 @@ fn nrm_supervisory_polls_go_ahead_of_i_frames() {
             busy.iter().all(|&s| s == supervisory),
             "{policy:?}: {polls:?}"
         );
-        assert_eq!((line.i_frames(0), line.i_frames(1)), (100, 100), "{policy:?}");
+        assert_eq!(
+            (line.i_frames(0), line.i_frames(1)),
+            (100, 100),
+            "{policy:?}"
+        );
+    }
+}
+
+/// A REJ with F = 1 answers the primary's poll, so it is the checkpoint
+/// (A1.3): it must not start a second go-back from an N(R) the primary
+/// already went back to after an earlier checkpoint, or the duplicates it
+/// sends draw REJ after REJ. One lost I frame, wherever it falls, costs
+/// one go-back: the frames sent in about one round trip (at most 7 with
+/// modulo 8; here never more than 12).
+#[test]
+fn nrm_one_loss_costs_one_go_back() {
+    for modulus in [Modulus::Mod8, Modulus::Mod128] {
+        for lost in 3..40 {
+            let mut line = Line::new(Mode::Nrm, modulus, |c| {
+                c.poll_policy = PollPolicy::SupervisoryAtOnce
+            });
+            let mut count = 0;
+            line.drop = Box::new(move |i, f| {
+                if i != 0 || !matches!(f.control(), Control::I { .. }) {
+                    return false;
+                }
+                count += 1;
+                count == lost
+            });
+            line.queue(0, 120);
+            assert!(line.run_until(Duration::from_secs(120), Line::delivered));
+            let extra = line.i_frames(0) - 120;
+            let most = if modulus == Modulus::Mod8 { 7 } else { 12 };
+            assert!(
+                (1..=most).contains(&extra),
+                "{modulus:?}, I frame {lost} lost: {extra} sent again"
+            );
+        }
     }
 }

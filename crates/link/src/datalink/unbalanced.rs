@@ -221,6 +221,14 @@ impl<F: Framing> Link<F> {
     /// once; then the P or F it may carry.
     pub(super) fn unbalanced_rej(&mut self, now: Instant, nr: u8, pf: bool, command: bool) {
         self.set_va(nr);
+        if self.nrm_primary() && pf && !command {
+            // A REJ with F = 1 answers our poll: it is the checkpoint, and
+            // sends again only the frames sent before the poll that N(R)
+            // shows missing. Frames an earlier checkpoint already sent
+            // again after the poll are under way; a second go-back would
+            // send duplicates, each drawing a new REJ.
+            return self.final_received(now, nr);
+        }
         if self.top != self.va {
             self.invoke_retransmission(nr);
             self.rej_actioned = Some(nr);
