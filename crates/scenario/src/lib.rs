@@ -6,11 +6,14 @@
 //!   CSMA radio channel (Ronan, Long and Walsh, section III.B).
 //! - [`ronan`]: that transfer replicated and set against Ronan's transfer
 //!   time model (Tables II and III).
+//! - [`bux`]: HDLC NRM against ABM on a full-duplex line (Bux, Kümmerle
+//!   and Truong 1982, Figs. 2-11).
 //! - [`report`]: what a reproduction hands to the CLI (tables, figures,
 //!   checks).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod bux;
 pub mod report;
 pub mod ronan;
 pub mod transfer;
