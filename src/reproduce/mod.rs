@@ -86,6 +86,22 @@ fn jobs() -> Vec<Job> {
             paper: Paper::RonanAx25,
             run: |o, p| Ok(linklab_scenario::ronan::tables_5_7(o, p)?),
         },
+        Job {
+            paper: Paper::Bux1982,
+            run: |o, p| Ok(linklab_scenario::bux::throughput_one_way(o, p)?),
+        },
+        Job {
+            paper: Paper::Bux1982,
+            run: |o, p| Ok(linklab_scenario::bux::throughput_two_way(o, p)?),
+        },
+        Job {
+            paper: Paper::Bux1982,
+            run: |o, p| Ok(linklab_scenario::bux::transfer_time(o, p)?),
+        },
+        Job {
+            paper: Paper::Bux1982,
+            run: |o, p| Ok(linklab_scenario::bux::transfer_time_vs_t_p(o, p)?),
+        },
     ]
 }
 

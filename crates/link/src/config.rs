@@ -103,10 +103,33 @@ pub enum PollPolicy {
     /// the F = 1 arrives while either side has data or unacknowledged
     /// frames; an idle link is polled every [`Config::poll_interval`].
     AsOftenAsPossible,
+    /// As [`PollPolicy::AsOftenAsPossible`], but a poll that falls due
+    /// goes at once as an RR (RNR) command with P = 1, ahead of any I
+    /// frame, instead of riding on the next I frame: the secondary's next
+    /// transmit opportunity starts a supervisory frame, not an I frame,
+    /// after the F = 1 arrives (Bux et al. 3.2: the interval from the
+    /// secondary's F to the next P is then about 2 t_p).
+    SupervisoryAtOnce,
     /// P = 1 on the last I frame of a burst (queue empty or window
     /// closed); an RR with P = 1 after an F = 1 that left frames
     /// unacknowledged, and every [`Config::poll_interval`] otherwise.
     OnLastIFrame,
+}
+
+/// What sending an I frame does to a running T1 (the time-out of the
+/// I frames outstanding).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum T1OnIFrame {
+    /// Restart T1 on every I frame sent (Dire Wolf's erratum to the
+    /// AX.25 SDL, so that a long window does not time out before its last
+    /// frame could be acknowledged).
+    Restart,
+    /// Start T1 only if it is not running; only an acknowledgement of a
+    /// new I frame restarts it (Bux, Kümmerle and Truong 1982, Appendix
+    /// A1.3, time-out recovery in ABM). After a failed REJ recovery the
+    /// time-out then comes T1 after the last new acknowledgement, however
+    /// many I frames follow.
+    StartIfStopped,
 }
 
 /// Parameters of one data link. [`Config::default`] gives the AX.25 v2.2
@@ -138,6 +161,10 @@ pub struct Config {
     pub t1_adaptive: bool,
     /// Growth of T1 on retries.
     pub t1_backoff: T1Backoff,
+    /// Whether each I frame sent restarts T1. (An NRM primary's T1 times
+    /// its poll only, whatever this says: started on P = 1, restarted on
+    /// a frame with F = 0, stopped on F = 1.)
+    pub t1_on_i_frame: T1OnIFrame,
     /// Lower bound for T1V (Dire Wolf floors SRT at 1 s because of CSMA
     /// delays; here 2 x SRT is clamped to this).
     pub t1_min: Duration,
@@ -175,6 +202,13 @@ pub struct Config {
     pub mode: Mode,
     /// The NRM primary's polling strategy.
     pub poll_policy: PollPolicy,
+    /// Whether an NRM primary whose window is full (k I frames
+    /// unacknowledged) still acknowledges the I frames it receives with
+    /// RR. Bux et al. (1982, 3.1.3) stop acknowledging, so that after a
+    /// failed REJ recovery a secondary with much to send soon reaches its
+    /// own window limit, ends its transmission with F = 1 and so lets the
+    /// primary's checkpoint recover. Default `true` (acknowledge).
+    pub nrm_primary_ack_at_window_limit: bool,
     /// The primary's idle polling interval in NRM and ARM (it runs in the
     /// place of T3 on a primary). Default 1 s.
     pub poll_interval: Duration,
@@ -206,6 +240,7 @@ impl Default for Config {
             t1_backoff: T1Backoff::Linear {
                 step: Duration::from_millis(250),
             },
+            t1_on_i_frame: T1OnIFrame::Restart,
             t1_min: Duration::from_secs(1),
             t1_max: Duration::from_secs(60),
             t2: Duration::from_secs(1),
@@ -218,6 +253,7 @@ impl Default for Config {
             role: Role::Combined,
             mode: Mode::Abm,
             poll_policy: PollPolicy::AsOftenAsPossible,
+            nrm_primary_ack_at_window_limit: true,
             poll_interval: Duration::from_secs(1),
         }
     }

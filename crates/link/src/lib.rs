@@ -34,6 +34,7 @@ pub mod timer;
 
 pub use config::{
     AckPolicy, Config, ConfigError, Mode, PollPolicy, RecoveryMode, Role, SabmeHandling, T1Backoff,
+    T1OnIFrame,
 };
 pub use datalink::{DataLink, HdlcLink, InvalidFrame, Link, NewLinkError, SendError, State};
 pub use event::{

@@ -92,6 +92,12 @@ experiments! {
     /// channel, simulated and set against Ronan's model (Ronan, Long and
     /// Walsh, section III.B, Tables II and III).
     "ronan-transfer" => RonanTransfer(RonanTransfer),
+    /// `kind = "bux-throughput"`: maximum throughput of HDLC NRM and ABM
+    /// against message length (Bux, Kümmerle and Truong, Figs. 2-6).
+    "bux-throughput" => BuxThroughput(crate::bux::ThroughputExperiment),
+    /// `kind = "bux-transfer-time"`: mean transfer time and buffer-holding
+    /// time against load or t_p (Bux, Kümmerle and Truong, Figs. 7-11).
+    "bux-transfer-time" => BuxTransferTime(crate::bux::TransferTimeExperiment),
 }
 
 /// What every kind's configuration struct provides.

@@ -7,12 +7,15 @@
 //!   (Ronan, Long and Walsh, sections III.B and IV).
 //! - [`ronan`]: the Ronan reproductions: Tables II and III (model and
 //!   simulation), Tables V-VII (measured transfers through host and TNC).
+//! - [`bux`]: HDLC NRM against ABM on a full-duplex line (Bux, Kümmerle
+//!   and Truong 1982, Figs. 2-11).
 //! - [`experiment`]: scenario files (TOML) that `linklab sim` runs.
 //! - [`report`]: what a reproduction hands to the CLI (tables, figures,
 //!   checks).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod bux;
 pub mod experiment;
 pub mod report;
 pub mod ronan;

@@ -473,7 +473,7 @@ impl<F: Framing> Link<F> {
         self.va = 0;
         self.vr = 0;
         self.top = 0;
-        self.checkpoint = 0;
+        self.checkpoint_unacked = 0;
         self.sent.iter_mut().for_each(|s| *s = None);
         self.stored.iter_mut().for_each(|s| *s = None);
         self.resend.clear();

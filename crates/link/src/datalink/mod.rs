@@ -211,9 +211,12 @@ pub struct Link<F: Framing> {
     /// NRM secondary: a command with P = 1 gave us the transmit
     /// opportunity; it ends with our frame with F = 1.
     polled: bool,
-    /// V(S) when we last sent P = 1 (primary) or F = 1 (secondary): the
-    /// frames before it are the ones a checkpoint answers for.
-    checkpoint: u8,
+    /// How many of the I frames sent before our last P = 1 (primary) or
+    /// F = 1 (secondary) are still unacknowledged: the frames a checkpoint
+    /// answers for. A count, not V(S) at the time, so that it cannot be
+    /// confused with a later V(S) of the same value once the sequence
+    /// numbers wrap.
+    checkpoint_unacked: u8,
     /// N(R) of a REJ acted upon since the last checkpoint: checkpoint
     /// retransmission from the same N(R) is inhibited.
     rej_actioned: Option<u8>,
@@ -356,7 +359,7 @@ impl<F: Framing> Link<F> {
             poll_outstanding: false,
             srej_requested: 0,
             polled: false,
-            checkpoint: 0,
+            checkpoint_unacked: 0,
             rej_actioned: None,
             poll_due: false,
             got_i: false,

@@ -6,7 +6,7 @@ use linklab_wire::ax25::{CommandResponse, Pid};
 use linklab_wire::control::{Control, Supervisory, Unnumbered};
 
 use super::{Link, Payload, SendError, State};
-use crate::config::{AckPolicy, Mode, PollPolicy, Role};
+use crate::config::{AckPolicy, Mode, PollPolicy, Role, T1OnIFrame};
 use crate::event::{Event, LinkError, Version};
 use crate::framing::{Framing, Pdu};
 use crate::segment::{max_segmented_len, segment};
@@ -178,11 +178,29 @@ impl<F: Framing> Link<F> {
         let pdu = self.pdu(CommandResponse::Command, control, Some(pid), info);
         self.acknowledge_pending = false;
         self.timers.stop(Timer::T2, now);
-        // Erratum (Dire Wolf): restart T1 on every I frame sent, or a long
-        // window times out before its last frame could be acknowledged.
         self.stop_t3(now);
-        self.start_t1(now);
+        self.t1_on_i_frame(now);
         Some(pdu)
+    }
+
+    /// T1 as an I frame is sent ([`Config::t1_on_i_frame`](crate::Config::t1_on_i_frame)). An NRM
+    /// primary's T1 times its poll alone (Annex B of ISO 4335 as Bux et
+    /// al. quote it in A1.3): `emitting` starts it with the P = 1.
+    fn t1_on_i_frame(&mut self, now: Instant) {
+        if self.config.role == Role::Primary && self.config.mode == Mode::Nrm {
+            return;
+        }
+        match self.config.t1_on_i_frame {
+            // Erratum (Dire Wolf): restart T1 on every I frame sent, or a
+            // long window times out before its last frame could be
+            // acknowledged.
+            T1OnIFrame::Restart => self.start_t1(now),
+            T1OnIFrame::StartIfStopped => {
+                if !self.timers.is_running(Timer::T1) {
+                    self.start_t1(now);
+                }
+            }
+        }
     }
 
     /// True if [`Link::next_i_frame`] has a frame to send now.
@@ -203,6 +221,7 @@ impl<F: Framing> Link<F> {
     /// it (fig. C4.4b): RR now if the policy says so.
     pub(super) fn ack_at_transmit_opportunity(&mut self, now: Instant) {
         if self.acknowledge_pending
+            && !self.withholds_ack()
             && self.config.ack_policy == AckPolicy::Immediately
             && matches!(self.state, State::Connected | State::TimerRecovery)
         {
@@ -212,7 +231,9 @@ impl<F: Framing> Link<F> {
 
     /// T2 expiry: the delayed acknowledgement (6.7.1.2).
     pub(super) fn t2_expiry(&mut self, now: Instant) {
-        if self.acknowledge_pending && matches!(self.state, State::Connected | State::TimerRecovery)
+        if self.acknowledge_pending
+            && !self.withholds_ack()
+            && matches!(self.state, State::Connected | State::TimerRecovery)
         {
             self.enquiry_response(now, false);
         }
@@ -423,6 +444,7 @@ impl<F: Framing> Link<F> {
         while self.va != nr {
             self.sent[usize::from(self.va)] = None;
             self.va = self.seq_add(self.va, 1);
+            self.checkpoint_unacked = self.checkpoint_unacked.saturating_sub(1);
         }
         if self.seq_diff(self.vs, self.va) > self.seq_diff(self.top, self.va) {
             self.vs = self.va;

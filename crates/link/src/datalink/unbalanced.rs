@@ -56,6 +56,15 @@ impl<F: Framing> Link<F> {
         !(self.nrm_primary() && self.poll_outstanding)
     }
 
+    /// An NRM primary with its window full that does not acknowledge
+    /// ([`Config::nrm_primary_ack_at_window_limit`](crate::Config::nrm_primary_ack_at_window_limit)):
+    /// the acknowledgement stays pending until an I frame can carry it.
+    pub(super) fn withholds_ack(&self) -> bool {
+        self.nrm_primary()
+            && !self.config.nrm_primary_ack_at_window_limit
+            && self.seq_diff(self.top, self.va) >= self.k
+    }
+
     /// Bookkeeping for every frame an unbalanced station receives.
     pub(super) fn unbalanced_received(&mut self, now: Instant, pdu: &Pdu) {
         match self.config.role {
@@ -91,7 +100,7 @@ impl<F: Framing> Link<F> {
                 self.poll_outstanding = false;
                 if self.config.mode == Mode::Nrm {
                     self.timers.stop(Timer::T1, now);
-                    self.poll_due = self.config.poll_policy == PollPolicy::AsOftenAsPossible;
+                    self.poll_due = self.config.poll_policy != PollPolicy::OnLastIFrame;
                 }
             }
             Role::Combined => {}
@@ -212,6 +221,14 @@ impl<F: Framing> Link<F> {
     /// once; then the P or F it may carry.
     pub(super) fn unbalanced_rej(&mut self, now: Instant, nr: u8, pf: bool, command: bool) {
         self.set_va(nr);
+        if self.nrm_primary() && pf && !command {
+            // A REJ with F = 1 answers our poll: it is the checkpoint, and
+            // sends again only the frames sent before the poll that N(R)
+            // shows missing. Frames an earlier checkpoint already sent
+            // again after the poll are under way; a second go-back would
+            // send duplicates, each drawing a new REJ.
+            return self.final_received(now, nr);
+        }
         if self.top != self.va {
             self.invoke_retransmission(nr);
             self.rej_actioned = Some(nr);
@@ -235,9 +252,7 @@ impl<F: Framing> Link<F> {
     /// from N(R) if it shows frames sent before it missing, unless a REJ
     /// with this N(R) already did.
     fn checkpoint_retransmission(&mut self, nr: u8) {
-        let before = self.seq_diff(self.checkpoint, self.va);
-        if before > 0 && before <= self.seq_diff(self.top, self.va) && self.rej_actioned != Some(nr)
-        {
+        if self.checkpoint_unacked > 0 && self.rej_actioned != Some(nr) {
             self.invoke_retransmission(nr);
         }
         self.rej_actioned = None;
@@ -280,7 +295,9 @@ impl<F: Framing> Link<F> {
         let unacked = self.top != self.va;
         self.poll_due = !busy
             && match self.config.poll_policy {
-                PollPolicy::AsOftenAsPossible => self.got_i || unacked || self.queued() > 0,
+                PollPolicy::AsOftenAsPossible | PollPolicy::SupervisoryAtOnce => {
+                    self.got_i || unacked || self.queued() > 0
+                }
                 PollPolicy::OnLastIFrame => unacked && !self.i_frame_ready(),
             };
         if !self.poll_due {
@@ -289,15 +306,20 @@ impl<F: Framing> Link<F> {
     }
 
     /// The next frame of an NRM primary: queued frames, I frames, a due
-    /// poll (RR or RNR with P = 1), a pending acknowledgement.
+    /// poll (RR or RNR with P = 1; before the I frames with
+    /// [`PollPolicy::SupervisoryAtOnce`]), a pending acknowledgement.
     pub(super) fn next_nrm_command(&mut self, now: Instant) -> Option<Pdu> {
         if let Some(pdu) = self.out.pop_front() {
             return Some(pdu);
         }
+        let poll = self.poll_due && !self.poll_outstanding && self.transferring();
+        if poll && self.config.poll_policy == PollPolicy::SupervisoryAtOnce {
+            return Some(self.supervisory(CommandResponse::Command, true));
+        }
         if let Some(pdu) = self.next_i_frame(now) {
             return Some(pdu);
         }
-        if self.poll_due && !self.poll_outstanding && self.transferring() {
+        if poll {
             return Some(self.supervisory(CommandResponse::Command, true));
         }
         self.ack_at_transmit_opportunity(now);
@@ -355,14 +377,14 @@ impl<F: Framing> Link<F> {
         }
         if self.nrm_primary()
             && !self.poll_outstanding
-            && self.config.poll_policy == PollPolicy::AsOftenAsPossible
+            && self.config.poll_policy != PollPolicy::OnLastIFrame
         {
             pdu.set_pf(true);
         }
         if !pdu.pf() {
             return pdu;
         }
-        self.checkpoint = self.vs;
+        self.checkpoint_unacked = self.seq_diff(self.vs, self.va);
         if self.config.role == Role::Primary {
             self.poll_outstanding = true;
             self.poll_due = false;
