@@ -111,6 +111,12 @@ pub struct KissPath {
     pub host: HostConfig,
     /// The TNC (serial link, processor, transmit buffer), both stations.
     pub tnc: TncConfig,
+    /// How long after the other station's carrier drops the TNC still
+    /// holds its frames back: the receiving radio's squelch tail, its
+    /// receive-to-transmit switch and the modem's carrier-detect release.
+    /// Frames that reach the TNC's transmitter meanwhile wait and leave
+    /// together in the next key-up.
+    pub carrier_hold: Duration,
 }
 
 /// Parameters of one simulated transfer.
@@ -127,6 +133,13 @@ pub struct TransferConfig {
     pub n1: usize,
     /// Message length, octets.
     pub message_octets: usize,
+    /// The receiving application's acknowledgement of the whole message
+    /// (the DTN convergence layer acknowledges a complete bundle at once,
+    /// Ronan et al. section V.B): an information field of this many octets
+    /// the receiver sends as soon as the message is complete, its I frame
+    /// carrying N(R) for the last window. `None`: the application stays
+    /// silent and the last window is acknowledged as the stack decides.
+    pub message_ack_octets: Option<usize>,
     /// The stations' AX.25 timers and acknowledgement behaviour.
     pub stack: StackConfig,
     /// Host and TNC between engine and radio; `None` puts the engines on
@@ -145,6 +158,7 @@ impl TransferConfig {
             window,
             n1: 255,
             message_octets: 7182,
+            message_ack_octets: None,
             stack: StackConfig::model(),
             path: None,
         }
@@ -269,13 +283,27 @@ struct Station {
     in_tnc: VecDeque<u64>,
     /// Frames out of the TNC, reaching the engine at the given time.
     incoming: VecDeque<(Instant, Tagged)>,
+    /// See [`KissPath::carrier_hold`].
+    carrier_hold: Duration,
+    /// The other station is keyed.
+    other_keyed: bool,
+    /// End of the hold after the other station's last transmission.
+    clear_at: Instant,
+    /// Frames out of the TNC's processor waiting for the hold to end.
+    held: VecDeque<Vec<u8>>,
 }
 
 impl Station {
     fn poll_timeout(&self) -> Option<Instant> {
         let next_out = self.outgoing.front().map(|(t, _)| *t);
         let next_in = self.incoming.front().map(|(t, _)| *t);
-        next_out.into_iter().chain(next_in).min()
+        let release = (!self.held.is_empty() && !self.other_keyed).then_some(self.clear_at);
+        next_out.into_iter().chain(next_in).chain(release).min()
+    }
+
+    /// The held frames may go to the radio at `now`.
+    fn may_transmit(&self, now: Instant) -> bool {
+        !self.other_keyed && now >= self.clear_at
     }
 }
 
@@ -287,6 +315,10 @@ struct Bench {
     /// Pending wake-up of each component, in [`WAKES`] order.
     wakes: [Option<(Instant, EventId)>; 7],
     received: Vec<u8>,
+    /// Length of the message.
+    message_octets: usize,
+    /// See [`TransferConfig::message_ack_octets`].
+    message_ack_octets: Option<usize>,
     /// Key-ups per station so far (the tag of its current transmission).
     keyups: [u64; 2],
     /// When each of the receiver's transmissions ended, by tag.
@@ -356,6 +388,10 @@ impl Bench {
                 outgoing: VecDeque::new(),
                 in_tnc: VecDeque::new(),
                 incoming: VecDeque::new(),
+                carrier_hold: path.carrier_hold,
+                other_keyed: false,
+                clear_at: Instant::ZERO,
+                held: VecDeque::new(),
             };
             [station(), station()]
         });
@@ -366,6 +402,8 @@ impl Bench {
             stations,
             wakes: [None; 7],
             received: Vec::new(),
+            message_octets: config.message_octets,
+            message_ack_octets: config.message_ack_octets,
             keyups: [0; 2],
             receiver_unkeys: Vec::new(),
             offered: None,
@@ -448,8 +486,13 @@ impl Bench {
                     }
                     s.tnc.handle_timeout(now);
                     while let Some(frame) = s.tnc.poll_transmit() {
-                        self.radio.transmit(now, StationId(i), frame);
+                        s.held.push_back(frame);
                         busy = true;
+                    }
+                    if s.may_transmit(now) {
+                        while let Some(frame) = s.held.pop_front() {
+                            self.radio.transmit(now, StationId(i), frame);
+                        }
                     }
                     while let Some(frame) = s.tnc.poll_host_delivery() {
                         let tag = s.in_tnc.pop_front().unwrap_or_default();
@@ -495,6 +538,15 @@ impl Bench {
                 while let Some(event) = self.links[i].poll_event() {
                     if let (RECEIVER, Event::Data { data, .. }) = (i, event) {
                         self.received.extend_from_slice(&data);
+                        if self.received.len() == self.message_octets {
+                            if let Some(n) = self.message_ack_octets {
+                                // The receiver never has more than this one
+                                // frame queued, so the engine accepts it.
+                                if self.links[RECEIVER].send(vec![0; n]).is_ok() {
+                                    busy = true;
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -547,6 +599,11 @@ impl Bench {
                 if let (true, Some(link)) = (direct, self.links.get_mut(station.0)) {
                     link.transmitter_keyed(at);
                 }
+                for (i, s) in self.stations.iter_mut().flatten().enumerate() {
+                    if i != station.0 {
+                        s.other_keyed = true;
+                    }
+                }
                 if let Some(n) = self.keyups.get_mut(station.0) {
                     *n += 1;
                 }
@@ -567,6 +624,12 @@ impl Bench {
                 }
             }
             MediumEvent::TransmissionEnded { station, at } => {
+                for (i, s) in self.stations.iter_mut().flatten().enumerate() {
+                    if i != station.0 {
+                        s.other_keyed = false;
+                        s.clear_at = at + s.carrier_hold;
+                    }
+                }
                 if let Some(k) = self
                     .keyings
                     .iter_mut()
