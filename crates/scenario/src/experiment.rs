@@ -92,6 +92,9 @@ experiments! {
     /// channel, simulated and set against Ronan's model (Ronan, Long and
     /// Walsh, section III.B, Tables II and III).
     "ronan-transfer" => RonanTransfer(RonanTransfer),
+    /// `kind = "ronan-measured"`: the measured transfers of Tables V-VII
+    /// through host and KISS TNC (Ronan, Long and Walsh, section IV).
+    "ronan-measured" => RonanMeasured(crate::ronan::MeasuredConfig),
     /// `kind = "bux-throughput"`: maximum throughput of HDLC NRM and ABM
     /// against message length (Bux, Kümmerle and Truong, Figs. 2-6).
     "bux-throughput" => BuxThroughput(crate::bux::ThroughputExperiment),
@@ -160,7 +163,8 @@ pub struct InvalidField {
 }
 
 impl InvalidField {
-    fn new(field: &'static str, reason: impl Into<String>) -> Self {
+    /// `field` is wrong for `reason`.
+    pub fn new(field: &'static str, reason: impl Into<String>) -> Self {
         InvalidField {
             field,
             reason: reason.into(),
@@ -654,15 +658,20 @@ replications = 2
 
     #[test]
     fn table_i_parses_into_the_transfer_config() {
-        let Experiment::RonanTransfer(t) = Experiment::from_toml(TABLE_I).unwrap();
+        let Ok(Experiment::RonanTransfer(t)) = Experiment::from_toml(TABLE_I) else {
+            panic!("not a ronan-transfer experiment");
+        };
         assert_eq!(t.window, OneOrMany(vec![2, 7]));
         assert_eq!(t.config(9600, 2), TransferConfig::ronan_table_1(9600, 2));
     }
 
     #[test]
     fn one_window_or_a_list() {
-        let Experiment::RonanTransfer(t) =
-            Experiment::from_toml(&with("window = [2, 7]", "window = 4")).unwrap();
+        let Ok(Experiment::RonanTransfer(t)) =
+            Experiment::from_toml(&with("window = [2, 7]", "window = 4"))
+        else {
+            panic!("not a ronan-transfer experiment");
+        };
         assert_eq!(t.window, OneOrMany(vec![4]));
     }
 

@@ -155,7 +155,7 @@ fn built_in_experiments_parse_and_bad_ones_are_refused_clearly() {
     let text = std::fs::read_to_string("../../experiments/bux-transfer-time.toml").unwrap();
     let err = ThroughputExperiment::from_toml(&text).unwrap_err();
     assert!(
-        err.to_string().contains("unknown field") || matches!(err, BuxError::Toml(_)),
+        err.to_string().contains("unknown field") || matches!(err, BuxError::Experiment(_)),
         "{err}"
     );
     let wrong_kind = text.replace("kind = \"bux-transfer-time\"", "kind = \"bux-throughput\"");

@@ -30,6 +30,7 @@ use serde::Deserialize;
 
 use super::reference::{published, Published};
 use super::{RonanError, THREADS};
+use crate::experiment::{Experiment, ExperimentKind, InvalidField};
 use crate::report::{
     Check, Figure, NoProgress, Output, Paper, Point, Progress, RunOptions, Section, Series,
     SeriesStyle, Table,
@@ -56,8 +57,6 @@ const DEFAULT_T1: Duration = Duration::from_secs(10);
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MeasuredConfig {
-    /// Must be `"ronan-measured"`.
-    pub kind: String,
     /// Radio bit rates to run, bit/s.
     pub bit_rates_bps: Vec<u32>,
     /// Windows k (AX.25 `maxframe`) to run, 1-7.
@@ -125,9 +124,13 @@ pub struct MeasuredRow {
 impl MeasuredConfig {
     /// Parses and checks an experiment file.
     pub fn from_toml(text: &str) -> Result<Self, RonanError> {
-        let config: MeasuredConfig = toml::from_str(text)?;
-        config.validate()?;
-        Ok(config)
+        match Experiment::from_toml(text).map_err(Box::new)? {
+            Experiment::RonanMeasured(config) => Ok(config),
+            other => Err(RonanError::Parameter {
+                field: "kind",
+                problem: format!("\"{}\" is not \"{KIND}\"", other.kind()),
+            }),
+        }
     }
 
     /// The built-in experiment, `experiments/ronan-tables-5-7.toml`.
@@ -142,9 +145,6 @@ impl MeasuredConfig {
                 problem: problem.into(),
             })
         };
-        if self.kind != KIND {
-            return bad("kind", &format!("\"{}\" is not \"{KIND}\"", self.kind));
-        }
         if self.bit_rates_bps.is_empty() || self.bit_rates_bps.contains(&0) {
             return bad("bit_rates_bps", "give at least one rate, none zero");
         }
@@ -791,6 +791,23 @@ fn text(config: &MeasuredConfig) -> String {
     )
 }
 
+impl ExperimentKind for MeasuredConfig {
+    fn validate(&self) -> Result<(), InvalidField> {
+        MeasuredConfig::validate(self).map_err(|e| match e {
+            RonanError::Parameter { field, problem } => InvalidField::new(field, problem),
+            other => InvalidField::new("kind", other.to_string()),
+        })
+    }
+
+    fn run(
+        &self,
+        opts: &RunOptions,
+        progress: &dyn Progress,
+    ) -> Result<Output, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(MeasuredConfig::run(self, opts, progress)?)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -798,7 +815,6 @@ mod tests {
     #[test]
     fn the_built_in_experiment_parses() {
         let c = MeasuredConfig::built_in().unwrap();
-        assert_eq!(c.kind, KIND);
         assert_eq!(c.windows, vec![1, 2, 3, 4, 5, 6, 7]);
     }
 

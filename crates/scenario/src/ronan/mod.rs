@@ -53,7 +53,7 @@ pub enum RonanError {
     Transfer(#[from] TransferError),
     /// An experiment file is not valid TOML for this kind.
     #[error("experiment file: {0}")]
-    Toml(#[from] toml::de::Error),
+    Experiment(#[from] Box<crate::experiment::ExperimentError>),
     /// An experiment parameter is out of range.
     #[error("experiment parameter {field}: {problem}")]
     Parameter {
