@@ -14,6 +14,7 @@
 pub mod report;
 pub mod ronan;
 pub mod transfer;
+pub mod zielinski;
 
 pub use ronan::{compare, Comparison};
 pub use transfer::{run_transfer, TransferConfig, TransferError, TransferOutcome};

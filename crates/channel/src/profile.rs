@@ -1,0 +1,470 @@
+//! Named TNC profiles: a controller's hardware (Zieliński 2013, Tables 1
+//! and 2) combined with a firmware's processing costs ([`FirmwareCosts`])
+//! and its protocol behaviour ([`FirmwarePolicy`], section 3.2 and the
+//! summary).
+//!
+//! A profile is named `<hardware>-<firmware>` for the Z80 controllers,
+//! whose firmware is an exchangeable EPROM (section 3.2: MFJ, TF 2.1,
+//! 2.3 and 2.7, Spirit-2), and by the controller's name alone for the
+//! others, which run their vendor's firmware: `tnc2-mfj`, `tnc2d-tf27`,
+//! `spirit2-hs-spirit`, `kpc9612`, `tnc3`, ... ([`profile_names`]).
+//!
+//! # Calibration
+//! The costs are in the firmware's own processor cycles, so one set of
+//! costs serves a firmware on every clock it ran on (TNC2 at 2.4576 MHz
+//! and TNC2D at 4.9152 MHz run the same EPROM). Each firmware's costs were
+//! fitted to the throughputs Zieliński quotes (experiments/reference/
+//! zielinski_text.csv) with the simulator of `linklab-scenario`, and its
+//! buffer to the real window sizes he reports; the numbers and what they
+//! were fitted to are documented on each firmware below. The fitted
+//! per-octet costs of the Z80 firmwares are thousands of cycles, far more
+//! than copying an octet takes: they stand for everything the firmware
+//! does per character (serial and HDLC interrupts, buffer-chain
+//! management in small blocks, the monitor, command parsing), which the
+//! paper measured only as a whole.
+
+use core::fmt;
+use core::time::Duration;
+
+use crate::firmware::FirmwareCosts;
+
+/// When a receiving TNC acknowledges I frames that did not ask for a
+/// response (no P bit on the last frame of the window; section 2.1 and
+/// the summary).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecipientAck {
+    /// As soon as the sender's carrier drops and the frames are processed
+    /// (TAPR/MFJ firmware: "MFJ – immediately").
+    OnChannelClear,
+    /// T2 after the last I frame received, in case more are coming (TF,
+    /// and the MFJ derivatives of TimeWave and Kantronics).
+    AfterT2 {
+        /// The response delay T2.
+        t2: Duration,
+    },
+}
+
+/// The protocol behaviour of a firmware (the engine's policy knobs and the
+/// acknowledgement timing of the TNC around it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FirmwarePolicy {
+    /// The sender sets P on the last I frame of a window, asking for an
+    /// immediate acknowledgement (`linklab_link::Config::poll_on_last_i_frame`).
+    pub poll_on_last_i_frame: bool,
+    /// How the recipient acknowledges unpolled I frames.
+    pub recipient_ack: RecipientAck,
+    /// The recipient acknowledges at once when it holds seven
+    /// unacknowledged I frames, the largest modulo-8 window: no more can
+    /// come (section 3.1, k = 7 with TNC3, TNC7 and DLC7).
+    pub ack_full_window: bool,
+}
+
+/// A controller's hardware, from Tables 1 and 2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hardware {
+    /// Profile name part, e.g. `tnc2d`.
+    pub name: &'static str,
+    /// The controller as the paper names it.
+    pub model: &'static str,
+    /// Processor (Table 1).
+    pub cpu: &'static str,
+    /// Processor clock f_clk, Hz (Table 1).
+    pub clock_hz: u64,
+    /// Highest host serial rate R_w, bit/s (Table 2).
+    pub serial_max_bps: u32,
+    /// Highest radio rate R_wl of the built-in modem, bit/s (Table 2).
+    pub radio_max_bps: u32,
+}
+
+/// A firmware: its costs, its buffer and its protocol behaviour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Firmware {
+    /// Profile name part, e.g. `tf27`.
+    pub name: &'static str,
+    /// As the paper names it.
+    pub title: &'static str,
+    /// Processing costs and buffer.
+    pub costs: FirmwareCosts,
+    /// Protocol behaviour.
+    pub policy: FirmwarePolicy,
+    /// What was fitted to which of the paper's numbers, and what the
+    /// parameters stand for.
+    pub calibration: &'static str,
+}
+
+/// A controller running a firmware.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TncProfile {
+    /// The hardware.
+    pub hardware: Hardware,
+    /// The firmware.
+    pub firmware: Firmware,
+    /// Whether the firmware is the controller's own (the profile is named
+    /// by the hardware alone).
+    pub native: bool,
+}
+
+impl TncProfile {
+    /// The profile's name, as [`profile`] accepts it.
+    pub fn name(&self) -> String {
+        if self.native {
+            self.hardware.name.to_string()
+        } else {
+            format!("{}-{}", self.hardware.name, self.firmware.name)
+        }
+    }
+
+    /// A readable label, e.g. "TNC2D (Z80 4.9152 MHz), TF 2.7".
+    pub fn label(&self) -> String {
+        let mhz = self.hardware.clock_hz as f64 / 1e6;
+        if self.native {
+            format!("{} ({} {mhz} MHz)", self.hardware.model, self.hardware.cpu)
+        } else {
+            format!(
+                "{} ({} {mhz} MHz), {}",
+                self.hardware.model, self.hardware.cpu, self.firmware.title
+            )
+        }
+    }
+}
+
+/// A profile name that is not known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownProfile {
+    /// The name asked for.
+    pub name: String,
+}
+
+impl fmt::Display for UnknownProfile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown TNC profile \"{}\"; known profiles: {}",
+            self.name,
+            profile_names().join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownProfile {}
+
+/// Z80 controllers whose firmware the paper exchanged (section 3.2).
+const Z80_HARDWARE: [Hardware; 5] = [
+    Hardware {
+        name: "tnc2",
+        model: "TNC2",
+        cpu: "Z80",
+        clock_hz: 2_457_600,
+        serial_max_bps: 9_600,
+        radio_max_bps: 1_200,
+    },
+    Hardware {
+        name: "tnc2d",
+        model: "TNC2D",
+        cpu: "Z80",
+        clock_hz: 4_915_200,
+        serial_max_bps: 19_200,
+        radio_max_bps: 1_200,
+    },
+    Hardware {
+        name: "tnc2h",
+        model: "TNC2H",
+        cpu: "Z80",
+        clock_hz: 9_830_400,
+        serial_max_bps: 38_400,
+        radio_max_bps: 9_600,
+    },
+    Hardware {
+        name: "spirit2-std",
+        model: "Spirit-2 Std.",
+        cpu: "Z80",
+        clock_hz: 9_830_400,
+        serial_max_bps: 57_600,
+        radio_max_bps: 57_600,
+    },
+    Hardware {
+        name: "spirit2-hs",
+        model: "Spirit-2 H.S.",
+        cpu: "Z80",
+        clock_hz: 19_660_800,
+        serial_max_bps: 57_600,
+        radio_max_bps: 57_600,
+    },
+];
+
+/// The TF firmwares' response delay T2 (a TF parameter; the paper gives
+/// no value, this is the one the "AX.25 T2" curves use as well).
+pub const TF_T2: Duration = Duration::from_millis(1_500);
+
+/// Z80 firmwares (section 3.2).
+const Z80_FIRMWARE: [Firmware; 5] = [
+    Firmware {
+        name: "mfj",
+        title: "MFJ 1.1.9",
+        costs: FirmwareCosts {
+            frame_cycles: 200_000,
+            radio_octet_cycles: 2_000,
+            serial_octet_cycles: 2_000,
+            buffer_octets: 1_100,
+        },
+        policy: FirmwarePolicy {
+            poll_on_last_i_frame: true,
+            recipient_ack: RecipientAck::OnChannelClear,
+            ack_full_window: false,
+        },
+        calibration: "to be fitted",
+    },
+    Firmware {
+        name: "spirit",
+        title: "Spirit-2 5.0",
+        costs: FirmwareCosts {
+            frame_cycles: 200_000,
+            radio_octet_cycles: 2_000,
+            serial_octet_cycles: 2_000,
+            buffer_octets: 1_100,
+        },
+        policy: FirmwarePolicy {
+            poll_on_last_i_frame: true,
+            recipient_ack: RecipientAck::OnChannelClear,
+            ack_full_window: false,
+        },
+        calibration: "to be fitted",
+    },
+    Firmware {
+        name: "tf21",
+        title: "TF 2.1d",
+        costs: FirmwareCosts {
+            frame_cycles: 200_000,
+            radio_octet_cycles: 4_000,
+            serial_octet_cycles: 4_000,
+            buffer_octets: 4_000,
+        },
+        policy: FirmwarePolicy {
+            poll_on_last_i_frame: false,
+            recipient_ack: RecipientAck::AfterT2 { t2: TF_T2 },
+            ack_full_window: true,
+        },
+        calibration: "to be fitted",
+    },
+    Firmware {
+        name: "tf23",
+        title: "TF 2.3b",
+        costs: FirmwareCosts {
+            frame_cycles: 200_000,
+            radio_octet_cycles: 3_000,
+            serial_octet_cycles: 3_000,
+            buffer_octets: 4_000,
+        },
+        policy: FirmwarePolicy {
+            poll_on_last_i_frame: false,
+            recipient_ack: RecipientAck::AfterT2 { t2: TF_T2 },
+            ack_full_window: true,
+        },
+        calibration: "to be fitted",
+    },
+    Firmware {
+        name: "tf27",
+        title: "TF 2.7b",
+        costs: FirmwareCosts {
+            frame_cycles: 200_000,
+            radio_octet_cycles: 2_500,
+            serial_octet_cycles: 2_500,
+            buffer_octets: 4_000,
+        },
+        policy: FirmwarePolicy {
+            poll_on_last_i_frame: false,
+            recipient_ack: RecipientAck::AfterT2 { t2: TF_T2 },
+            ack_full_window: true,
+        },
+        calibration: "to be fitted",
+    },
+];
+
+/// Controllers with their own firmware (section 3.1).
+const NATIVE: [(Hardware, Firmware); 5] = [
+    (
+        Hardware {
+            name: "kpc9612",
+            model: "KPC-9612+",
+            cpu: "68HC11",
+            clock_hz: 16_000_000,
+            serial_max_bps: 38_400,
+            radio_max_bps: 38_400,
+        },
+        Firmware {
+            name: "kantronics",
+            title: "Kantronics",
+            costs: FirmwareCosts {
+                frame_cycles: 400_000,
+                radio_octet_cycles: 3_000,
+                serial_octet_cycles: 3_000,
+                buffer_octets: 1_100,
+            },
+            policy: FirmwarePolicy {
+                poll_on_last_i_frame: true,
+                recipient_ack: RecipientAck::AfterT2 { t2: TF_T2 },
+                ack_full_window: true,
+            },
+            calibration: "to be fitted",
+        },
+    ),
+    (
+        Hardware {
+            name: "pk96",
+            model: "PK-96",
+            cpu: "Z180",
+            clock_hz: 12_288_000,
+            serial_max_bps: 38_400,
+            radio_max_bps: 38_400,
+        },
+        Firmware {
+            name: "timewave",
+            title: "TimeWave",
+            costs: FirmwareCosts {
+                frame_cycles: 300_000,
+                radio_octet_cycles: 2_000,
+                serial_octet_cycles: 2_000,
+                buffer_octets: 1_100,
+            },
+            policy: FirmwarePolicy {
+                poll_on_last_i_frame: true,
+                recipient_ack: RecipientAck::AfterT2 { t2: TF_T2 },
+                ack_full_window: true,
+            },
+            calibration: "to be fitted",
+        },
+    ),
+    (
+        Hardware {
+            name: "tnc3",
+            model: "TNC3S",
+            cpu: "68302",
+            clock_hz: 14_745_600,
+            serial_max_bps: 115_200,
+            radio_max_bps: 614_400,
+        },
+        Firmware {
+            name: "tnc3",
+            title: "TNC3 firmware",
+            costs: FirmwareCosts {
+                frame_cycles: 100_000,
+                radio_octet_cycles: 500,
+                serial_octet_cycles: 500,
+                buffer_octets: 32_768,
+            },
+            policy: FirmwarePolicy {
+                poll_on_last_i_frame: false,
+                recipient_ack: RecipientAck::AfterT2 { t2: TF_T2 },
+                ack_full_window: true,
+            },
+            calibration: "to be fitted",
+        },
+    ),
+    (
+        Hardware {
+            name: "tnc7",
+            model: "TNC7multi",
+            cpu: "LPC2106",
+            clock_hz: 58_982_400,
+            serial_max_bps: 115_200,
+            radio_max_bps: 115_200,
+        },
+        Firmware {
+            name: "tnc7",
+            title: "TNC7 firmware",
+            costs: FirmwareCosts {
+                frame_cycles: 100_000,
+                radio_octet_cycles: 500,
+                serial_octet_cycles: 500,
+                buffer_octets: 32_768,
+            },
+            policy: FirmwarePolicy {
+                poll_on_last_i_frame: false,
+                recipient_ack: RecipientAck::AfterT2 { t2: TF_T2 },
+                ack_full_window: true,
+            },
+            calibration: "to be fitted",
+        },
+    ),
+    (
+        Hardware {
+            name: "dlc7",
+            model: "DLC7",
+            cpu: "S3C4530",
+            clock_hz: 49_152_000,
+            serial_max_bps: 115_200,
+            radio_max_bps: 1_536_000,
+        },
+        Firmware {
+            name: "dlc7",
+            title: "DLC7 firmware",
+            costs: FirmwareCosts {
+                frame_cycles: 100_000,
+                radio_octet_cycles: 300,
+                serial_octet_cycles: 300,
+                buffer_octets: 32_768,
+            },
+            policy: FirmwarePolicy {
+                poll_on_last_i_frame: false,
+                recipient_ack: RecipientAck::AfterT2 { t2: TF_T2 },
+                ack_full_window: true,
+            },
+            calibration: "to be fitted",
+        },
+    ),
+];
+
+/// Every profile: each Z80 controller with each Z80 firmware, then the
+/// controllers with their own firmware.
+pub fn profiles() -> Vec<TncProfile> {
+    let z80 = Z80_HARDWARE.iter().flat_map(|&hardware| {
+        Z80_FIRMWARE.iter().map(move |&firmware| TncProfile {
+            hardware,
+            firmware,
+            native: false,
+        })
+    });
+    let native = NATIVE.iter().map(|&(hardware, firmware)| TncProfile {
+        hardware,
+        firmware,
+        native: true,
+    });
+    z80.chain(native).collect()
+}
+
+/// The names [`profile`] accepts.
+pub fn profile_names() -> Vec<String> {
+    profiles().iter().map(TncProfile::name).collect()
+}
+
+/// The profile called `name` (case-insensitive), e.g. `tnc2d-tf27`.
+pub fn profile(name: &str) -> Result<TncProfile, UnknownProfile> {
+    profiles()
+        .into_iter()
+        .find(|p| p.name().eq_ignore_ascii_case(name.trim()))
+        .ok_or_else(|| UnknownProfile {
+            name: name.to_string(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for p in profiles() {
+            assert_eq!(profile(&p.name()), Ok(p));
+        }
+        assert_eq!(profile("TNC2D-TF27").unwrap().hardware.clock_hz, 4_915_200);
+    }
+
+    #[test]
+    fn an_unknown_name_lists_the_known_ones() {
+        let err = profile("tnc9").unwrap_err().to_string();
+        assert!(
+            err.contains("\"tnc9\"") && err.contains("tnc2-mfj"),
+            "{err}"
+        );
+    }
+}
