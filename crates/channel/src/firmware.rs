@@ -44,10 +44,24 @@ pub struct FirmwareCosts {
     pub buffer_octets: usize,
 }
 
-/// A processor of `clock_hz` serving jobs of type `J` in arrival order.
+/// Which queue a job joins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Priority {
+    /// Work on frames from and to the HDLC controller, done at interrupt
+    /// level before any waiting main-loop task.
+    Frame,
+    /// Main-loop work (packetising host data), done when no frame work
+    /// waits.
+    Task,
+}
+
+/// A processor of `clock_hz` serving jobs of type `J`: frame work first,
+/// then main-loop tasks, each in arrival order, a started job running to
+/// its end.
 #[derive(Debug, Clone)]
 pub struct Cpu<J> {
     clock_hz: u64,
+    urgent: VecDeque<(J, u64)>,
     waiting: VecDeque<(J, u64)>,
     current: Option<(J, Instant)>,
     done: VecDeque<J>,
@@ -60,6 +74,7 @@ impl<J> Cpu<J> {
     pub fn new(clock_hz: u64) -> Self {
         Cpu {
             clock_hz: clock_hz.max(1),
+            urgent: VecDeque::new(),
             waiting: VecDeque::new(),
             current: None,
             done: VecDeque::new(),
@@ -74,14 +89,17 @@ impl<J> Cpu<J> {
     }
 
     /// Queues a job costing `cycles`.
-    pub fn submit(&mut self, now: Instant, job: J, cycles: u64) {
-        self.waiting.push_back((job, cycles));
+    pub fn submit(&mut self, now: Instant, job: J, cycles: u64, priority: Priority) {
+        match priority {
+            Priority::Frame => self.urgent.push_back((job, cycles)),
+            Priority::Task => self.waiting.push_back((job, cycles)),
+        }
         self.start(now);
     }
 
     /// Jobs queued or running.
     pub fn pending(&self) -> usize {
-        self.waiting.len() + usize::from(self.current.is_some())
+        self.urgent.len() + self.waiting.len() + usize::from(self.current.is_some())
     }
 
     /// Total time spent executing jobs that have finished or started.
@@ -114,7 +132,7 @@ impl<J> Cpu<J> {
         if self.current.is_some() {
             return;
         }
-        if let Some((job, cycles)) = self.waiting.pop_front() {
+        if let Some((job, cycles)) = self.urgent.pop_front().or_else(|| self.waiting.pop_front()) {
             let d = self.duration(cycles);
             self.busy += d;
             self.current = Some((job, now + d));
@@ -129,8 +147,8 @@ mod tests {
     #[test]
     fn jobs_run_one_after_another_at_the_clock_rate() {
         let mut cpu = Cpu::new(2_000_000);
-        cpu.submit(Instant::ZERO, 'a', 2_000);
-        cpu.submit(Instant::ZERO, 'b', 4_000);
+        cpu.submit(Instant::ZERO, 'a', 2_000, Priority::Task);
+        cpu.submit(Instant::ZERO, 'b', 4_000, Priority::Task);
         assert_eq!(cpu.poll_timeout(), Some(Instant::from_micros(1_000)));
         cpu.handle_timeout(Instant::from_micros(2_999));
         assert_eq!(cpu.poll_done(), Some('a'));
@@ -139,6 +157,17 @@ mod tests {
         assert_eq!(cpu.poll_done(), Some('b'));
         assert_eq!(cpu.pending(), 0);
         assert_eq!(cpu.busy_time(), Duration::from_micros(3_000));
+    }
+
+    #[test]
+    fn frame_work_overtakes_waiting_tasks_but_not_the_running_one() {
+        let mut cpu = Cpu::new(1_000_000);
+        cpu.submit(Instant::ZERO, 'a', 1_000, Priority::Task);
+        cpu.submit(Instant::ZERO, 'b', 1_000, Priority::Task);
+        cpu.submit(Instant::ZERO, 'f', 1_000, Priority::Frame);
+        cpu.handle_timeout(Instant::from_micros(3_000));
+        let order: Vec<char> = core::iter::from_fn(|| cpu.poll_done()).collect();
+        assert_eq!(order, ['a', 'f', 'b']);
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub mod tnc;
 
 pub use airtime::{bits_duration, hdlc_bits, FLAG_BITS};
 pub use errors::{ErrorModel, ErrorProcess, GilbertElliott};
-pub use firmware::{Cpu, FirmwareCosts};
+pub use firmware::{Cpu, FirmwareCosts, Priority};
 pub use line::{DirectionStats, LineConfig, PointToPointLine};
 pub use linklab_link::Instant;
 pub use medium::{Delivery, Medium, MediumEvent, Outcome, StationId};

@@ -44,6 +44,21 @@ pub enum RecipientAck {
     },
 }
 
+/// When a firmware's main loop starts a transmission (it always waits for
+/// a clear channel and for the frames it has received to be processed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransmitStart {
+    /// As soon as one frame is ready; frames prepared while the
+    /// transmitter is keyed join the transmission (TF and its TNC3/TNC7
+    /// descendants).
+    FirstFrame,
+    /// Once the frames ready fill the open window, or no more are being
+    /// prepared (the frame buffer is full or the host has no more data):
+    /// TAPR-derived firmware (MFJ, Spirit-2, Kantronics, TimeWave), which
+    /// gathers a window before keying up.
+    FullWindow,
+}
+
 /// The protocol behaviour of a firmware (the engine's policy knobs and the
 /// acknowledgement timing of the TNC around it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +72,8 @@ pub struct FirmwarePolicy {
     /// unacknowledged I frames, the largest modulo-8 window: no more can
     /// come (section 3.1, k = 7 with TNC3, TNC7 and DLC7).
     pub ack_full_window: bool,
+    /// When the sender keys up.
+    pub transmit_start: TransmitStart,
 }
 
 /// A controller's hardware, from Tables 1 and 2.
@@ -202,15 +219,16 @@ const Z80_FIRMWARE: [Firmware; 5] = [
         name: "mfj",
         title: "MFJ 1.1.9",
         costs: FirmwareCosts {
-            frame_cycles: 200_000,
-            radio_octet_cycles: 2_000,
-            serial_octet_cycles: 2_000,
-            buffer_octets: 1_100,
+            frame_cycles: 300000,
+            radio_octet_cycles: 12000,
+            serial_octet_cycles: 7000,
+            buffer_octets: 1100,
         },
         policy: FirmwarePolicy {
             poll_on_last_i_frame: true,
             recipient_ack: RecipientAck::OnChannelClear,
             ack_full_window: false,
+            transmit_start: TransmitStart::FullWindow,
         },
         calibration: "to be fitted",
     },
@@ -218,15 +236,16 @@ const Z80_FIRMWARE: [Firmware; 5] = [
         name: "spirit",
         title: "Spirit-2 5.0",
         costs: FirmwareCosts {
-            frame_cycles: 200_000,
-            radio_octet_cycles: 2_000,
-            serial_octet_cycles: 2_000,
-            buffer_octets: 1_100,
+            frame_cycles: 150000,
+            radio_octet_cycles: 1500,
+            serial_octet_cycles: 3000,
+            buffer_octets: 1100,
         },
         policy: FirmwarePolicy {
             poll_on_last_i_frame: true,
             recipient_ack: RecipientAck::OnChannelClear,
             ack_full_window: false,
+            transmit_start: TransmitStart::FullWindow,
         },
         calibration: "to be fitted",
     },
@@ -234,15 +253,16 @@ const Z80_FIRMWARE: [Firmware; 5] = [
         name: "tf21",
         title: "TF 2.1d",
         costs: FirmwareCosts {
-            frame_cycles: 200_000,
-            radio_octet_cycles: 4_000,
-            serial_octet_cycles: 4_000,
-            buffer_octets: 4_000,
+            frame_cycles: 500000,
+            radio_octet_cycles: 2000,
+            serial_octet_cycles: 35000,
+            buffer_octets: 8192,
         },
         policy: FirmwarePolicy {
             poll_on_last_i_frame: false,
             recipient_ack: RecipientAck::AfterT2 { t2: TF_T2 },
             ack_full_window: true,
+            transmit_start: TransmitStart::FirstFrame,
         },
         calibration: "to be fitted",
     },
@@ -250,15 +270,16 @@ const Z80_FIRMWARE: [Firmware; 5] = [
         name: "tf23",
         title: "TF 2.3b",
         costs: FirmwareCosts {
-            frame_cycles: 200_000,
-            radio_octet_cycles: 3_000,
-            serial_octet_cycles: 3_000,
-            buffer_octets: 4_000,
+            frame_cycles: 400000,
+            radio_octet_cycles: 2000,
+            serial_octet_cycles: 21000,
+            buffer_octets: 8192,
         },
         policy: FirmwarePolicy {
             poll_on_last_i_frame: false,
             recipient_ack: RecipientAck::AfterT2 { t2: TF_T2 },
             ack_full_window: true,
+            transmit_start: TransmitStart::FirstFrame,
         },
         calibration: "to be fitted",
     },
@@ -266,15 +287,16 @@ const Z80_FIRMWARE: [Firmware; 5] = [
         name: "tf27",
         title: "TF 2.7b",
         costs: FirmwareCosts {
-            frame_cycles: 200_000,
-            radio_octet_cycles: 2_500,
-            serial_octet_cycles: 2_500,
-            buffer_octets: 4_000,
+            frame_cycles: 300000,
+            radio_octet_cycles: 2500,
+            serial_octet_cycles: 11000,
+            buffer_octets: 8192,
         },
         policy: FirmwarePolicy {
             poll_on_last_i_frame: false,
             recipient_ack: RecipientAck::AfterT2 { t2: TF_T2 },
             ack_full_window: true,
+            transmit_start: TransmitStart::FirstFrame,
         },
         calibration: "to be fitted",
     },
@@ -304,6 +326,7 @@ const NATIVE: [(Hardware, Firmware); 5] = [
                 poll_on_last_i_frame: true,
                 recipient_ack: RecipientAck::AfterT2 { t2: TF_T2 },
                 ack_full_window: true,
+                transmit_start: TransmitStart::FullWindow,
             },
             calibration: "to be fitted",
         },
@@ -321,15 +344,16 @@ const NATIVE: [(Hardware, Firmware); 5] = [
             name: "timewave",
             title: "TimeWave",
             costs: FirmwareCosts {
-                frame_cycles: 300_000,
-                radio_octet_cycles: 2_000,
-                serial_octet_cycles: 2_000,
-                buffer_octets: 1_100,
+                frame_cycles: 250000,
+                radio_octet_cycles: 2000,
+                serial_octet_cycles: 2000,
+                buffer_octets: 1100,
             },
             policy: FirmwarePolicy {
                 poll_on_last_i_frame: true,
                 recipient_ack: RecipientAck::AfterT2 { t2: TF_T2 },
                 ack_full_window: true,
+                transmit_start: TransmitStart::FullWindow,
             },
             calibration: "to be fitted",
         },
@@ -347,15 +371,16 @@ const NATIVE: [(Hardware, Firmware); 5] = [
             name: "tnc3",
             title: "TNC3 firmware",
             costs: FirmwareCosts {
-                frame_cycles: 100_000,
-                radio_octet_cycles: 500,
-                serial_octet_cycles: 500,
-                buffer_octets: 32_768,
+                frame_cycles: 900000,
+                radio_octet_cycles: 2000,
+                serial_octet_cycles: 2000,
+                buffer_octets: 32768,
             },
             policy: FirmwarePolicy {
                 poll_on_last_i_frame: false,
                 recipient_ack: RecipientAck::AfterT2 { t2: TF_T2 },
                 ack_full_window: true,
+                transmit_start: TransmitStart::FirstFrame,
             },
             calibration: "to be fitted",
         },
@@ -373,15 +398,16 @@ const NATIVE: [(Hardware, Firmware); 5] = [
             name: "tnc7",
             title: "TNC7 firmware",
             costs: FirmwareCosts {
-                frame_cycles: 100_000,
-                radio_octet_cycles: 500,
-                serial_octet_cycles: 500,
-                buffer_octets: 32_768,
+                frame_cycles: 1000000,
+                radio_octet_cycles: 3000,
+                serial_octet_cycles: 3000,
+                buffer_octets: 32768,
             },
             policy: FirmwarePolicy {
                 poll_on_last_i_frame: false,
                 recipient_ack: RecipientAck::AfterT2 { t2: TF_T2 },
                 ack_full_window: true,
+                transmit_start: TransmitStart::FirstFrame,
             },
             calibration: "to be fitted",
         },
@@ -408,6 +434,7 @@ const NATIVE: [(Hardware, Firmware); 5] = [
                 poll_on_last_i_frame: false,
                 recipient_ack: RecipientAck::AfterT2 { t2: TF_T2 },
                 ack_full_window: true,
+                transmit_start: TransmitStart::FirstFrame,
             },
             calibration: "to be fitted",
         },

@@ -112,6 +112,20 @@ impl Bench {
                     moved = true;
                 }
             }
+            // A frame that ends as the carrier drops reaches the TNC's
+            // processor before the TNC sees the channel clear.
+            while let Some(delivery) = self.radio.poll_delivery() {
+                moved = true;
+                if !delivery.is_intact() {
+                    continue;
+                }
+                if let (Some(tnc), Ok(frame)) = (
+                    self.tncs.get_mut(delivery.to.0),
+                    Frame::decode(&delivery.frame, Modulus::Mod8),
+                ) {
+                    tnc.radio_frame(delivery.at, frame);
+                }
+            }
             while let Some(event) = self.radio.poll_event() {
                 let station = match event {
                     linklab_channel::MediumEvent::ChannelBusy { station, .. }
@@ -124,18 +138,6 @@ impl Bench {
                     tnc.medium_event(event);
                 }
                 moved = true;
-            }
-            while let Some(delivery) = self.radio.poll_delivery() {
-                moved = true;
-                if !delivery.is_intact() {
-                    continue;
-                }
-                if let (Some(tnc), Ok(frame)) = (
-                    self.tncs.get_mut(delivery.to.0),
-                    Frame::decode(&delivery.frame, Modulus::Mod8),
-                ) {
-                    tnc.radio_frame(delivery.at, frame);
-                }
             }
             if !moved {
                 break;

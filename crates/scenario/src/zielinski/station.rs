@@ -39,8 +39,8 @@
 use core::time::Duration;
 use std::collections::VecDeque;
 
-use linklab_channel::firmware::{Cpu, FirmwareCosts};
-use linklab_channel::profile::{FirmwarePolicy, RecipientAck, TncProfile};
+use linklab_channel::firmware::{Cpu, FirmwareCosts, Priority};
+use linklab_channel::profile::{FirmwarePolicy, RecipientAck, TncProfile, TransmitStart};
 use linklab_channel::{MediumEvent, SERIAL_BITS_PER_OCTET};
 use linklab_link::{AckPolicy, Config, DataLink, Event, Instant, NewLinkError, RecoveryMode};
 use linklab_wire::ax25::{Address, Frame};
@@ -54,8 +54,8 @@ const FULL_WINDOW: u8 = 7;
 enum Job {
     /// Packetise a block of host data for the engine.
     Packetise(Vec<u8>),
-    /// Build a frame for the HDLC controller.
-    Build(Vec<u8>),
+    /// Serve the HDLC controller's interrupts while it sends a frame.
+    Transmit,
     /// Process a frame from the HDLC controller.
     Process(Frame),
 }
@@ -103,6 +103,8 @@ pub(crate) struct FirmwareTnc {
     on_air: VecDeque<bool>,
     last_nr_sent: u8,
     t2_expiry: Option<Instant>,
+    /// Received frames waiting for the processor.
+    processing: usize,
     /// T2 ran out: acknowledge at the next chance to transmit.
     t2_expired: bool,
     channel_busy: bool,
@@ -154,6 +156,7 @@ impl FirmwareTnc {
             on_air: VecDeque::new(),
             last_nr_sent: 0,
             t2_expiry: None,
+            processing: 0,
             t2_expired: false,
             channel_busy: false,
             keyed: false,
@@ -178,10 +181,11 @@ impl FirmwareTnc {
 
     /// A frame received intact by the HDLC controller.
     pub(crate) fn radio_frame(&mut self, now: Instant, frame: Frame) {
-        let cost = self.costs.frame_cycles
-            + frame.encoded_len() as u64 * self.costs.radio_octet_cycles
-            + frame.info().len() as u64 * self.costs.serial_octet_cycles;
-        self.cpu.submit(now, Job::Process(frame), cost);
+        let cost =
+            self.costs.frame_cycles + frame.encoded_len() as u64 * self.costs.radio_octet_cycles;
+        self.processing += 1;
+        self.cpu
+            .submit(now, Job::Process(frame), cost, Priority::Frame);
     }
 
     /// What the radio reported about this station.
@@ -192,14 +196,16 @@ impl FirmwareTnc {
                 self.engine.set_channel_busy(at, busy);
                 self.pump(at);
             }
-            MediumEvent::TransmitterKeyed { .. } => {
+            MediumEvent::TransmitterKeyed { at, .. } => {
                 self.keyed = true;
                 self.burst = 0;
+                self.pump(at);
             }
-            MediumEvent::FrameSent { .. } => {
+            MediumEvent::FrameSent { at, .. } => {
                 if self.on_air.pop_front() == Some(true) {
                     self.burst += 1;
                 }
+                self.pump(at);
             }
             MediumEvent::TransmissionEnded { at, .. } => {
                 self.keyed = false;
@@ -250,10 +256,9 @@ impl FirmwareTnc {
                     // while connected; the bench writes only then.
                     let _ = self.engine.send(block);
                 }
-                Job::Build(frame) => {
-                    self.to_radio.push_back(frame);
-                }
+                Job::Transmit => {}
                 Job::Process(frame) => {
+                    self.processing -= 1;
                     let vr = self.engine.sequence_variables().2;
                     self.engine.handle_frame(now, &frame);
                     let advanced = self.engine.sequence_variables().2 != vr;
@@ -294,22 +299,40 @@ impl FirmwareTnc {
                 || self.policy.recipient_ack == RecipientAck::OnChannelClear)
     }
 
+    /// Whether the firmware would start a transmission with the frames it
+    /// has ([`TransmitStart`]).
+    fn window_ready(&self) -> bool {
+        match self.policy.transmit_start {
+            TransmitStart::FirstFrame => true,
+            TransmitStart::FullWindow => {
+                let room = usize::from(self.setup.window).saturating_sub(self.engine.unacked());
+                self.packetising == 0 || self.engine.queued() >= room
+            }
+        }
+    }
+
     /// Moves everything that can move at `now`.
     fn pump(&mut self, now: Instant) {
         loop {
             let mut moved = false;
-            let may_transmit = !self.channel_busy
+            // The main loop starts a transmission when it has nothing
+            // else to do and the channel is clear; while the transmitter
+            // is keyed the HDLC controller is fed one frame ahead.
+            let idle = !self.channel_busy
                 && !self.keyed
-                && self.cpu.pending() == 0
-                && self.to_radio.is_empty();
-            if may_transmit && self.ack_due() {
+                && self.processing == 0
+                && self.on_air.is_empty()
+                && self.to_radio.is_empty()
+                && self.window_ready();
+            let feeding = self.keyed && self.on_air.len() + self.to_radio.len() <= 1;
+            if idle && self.ack_due() {
                 // Seize the transmitter for the acknowledgement: the
                 // engine sends its pending RR.
                 self.t2_expired = false;
                 self.t2_expiry = None;
                 self.engine.transmitter_keyed(now);
             }
-            while let Some(frame) = may_transmit
+            if let Some(frame) = (idle || feeding)
                 .then(|| self.engine.poll_transmit(now))
                 .flatten()
             {
@@ -317,9 +340,9 @@ impl FirmwareTnc {
                     self.last_nr_sent = nr;
                 }
                 let bytes = frame.encode();
-                let cost =
-                    self.costs.frame_cycles + bytes.len() as u64 * self.costs.radio_octet_cycles;
-                self.cpu.submit(now, Job::Build(bytes), cost);
+                let cost = bytes.len() as u64 * self.costs.radio_octet_cycles;
+                self.cpu.submit(now, Job::Transmit, cost, Priority::Frame);
+                self.to_radio.push_back(bytes);
                 moved = true;
             }
             while let Some(event) = self.engine.poll_event() {
@@ -364,7 +387,8 @@ impl FirmwareTnc {
             };
             self.packetising += len;
             let cost = self.costs.frame_cycles + len as u64 * self.costs.serial_octet_cycles;
-            self.cpu.submit(now, Job::Packetise(block), cost);
+            self.cpu
+                .submit(now, Job::Packetise(block), cost, Priority::Task);
         }
     }
 
