@@ -3,7 +3,7 @@
 //! full-duplex point-to-point line ([`line`](mod@line)), bit-error processes
 //! ([`errors`]), the TNC between a host and the radio ([`tnc`]), the
 //! processor of a firmware TNC that runs AX.25 itself ([`firmware`]) and
-//! named controller/firmware profiles ([`profile`]).
+//! named controller/firmware profiles ([`profile`](mod@profile)).
 //!
 //! Every model is a state machine in virtual time, driven like the protocol
 //! engines: calls take `now`, outputs are drained by polling,

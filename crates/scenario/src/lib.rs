@@ -6,6 +6,9 @@
 //!   CSMA radio channel (Ronan, Long and Walsh, section III.B).
 //! - [`ronan`]: that transfer replicated and set against Ronan's transfer
 //!   time model (Tables II and III).
+//! - [`zielinski`]: firmware TNCs (the AX.25 engine inside a modelled
+//!   controller) on Zieliński's wired link, and the reproduction of his
+//!   Figs. 4-15.
 //! - [`report`]: what a reproduction hands to the CLI (tables, figures,
 //!   checks).
 #![forbid(unsafe_code)]
