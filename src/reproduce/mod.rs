@@ -16,9 +16,7 @@
 mod files;
 mod html;
 mod progress;
-mod reference;
 mod svg;
-mod zielinski_model;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -76,7 +74,15 @@ fn jobs() -> Vec<Job> {
     vec![
         Job {
             paper: Paper::Zielinski2013,
-            run: zielinski_model::theory_curves,
+            run: |o, p| Ok(linklab_scenario::zielinski::figures_4_to_6(o, p)?),
+        },
+        Job {
+            paper: Paper::Zielinski2013,
+            run: |o, p| Ok(linklab_scenario::zielinski::real_window_figures(o, p)?),
+        },
+        Job {
+            paper: Paper::Zielinski2013,
+            run: |o, p| Ok(linklab_scenario::zielinski::figures_10_to_13(o, p)?),
         },
         Job {
             paper: Paper::RonanAx25,

@@ -1,7 +1,9 @@
 //! Sans-IO models of the medium (ARCHITECTURE.md, `channel`): the
 //! half-duplex shared radio channel with p-persistent CSMA ([`radio`]), the
 //! full-duplex point-to-point line ([`line`](mod@line)), bit-error processes
-//! ([`errors`]) and the TNC between a host and the radio ([`tnc`]).
+//! ([`errors`]), the TNC between a host and the radio ([`tnc`]), the
+//! processor of a firmware TNC that runs AX.25 itself ([`firmware`]) and
+//! named controller/firmware profiles ([`profile`](mod@profile)).
 //!
 //! Every model is a state machine in virtual time, driven like the protocol
 //! engines: calls take `now`, outputs are drained by polling,
@@ -14,15 +16,19 @@
 
 pub mod airtime;
 pub mod errors;
+pub mod firmware;
 pub mod line;
 pub mod medium;
+pub mod profile;
 pub mod radio;
 pub mod tnc;
 
 pub use airtime::{bits_duration, hdlc_bits, FLAG_BITS};
 pub use errors::{ErrorModel, ErrorProcess, GilbertElliott};
+pub use firmware::{Cpu, FirmwareCosts, Priority};
 pub use line::{DirectionStats, LineConfig, PointToPointLine};
 pub use linklab_link::Instant;
 pub use medium::{Delivery, Medium, MediumEvent, Outcome, StationId};
+pub use profile::{profile, TncProfile};
 pub use radio::{Duplex, RadioChannel, RadioConfig, RadioStats, StationConfig};
 pub use tnc::{Tnc, TncConfig, SERIAL_BITS_PER_OCTET};

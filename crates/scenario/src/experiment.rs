@@ -95,6 +95,12 @@ experiments! {
     /// `kind = "ronan-measured"`: the measured transfers of Tables V-VII
     /// through host and KISS TNC (Ronan, Long and Walsh, section IV).
     "ronan-measured" => RonanMeasured(crate::ronan::MeasuredConfig),
+    /// `kind = "zielinski-throughput"`: throughput of firmware TNC pairs
+    /// against k (Zieliński, Figs. 4-6 and 10-13).
+    "zielinski-throughput" => ZielinskiThroughput(crate::zielinski::ThroughputExperiment),
+    /// `kind = "zielinski-real-window"`: how many I frames a sender puts in
+    /// each transmission (Zieliński, Figs. 7-9 and 14-15).
+    "zielinski-real-window" => ZielinskiRealWindow(crate::zielinski::RealWindowExperiment),
     /// `kind = "bux-throughput"`: maximum throughput of HDLC NRM and ABM
     /// against message length (Bux, Kümmerle and Truong, Figs. 2-6).
     "bux-throughput" => BuxThroughput(crate::bux::ThroughputExperiment),

@@ -7,6 +7,9 @@
 //!   (Ronan, Long and Walsh, sections III.B and IV).
 //! - [`ronan`]: the Ronan reproductions: Tables II and III (model and
 //!   simulation), Tables V-VII (measured transfers through host and TNC).
+//! - [`zielinski`]: firmware TNCs (the AX.25 engine inside a modelled
+//!   controller) on Zieliński's wired link, and the reproduction of his
+//!   Figs. 4-15.
 //! - [`bux`]: HDLC NRM against ABM on a full-duplex line (Bux, Kümmerle
 //!   and Truong 1982, Figs. 2-11).
 //! - [`experiment`]: scenario files (TOML) that `linklab sim` runs.
@@ -20,6 +23,7 @@ pub mod experiment;
 pub mod report;
 pub mod ronan;
 pub mod transfer;
+pub mod zielinski;
 
 pub use ronan::{compare, Comparison, RonanError};
 pub use transfer::{

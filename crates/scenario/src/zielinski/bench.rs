@@ -1,0 +1,224 @@
+//! One file transfer between two firmware TNCs, as Zieliński measured it
+//! (section 3, Fig. 3): host → serial → TNC → wired half-duplex "radio"
+//! link → TNC → serial → host, on a perfect channel.
+//!
+//! The sending TNC connects (SABM, modulo 8, no XID), the link settles,
+//! and one second later its host starts writing the file. The transfer
+//! time runs from that moment (T_CT in Fig. 3) to the moment the last
+//! character reaches the receiving host (T_rc), and the throughput is the
+//! file's bits over it, as section 3.2 measured it. Every I frame the
+//! sender puts into one keyed transmission counts towards its real window
+//! size (Figs. 7-9, 14-15: the paper read them from a monitor log).
+
+use core::time::Duration;
+
+use linklab_channel::profile::TncProfile;
+use linklab_channel::{Medium, RadioChannel, RadioConfig, StationConfig, StationId};
+use linklab_link::{Instant, State};
+use linklab_sim::Streams;
+use linklab_wire::ax25::Frame;
+use linklab_wire::control::Modulus;
+
+use super::station::{FirmwareTnc, LinkSetup};
+use super::ZielinskiError;
+
+/// The channel-access parameters of both TNCs: T_102 = 10 ms, p = 63,
+/// T_103 = 400 ms, no TXTAIL (section 2.1; the paper found TXTAIL 0 in
+/// every implementation it knew). The same values give the model curves.
+pub fn station_config() -> StationConfig {
+    StationConfig {
+        persistence: 63,
+        slot_time: Duration::from_millis(10),
+        txdelay: Duration::from_millis(400),
+        txtail: Duration::ZERO,
+        slot_phase: Duration::ZERO,
+    }
+}
+
+/// One transfer's parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TransferSetup {
+    /// The sending TNC.
+    pub sender: TncProfile,
+    /// The receiving TNC.
+    pub recipient: TncProfile,
+    /// Radio link rate R_wl, bit/s.
+    pub radio_bps: u32,
+    /// Link parameters (k, N1, R_w, T1) of both TNCs.
+    pub link: LinkSetup,
+    /// File size, octets.
+    pub file_octets: usize,
+}
+
+/// What one transfer measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TransferResult {
+    /// From the first character written by the sending host to the last
+    /// one delivered to the receiving host.
+    pub duration: Duration,
+    /// File bits over that time, bit/s.
+    pub throughput_bps: f64,
+    /// I frames in each of the sender's transmissions.
+    pub real_windows: Vec<u32>,
+}
+
+const SENDER: usize = 0;
+const RECIPIENT: usize = 1;
+/// Virtual-time limit: far beyond any transfer simulated here.
+const HORIZON: Instant = Instant::from_micros(24 * 3_600_000_000);
+
+struct Bench {
+    radio: RadioChannel,
+    tncs: [FirmwareTnc; 2],
+    now: Instant,
+}
+
+impl Bench {
+    fn next_time(&self) -> Option<Instant> {
+        [
+            self.radio.poll_timeout(),
+            self.tncs[SENDER].poll_timeout(),
+            self.tncs[RECIPIENT].poll_timeout(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// Advances to the next event time and handles everything due then.
+    fn step(&mut self) -> bool {
+        let Some(t) = self.next_time().filter(|&t| t <= HORIZON) else {
+            return false;
+        };
+        self.now = self.now.max(t);
+        let now = self.now;
+        self.radio.handle_timeout(now);
+        for tnc in &mut self.tncs {
+            if tnc.poll_timeout().is_some_and(|d| d <= now) {
+                tnc.handle_timeout(now);
+            }
+        }
+        self.settle(now);
+        true
+    }
+
+    /// Moves frames and events between TNCs and channel until quiet.
+    fn settle(&mut self, now: Instant) {
+        loop {
+            let mut moved = false;
+            for (i, tnc) in self.tncs.iter_mut().enumerate() {
+                while let Some(frame) = tnc.poll_transmit() {
+                    self.radio.transmit(now, StationId(i), frame);
+                    moved = true;
+                }
+            }
+            // A frame that ends as the carrier drops reaches the TNC's
+            // processor before the TNC sees the channel clear.
+            while let Some(delivery) = self.radio.poll_delivery() {
+                moved = true;
+                if !delivery.is_intact() {
+                    continue;
+                }
+                if let (Some(tnc), Ok(frame)) = (
+                    self.tncs.get_mut(delivery.to.0),
+                    Frame::decode(&delivery.frame, Modulus::Mod8),
+                ) {
+                    tnc.radio_frame(delivery.at, frame);
+                }
+            }
+            while let Some(event) = self.radio.poll_event() {
+                let station = match event {
+                    linklab_channel::MediumEvent::ChannelBusy { station, .. }
+                    | linklab_channel::MediumEvent::TransmitterKeyed { station, .. }
+                    | linklab_channel::MediumEvent::TransmissionStarted { station, .. }
+                    | linklab_channel::MediumEvent::FrameSent { station, .. }
+                    | linklab_channel::MediumEvent::TransmissionEnded { station, .. } => station,
+                };
+                if let Some(tnc) = self.tncs.get_mut(station.0) {
+                    tnc.medium_event(event);
+                }
+                moved = true;
+            }
+            if !moved {
+                break;
+            }
+        }
+    }
+
+    fn stalled(&self, phase: &'static str) -> ZielinskiError {
+        ZielinskiError::Stalled {
+            phase,
+            at_us: self.now.as_micros(),
+        }
+    }
+}
+
+/// Simulates one transfer with the random streams `streams` (file
+/// contents, slot-clock phases, persistence draws).
+pub fn run_transfer(
+    setup: &TransferSetup,
+    streams: &Streams,
+) -> Result<TransferResult, ZielinskiError> {
+    let mut payload = streams.stream("payload");
+    let file: Vec<u8> = (0..setup.file_octets)
+        .map(|_| payload.below(256) as u8)
+        .collect();
+    let mut phases = streams.stream("slot-phase");
+    let base = station_config();
+    let slot = u64::try_from(base.slot_time.as_micros())
+        .unwrap_or(1)
+        .max(1);
+    let mut station = || StationConfig {
+        slot_phase: Duration::from_micros(phases.below(slot)),
+        ..base
+    };
+    let stations = [station(), station()];
+    let radio = RadioChannel::new(
+        RadioConfig::new(setup.radio_bps),
+        &stations,
+        streams,
+        "radio",
+    );
+    let a = "N0SEND".parse()?;
+    let b = "N0RECV".parse()?;
+    let mut bench = Bench {
+        radio,
+        tncs: [
+            FirmwareTnc::new(&setup.sender, setup.link, a, b)?,
+            FirmwareTnc::new(&setup.recipient, setup.link, b, a)?,
+        ],
+        now: Instant::ZERO,
+    };
+
+    bench.tncs[SENDER].engine.connect(Instant::ZERO);
+    bench.tncs[SENDER].handle_timeout(Instant::ZERO);
+    bench.settle(Instant::ZERO);
+    while !(bench
+        .tncs
+        .iter()
+        .all(|t| t.engine.state() == State::Connected && t.idle())
+        && bench.radio.poll_timeout().is_none())
+    {
+        if !bench.step() {
+            return Err(bench.stalled("connect"));
+        }
+    }
+    let start = bench.now + Duration::from_secs(1);
+    bench.now = start;
+    bench.tncs[SENDER].host_write(start, &file);
+    bench.settle(start);
+    while bench.tncs[RECIPIENT].delivered < file.len() || !bench.tncs[SENDER].all_acknowledged() {
+        if !bench.step() {
+            return Err(bench.stalled("transfer"));
+        }
+    }
+    let end = bench.tncs[RECIPIENT]
+        .last_delivery
+        .ok_or_else(|| bench.stalled("transfer"))?;
+    let duration = end.saturating_duration_since(start);
+    Ok(TransferResult {
+        duration,
+        throughput_bps: 8.0 * setup.file_octets as f64 / duration.as_secs_f64(),
+        real_windows: std::mem::take(&mut bench.tncs[SENDER].bursts),
+    })
+}

@@ -1,0 +1,608 @@
+//! The reproduction of Zieliński 2013 for `linklab reproduce`: the model
+//! checks (eq. 1-4), Figs. 4-6 and 10-13 (throughput against k) and the
+//! real-window-size histograms (Figs. 7-9, 14-15), each a
+//! [`Section`] built from the experiment files in `experiments/`.
+
+use core::time::Duration;
+
+use super::experiment::{
+    model, parse, FigureResult, Measured, RealWindowExperiment, ThroughputExperiment, WindowResult,
+};
+use super::published::{check, row, rows};
+use super::ZielinskiError;
+use crate::report::{Check, Paper, Progress, RunOptions, Section};
+
+/// `experiments/zielinski-figs-4-6.toml`.
+pub const FIGS_4_6_TOML: &str = include_str!("../../../../experiments/zielinski-figs-4-6.toml");
+/// `experiments/zielinski-figs-10-13.toml`.
+pub const FIGS_10_13_TOML: &str = include_str!("../../../../experiments/zielinski-figs-10-13.toml");
+/// `experiments/zielinski-figs-7-9.toml`.
+pub const FIGS_7_9_TOML: &str = include_str!("../../../../experiments/zielinski-figs-7-9.toml");
+/// `experiments/zielinski-figs-14-15.toml`.
+pub const FIGS_14_15_TOML: &str = include_str!("../../../../experiments/zielinski-figs-14-15.toml");
+
+const PAPER: Paper = Paper::Zielinski2013;
+
+/// What every section says about the set-up.
+const SETUP_TEXT: &str = "Each TNC runs the real AX.25 engine (modulo 8, N1 = 256, no XID, \
+fixed T1 of 10 s) inside a model of the controller: the host writes the file over the serial \
+link at R_w (10 bits per character, eq. 5); the processor, at the clock of Table 1, spends \
+a firmware's cycles per frame and per octet packetising host data, serving the HDLC \
+controller and processing received frames (frame work before main-loop work); a frame \
+buffer holds the data not yet acknowledged. The real window size and the turnaround are \
+not set anywhere: they follow from these costs, the buffer and the firmware's policies (P \
+on the last I frame or not, acknowledgement on channel clear or after T2 = 1.5 s, \
+acknowledgement of a full window of 7 at once, keying up with the first frame or with a \
+full window). The channel is Zieliński's wired link: perfect, half duplex, p-persistent \
+CSMA with T_102 = 10 ms, p = 63, T_103 = 400 ms and no TXTAIL. T_103 is not given in the \
+paper; 400 ms puts eq. 2 within 2% of both theoretical maxima it quotes (about 1000 bit/s \
+at 1.2 kbit/s and 5900 at 9.6 kbit/s), where 300 ms would be 3.5% and 6.9% above them. \
+Throughput is the file's bits over the time from the first character written by the \
+sending host to the last delivered to the receiving host (section 3.2, T_CT to T_rc), \
+as a mean over replications that differ in the CSMA draws and slot phases, with 95% \
+confidence half-widths. The profiles' costs were fitted once to the measured figures the \
+text quotes (crates/channel/src/profile.rs documents each fit); the checks below compare \
+every quoted figure with the profile it names.";
+
+/// The model checks of eq. 1-4 ("AX.25 imm", T_2 = 0) against the
+/// theoretical maxima the paper quotes; ids `zielinski2013/theory/...`.
+pub fn theory() -> Result<Vec<Check>, ZielinskiError> {
+    let mut checks = Vec::new();
+    for r in rows()?
+        .into_iter()
+        .filter(|r| r.what.starts_with("theoretical"))
+    {
+        let k: u32 =
+            r.k.parse()
+                .map_err(|_| ZielinskiError::Published(r.k.clone()))?;
+        let radio_bps = (r.radio_kbps * 1000.0).round() as u32;
+        let imm = model(radio_bps, 256, Duration::ZERO).row(k).throughput_bps;
+        let at_300 = linklab_models::zielinski::Params {
+            t103_s: 0.3,
+            ..model(radio_bps, 256, Duration::ZERO)
+        }
+        .row(k)
+        .throughput_bps;
+        checks.push(
+            check(
+                format!("zielinski2013/theory/{}kbps/k{k}", r.radio_kbps),
+                &r,
+                format!(
+                    "{} at {} kbit/s, N1 = 256, k = {k}: eq. 2 with T_2 = 0",
+                    r.what, r.radio_kbps
+                ),
+                imm,
+            )
+            .with_note(format!(
+                "The paper does not state T_102, p and T_103 behind its curves; with T_102 = \
+                 10 ms, p = 63 and T_103 = 400 ms eq. 2 gives {imm:.0} bit/s ({:+.1}%); with \
+                 T_103 = 300 ms it would give {at_300:.0} bit/s ({:+.1}%).",
+                (imm / r.quoted.value() - 1.0) * 100.0,
+                (at_300 / r.quoted.value() - 1.0) * 100.0
+            )),
+        );
+    }
+    Ok(checks)
+}
+
+fn figure<'a>(results: &'a [FigureResult], id: &str) -> Result<&'a FigureResult, ZielinskiError> {
+    results.iter().find(|f| f.spec.id == id).ok_or_else(|| {
+        ZielinskiError::Parameter(format!("the experiment file has no figure \"{id}\""))
+    })
+}
+
+fn curve<'a>(fig: &'a FigureResult, label: &str) -> Result<&'a [Measured], ZielinskiError> {
+    fig.curve(label).ok_or_else(|| {
+        ZielinskiError::Parameter(format!(
+            "figure \"{}\" has no curve \"{label}\"",
+            fig.spec.id
+        ))
+    })
+}
+
+/// The best throughput of a curve over k, and the k it was reached at.
+fn best(curve: &[Measured], windows: &[u8]) -> (f64, u8) {
+    curve
+        .iter()
+        .zip(windows)
+        .map(|(m, &k)| (m.throughput.mean, k))
+        .fold((0.0, 0), |a, b| if b.0 > a.0 { b } else { a })
+}
+
+/// Throughput at window `k`.
+fn at(curve: &[Measured], windows: &[u8], k: u8) -> f64 {
+    windows
+        .iter()
+        .position(|&w| w == k)
+        .and_then(|i| curve.get(i))
+        .map_or(0.0, |m| m.throughput.mean)
+}
+
+fn slug(label: &str) -> String {
+    let mut s = String::new();
+    for c in label.chars() {
+        if c.is_ascii_alphanumeric() {
+            s.push(c.to_ascii_lowercase());
+        } else if !s.ends_with('-') && !s.is_empty() {
+            s.push('-');
+        }
+    }
+    s.trim_end_matches('-').to_string()
+}
+
+/// Figs. 4-6: throughput against k at 1.2, 9.6 and 38.4 kbit/s for
+/// identical TNC pairs (section 3.1), with the model checks.
+pub fn figures_4_to_6(
+    opts: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<Section, ZielinskiError> {
+    let exp: ThroughputExperiment = parse(FIGS_4_6_TOML)?;
+    let results = exp.simulate(opts, progress)?;
+    let out = exp.output(&results);
+    let ks = &exp.windows;
+    let mut checks = theory()?;
+
+    let fig5 = figure(&results, "fig5")?;
+    for (what, label, id) in [
+        ("TNC2D measured max", "TNC2D (MFJ)", "tnc2d"),
+        ("DLC7 measured max", "DLC7", "dlc7"),
+    ] {
+        let r = row(9.6, what)?;
+        let (ours, k) = best(curve(fig5, label)?, ks);
+        checks.push(
+            check(
+                format!("zielinski2013/fig5/{id}/max"),
+                &r,
+                format!("Fig. 5, {label}: highest throughput over k = 1-7 at 9.6 kbit/s"),
+                ours,
+            )
+            .with_note(format!("Reached at k = {k}.")),
+        );
+    }
+    let fig6 = figure(&results, "fig6")?;
+    for (what, label) in [
+        ("Spirit-2/KPC-9612+/PK-96 measured", "Spirit-2 Std."),
+        ("Spirit-2/KPC-9612+/PK-96 measured", "KPC-9612+"),
+        ("Spirit-2/KPC-9612+/PK-96 measured", "PK-96"),
+        ("TNC3 measured", "TNC3"),
+        ("TNC7 measured", "TNC7"),
+        ("DLC7 measured", "DLC7"),
+    ] {
+        let r = row(38.4, what)?;
+        let c = curve(fig6, label)?;
+        let ours = at(c, ks, 7);
+        let mut chk = check(
+            format!("zielinski2013/fig6/{}/k7", slug(label)),
+            &r,
+            format!("Fig. 6, {label}: throughput at k = 7, 38.4 kbit/s"),
+            ours,
+        );
+        if label == "PK-96" {
+            chk = chk.with_note(
+                "The paper's PK-96 ran unstably at 38.4 kbit/s (footnote 1); the figure is \
+                 the one it groups with Spirit-2 and KPC-9612+.",
+            );
+        } else if label == "Spirit-2 Std." {
+            chk = chk.with_note(
+                "The paper does not say which Spirit-2 it ran at 38.4 kbit/s; the Standard \
+                 (9.8304 MHz) is simulated. The calibrated High Speed model gives about 6400 \
+                 bit/s here, above the quoted figure.",
+            );
+        }
+        checks.push(chk);
+    }
+
+    // Qualitative statements of section 3.1.
+    let fig4 = figure(&results, "fig4")?;
+    let z80: Vec<(String, f64, f64)> = ["TNC2 (MFJ)", "TNC2D (MFJ)"]
+        .iter()
+        .map(|&l| {
+            let c = curve(fig4, l)?;
+            Ok((l.to_string(), at(c, ks, 4), at(c, ks, 7)))
+        })
+        .collect::<Result<_, ZielinskiError>>()?;
+    let flat = z80.iter().all(|(_, k4, k7)| *k7 <= 1.05 * k4);
+    checks.push(
+        Check::qualitative(
+            "zielinski2013/fig4/z80-no-gain-above-k4",
+            PAPER,
+            "Fig. 4: the Z80 TNC2 and TNC2D gain nothing from k above 4",
+            "increasing k from 4 does not practically increase throughput",
+            z80.iter()
+                .map(|(l, k4, k7)| format!("{l}: {k4:.0} bit/s at k = 4, {k7:.0} at k = 7"))
+                .collect::<Vec<_>>()
+                .join("; "),
+            flat,
+        )
+        .with_note(
+            "Their frame buffer holds about four 256-octet frames, so the real window stays at \
+             4 whatever k is (see the real-window section).",
+        ),
+    );
+    let tnc3 = curve(fig4, "TNC3")?;
+    let tnc2d = curve(fig4, "TNC2D (MFJ)")?;
+    let worse_small = at(tnc3, ks, 1) < at(tnc2d, ks, 1);
+    let better_k7 = at(tnc3, ks, 7) > at(tnc2d, ks, 7);
+    checks.push(
+        Check::qualitative(
+            "zielinski2013/fig4/tnc3-t2-wait",
+            PAPER,
+            "Fig. 4: TNC3 (no P on the last I frame, recipient waits T2) is worse than the Z80 \
+             TNCs at small k and better at k = 7",
+            "worse for k < 7, close to the theory at k = 7",
+            format!(
+                "TNC3 {:.0} vs TNC2D {:.0} bit/s at k = 1; {:.0} vs {:.0} at k = 7",
+                at(tnc3, ks, 1),
+                at(tnc2d, ks, 1),
+                at(tnc3, ks, 7),
+                at(tnc2d, ks, 7)
+            ),
+            worse_small && better_k7,
+        )
+        .with_note(
+            "Our TNC3 overtakes the Z80 TNCs from about k = 4, not only at k = 7: with T2 = \
+             1.5 s the wait costs less than the Z80s' slow turnaround at mid-size windows.",
+        ),
+    );
+    let jumps: Vec<(String, f64, f64)> = ["TNC3", "TNC7", "DLC7"]
+        .iter()
+        .map(|&l| {
+            let c = curve(fig5, l)?;
+            Ok((l.to_string(), at(c, ks, 6), at(c, ks, 7)))
+        })
+        .collect::<Result<_, ZielinskiError>>()?;
+    checks.push(Check::qualitative(
+        "zielinski2013/fig5/k6-to-k7-step",
+        PAPER,
+        "Fig. 5: a visible step from k = 6 to k = 7 for TNC3, TNC7 and DLC7",
+        "the difference between k = 6 and k = 7 is visible",
+        jumps
+            .iter()
+            .map(|(l, a, b)| format!("{l}: {a:.0} -> {b:.0} bit/s"))
+            .collect::<Vec<_>>()
+            .join("; "),
+        jumps.iter().all(|(_, a, b)| *b > 1.2 * a),
+    ));
+
+    let text = format!(
+        "{SETUP_TEXT}\n\nFigs. 4-6 pair identical TNCs. The paper gives R_w = 19.2 kbit/s for \
+         Fig. 4 only and no file size for section 3.1; each controller's highest R_w from \
+         Table 2 and the 8 KB file of section 3.2 are used. The 'AX.25 T2' curve is eq. 2 \
+         with T_2 = 1.5 s, the T2 of the TF-family profiles (the paper gives no value). \
+         Known gaps: the paper says the KPC-9612+ behaves like the Z80 TNCs at 1.2 kbit/s \
+         (no gain above k = 4), yet Fig. 9 shows it using k = 7 at 9.6 kbit/s; our profile \
+         follows Fig. 9 (large buffer) and so keeps gaining up to k = 7 in Fig. 4. The \
+         Kantronics slow start (window opened gradually) the summary mentions is not \
+         modelled."
+    );
+    Ok(Section {
+        heading: "Figs. 4-6: effective throughput against k, identical TNC pairs".to_string(),
+        text,
+        tables: out.tables,
+        figures: out.figures,
+        checks,
+    })
+}
+
+/// Figs. 10-13: Z80 TNCs with MFJ, Spirit-2 and TF firmware as sender or
+/// recipient with a TNC3 (section 3.2).
+pub fn figures_10_to_13(
+    opts: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<Section, ZielinskiError> {
+    let exp: ThroughputExperiment = parse(FIGS_10_13_TOML)?;
+    let results = exp.simulate(opts, progress)?;
+    let out = exp.output(&results);
+    let ks = &exp.windows;
+    let mut checks = Vec::new();
+
+    let fig10 = figure(&results, "fig10")?;
+    let r = row(1.2, "Z80 TNC2/TNC2D sender")?;
+    for label in [
+        "TNC2 2.5 MHz, MFJ 1.1.9",
+        "TNC2 2.5 MHz, Spirit-2 5.0",
+        "TNC2D 4.9 MHz, MFJ 1.1.9",
+        "TNC2D 4.9 MHz, Spirit-2 5.0",
+    ] {
+        let (ours, k) = best(curve(fig10, label)?, ks);
+        checks.push(
+            check(
+                format!("zielinski2013/fig10/{}/max", slug(label)),
+                &r,
+                format!("Fig. 10, {label} sending to a TNC3: highest throughput over k"),
+                ours,
+            )
+            .with_note(format!(
+                "Reached at k = {k}. The paper's range spans both clocks (750-800 bit/s on \
+                 the TNC2, 800-900 on the TNC2D)."
+            )),
+        );
+    }
+    for (fig, kbps, what, labels) in [
+        (
+            "fig11",
+            1.2,
+            "recipient role (fast sender)",
+            &FIG11_RECIPIENTS[..],
+        ),
+        (
+            "fig13",
+            9.6,
+            "recipient role (measured)",
+            &FIG13_RECIPIENTS[..],
+        ),
+    ] {
+        let f = figure(&results, fig)?;
+        let r = row(kbps, what)?;
+        for &label in labels {
+            let (ours, k) = best(curve(f, label)?, ks);
+            checks.push(
+                check(
+                    format!("zielinski2013/{fig}/{}/max", slug(label)),
+                    &r,
+                    format!(
+                        "{} {label} receiving from a TNC3: highest throughput over k",
+                        if fig == "fig11" {
+                            "Fig. 11,"
+                        } else {
+                            "Fig. 13,"
+                        }
+                    ),
+                    ours,
+                )
+                .with_note(format!(
+                    "Reached at k = {k}. The quoted range covers every recipient the paper \
+                     tested."
+                )),
+            );
+        }
+    }
+    let fig12 = figure(&results, "fig12")?;
+    let r = row(9.6, "Spirit-2 sender")?;
+    for label in [
+        "Spirit-2 Std. 10 MHz, Spirit-2 5.0",
+        "Spirit-2 H.S. 20 MHz, Spirit-2 5.0",
+    ] {
+        let (ours, k) = best(curve(fig12, label)?, ks);
+        checks.push(
+            check(
+                format!("zielinski2013/fig12/{}/max", slug(label)),
+                &r,
+                format!("Fig. 12, {label} sending to a TNC3: highest throughput over k"),
+                ours,
+            )
+            .with_note(format!(
+                "Reached at k = {k}. The paper's 'theory about 6000' is eq. 2 for a full \
+                 window; ours at k = 7 is {:.0} bit/s.",
+                model(9600, 256, Duration::ZERO).row(7).throughput_bps
+            )),
+        );
+    }
+
+    // TF 2.1 is the slowest sender and does not gain from k (Fig. 10).
+    let tf21 = curve(fig10, "TNC2 2.5 MHz, TF 2.1d")?;
+    let others: Vec<f64> = exp.figures[0]
+        .pairs
+        .iter()
+        .filter(|p| p.label.starts_with("TNC2 ") && !p.label.contains("TF 2.1"))
+        .map(|p| curve(fig10, &p.label).map(|c| best(c, ks).0))
+        .collect::<Result<_, _>>()?;
+    let (tf21_best, _) = best(tf21, ks);
+    let tf21_min = tf21
+        .iter()
+        .map(|m| m.throughput.mean)
+        .fold(f64::INFINITY, f64::min);
+    let slowest = others.iter().all(|&o| o > tf21_best);
+    checks.push(
+        Check::qualitative(
+            "zielinski2013/fig10/tf21-slowest",
+            PAPER,
+            "Fig. 10: TF 2.1 on the TNC2 is the slowest sender and hardly gains from k",
+            "the most ineffective sender; throughput independent of k",
+            format!(
+                "TF 2.1 best {tf21_best:.0} bit/s (lowest {tf21_min:.0}); other firmware on \
+                 the TNC2 best {:.0}-{:.0} bit/s",
+                others.iter().copied().fold(f64::INFINITY, f64::min),
+                others.iter().copied().fold(0.0, f64::max)
+            ),
+            slowest,
+        )
+        .with_note(
+            "Our TF 2.1 packetises a 256-octet block in about 4 s on the TNC2, longer than a \
+             frame's 1.9 s on the air, so the TNC3 acknowledges after T2 nearly every frame. \
+             Its curve still rises from k = 1 to 2-3 (a second frame sometimes catches the \
+             transmission), which the paper does not show.",
+        ),
+    );
+
+    let text = format!(
+        "{SETUP_TEXT}\n\nSection 3.2 pairs each Z80 TNC with a TNC3 (the paper used a TNC3 or \
+         a TNC7). MFJ and Spirit-2 (TAPR family) set P on the last I frame, acknowledge as \
+         soon as the channel clears and key up with a full window; TF sets no P, waits T2 and \
+         keys up with its first frame. Known gaps: our TF 2.7 beats MFJ and Spirit by more \
+         than the paper's 'not significantly' (it uses k = 7 and its costs were fitted to the \
+         real window sizes of Figs. 14-15, not to a throughput); MFJ on Spirit-2 hardware as \
+         a recipient at 9.6 kbit/s reaches about 3800 bit/s, just inside the range; and the \
+         TAPR senders lose a little from k = 3 to 4, because with a full frame buffer the \
+         next window can only be packetised after the acknowledgement."
+    );
+    Ok(Section {
+        heading: "Figs. 10-13: firmware on Z80 TNCs as sender and recipient".to_string(),
+        text,
+        tables: out.tables,
+        figures: out.figures,
+        checks,
+    })
+}
+
+/// Recipients of Fig. 11 whose best throughput is checked.
+const FIG11_RECIPIENTS: [&str; 10] = [
+    "TNC2 2.5 MHz, Spirit-2 5.0",
+    "TNC2 2.5 MHz, MFJ 1.1.9",
+    "TNC2 2.5 MHz, TF 2.1d",
+    "TNC2 2.5 MHz, TF 2.3b",
+    "TNC2 2.5 MHz, TF 2.7b",
+    "TNC2D 4.9 MHz, Spirit-2 5.0",
+    "TNC2D 4.9 MHz, MFJ 1.1.9",
+    "TNC2D 4.9 MHz, TF 2.1d",
+    "TNC2D 4.9 MHz, TF 2.3b",
+    "TNC2D 4.9 MHz, TF 2.7b",
+];
+
+/// Recipients of Fig. 13 whose best throughput is checked.
+const FIG13_RECIPIENTS: [&str; 10] = [
+    "Spirit-2 Std. 10 MHz, Spirit-2 5.0",
+    "Spirit-2 Std. 10 MHz, MFJ 1.1.9",
+    "Spirit-2 Std. 10 MHz, TF 2.1d",
+    "Spirit-2 Std. 10 MHz, TF 2.3b",
+    "Spirit-2 Std. 10 MHz, TF 2.7b",
+    "Spirit-2 H.S. 20 MHz, Spirit-2 5.0",
+    "Spirit-2 H.S. 20 MHz, MFJ 1.1.9",
+    "Spirit-2 H.S. 20 MHz, TF 2.1d",
+    "Spirit-2 H.S. 20 MHz, TF 2.3b",
+    "Spirit-2 H.S. 20 MHz, TF 2.7b",
+];
+
+fn window_case<'a>(
+    results: &'a [WindowResult],
+    fig: &str,
+    label: &str,
+) -> Result<&'a Measured, ZielinskiError> {
+    results
+        .iter()
+        .find(|r| r.spec.id == fig)
+        .and_then(|r| r.case(label))
+        .ok_or_else(|| ZielinskiError::Parameter(format!("no case \"{label}\" in \"{fig}\"")))
+}
+
+/// Figs. 7-9 and 14-15: real window sizes at k = 7 from the simulated
+/// transfers, with the checks that the Z80 controllers cannot use k above
+/// about 4.
+pub fn real_window_figures(
+    opts: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<Section, ZielinskiError> {
+    let hardware: RealWindowExperiment = parse(FIGS_7_9_TOML)?;
+    let software: RealWindowExperiment = parse(FIGS_14_15_TOML)?;
+    let hw = hardware.simulate(opts, progress)?;
+    let sw = software.simulate(opts, progress)?;
+    let mut out = hardware.output(&hw);
+    let more = software.output(&sw);
+    out.tables.extend(more.tables);
+    out.figures.extend(more.figures);
+    let mut checks = Vec::new();
+
+    let tnc2d = window_case(&hw, "fig7", "N1 = 256")?;
+    let tnc2h = window_case(&hw, "fig8", "N1 = 256")?;
+    let kpc = window_case(&hw, "fig9", "N1 = 256")?;
+    let z80_limited = tnc2d.mean_window() <= 5.0 && tnc2h.mean_window() <= 5.0;
+    checks.push(
+        Check::qualitative(
+            "zielinski2013/fig7-9/z80-real-window-limit",
+            PAPER,
+            "Figs. 7-9: at k = 7 and N1 = 256 the Z80 TNC2D (1.2 kbit/s) and TNC2H (9.6 \
+             kbit/s) send at most about 4-5 frames per transmission, the KPC-9612+ mostly 7",
+            "Z80 controllers cannot use the maximum window; for the KPC-9612+ k = 7 dominates",
+            format!(
+                "mean real window: TNC2D {:.2}, TNC2H {:.2}, KPC-9612+ {:.2} (most frequent \
+                 {})",
+                tnc2d.mean_window(),
+                tnc2h.mean_window(),
+                kpc.mean_window(),
+                kpc.mode()
+            ),
+            z80_limited && kpc.mode() == 7,
+        )
+        .with_note(
+            "The TAPR-family firmware's frame buffer (1100 octets, fitted) holds four \
+             256-octet frames; the TNC2H at 9.6 kbit/s is also short of processor time.",
+        ),
+    );
+    let small = window_case(&hw, "fig7", "N1 = 32")?;
+    checks.push(Check::qualitative(
+        "zielinski2013/fig7/smaller-frames-larger-window",
+        PAPER,
+        "Fig. 7: with shorter I frames the TNC2D's real window grows",
+        "with decreasing I frame length, real window sizes increase",
+        format!(
+            "mean real window {:.2} at N1 = 32, {:.2} at N1 = 256",
+            small.mean_window(),
+            tnc2d.mean_window()
+        ),
+        small.mean_window() > tnc2d.mean_window() + 1.0,
+    ));
+
+    let taps: Vec<(&str, &Measured)> = [
+        ("fig14", "TNC2 2.5 MHz, MFJ 1.1.9"),
+        ("fig14", "TNC2D 4.9 MHz, Spirit-2 5.0"),
+        ("fig15", "Spirit-2 Std. 10 MHz, Spirit-2 5.0"),
+        ("fig15", "Spirit-2 H.S. 20 MHz, MFJ 1.1.9"),
+    ]
+    .iter()
+    .map(|&(f, l)| window_case(&sw, f, l).map(|m| (l, m)))
+    .collect::<Result<_, _>>()?;
+    checks.push(Check::qualitative(
+        "zielinski2013/fig14-15/tapr-window-about-4",
+        PAPER,
+        "Figs. 14-15: MFJ and Spirit-2 firmware send about 4 frames per transmission at k = 7",
+        "real window size oscillates around 4 (never above 5)",
+        taps.iter()
+            .map(|(l, m)| format!("{l}: mean {:.2}", m.mean_window()))
+            .collect::<Vec<_>>()
+            .join("; "),
+        taps.iter()
+            .all(|(_, m)| m.mean_window() <= 5.0 && m.real_windows[5..].iter().all(|&c| c == 0)),
+    ));
+    let tf21 = window_case(&sw, "fig14", "TNC2 2.5 MHz, TF 2.1d")?;
+    let tf27 = window_case(&sw, "fig15", "Spirit-2 H.S. 20 MHz, TF 2.7b")?;
+    checks.push(
+        Check::qualitative(
+            "zielinski2013/fig14-15/tf-window-by-clock",
+            PAPER,
+            "Figs. 14-15: TF 2.1 on a 2.5 MHz TNC2 sends 1-2 frames per transmission; TF 2.7 \
+             on a 20 MHz Spirit-2 still uses 7",
+            "TF 2.1 always 1 or 2 at 2.5 MHz; TF 2.7 window of 7 at 20 MHz",
+            format!(
+                "TF 2.1 on TNC2: mean {:.2}; TF 2.7 on Spirit-2 H.S.: mean {:.2} (most \
+                 frequent {})",
+                tf21.mean_window(),
+                tf27.mean_window(),
+                tf27.mode()
+            ),
+            tf21.mean_window() <= 2.0 && tf27.mode() == 7,
+        )
+        .with_note(
+            "The 8 KB file is 32 frames, so the last window of a k = 7 transfer has 4 frames: \
+             a sender that always fills its window averages 6.4, not 7.",
+        ),
+    );
+
+    let text = format!(
+        "{SETUP_TEXT}\n\nThe real window size is counted as the paper read it from the \
+         monitor log: the I frames of each transmission of the sender. Figs. 7-9 send a 64 KB \
+         file at k = 7 between two identical TNCs for several N1; Figs. 14-15 use the 8 KB \
+         transfers of section 3.2 at k = 7. The Z80 TAPR-family limit comes out of the frame \
+         buffer (four 256-octet frames): with shorter frames more fit, as in Fig. 7. The TF \
+         figures come out of the processor: TF keys up with its first frame, and how many \
+         more join depends on how fast the next ones are packetised."
+    );
+    Ok(Section {
+        heading: "Figs. 7-9, 14-15: real window size".to_string(),
+        text,
+        tables: out.tables,
+        figures: out.figures,
+        checks,
+    })
+}
+
+/// Every Zieliński section, in the paper's order.
+pub fn sections(
+    opts: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<Vec<Section>, ZielinskiError> {
+    Ok(vec![
+        figures_4_to_6(opts, progress)?,
+        real_window_figures(opts, progress)?,
+        figures_10_to_13(opts, progress)?,
+    ])
+}
