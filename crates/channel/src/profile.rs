@@ -16,7 +16,10 @@
 //! fitted to the throughputs Zieliński quotes (experiments/reference/
 //! zielinski_text.csv) with the simulator of `linklab-scenario`, and its
 //! buffer to the real window sizes he reports; the numbers and what they
-//! were fitted to are documented on each firmware below. The fitted
+//! were fitted to are documented on each firmware below
+//! ([`Firmware::fitted_to`] in short, [`Firmware::calibration`] in full):
+//! a comparison with one of those figures is a calibration fit, one with
+//! any other figure a prediction. The fitted
 //! per-octet costs of the Z80 firmwares are thousands of cycles, far more
 //! than copying an octet takes: they stand for everything the firmware
 //! does per character (serial and HDLC interrupts, buffer-chain
@@ -104,6 +107,11 @@ pub struct Firmware {
     pub costs: FirmwareCosts,
     /// Protocol behaviour.
     pub policy: FirmwarePolicy,
+    /// The quoted figures (experiments/reference/zielinski_text.csv) and
+    /// histograms this firmware's costs and buffer were fitted to, in
+    /// short: checks against these are calibration fits, checks against
+    /// any other figure are predictions.
+    pub fitted_to: &'static str,
     /// What was fitted to which of the paper's numbers, and what the
     /// parameters stand for.
     pub calibration: &'static str,
@@ -230,6 +238,7 @@ const Z80_FIRMWARE: [Firmware; 5] = [
             ack_full_window: false,
             transmit_start: TransmitStart::FullWindow,
         },
+        fitted_to: "Fig. 5 (TNC2D pair, 9.6 kbit/s: about 1500 bit/s) and Fig. 10 (TNC2 and TNC2D sending to a TNC3, 1.2 kbit/s: 750-900 bit/s); buffer: Figs. 7 and 14 (real window 4 at N1 = 256)",
         calibration: "Fitted to: TNC2D pair at 9.6 kbit/s, R_w 19.2 kbit/s, best over k about 1500 bit/s (Fig. 5); TNC2/TNC2D sending to a TNC3 at 1.2 kbit/s 750-900 bit/s (Fig. 10). The 1100-octet frame buffer (four 256-octet frames) gives the real window of 4 at N1 = 256 and larger ones for short frames (Figs. 7, 14). About 2.1 M cycles to packetise a 256-octet block and 3.3 M of HDLC work to send it (2.2 s on the TNC2 in all, 1.1 s on the TNC2D), and 3.6 M per frame received: the TNC2D cannot keep a 9.6 kbit/s link busy. Per-octet costs stand for the serial and HDLC interrupt handlers, buffer chaining and monitor work.",
     },
     Firmware {
@@ -247,6 +256,7 @@ const Z80_FIRMWARE: [Firmware; 5] = [
             ack_full_window: false,
             transmit_start: TransmitStart::FullWindow,
         },
+        fitted_to: "Fig. 12 (Spirit-2 Std. and H.S. sending to a TNC3, 9.6 kbit/s: about 4000 bit/s) and Fig. 6 (Spirit-2 Std. pair, 38.4 kbit/s: about 5000 bit/s); buffer: Figs. 14-15 (real window about 4)",
         calibration: "Fitted to: Spirit-2 sending to a TNC3 at 9.6 kbit/s about 4000 bit/s on both clocks (Fig. 12) and a Spirit-2 pair at 38.4 kbit/s about 5000 (Fig. 6, Standard model). Same 1100-octet buffer as MFJ (Figs. 14-15: real window about 4). About 1.3 M cycles per block sent, 0.56 M per frame received: leaner than MFJ, which is why the 10 and 20 MHz Spirit-2 stay close (the buffer, not the processor, limits them).",
     },
     Firmware {
@@ -264,6 +274,7 @@ const Z80_FIRMWARE: [Firmware; 5] = [
             ack_full_window: true,
             transmit_start: TransmitStart::FirstFrame,
         },
+        fitted_to: "Fig. 14 (real window 1-2 on the 2.5 MHz TNC2) and Fig. 10 (the slowest sender); receive cost: Fig. 11 (TF recipients close to the theory)",
         calibration: "Fitted to the real window of 1-2 on a 2.5 MHz TNC2 at 1.2 kbit/s (Fig. 14) and to being the slowest sender (Figs. 10, 12): about 9.5 M cycles to packetise a 256-octet block (3.9 s on the TNC2, longer than the 1.9 s a frame takes on the air), so a transmission rarely holds more than one frame. Receiving is cheap (1 M cycles per frame), as Fig. 11 shows TF recipients close to the theory. T2 = 1.5 s (TF parameter; value assumed).",
     },
     Firmware {
@@ -281,6 +292,7 @@ const Z80_FIRMWARE: [Firmware; 5] = [
             ack_full_window: true,
             transmit_start: TransmitStart::FirstFrame,
         },
+        fitted_to: "Fig. 14 (real window 1-2 on the 2.5 MHz TNC2, about 6 on the 4.9 MHz TNC2D)",
         calibration: "Fitted to the real window of 1-2 on the TNC2 and about 6 on the TNC2D at 1.2 kbit/s (Fig. 14): about 5.8 M cycles per block, just over a frame's air time at 2.5 MHz and well under it at 4.9 MHz.",
     },
     Firmware {
@@ -298,6 +310,7 @@ const Z80_FIRMWARE: [Firmware; 5] = [
             ack_full_window: true,
             transmit_start: TransmitStart::FirstFrame,
         },
+        fitted_to: "Figs. 14-15 (real window about 6 at 2.5 MHz, almost 7 at 4.9 and 20 MHz)",
         calibration: "Fitted to the real window of about 6-7 at 2.5 and 4.9 MHz, 1.2 kbit/s, and about 7 at 20 MHz, 9.6 kbit/s (Figs. 14-15): about 3.1 M cycles per block. Its throughput was not fitted.",
     },
 ];
@@ -328,6 +341,7 @@ const NATIVE: [(Hardware, Firmware); 5] = [
                 ack_full_window: true,
                 transmit_start: TransmitStart::FullWindow,
             },
+            fitted_to: "Fig. 6 (KPC-9612+ pair, 38.4 kbit/s: about 5000 bit/s); buffer: Fig. 9 (k = 7 dominates at N1 = 256)",
             calibration: "Fitted to: a KPC-9612+ pair at 38.4 kbit/s about 5000 bit/s (Fig. 6) and the dominance of k = 7 at 9.6 kbit/s and N1 = 256 (Fig. 9), hence a large buffer (the controller has 128-512 KB) and a slow packetiser (about 5.3 M cycles per block at 16 MHz, 0.33 s). P on the last I frame as the TAPR family; T2 acknowledgement as the summary says of Kantronics. The gradual window opening the paper mentions is not modelled.",
         },
     ),
@@ -355,6 +369,7 @@ const NATIVE: [(Hardware, Firmware); 5] = [
                 ack_full_window: true,
                 transmit_start: TransmitStart::FullWindow,
             },
+            fitted_to: "Fig. 6 (PK-96 pair, 38.4 kbit/s: about 5000 bit/s)",
             calibration: "Fitted to: a PK-96 pair at 38.4 kbit/s about 5000 bit/s (Fig. 6; the paper's PK-96 was unstable at that rate). TAPR-family buffer and policies; T2 acknowledgement as the summary says of TimeWave.",
         },
     ),
@@ -382,6 +397,7 @@ const NATIVE: [(Hardware, Firmware); 5] = [
                 ack_full_window: true,
                 transmit_start: TransmitStart::FirstFrame,
             },
+            fitted_to: "Fig. 6 (TNC3 pair, 38.4 kbit/s: almost 8000 bit/s)",
             calibration: "Fitted to: a TNC3 pair at 38.4 kbit/s almost 8000 bit/s (Fig. 6). About 1.4 M cycles per block sent and 1.5 M per frame received at 14.7456 MHz. Policies from section 3.1: no P on the last I frame, T2 wait unless seven frames are unacknowledged (the step from k = 6 to 7 in Figs. 4-6).",
         },
     ),
@@ -409,6 +425,7 @@ const NATIVE: [(Hardware, Firmware); 5] = [
                 ack_full_window: true,
                 transmit_start: TransmitStart::FirstFrame,
             },
+            fitted_to: "Fig. 6 (TNC7 pair, 38.4 kbit/s: about 10000 bit/s)",
             calibration: "Fitted to: a TNC7 pair at 38.4 kbit/s about 10000 bit/s (Fig. 6); policies as the TNC3.",
         },
     ),
@@ -436,6 +453,7 @@ const NATIVE: [(Hardware, Firmware); 5] = [
                 ack_full_window: true,
                 transmit_start: TransmitStart::FirstFrame,
             },
+            fitted_to: "Fig. 5 (DLC7 pair, 9.6 kbit/s: almost 5500 bit/s) and Fig. 6 (DLC7 pair, 38.4 kbit/s: about 11000 bit/s)",
             calibration: "Fitted to: a DLC7 pair at 38.4 kbit/s about 11000 bit/s and at 9.6 kbit/s almost 5500 (Figs. 5-6); policies as the TNC3. Its shortfall from eq. 2 is mostly the T2 wait and the serial links, not its processor.",
         },
     ),

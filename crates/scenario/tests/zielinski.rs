@@ -67,11 +67,14 @@ fn bad_experiment_files_get_precise_errors() {
         &NoProgress,
     );
     assert!(matches!(err, Err(ZielinskiError::Profile(_))), "{err:?}");
-    let wrong_kind = FIGS_4_6_TOML.replace("zielinski-throughput", "zielinski-real-window");
-    let err = parse::<ThroughputExperiment>(&wrong_kind)
+    // A valid file of the other kind is refused with both kinds named.
+    let err = parse::<ThroughputExperiment>(FIGS_7_9_TOML)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("zielinski-real-window"), "{err}");
+    assert!(
+        err.contains("zielinski-real-window") && err.contains("zielinski-throughput"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -137,4 +140,26 @@ fn quick_runs_reproduce_the_fast_controllers_at_38_4_kbit_s() {
         4,
         "two model curves and two pairs"
     );
+}
+
+#[test]
+fn the_calibration_table_names_what_each_firmware_was_fitted_to() {
+    let table = linklab_scenario::zielinski::reproduce::calibration_table();
+    let fitted = table.columns.iter().position(|c| c == "fitted to").unwrap();
+    assert_eq!(table.rows.len(), 10, "one row per firmware");
+    for row in &table.rows {
+        assert_eq!(row.len(), table.columns.len());
+        assert!(row[fitted].contains("Fig"), "{row:?}");
+    }
+}
+
+#[test]
+fn the_theory_checks_say_how_t103_was_chosen() {
+    for c in theory().unwrap() {
+        assert!(
+            c.note.contains("400 ms") && c.note.contains("300 ms"),
+            "{}",
+            c.note
+        );
+    }
 }
