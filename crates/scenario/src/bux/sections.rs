@@ -100,9 +100,21 @@ fn least_margin(pairs: impl Iterator<Item = (u32, Estimate, Estimate)>) -> Strin
         })
 }
 
-fn widest(curves: impl Iterator<Item = Estimate>) -> f64 {
-    curves.map(Estimate::relative).fold(0.0, f64::max)
+/// The precision sentence of a section: widest interval and the points
+/// the sequential procedure left wider than ±2%.
+fn widest(curves: impl Iterator<Item = Estimate>) -> String {
+    let relative: Vec<f64> = curves.map(Estimate::relative).collect();
+    let wide = relative.iter().copied().fold(0.0, f64::max);
+    let over = relative.iter().filter(|r| **r > PRECISION).count();
+    format!(
+        "Replications are added four at a time until every 95% half-width is within ±2% of its mean, at most 40 per point (the quick run uses a fixed few). Widest half-width: {:.1}% of the mean; {over} of {} points stay wider than ±2%",
+        100.0 * wide,
+        relative.len()
+    )
 }
+
+/// The relative precision sought for every interval.
+const PRECISION: f64 = 0.02;
 
 fn verdict(failures: &[String]) -> String {
     if failures.is_empty() {
@@ -250,8 +262,8 @@ pub fn throughput_one_way(opts: &RunOptions, progress: &dyn Progress) -> Result<
     Ok(Section {
         heading: "Figs. 2-3: maximum throughput, one-way flow".into(),
         text: format!(
-            "Two HDLC stations (the real engine, linklab_link::HdlcLink) on a full-duplex line (t_p = 50 ms, independent bit errors p_bit = 1e-5) in virtual time; one station always has information to send, the other none. NRM: station A primary, polling as often as possible (a poll goes as RR P=1 as soon as the secondary's F=1 is in); the primary's T1 times its poll (Annex B); a REJ with F=1 is the checkpoint. ABM: combined stations, immediate RR, P only on T1 expiry, T1 started with an I frame only if stopped. T1 (the paper gives no value) = 2 t_p + four I-frame times + one S frame. Each point: {reps} replications (MSER-5 on 100 slices, Student-t 95%). Frames on the line carry 40 bits of overhead with modulo 8 and 48 with modulo 128 (one shared flag; Bux count 48 with two flags). The model curve is the bound of 3.1.1 (I-field share × error-free frames × window share). Widest 95% half-width: {:.1}% of the mean (the NRM modulo-128 collapse points are dominated by rare, very long recoveries and stay wide).",
-            100.0 * wide,
+            "Two HDLC stations (the real engine, linklab_link::HdlcLink) on a full-duplex line (t_p = 50 ms, independent bit errors p_bit = 1e-5) in virtual time; one station always has information to send, the other none. NRM: station A primary, polling as often as possible (a poll goes as RR P=1 as soon as the secondary's F=1 is in); the primary's T1 times its poll (Annex B); a REJ with F=1 is the checkpoint. ABM: combined stations, immediate RR, P only on T1 expiry, T1 started with an I frame only if stopped. T1 (the paper gives no value) = 2 t_p + four I-frame times + one S frame. Each point: {reps} replications (MSER-5 on 100 slices, Student-t 95%). Frames on the line carry 40 bits of overhead with modulo 8 and 48 with modulo 128 (one shared flag; Bux count 48 with two flags). The model curve is the bound of 3.1.1 (I-field share × error-free frames × window share). {}: the NRM modulo-128 secondary-to-primary points above 3000 bits, whose throughput is set by rare recoveries that last until 127 frames are outstanding (a few per replication), so that 40 replications leave 2-6%.",
+            wide,
             reps = if opts.quick { experiment.quick_replications } else { experiment.replications },
         ),
         tables: results.output.tables,
@@ -385,8 +397,8 @@ pub fn throughput_two_way(opts: &RunOptions, progress: &dyn Progress) -> Result<
     Ok(Section {
         heading: "Figs. 4-6: maximum throughput, two-way flow".into(),
         text: format!(
-            "As Figs. 2-3, with both stations always having information to send; one NRM run gives both NRM curves, the ABM curve is the mean of its two directions. Fig. 5 draws exponential lengths in whole octets, cut at N1 = 2048 octets (13.5% of the messages at a mean of 8192 bits). Fig. 6: satellite link, t_p = 350 ms, p_bit = 1e-7. The NRM primary stops acknowledging while its own window is full (3.1.3). Widest 95% half-width: {:.1}% of the mean; the modulo-128 NRM points above 2000 bits are dominated by rare recoveries that last until a window of 127 frames is exhausted and stay wide.",
-            100.0 * wide
+            "As Figs. 2-3, with both stations always having information to send; one NRM run gives both NRM curves, the ABM curve is the mean of its two directions. Fig. 5 draws exponential lengths in whole octets, cut at N1 = 2048 octets (13.5% of the messages at a mean of 8192 bits). Fig. 6: satellite link, t_p = 350 ms, p_bit = 1e-7. The NRM primary stops acknowledging while its own window is full (3.1.3). {}: the modulo-128 NRM points from 1024-4096 bits up, dominated by rare failed-REJ recoveries that last until a window of 127 frames is exhausted (a handful per replication, each worth many seconds), which leave 3-14% after 40 replications; reaching ±2% would need several hundred replications per point, beyond the time budget.",
+            wide
         ),
         tables,
         figures,
@@ -593,8 +605,8 @@ pub fn transfer_time(opts: &RunOptions, progress: &dyn Progress) -> Result<Secti
     Ok(Section {
         heading: "Figs. 7-9 and 11: mean transfer and buffer-holding time vs load".into(),
         text: format!(
-            "The link of Figs. 2-6 (terrestrial, v = 48 kbit/s, t_p = 50 ms, modulo 8) with Poisson arrivals at the same useful load on both stations. Transfer time: from a message's arrival at the sender to its in-sequence delivery at the receiver; buffer-holding time: to the acknowledgement that frees the sender's buffer; both relative to the (mean) I-frame transmission time (l + 40 bits)/v. Each replication measures {msgs} messages per station (MSER-5 on the per-message series, Student-t 95% over the replications). Model curves: M/D/1 (M/G/1 for Fig. 8) plus t_p, and the paper's modified M/D/1 (+ τ/2, τ = 2 t_p + 2 S frames) for NRM secondary to primary. Widest 95% half-width: {:.1}% of the mean (p_bit = 1e-5 at high load: rare, long recoveries).",
-            100.0 * wide,
+            "The link of Figs. 2-6 (terrestrial, v = 48 kbit/s, t_p = 50 ms, modulo 8) with Poisson arrivals at the same useful load on both stations. Transfer time: from a message's arrival at the sender to its in-sequence delivery at the receiver; buffer-holding time: to the acknowledgement that frees the sender's buffer; both relative to the (mean) I-frame transmission time (l + 40 bits)/v. Each replication measures {msgs} messages per station (MSER-5 on the per-message series, Student-t 95% over the replications). Model curves: M/D/1 (M/G/1 for Fig. 8) plus t_p, and the paper's modified M/D/1 (+ τ/2, τ = 2 t_p + 2 S frames) for NRM secondary to primary. {}: p_bit = 1e-5 at the highest loads of each figure, where a lost frame's recovery delay is amplified by the queue behind it (2-6% after 40 replications). Fig. 8's error-free ABM curve lies below the M/G/1 formula (by up to about 8% at Y_u = 0.5) for a reason in the input, not the estimator: lengths are cut at N1 = 2048 octets (16384 bits), so the simulated law has mean 4811 bits rather than 5000 (the load is 3.8% lower than nominal) and a second moment 16% smaller than the exponential law the formula assumes; the queueing term, proportional to both, is correspondingly smaller. The Pollaczek-Khinchine formula for the cut law (computed by hand for this text, octet rounding ignored) gives 1.532, 1.647, 1.794, 1.988 and 2.254 I-frame times at Y_u = 0.1 to 0.5, within the simulated intervals (1.536, 1.653, 1.796, 1.992, 2.266), so MSER-5 introduces no visible bias.",
+            wide,
             msgs = if opts.quick { experiment.quick_messages_per_replication } else { experiment.messages_per_replication },
         ),
         tables: results.output.tables,
@@ -666,8 +678,8 @@ pub fn transfer_time_vs_t_p(
     Ok(Section {
         heading: "Fig. 10: mean transfer time vs processing plus propagation delay".into(),
         text: format!(
-            "Useful load 0.5 on both channels, 952-bit messages (1000-bit I frames, T_I = 20.8 ms at 48 kbit/s; p_bit = 1e-5 gives a block-error probability of 1%), modulo 8; t_p from 2.5 to 50 ms. Beyond about 60 ms the NRM link cannot carry Y_u = 0.5 with seven frames outstanding (no steady state), so the sweep stops at 50 ms. Widest 95% half-width: {:.1}% of the mean.",
-            100.0 * wide
+            "Useful load 0.5 on both channels, 952-bit messages (1000-bit I frames, T_I = 20.8 ms at 48 kbit/s; p_bit = 1e-5 gives a block-error probability of 1%), modulo 8; t_p from 2.5 to 50 ms. Beyond about 60 ms the NRM link cannot carry Y_u = 0.5 with seven frames outstanding (no steady state), so the sweep stops at 40 ms (at 50 ms the NRM points are within a few percent of saturation and 40 replications leave ±10-27%). {}: with p_bit = 1e-5 mainly ABM. Its replications differ because of REJ cascades, which frame traces show: when t_p is small against the I-frame time, a REJ reaches the sender while the frame it asks for is already on the line; go-back-N sends it again, the duplicate arrives out of sequence (N(S) ≠ V(R)) and draws a new REJ (ISO 13239 and X.25 give no exception for duplicates, and with modulo 8 and k = 7 a receiver cannot tell a duplicate from a gap), and so on until chance breaks the chain. A cascade lasts up to a few seconds and doubles the I frames sent meanwhile; they are rare and long, so the variance between replications is large. The paper's REJ example answers only a gap, so its model probably has no cascades; we have not changed the engine, whose behaviour follows the standard.",
+            wide
         ),
         tables: results.output.tables,
         figures: results.output.figures,
