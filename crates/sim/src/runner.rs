@@ -100,9 +100,60 @@ impl Runner {
     where
         F: Fn(Streams) -> ReplicationOutput + Sync,
     {
+        let outputs = self.replicate_range(threads, 0..self.replications, &replicate);
+        self.summarise(outputs.into_iter())
+    }
+
+    /// The sequential procedure for a relative precision (Law & Kelton,
+    /// "obtaining a specified precision"): runs the runner's replications
+    /// on `threads` threads, then adds as many again at a time until
+    /// every metric's half-width is at most `precision` times its mean, or
+    /// until `max_replications` have run. Replication r gets the streams
+    /// of replication r, so the report depends only on the seed, the
+    /// model and the limits, not on the thread count. The
+    /// report's `replications` is the number actually run; a metric that
+    /// misses the precision at the cap keeps its wider interval.
+    pub fn run_to_precision<F>(
+        &self,
+        threads: usize,
+        precision: f64,
+        max_replications: u64,
+        replicate: F,
+    ) -> Report
+    where
+        F: Fn(Streams) -> ReplicationOutput + Sync,
+    {
+        let step = self.replications.max(1);
+        let mut outputs = self.replicate_range(threads, 0..self.replications, &replicate);
+        let mut report = self.summarise(outputs.iter().cloned());
+        let mut run = self.replications;
+        while run < max_replications && !report.within(precision) {
+            let next = (run + step).min(max_replications);
+            outputs.extend(self.replicate_range(threads, run..next, &replicate));
+            run = next;
+            report = Runner {
+                replications: run,
+                ..*self
+            }
+            .summarise(outputs.iter().cloned());
+        }
+        report
+    }
+
+    /// Replications `range`, shared among `threads` threads, in order.
+    fn replicate_range<F>(
+        &self,
+        threads: usize,
+        range: std::ops::Range<u64>,
+        replicate: &F,
+    ) -> Vec<ReplicationOutput>
+    where
+        F: Fn(Streams) -> ReplicationOutput + Sync,
+    {
         let master = Streams::new(self.master_seed);
-        let threads = threads.clamp(1, usize::try_from(self.replications).unwrap_or(1).max(1));
-        let next = std::sync::atomic::AtomicU64::new(0);
+        let count = range.end.saturating_sub(range.start);
+        let threads = threads.clamp(1, usize::try_from(count).unwrap_or(1).max(1));
+        let next = std::sync::atomic::AtomicU64::new(range.start);
         let mut outputs: Vec<(u64, ReplicationOutput)> = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
                 .map(|_| {
@@ -110,7 +161,7 @@ impl Runner {
                         let mut done = Vec::new();
                         loop {
                             let r = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            if r >= self.replications {
+                            if r >= range.end {
                                 break done;
                             }
                             done.push((r, replicate(master.replication(r))));
@@ -127,7 +178,7 @@ impl Runner {
                 .collect()
         });
         outputs.sort_by_key(|(r, _)| *r);
-        self.summarise(outputs.into_iter().map(|(_, o)| o))
+        outputs.into_iter().map(|(_, o)| o).collect()
     }
 
     fn summarise(&self, outputs: impl Iterator<Item = ReplicationOutput>) -> Report {
@@ -199,6 +250,14 @@ impl Report {
     /// The interval for metric `name`, if it has one.
     pub fn ci(&self, name: &str) -> Option<ConfidenceInterval> {
         self.metrics.get(name).and_then(|m| m.ci)
+    }
+
+    /// Every metric has an interval no wider than `precision` times its
+    /// mean (a zero-width interval counts, whatever its mean).
+    pub fn within(&self, precision: f64) -> bool {
+        self.metrics.values().all(|m| {
+            m.ci.is_some_and(|ci| ci.half_width <= precision * ci.mean.abs())
+        })
     }
 }
 
@@ -305,5 +364,45 @@ mod tests {
                 sequential
             );
         }
+    }
+
+    #[test]
+    fn replications_are_added_until_the_relative_precision_is_reached() {
+        // Estimates 10 ± uniform noise of width 4: s ≈ 1.15, so ±2% of 10
+        // (0.2) needs about (1.96 · 1.15 / 0.2)² ≈ 130 replications.
+        let replicate = |s: Streams| {
+            let mut out = ReplicationOutput::new();
+            out.value("x", 10.0 + 4.0 * (s.stream("x").uniform() - 0.5))
+                .value("exact", 1.0);
+            out
+        };
+        let report = Runner::new(5, 4).run_to_precision(2, 0.02, 1000, replicate);
+        let ci = report.ci("x").unwrap();
+        assert!(ci.half_width <= 0.02 * ci.mean, "{ci}");
+        assert!((60..400).contains(&report.replications), "{report}");
+        assert_eq!(ci.n, report.replications);
+        assert!(report.within(0.02));
+        // It stops as soon as the precision is reached: one step fewer
+        // would not do.
+        let fewer = Runner::new(5, report.replications - 4).run_parallel(2, replicate);
+        assert!(!fewer.within(0.02));
+        // Identical to a fixed run of as many replications, on any threads.
+        let fixed = Runner::new(5, report.replications).run(replicate);
+        assert_eq!(report, fixed);
+        assert_eq!(
+            Runner::new(5, 4).run_to_precision(1, 0.02, 1000, replicate),
+            report
+        );
+        // The cap wins over the precision.
+        let capped = Runner::new(5, 4).run_to_precision(2, 0.001, 20, replicate);
+        assert_eq!(capped.replications, 20);
+        assert!(!capped.within(0.001));
+        // Already precise: nothing added.
+        let exact = Runner::new(5, 3).run_to_precision(2, 0.02, 1000, |_| {
+            let mut out = ReplicationOutput::new();
+            out.value("exact", 1.0);
+            out
+        });
+        assert_eq!(exact.replications, 3);
     }
 }

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::model::{md1_transfer_s, mg1_exponential_transfer_s, nrm_secondary_transfer_s};
-use super::replicate::{replicate, DirectionEstimate, Estimate};
+use super::replicate::{replicate, DirectionEstimate, Estimate, Replications};
 use super::simulate::{frame_overhead_bits, LinkRun, Procedure, Traffic};
 use super::{modulus, BuxError, LengthDistribution};
 use crate::experiment::{Experiment, ExperimentKind, InvalidField};
@@ -44,6 +44,13 @@ pub struct TransferTimeExperiment {
     pub replications: u64,
     /// Replications per point with `--quick`.
     pub quick_replications: u64,
+    /// Relative precision sought in the full run: replications are added
+    /// (as many as `replications` at a time) until every 95% half-width
+    /// is at most this share of its mean, e.g. 0.02.
+    pub relative_precision: f64,
+    /// The most replications a point runs for that precision (the quick
+    /// run always runs `quick_replications`).
+    pub max_replications: u64,
     /// Messages per station and replication (sets the measured period).
     pub messages_per_replication: u32,
     /// The same with `--quick`.
@@ -153,6 +160,15 @@ impl TransferTimeExperiment {
         } else {
             (self.replications, self.messages_per_replication)
         };
+        let plan = if opts.quick {
+            Replications::fixed(replications)
+        } else {
+            Replications {
+                initial: replications,
+                precision: self.relative_precision,
+                max: self.max_replications,
+            }
+        };
         let sweeps: Vec<(Vec<f64>, Vec<f64>)> = self
             .figure
             .iter()
@@ -249,7 +265,7 @@ impl TransferTimeExperiment {
                                 "Bux transfer time: {} Y_u = {load} t_p = {t_p_ms} ms p_bit = {p_bit}",
                                 procedure.name()
                             );
-                            let e = replicate(&run, replications, opts.seed, progress, &what)?;
+                            let e = replicate(&run, plan, opts.seed, progress, &what)?;
                             done.insert(key, e);
                             Ok::<_, BuxError>(e)
                         };

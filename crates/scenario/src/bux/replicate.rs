@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use linklab_sim::{ConfidenceInterval, ReplicationOutput, Runner};
 use serde::Serialize;
 
-use super::simulate::{simulate, LinkRun};
+use super::simulate::{simulate, LinkRun, Traffic};
 use super::BuxError;
 use crate::report::{Point, Progress};
 
@@ -84,45 +84,88 @@ pub struct DirectionEstimate {
     pub holding_s: Option<Estimate>,
 }
 
-/// Runs `replications` replications of `run` with master seed `seed`
-/// (replication r uses `Streams::new(seed).replication(r)`), advancing
-/// `progress` by one unit per replication.
+/// How many replications a point runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Replications {
+    /// Replications run first (and the step in which more are added).
+    pub initial: u64,
+    /// Relative precision sought: half-width over mean.
+    pub precision: f64,
+    /// The most replications run for the precision.
+    pub max: u64,
+}
+
+impl Replications {
+    /// Exactly `n` replications.
+    pub fn fixed(n: u64) -> Replications {
+        Replications {
+            initial: n,
+            precision: f64::INFINITY,
+            max: n,
+        }
+    }
+}
+
+/// Runs replications of `run` with master seed `seed` (replication r uses
+/// `Streams::new(seed).replication(r)`) by the sequential procedure of
+/// [`Runner::run_to_precision`]: `replications.initial` first, then as
+/// many again until every measure the point reports (the throughputs with
+/// saturated sources, else the transfer and buffer-holding times) is
+/// within `replications.precision` of its mean, or `replications.max`
+/// have run. `progress` gets the initial replications as work and one
+/// unit per replication run (added ones come with their own work).
 pub fn replicate(
     run: &LinkRun,
-    replications: u64,
+    replications: Replications,
     seed: u64,
     progress: &dyn Progress,
     what: &str,
 ) -> Result<[DirectionEstimate; 2], BuxError> {
-    if replications < 2 {
-        return Err(BuxError::TooFewReplications { replications });
+    if replications.initial < 2 {
+        return Err(BuxError::TooFewReplications {
+            replications: replications.initial,
+        });
     }
+    let delays = run
+        .traffic
+        .iter()
+        .any(|t| matches!(t, Traffic::Poisson { .. }));
     let failure = Mutex::new(None);
-    let report = Runner::new(seed, replications).run_parallel(THREADS, |streams| {
-        let mut out = ReplicationOutput::new();
-        match simulate(run, &streams) {
-            Ok(measured) => {
-                for (i, d) in measured.directions.into_iter().enumerate() {
-                    if d.delivered > 0 {
-                        out.series(format!("throughput/{i}"), d.throughput);
+    let ran = std::sync::atomic::AtomicU64::new(0);
+    let runner = Runner::new(seed, replications.initial);
+    let report = runner.run_to_precision(
+        THREADS,
+        replications.precision,
+        replications.max.max(replications.initial),
+        |streams| {
+            let mut out = ReplicationOutput::new();
+            if ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= replications.initial {
+                progress.add_work(1);
+            }
+            match simulate(run, &streams) {
+                Ok(measured) => {
+                    for (i, d) in measured.directions.into_iter().enumerate() {
+                        if !delays && d.delivered > 0 {
+                            out.series(format!("throughput/{i}"), d.throughput);
+                        }
+                        if delays && !d.transfer_s.is_empty() {
+                            out.series(format!("transfer/{i}"), d.transfer_s);
+                        }
+                        if delays && !d.holding_s.is_empty() {
+                            out.series(format!("holding/{i}"), d.holding_s);
+                        }
                     }
-                    if !d.transfer_s.is_empty() {
-                        out.series(format!("transfer/{i}"), d.transfer_s);
-                    }
-                    if !d.holding_s.is_empty() {
-                        out.series(format!("holding/{i}"), d.holding_s);
+                }
+                Err(e) => {
+                    if let Ok(mut slot) = failure.lock() {
+                        slot.get_or_insert(e);
                     }
                 }
             }
-            Err(e) => {
-                if let Ok(mut slot) = failure.lock() {
-                    slot.get_or_insert(e);
-                }
-            }
-        }
-        progress.advance(1, what);
-        out
-    });
+            progress.advance(1, what);
+            out
+        },
+    );
     if let Some(e) = failure.into_inner().ok().flatten() {
         return Err(e);
     }

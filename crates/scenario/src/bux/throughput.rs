@@ -15,7 +15,7 @@ use linklab_wire::control::Modulus;
 use serde::Deserialize;
 
 use super::model::one_way_bound;
-use super::replicate::{replicate, DirectionEstimate, Estimate};
+use super::replicate::{replicate, DirectionEstimate, Estimate, Replications};
 use super::simulate::{frame_overhead_bits, LinkRun, MessageLength, Procedure, Traffic};
 use super::{modulus, BuxError, LengthDistribution};
 use crate::experiment::{Experiment, ExperimentKind, InvalidField};
@@ -52,6 +52,13 @@ pub struct ThroughputExperiment {
     pub replications: u64,
     /// Replications per point with `--quick`.
     pub quick_replications: u64,
+    /// Relative precision sought in the full run: replications are added
+    /// (as many as `replications` at a time) until every 95% half-width
+    /// is at most this share of its mean, e.g. 0.02.
+    pub relative_precision: f64,
+    /// The most replications a point runs for that precision (the quick
+    /// run always runs `quick_replications`).
+    pub max_replications: u64,
     /// Length of each replication's measured period in mean I-frame times.
     pub i_frame_times_per_replication: u32,
     /// The same with `--quick`.
@@ -157,6 +164,15 @@ impl ThroughputExperiment {
         } else {
             (self.replications, self.i_frame_times_per_replication)
         };
+        let plan = if opts.quick {
+            Replications::fixed(replications)
+        } else {
+            Replications {
+                initial: replications,
+                precision: self.relative_precision,
+                max: self.max_replications,
+            }
+        };
         if lengths.is_empty() {
             return Err(BuxError::EmptySweep {
                 what: "message_lengths_bits",
@@ -181,7 +197,7 @@ impl ThroughputExperiment {
                     case,
                     m,
                     lengths,
-                    replications,
+                    plan,
                     frame_times,
                     opts,
                     progress,
@@ -269,7 +285,7 @@ impl ThroughputExperiment {
         case: &ThroughputCase,
         m: Modulus,
         lengths: &[u32],
-        replications: u64,
+        replications: Replications,
         frame_times: u32,
         opts: &RunOptions,
         progress: &dyn Progress,
@@ -305,7 +321,7 @@ impl ThroughputExperiment {
                     traffic[0] == Traffic::Saturated,
                 );
                 if let Some(e) = done.get(&key) {
-                    progress.advance(replications, "Bux throughput (shared point)");
+                    progress.advance(replications.initial, "Bux throughput (shared point)");
                     return Ok(*e);
                 }
                 let what = format!(
