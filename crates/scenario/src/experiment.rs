@@ -693,7 +693,9 @@ replications = 2
         let e = error(&with("ronan-transfer", "ronan-transfers"));
         assert_eq!(
             e,
-            "line 2, column 8: unknown kind `ronan-transfers`, expected one of `ronan-transfer`"
+            "line 2, column 8: unknown kind `ronan-transfers`, expected one of `ronan-transfer`, \
+             `ronan-measured`, `zielinski-throughput`, `zielinski-real-window`, `bux-throughput`, \
+             `bux-transfer-time`"
         );
         let e = error(&with("kind = \"ronan-transfer\"", ""));
         assert!(e.starts_with("missing field `kind`"), "{e}");
