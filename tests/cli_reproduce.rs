@@ -104,7 +104,14 @@ fn quick_run_writes_the_whole_report_and_every_check_passes() {
     }
     assert!(csvs > svgs, "tables too");
     // Figures the issue names, one per paper at least.
-    for id in ["ronan_tableII", "ronan_tableVII", "zielinski-fig5", "zielinski-fig7", "bux-fig2", "bux-fig7"] {
+    for id in [
+        "ronan_tableII",
+        "ronan_tableVII",
+        "zielinski-fig5",
+        "zielinski-fig7",
+        "bux-fig2",
+        "bux-fig7",
+    ] {
         let figure = std::fs::read_to_string(dir.path().join(format!("{id}.csv"))).unwrap();
         assert!(figure.starts_with("series,x,y,half_width\n"), "{id}");
         assert!(dir.path().join(format!("{id}.svg")).exists(), "{id}");
