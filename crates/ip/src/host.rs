@@ -1,0 +1,193 @@
+//! One IP host on AX.25: a smoltcp [`Interface`] and its sockets over an
+//! [`Ax25Interface`], stepped with time passed in.
+
+use smoltcp::iface::{Config as IfaceConfig, Interface, SocketHandle, SocketSet};
+use smoltcp::socket::{icmp, tcp};
+use smoltcp::time::{Duration as SmolDuration, Instant as SmolInstant};
+use smoltcp::wire::{HardwareAddress, IpCidr};
+
+use linklab_link::Instant;
+
+use crate::iface::{Ax25Config, Ax25ConfigError, Ax25Interface};
+
+/// smoltcp's time for a link-engine instant.
+pub fn smol_instant(now: Instant) -> SmolInstant {
+    SmolInstant::from_micros(i64::try_from(now.as_micros()).unwrap_or(i64::MAX))
+}
+
+/// The link-engine instant for a smoltcp time (negative times clamp to 0).
+pub fn link_instant(at: SmolInstant) -> Instant {
+    Instant::from_micros(u64::try_from(at.total_micros()).unwrap_or(0))
+}
+
+/// TCP congestion control of a socket (smoltcp
+/// `TcpSocket::set_congestion_control`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CongestionControl {
+    /// No congestion window: only the receiver's window limits the
+    /// sender.
+    None,
+    /// Reno (RFC 5681): slow start, congestion avoidance, fast
+    /// retransmit and recovery.
+    #[default]
+    Reno,
+    /// CUBIC (RFC 9438).
+    Cubic,
+}
+
+impl CongestionControl {
+    fn smoltcp(self) -> tcp::CongestionControl {
+        match self {
+            CongestionControl::None => tcp::CongestionControl::None,
+            CongestionControl::Reno => tcp::CongestionControl::Reno,
+            CongestionControl::Cubic => tcp::CongestionControl::Cubic,
+        }
+    }
+}
+
+/// TCP socket parameters of a workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TcpConfig {
+    /// Receive buffer, which is the largest window advertised, octets
+    /// (Ronan et al. Table IV: 256-1792).
+    pub window_octets: usize,
+    /// Send buffer, octets.
+    pub send_buffer_octets: usize,
+    /// Congestion control.
+    pub congestion: CongestionControl,
+    /// Nagle's algorithm (RFC 9293 3.7.4).
+    pub nagle: bool,
+    /// Delayed-ACK time, milliseconds (`None`: acknowledge at once).
+    pub ack_delay_ms: Option<u64>,
+}
+
+impl TcpConfig {
+    /// Ronan et al. Table IV's TCP window for AX.25 window `k` (256 k
+    /// octets), Reno, Nagle on, smoltcp's 10 ms delayed ACK.
+    pub fn ronan_table_4(k: u8) -> TcpConfig {
+        TcpConfig {
+            window_octets: 256 * usize::from(k),
+            send_buffer_octets: 8192,
+            congestion: CongestionControl::Reno,
+            nagle: true,
+            ack_delay_ms: Some(10),
+        }
+    }
+
+    /// A TCP socket with these parameters.
+    pub fn socket(&self) -> tcp::Socket<'static> {
+        let rx = tcp::SocketBuffer::new(vec![0; self.window_octets.max(1)]);
+        let tx = tcp::SocketBuffer::new(vec![0; self.send_buffer_octets.max(1)]);
+        let mut socket = tcp::Socket::new(rx, tx);
+        socket.set_congestion_control(self.congestion.smoltcp());
+        socket.set_nagle_enabled(self.nagle);
+        socket.set_ack_delay(self.ack_delay_ms.map(SmolDuration::from_millis));
+        socket
+    }
+}
+
+/// One host: smoltcp over an AX.25 interface.
+pub struct Host {
+    iface: Interface,
+    sockets: SocketSet<'static>,
+    ax25: Ax25Interface,
+}
+
+impl core::fmt::Debug for Host {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Host")
+            .field("addresses", &self.iface.ip_addrs())
+            .field("ax25", &self.ax25)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Host {
+    /// A host with IP `addresses` (at most smoltcp's 2 per interface) on
+    /// an AX.25 interface; `seed` seeds smoltcp's initial sequence numbers
+    /// and ports.
+    pub fn new(
+        ax25: Ax25Config,
+        addresses: &[IpCidr],
+        seed: u64,
+        now: Instant,
+    ) -> Result<Host, Ax25ConfigError> {
+        let mut ax25 = Ax25Interface::new(ax25)?;
+        let mut config = IfaceConfig::new(HardwareAddress::Ip);
+        config.random_seed = seed;
+        let mut iface = Interface::new(config, ax25.device_mut(), smol_instant(now));
+        iface.update_ip_addrs(|addrs| {
+            for cidr in addresses {
+                // smoltcp holds a fixed number of addresses; extra ones
+                // are left out.
+                let _ = addrs.push(*cidr);
+            }
+        });
+        Ok(Host {
+            iface,
+            sockets: SocketSet::new(Vec::new()),
+            ax25,
+        })
+    }
+
+    /// The AX.25 side.
+    pub fn ax25(&self) -> &Ax25Interface {
+        &self.ax25
+    }
+
+    /// The AX.25 side, mutable (frames, timeouts, channel hints).
+    pub fn ax25_mut(&mut self) -> &mut Ax25Interface {
+        &mut self.ax25
+    }
+
+    /// Adds a socket.
+    pub fn add_socket(&mut self, socket: impl smoltcp::socket::AnySocket<'static>) -> SocketHandle {
+        self.sockets.add(socket)
+    }
+
+    /// A TCP socket.
+    pub fn tcp(&mut self, handle: SocketHandle) -> &mut tcp::Socket<'static> {
+        self.sockets.get_mut::<tcp::Socket>(handle)
+    }
+
+    /// An ICMP socket.
+    pub fn icmp(&mut self, handle: SocketHandle) -> &mut icmp::Socket<'static> {
+        self.sockets.get_mut::<icmp::Socket>(handle)
+    }
+
+    /// Opens an active TCP connection from `local_port` on `socket` to
+    /// `remote` (smoltcp `Socket::connect`).
+    pub fn tcp_connect(
+        &mut self,
+        socket: SocketHandle,
+        remote: smoltcp::wire::IpEndpoint,
+        local_port: u16,
+    ) -> Result<(), tcp::ConnectError> {
+        let cx = self.iface.context();
+        self.sockets
+            .get_mut::<tcp::Socket>(socket)
+            .connect(cx, remote, local_port)
+    }
+
+    /// Lets smoltcp process received datagrams and send what its sockets
+    /// have, then hands the datagrams to AX.25.
+    pub fn poll(&mut self, now: Instant) {
+        self.iface
+            .poll(smol_instant(now), self.ax25.device_mut(), &mut self.sockets);
+        self.ax25.serve(now);
+    }
+
+    /// When [`Host::poll`] (smoltcp) or the AX.25 timers need attention
+    /// next.
+    pub fn poll_at(&mut self, now: Instant) -> Option<Instant> {
+        let smol = self
+            .iface
+            .poll_at(smol_instant(now), &self.sockets)
+            .map(link_instant);
+        let pending = (self.ax25.device().rx_pending() > 0).then_some(now);
+        [smol, self.ax25.poll_timeout(), pending]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+}

@@ -1,0 +1,592 @@
+//! The AX.25 side of an IP interface: IP datagrams in I frames of a
+//! connected-mode [`DataLink`] per neighbour (virtual-circuit mode, Linux
+//! `ip route ... mode vc`) or in UI frames (datagram mode), PID 0xCC
+//! (AX.25 v2.2 3.4, fig. 3.2); ARP in UI frames, PID 0xCD.
+//!
+//! Sans-IO like the link engine: received frames come in through
+//! [`Ax25Interface::handle_frame`], time through
+//! [`Ax25Interface::handle_timeout`], frames to put on the channel are
+//! drained with [`Ax25Interface::poll_transmit`]. smoltcp works on the
+//! [`Ax25Device`] ([`Ax25Interface::device_mut`]); [`Ax25Interface::serve`]
+//! moves datagrams between the device's queues and AX.25.
+//!
+//! # Next hop
+//! Every destination is on the link (no gateways, no digipeaters): the
+//! destination address of a datagram is looked up in the neighbour table,
+//! first the static entries ([`Ax25Config::neighbours`]), then the entries
+//! ARP learned (IPv4 only). A datagram to an IPv4 address not in the table
+//! waits (at most [`ARP_PENDING`] per address) while an ARP request asks
+//! for it; the request is repeated at most once a second, when a new
+//! datagram for that address comes, up to [`ARP_TRIES`] times, and the
+//! waiting datagrams are then dropped. IPv6 needs static entries.
+//!
+//! # MTU and segmentation
+//! A UI frame carries at most N1 octets and cannot be segmented (6.6), so
+//! datagram mode needs MTU ≤ N1. In VC mode an MTU above N1 is carried by
+//! the segmenter (PID 0x08, 6.6) of a v2.2 link (SABME, modulo 128, XID
+//! agreeing segmentation), as IPv6's 1280-octet minimum MTU (RFC 8200 5)
+//! needs on a 256-octet N1.
+
+use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::collections::VecDeque;
+
+use linklab_link::{Config as LinkConfig, DataLink, Event, Instant, NewLinkError, State};
+use linklab_wire::ax25::{Address, AddressField, Frame, Pid, MAX_REMAINING};
+use linklab_wire::control::{Control, Modulus, Unnumbered};
+use thiserror::Error;
+
+use crate::arp::{plain, ArpPacket, Operation};
+use crate::device::Ax25Device;
+
+/// Most datagrams kept per IPv4 address while ARP resolves it (as Linux's
+/// `unres_qlen` default of 3 packets on old kernels).
+pub const ARP_PENDING: usize = 3;
+/// ARP requests sent for one address before its waiting datagrams are
+/// dropped.
+pub const ARP_TRIES: u32 = 3;
+/// Shortest interval between two ARP requests for one address, µs.
+const ARP_RETRY_US: u64 = 1_000_000;
+
+/// How IP datagrams travel (Linux `ip route ... mode vc|datagram`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Encapsulation {
+    /// In I frames of a connected-mode link to the neighbour, set up on
+    /// the first datagram: acknowledged and retransmitted by AX.25.
+    VirtualCircuit,
+    /// In UI frames: unacknowledged; losses are left to IP's users.
+    Datagram,
+}
+
+/// Configuration of one AX.25 IP interface.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ax25Config {
+    /// This station's AX.25 address.
+    pub local: Address,
+    /// VC or datagram mode.
+    pub encapsulation: Encapsulation,
+    /// IP MTU, octets (Ronan et al. Table IV: 168-936 for IPv4; at least
+    /// 1280 for IPv6).
+    pub mtu: usize,
+    /// Datagrams smoltcp may queue before the AX.25 side takes them.
+    pub tx_queue_len: usize,
+    /// The data link parameters of the VC links; in datagram mode only
+    /// N1 matters (the largest UI information field).
+    pub link: LinkConfig,
+    /// This interface's IPv4 address, answered in ARP; `None`: no ARP.
+    pub arp_ipv4: Option<Ipv4Addr>,
+    /// Static neighbour table: IP address → AX.25 address.
+    pub neighbours: Vec<(IpAddr, Address)>,
+}
+
+impl Ax25Config {
+    /// A VC-mode interface for `local` with MTU `mtu` over `link`.
+    pub fn new(local: Address, mtu: usize, link: LinkConfig) -> Ax25Config {
+        Ax25Config {
+            local,
+            encapsulation: Encapsulation::VirtualCircuit,
+            mtu,
+            tx_queue_len: 32,
+            link,
+            arp_ipv4: None,
+            neighbours: Vec::new(),
+        }
+    }
+}
+
+/// Why an interface configuration was refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum Ax25ConfigError {
+    /// The data link parameters are invalid.
+    #[error("data link configuration refused: {0}")]
+    Link(#[from] NewLinkError),
+    /// MTU below IPv4's minimum of 68 octets (RFC 791).
+    #[error("MTU {mtu} is below the 68 octets every IPv4 link must carry (RFC 791)")]
+    MtuTooSmall {
+        /// The MTU.
+        mtu: usize,
+    },
+    /// A UI frame cannot carry an MTU-sized datagram.
+    #[error("datagram mode needs MTU <= N1, but MTU {mtu} > N1 {n1} (UI frames cannot be segmented, AX.25 6.6)")]
+    MtuAboveN1 {
+        /// The MTU.
+        mtu: usize,
+        /// N1.
+        n1: usize,
+    },
+    /// A VC link cannot carry an MTU-sized datagram.
+    #[error("VC mode with MTU {mtu} > N1 {n1} needs the segmenter, that is a modulo-128 (v2.2) link, and at most {max} octets")]
+    MtuNeedsSegmenter {
+        /// The MTU.
+        mtu: usize,
+        /// N1.
+        n1: usize,
+        /// Largest segmented data unit (128 segments), or 0 on modulo 8.
+        max: usize,
+    },
+}
+
+/// Counters of one interface.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Ax25Stats {
+    /// IP datagrams handed to AX.25 (I or UI).
+    pub datagrams_sent: u64,
+    /// IP datagrams received and given to smoltcp.
+    pub datagrams_received: u64,
+    /// Datagrams dropped: no neighbour entry and no ARP answer.
+    pub dropped_unresolved: u64,
+    /// Datagrams dropped: the VC link failed or was refused.
+    pub dropped_link_down: u64,
+    /// ARP requests sent.
+    pub arp_requests: u64,
+    /// ARP replies sent.
+    pub arp_replies: u64,
+    /// Frames received that were not for this station.
+    pub frames_ignored: u64,
+    /// Frames for this station that did not decode.
+    pub frames_undecodable: u64,
+    /// VC link failures (N2 exhausted).
+    pub link_failures: u64,
+}
+
+/// One neighbour's virtual circuit and the datagrams waiting for it.
+#[derive(Debug)]
+struct Circuit {
+    link: DataLink,
+    waiting: VecDeque<Vec<u8>>,
+}
+
+/// A datagram waiting for ARP.
+#[derive(Debug)]
+struct Unresolved {
+    ip: Ipv4Addr,
+    waiting: VecDeque<Vec<u8>>,
+    last_request: Instant,
+    tries: u32,
+}
+
+/// The AX.25 side of an IP interface (see the module documentation).
+#[derive(Debug)]
+pub struct Ax25Interface {
+    config: Ax25Config,
+    device: Ax25Device,
+    circuits: Vec<(Address, Circuit)>,
+    learned: Vec<(Ipv4Addr, Address)>,
+    unresolved: Vec<Unresolved>,
+    out: VecDeque<Frame>,
+    stats: Ax25Stats,
+    link_errors: Vec<String>,
+}
+
+/// The broadcast address of AX.25 IP and ARP, `QST-0`.
+pub fn broadcast() -> Address {
+    "QST"
+        .parse()
+        .expect("QST-0 is a valid AX.25 address (six characters at most, A-Z)")
+}
+
+/// Largest data unit the segmenter carries with information fields of
+/// `n1` octets (6.6: 128 segments; the first loses 2 octets to the
+/// segment header and PID, the others 1).
+fn max_segmented(n1: usize) -> usize {
+    n1.saturating_sub(2) + usize::from(MAX_REMAINING) * n1.saturating_sub(1)
+}
+
+/// The destination address of an IPv4 or IPv6 datagram.
+fn destination(datagram: &[u8]) -> Option<IpAddr> {
+    match datagram.first()? >> 4 {
+        4 => {
+            let d: [u8; 4] = datagram.get(16..20)?.try_into().ok()?;
+            Some(IpAddr::V4(Ipv4Addr::from(d)))
+        }
+        6 => {
+            let d: [u8; 16] = datagram.get(24..40)?.try_into().ok()?;
+            Some(IpAddr::V6(Ipv6Addr::from(d)))
+        }
+        _ => None,
+    }
+}
+
+impl Ax25Interface {
+    /// An interface with no links up yet.
+    pub fn new(config: Ax25Config) -> Result<Ax25Interface, Ax25ConfigError> {
+        config.link.validate().map_err(NewLinkError::from)?;
+        let (mtu, n1) = (config.mtu, config.link.n1);
+        if mtu < 68 {
+            return Err(Ax25ConfigError::MtuTooSmall { mtu });
+        }
+        match config.encapsulation {
+            Encapsulation::Datagram if mtu > n1 => {
+                return Err(Ax25ConfigError::MtuAboveN1 { mtu, n1 })
+            }
+            Encapsulation::VirtualCircuit if mtu > n1 => {
+                let max = match config.link.modulus {
+                    Modulus::Mod128 => max_segmented(n1),
+                    Modulus::Mod8 => 0,
+                };
+                if mtu > max {
+                    return Err(Ax25ConfigError::MtuNeedsSegmenter { mtu, n1, max });
+                }
+            }
+            _ => {}
+        }
+        Ok(Ax25Interface {
+            device: Ax25Device::new(mtu, config.tx_queue_len),
+            config,
+            circuits: Vec::new(),
+            learned: Vec::new(),
+            unresolved: Vec::new(),
+            out: VecDeque::new(),
+            stats: Ax25Stats::default(),
+            link_errors: Vec::new(),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Ax25Config {
+        &self.config
+    }
+
+    /// The device smoltcp polls.
+    pub fn device_mut(&mut self) -> &mut Ax25Device {
+        &mut self.device
+    }
+
+    /// The device (for its counters).
+    pub fn device(&self) -> &Ax25Device {
+        &self.device
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> Ax25Stats {
+        self.stats
+    }
+
+    /// Protocol errors the VC links reported (DL-ERROR indications), in
+    /// order, as text.
+    pub fn link_errors(&self) -> &[String] {
+        &self.link_errors
+    }
+
+    /// The VC link to `neighbour`, if one was set up.
+    pub fn link(&self, neighbour: Address) -> Option<&DataLink> {
+        let neighbour = plain(neighbour);
+        self.circuits
+            .iter()
+            .find(|(a, _)| *a == neighbour)
+            .map(|(_, c)| &c.link)
+    }
+
+    /// The AX.25 address of `ip`: a static entry, else one ARP learned.
+    pub fn neighbour(&self, ip: IpAddr) -> Option<Address> {
+        let fixed = self.config.neighbours.iter().find(|(a, _)| *a == ip);
+        let learned = || match ip {
+            IpAddr::V4(v4) => self.learned.iter().find(|(a, _)| *a == v4),
+            IpAddr::V6(_) => None,
+        };
+        fixed
+            .map(|(_, hw)| *hw)
+            .or_else(|| learned().map(|(_, hw)| *hw))
+    }
+
+    /// The channel is busy or clear (carrier detect): passed to every VC
+    /// link (T1 pauses while busy).
+    pub fn set_channel_busy(&mut self, now: Instant, busy: bool) {
+        for (_, c) in &mut self.circuits {
+            c.link.set_channel_busy(now, busy);
+        }
+    }
+
+    /// This station's transmitter keyed up: pending acknowledgements may
+    /// ride in the transmission.
+    pub fn transmitter_keyed(&mut self, now: Instant) {
+        for (_, c) in &mut self.circuits {
+            c.link.transmitter_keyed(now);
+        }
+    }
+
+    /// The next frame to put on the channel (encoded, no flags or FCS).
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<Vec<u8>> {
+        self.serve(now);
+        if let Some(frame) = self.out.pop_front() {
+            return Some(frame.encode());
+        }
+        self.circuits
+            .iter_mut()
+            .find_map(|(_, c)| c.link.poll_transmit(now))
+            .map(|f| f.encode())
+    }
+
+    /// When [`Ax25Interface::handle_timeout`] must next be called.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.circuits
+            .iter()
+            .filter_map(|(_, c)| c.link.poll_timeout())
+            .min()
+    }
+
+    /// Runs the links' timers due at `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        for (_, c) in &mut self.circuits {
+            if c.link.poll_timeout().is_some_and(|t| t <= now) {
+                c.link.handle_timeout(now);
+            }
+        }
+        self.serve(now);
+    }
+
+    /// A frame received from the channel (no flags or FCS).
+    pub fn handle_frame(&mut self, now: Instant, octets: &[u8]) {
+        let Ok((address, _)) = AddressField::decode(octets) else {
+            self.stats.frames_undecodable += 1;
+            return;
+        };
+        let dest = plain(*address.dest());
+        let source = plain(*address.source());
+        let to_us = dest == plain(self.config.local);
+        if !(to_us || dest == broadcast()) || !address.digipeaters().is_empty() {
+            self.stats.frames_ignored += 1;
+            return;
+        }
+        let modulus = self
+            .circuits
+            .iter()
+            .find(|(a, _)| *a == source)
+            .map_or(Modulus::Mod8, |(_, c)| c.link.modulus());
+        let Ok(frame) = Frame::decode(octets, modulus) else {
+            self.stats.frames_undecodable += 1;
+            return;
+        };
+        if let Control::U {
+            kind: Unnumbered::Ui,
+            ..
+        } = frame.control()
+        {
+            let pid = frame.pid().unwrap_or(Pid::NoLayer3);
+            self.on_payload(now, pid, frame.into_info());
+        } else if to_us {
+            match self.circuit(source) {
+                Ok(i) => self.circuits[i].1.link.handle_frame(now, &frame),
+                Err(_) => self.stats.frames_ignored += 1,
+            }
+        } else {
+            self.stats.frames_ignored += 1;
+        }
+        self.serve(now);
+    }
+
+    /// Moves datagrams between the device and AX.25 and handles the
+    /// links' events; call after smoltcp polled the device.
+    pub fn serve(&mut self, now: Instant) {
+        loop {
+            let mut busy = false;
+            while let Some(datagram) = self.device.pop_transmitted() {
+                busy = true;
+                self.route(now, datagram);
+            }
+            for i in 0..self.circuits.len() {
+                while let Some(event) = self.circuits[i].1.link.poll_event() {
+                    busy = true;
+                    self.on_link_event(now, i, event);
+                }
+            }
+            if !busy {
+                break;
+            }
+        }
+    }
+
+    /// Index of the circuit to `neighbour`, created if new.
+    fn circuit(&mut self, neighbour: Address) -> Result<usize, NewLinkError> {
+        if let Some(i) = self.circuits.iter().position(|(a, _)| *a == neighbour) {
+            return Ok(i);
+        }
+        let mut link = DataLink::new(
+            self.config.link.clone(),
+            plain(self.config.local),
+            neighbour,
+            &[],
+        )?;
+        link.set_accept_incoming(true);
+        self.circuits.push((
+            neighbour,
+            Circuit {
+                link,
+                waiting: VecDeque::new(),
+            },
+        ));
+        Ok(self.circuits.len() - 1)
+    }
+
+    /// Sends one datagram from smoltcp towards its destination.
+    fn route(&mut self, now: Instant, datagram: Vec<u8>) {
+        let Some(dest) = destination(&datagram) else {
+            self.stats.dropped_unresolved += 1;
+            return;
+        };
+        match self.neighbour(dest) {
+            Some(hw) => self.send_to(now, hw, datagram),
+            None => match (dest, self.config.arp_ipv4) {
+                (IpAddr::V4(ip), Some(own)) => self.resolve(now, own, ip, datagram),
+                _ => self.stats.dropped_unresolved += 1,
+            },
+        }
+    }
+
+    /// Queues a datagram for ARP and asks for `ip` if due.
+    fn resolve(&mut self, now: Instant, own: Ipv4Addr, ip: Ipv4Addr, datagram: Vec<u8>) {
+        let i = match self.unresolved.iter().position(|u| u.ip == ip) {
+            Some(i) => i,
+            None => {
+                self.unresolved.push(Unresolved {
+                    ip,
+                    waiting: VecDeque::new(),
+                    last_request: now,
+                    tries: 0,
+                });
+                self.unresolved.len() - 1
+            }
+        };
+        let entry = &mut self.unresolved[i];
+        if entry.waiting.len() == ARP_PENDING {
+            entry.waiting.pop_front();
+            self.stats.dropped_unresolved += 1;
+        }
+        entry.waiting.push_back(datagram);
+        let due = entry.tries == 0
+            || now
+                .saturating_duration_since(entry.last_request)
+                .as_micros()
+                >= u128::from(ARP_RETRY_US);
+        if !due {
+            return;
+        }
+        if entry.tries == ARP_TRIES {
+            self.stats.dropped_unresolved += entry.waiting.len() as u64;
+            self.unresolved.swap_remove(i);
+            return;
+        }
+        entry.tries += 1;
+        entry.last_request = now;
+        let request = ArpPacket {
+            operation: Operation::Request,
+            sender_hardware: plain(self.config.local),
+            sender_ip: own,
+            target_hardware: None,
+            target_ip: ip,
+        };
+        self.stats.arp_requests += 1;
+        self.send_ui(broadcast(), Pid::Arp, request.encode());
+    }
+
+    /// Sends a datagram to the neighbour `hw` in the configured way.
+    fn send_to(&mut self, now: Instant, hw: Address, datagram: Vec<u8>) {
+        match self.config.encapsulation {
+            Encapsulation::Datagram => {
+                self.stats.datagrams_sent += 1;
+                self.send_ui(hw, Pid::Ip, datagram);
+            }
+            Encapsulation::VirtualCircuit => {
+                let Ok(i) = self.circuit(plain(hw)) else {
+                    self.stats.dropped_link_down += 1;
+                    return;
+                };
+                let circuit = &mut self.circuits[i].1;
+                match circuit.link.state() {
+                    State::Connected | State::TimerRecovery if circuit.waiting.is_empty() => {
+                        match circuit.link.send_with_pid(Pid::Ip, datagram) {
+                            Ok(()) => self.stats.datagrams_sent += 1,
+                            Err(_) => self.stats.dropped_link_down += 1,
+                        }
+                    }
+                    State::Disconnected => {
+                        circuit.waiting.push_back(datagram);
+                        circuit.link.connect(now);
+                    }
+                    _ => circuit.waiting.push_back(datagram),
+                }
+            }
+        }
+    }
+
+    /// Queues a UI command frame to `dest`.
+    fn send_ui(&mut self, dest: Address, pid: Pid, info: Vec<u8>) {
+        if let Ok(frame) = Frame::ui(dest, plain(self.config.local), &[], pid, info) {
+            self.out.push_back(frame);
+        }
+    }
+
+    /// An information field received in an I or UI frame.
+    fn on_payload(&mut self, now: Instant, pid: Pid, info: Vec<u8>) {
+        match pid {
+            Pid::Ip => {
+                self.stats.datagrams_received += 1;
+                self.device.push_received(info);
+            }
+            Pid::Arp => self.on_arp(now, &info),
+            _ => self.stats.frames_ignored += 1,
+        }
+    }
+
+    /// An ARP packet (RFC 826 "packet reception").
+    fn on_arp(&mut self, now: Instant, info: &[u8]) {
+        let (Ok(packet), Some(own)) = (ArpPacket::decode(info), self.config.arp_ipv4) else {
+            return;
+        };
+        let (ip, hw) = (packet.sender_ip, packet.sender_hardware);
+        let known = self.learned.iter().position(|(a, _)| *a == ip);
+        match known {
+            Some(i) => self.learned[i].1 = hw,
+            None if packet.target_ip == own => self.learned.push((ip, hw)),
+            None => {}
+        }
+        if packet.target_ip == own && packet.operation == Operation::Request {
+            let reply = ArpPacket {
+                operation: Operation::Reply,
+                sender_hardware: plain(self.config.local),
+                sender_ip: own,
+                target_hardware: Some(hw),
+                target_ip: ip,
+            };
+            self.stats.arp_replies += 1;
+            self.send_ui(hw, Pid::Arp, reply.encode());
+        }
+        if let Some(i) = self.unresolved.iter().position(|u| u.ip == ip) {
+            let entry = self.unresolved.swap_remove(i);
+            if self.neighbour(IpAddr::V4(ip)).is_some() {
+                for datagram in entry.waiting {
+                    self.send_to(now, hw, datagram);
+                }
+            }
+        }
+    }
+
+    /// One event of circuit `i`'s link.
+    fn on_link_event(&mut self, now: Instant, i: usize, event: Event) {
+        let circuit = &mut self.circuits[i].1;
+        match event {
+            Event::Connected { .. } => {
+                while let Some(datagram) = circuit.waiting.pop_front() {
+                    match circuit.link.send_with_pid(Pid::Ip, datagram) {
+                        Ok(()) => self.stats.datagrams_sent += 1,
+                        Err(_) => self.stats.dropped_link_down += 1,
+                    }
+                }
+            }
+            Event::Data { pid, data } | Event::UnitData { pid, data } => {
+                self.on_payload(now, pid, data)
+            }
+            Event::Disconnected { .. } => {
+                self.stats.dropped_link_down += circuit.waiting.len() as u64;
+                circuit.waiting.clear();
+            }
+            Event::LinkFailure { reason } => {
+                self.stats.link_failures += 1;
+                self.stats.dropped_link_down += circuit.waiting.len() as u64;
+                circuit.waiting.clear();
+                self.link_errors.push(format!("link failure: {reason:?}"));
+            }
+            Event::Error(error) => self.link_errors.push(error.to_string()),
+            Event::Negotiated { .. } => {}
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! IP over AX.25 between two simulated hosts on the Ronan et al. radio
+//! channel (Table I) in virtual time.
+
+use core::time::Duration;
+
+use linklab_ip::sim::{Addresses, HostSetup, Network, NetworkConfig};
+use linklab_ip::workload::{FileTransfer, Ping, PingConfig};
+use linklab_ip::{Encapsulation, TcpConfig};
+use linklab_sim::Streams;
+
+/// The 7182-octet test file of Ronan et al. section IV, seeded contents.
+fn file(octets: usize, seed: u64) -> Vec<u8> {
+    let mut stream = Streams::new(seed).stream("file");
+    (0..octets).map(|_| stream.below(256) as u8).collect()
+}
+
+fn ping(setup: &HostSetup) -> linklab_ip::workload::PingReport {
+    let config = NetworkConfig::ronan_table_1(1200, 1);
+    let mut net = Network::new(&config, setup).expect("hosts set up");
+    let target = Addresses::standard().ipv4[1];
+    let now = net.now();
+    let config = PingConfig {
+        target,
+        ident: 0x22,
+        count: 4,
+        payload_octets: 56,
+        interval: Duration::from_secs(10),
+        wait: Duration::from_secs(30),
+    };
+    let mut ping = Ping::start(net.hosts_mut(), &config, now).expect("ping starts");
+    net.run(&mut ping, Duration::from_secs(600))
+        .expect("ping runs");
+    ping.report()
+}
+
+#[test]
+fn ping_over_a_virtual_circuit_gets_every_reply() {
+    let report = ping(&HostSetup::ronan_table_4(2));
+    assert_eq!((report.transmitted, report.received), (4, 4), "{report:?}");
+    // 84-octet datagram + 17 octets of AX.25 each way at 1200 bit/s with
+    // TXDELAY 150 ms: well over half a second per round trip.
+    assert!(report.min > Duration::from_millis(500), "{report:?}");
+    assert!(report.min <= report.avg && report.avg <= report.max);
+}
+
+#[test]
+fn ping_in_datagram_mode_with_arp_gets_every_reply() {
+    let setup = HostSetup {
+        encapsulation: Encapsulation::Datagram,
+        arp: true,
+        ..HostSetup::ronan_table_4(2)
+    };
+    let report = ping(&setup);
+    assert_eq!((report.transmitted, report.received), (4, 4), "{report:?}");
+}
+
+/// Runs the file transfer and returns its report and the network.
+fn transfer(
+    config: &NetworkConfig,
+    setup: &HostSetup,
+    tcp: &TcpConfig,
+    octets: usize,
+    ipv6: bool,
+) -> (linklab_ip::workload::TransferReport, Network) {
+    let mut net = Network::new(config, setup).expect("hosts set up");
+    let addresses = Addresses::standard();
+    let server = if ipv6 {
+        addresses.ipv6_address(1)
+    } else {
+        addresses.ipv4_address(1)
+    };
+    let now = net.now();
+    let mut ft = FileTransfer::start(net.hosts_mut(), server, tcp, file(octets, 5), now)
+        .expect("transfer starts");
+    if let Err(e) = net.run(&mut ft, Duration::from_secs(3600)) {
+        panic!("{e}; {:?}; {:?}", ft.report(), ft.failure());
+    }
+    assert_eq!(ft.failure(), None);
+    (ft.report(), net)
+}
+
+#[test]
+fn a_7182_octet_file_arrives_byte_exact_with_table_iv_settings_at_window_2() {
+    let config = NetworkConfig::ronan_table_1(1200, 3);
+    let (report, net) = transfer(
+        &config,
+        &HostSetup::ronan_table_4(2),
+        &TcpConfig::ronan_table_4(2),
+        7182,
+        false,
+    );
+    assert!(report.byte_exact, "{report:?}");
+    let tx = net.hosts()[0].ax25().device().tx_sniffer().counters();
+    eprintln!(
+        "{report:?} {tx:?} {:?} {:?}",
+        net.stats(),
+        net.hosts()[0].ax25().stats()
+    );
+}
