@@ -97,3 +97,62 @@ fn a_7182_octet_file_arrives_byte_exact_with_table_iv_settings_at_window_2() {
         net.hosts()[0].ax25().stats()
     );
 }
+
+#[test]
+fn ipv6_tcp_crosses_the_segmenting_virtual_circuit() {
+    let config = NetworkConfig::ronan_table_1(9600, 4);
+    let tcp = TcpConfig {
+        window_octets: 2560,
+        ..TcpConfig::ronan_table_4(2)
+    };
+    let (report, net) = transfer(&config, &HostSetup::ipv6_segmented(7), &tcp, 7182, true);
+    assert!(report.byte_exact, "{report:?}");
+    // Full-sized IPv6 datagrams (1280 octets) need more than N1 = 256:
+    // the link carried them in segments.
+    let link = net.hosts()[0]
+        .ax25()
+        .link(Addresses::standard().callsigns[1])
+        .expect("a VC link to the server");
+    assert!(link.params().segmenter);
+    let rx = net.hosts()[1].ax25().device().rx_sniffer().counters();
+    assert!(rx.payload_octets >= 7182, "{rx:?}");
+    assert!(net.stats().frames_sent[0] > 7182 / 256, "{:?}", net.stats());
+}
+
+#[test]
+fn a_lossy_channel_still_delivers_the_file_byte_exact() {
+    let config = NetworkConfig {
+        frame_loss: 0.1,
+        ..NetworkConfig::ronan_table_1(1200, 11)
+    };
+    let (report, net) = transfer(
+        &config,
+        &HostSetup::ronan_table_4(2),
+        &TcpConfig::ronan_table_4(2),
+        7182,
+        false,
+    );
+    assert!(report.byte_exact, "{report:?}");
+    assert!(net.stats().frames_lost > 0);
+}
+
+#[test]
+fn tcp_over_ui_frames_recovers_lost_datagrams_itself() {
+    let config = NetworkConfig {
+        frame_loss: 0.1,
+        ..NetworkConfig::ronan_table_1(1200, 12)
+    };
+    let setup = HostSetup {
+        encapsulation: Encapsulation::Datagram,
+        arp: true,
+        ..HostSetup::ronan_table_4(2)
+    };
+    let (report, net) = transfer(&config, &setup, &TcpConfig::ronan_table_4(2), 7182, false);
+    assert!(report.byte_exact, "{report:?}");
+    let tx = net.hosts()[0].ax25().device().tx_sniffer().counters();
+    // Datagram mode has no link-layer recovery: every lost data segment
+    // is retransmitted by TCP.
+    assert!(tx.repeated_segments > 0, "{tx:?}");
+    assert!(net.hosts()[0].ax25().stats().arp_requests >= 1);
+    assert!(net.hosts()[1].ax25().stats().arp_replies >= 1);
+}
