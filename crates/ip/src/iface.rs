@@ -590,3 +590,50 @@ impl Ax25Interface {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(mtu: usize, modulus: Modulus, encapsulation: Encapsulation) -> Ax25Config {
+        let link = LinkConfig {
+            modulus,
+            n1: 256,
+            ..LinkConfig::default()
+        };
+        Ax25Config {
+            encapsulation,
+            ..Ax25Config::new("N0CALL".parse().unwrap(), mtu, link)
+        }
+    }
+
+    #[test]
+    fn an_mtu_the_encapsulation_cannot_carry_is_refused_with_the_reason() {
+        let dg = Ax25Interface::new(config(296, Modulus::Mod8, Encapsulation::Datagram));
+        assert_eq!(
+            dg.unwrap_err(),
+            Ax25ConfigError::MtuAboveN1 { mtu: 296, n1: 256 }
+        );
+        let vc8 = Ax25Interface::new(config(1280, Modulus::Mod8, Encapsulation::VirtualCircuit));
+        let err = vc8.unwrap_err();
+        assert!(err.to_string().contains("modulo-128"), "{err}");
+        let vc128 = config(1280, Modulus::Mod128, Encapsulation::VirtualCircuit);
+        assert!(Ax25Interface::new(vc128).is_ok());
+        let tiny = Ax25Interface::new(config(60, Modulus::Mod8, Encapsulation::Datagram));
+        assert_eq!(tiny.unwrap_err(), Ax25ConfigError::MtuTooSmall { mtu: 60 });
+    }
+
+    #[test]
+    fn ip_destinations_are_read_from_both_versions() {
+        let mut v4 = vec![0x45; 20];
+        v4[16..20].copy_from_slice(&[44, 0, 0, 2]);
+        assert_eq!(
+            destination(&v4),
+            Some(IpAddr::V4(Ipv4Addr::new(44, 0, 0, 2)))
+        );
+        let mut v6 = vec![0x60; 40];
+        v6[24..40].copy_from_slice(&Ipv6Addr::LOCALHOST.octets());
+        assert_eq!(destination(&v6), Some(IpAddr::V6(Ipv6Addr::LOCALHOST)));
+        assert_eq!(destination(&[0x45, 0, 0]), None);
+    }
+}

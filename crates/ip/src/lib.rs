@@ -12,6 +12,19 @@
 //! half-duplex radio channel in virtual time. A [`TcpSniffer`] on the
 //! device counts retransmitted and duplicate TCP segments.
 //!
+//! # What the simulation shows (Ronan, Long and Walsh, Tables IV and V)
+//! With Table IV's settings at AX.25 window 2 (MTU 296, MSS 256, TCP
+//! window 512) on Table I's 1200 bit/s channel, smoltcp's TCP delivers the
+//! 7182-octet file byte-exact, but in about 430-540 s rather than the
+//! 114.91 s of Table V: smoltcp's retransmission timer has fixed bounds
+//! (initial RTO 0.7 s, at most 10 s) far below the round trip of a
+//! 296-octet datagram over 1200 bit/s with a 150 ms TXDELAY, so it
+//! retransmits spuriously; in VC mode AX.25 then carries every copy
+//! reliably (the [`TcpSniffer`] counts them at both ends). The Linux
+//! stack of the paper starts at 1 s (RFC 6298) and allows 120 s.
+//! Congestion control (None, Reno, Cubic) makes no difference at these
+//! windows: the receiver's window of two segments binds first.
+//!
 //! Nothing here does I/O or reads a clock: time is a
 //! [`linklab_link::Instant`] passed in.
 #![forbid(unsafe_code)]
