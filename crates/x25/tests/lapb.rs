@@ -196,9 +196,9 @@ fn session(modulus: Modulus, loss: f64, seed: u64, sizes: &[usize]) -> Lapb {
     lapb.take(1);
     let mut rng = SplitMix64(seed ^ 0x5555);
     let sent: [Vec<Vec<u8>>; 2] = [0, 1].map(|_| sizes.iter().map(|&n| rng.bytes(n)).collect());
-    for side in 0..2 {
-        for data in &sent[side] {
-            lapb.stacks[side].dte.send(lci, data, false, false).unwrap();
+    for (stack, messages) in lapb.stacks.iter_mut().zip(&sent) {
+        for data in messages {
+            stack.dte.send(lci, data, false, false).unwrap();
         }
     }
     let count = sizes.len();
