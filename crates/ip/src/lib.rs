@@ -12,18 +12,30 @@
 //! half-duplex radio channel in virtual time. A [`TcpSniffer`] on the
 //! device counts retransmitted and duplicate TCP segments.
 //!
-//! # What the simulation shows (Ronan, Long and Walsh, Tables IV and V)
-//! With Table IV's settings at AX.25 window 2 (MTU 296, MSS 256, TCP
-//! window 512) on Table I's 1200 bit/s channel, smoltcp's TCP delivers the
-//! 7182-octet file byte-exact, but in about 430-540 s rather than the
-//! 114.91 s of Table V: smoltcp's retransmission timer has fixed bounds
-//! (initial RTO 0.7 s, at most 10 s) far below the round trip of a
-//! 296-octet datagram over 1200 bit/s with a 150 ms TXDELAY, so it
-//! retransmits spuriously; in VC mode AX.25 then carries every copy
-//! reliably (the [`TcpSniffer`] counts them at both ends). The Linux
-//! stack of the paper starts at 1 s (RFC 6298) and allows 120 s.
-//! Congestion control (None, Reno, Cubic) makes no difference at these
-//! windows: the receiver's window of two segments binds first.
+//! # smoltcp's retransmission timer (smoltcp 0.14)
+//! Which TCP timers apply matters over a 1200 bit/s channel, where one
+//! round trip of a full segment takes seconds. smoltcp 0.14
+//! (`socket/tcp.rs`, `RttEstimator`) follows RFC 6298:
+//! - **initial RTO 1 s** (`RTTE_INITIAL_RTO`, RFC 6298 2.1), until the
+//!   first round-trip sample;
+//! - **SRTT and RTTVAR** per RFC 6298 2.2-2.3 (gains 1/8 and 1/4), RTO =
+//!   SRTT + max(5 ms, 4 RTTVAR) (`RTTE_K` 4, `RTTE_MIN_MARGIN` 5 ms);
+//! - **clamped to 1-60 s** (`RTTE_MIN_RTO`, `RTTE_MAX_RTO`, RFC 6298 2.4
+//!   and 2.5);
+//! - **backoff**: each expiry doubles the RTO up to 60 s (RFC 6298 5.5);
+//!   after three expiries without a sample SRTT and RTTVAR are forgotten
+//!   and the next sample starts them afresh;
+//! - **Karn's algorithm**: one segment is timed at a time (the first new
+//!   sequence number sent while none is timed), and a retransmission
+//!   abandons the sample, so no RTT is taken from a retransmitted segment;
+//! - **go-back-N on expiry**: an RTO rewinds the send pointer to the
+//!   oldest unacknowledged octet, so every segment in flight is sent
+//!   again, not only the first one.
+//!
+//! smoltcp 0.12 had a fixed scheme instead (initial 0.7 s, at most 10 s,
+//! no RFC 6298 floor), which over this channel expired on segments that
+//! were only queued behind others; the Linux stack of Ronan et al. uses
+//! RFC 6298 with a 200 ms floor and a 120 s ceiling.
 //!
 //! Nothing here does I/O or reads a clock: time is a
 //! [`linklab_link::Instant`] passed in.
