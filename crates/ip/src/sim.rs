@@ -207,7 +207,6 @@ impl Network {
     /// Two hosts set up as `setup` says, on the channel of `config`, with
     /// the [`Addresses::standard`] addresses.
     pub fn new(config: &NetworkConfig, setup: &HostSetup) -> Result<Network, SimError> {
-        let addresses = Addresses::standard();
         let streams = Streams::new(config.seed);
         let mut phases = streams.stream("slot-phase");
         let slot = u64::try_from(config.station.slot_time.as_micros().max(1)).unwrap_or(1);
@@ -222,31 +221,8 @@ impl Network {
             &streams,
             "radio",
         );
-        let host = |i: usize| -> Result<Host, SimError> {
-            let other = 1 - i;
-            let mut ax25 = Ax25Config::new(addresses.callsigns[i], setup.mtu, setup.link.clone());
-            ax25.encapsulation = setup.encapsulation;
-            if setup.arp {
-                ax25.arp_ipv4 = Some(addresses.ipv4[i]);
-            } else {
-                ax25.neighbours.push((
-                    IpAddr::V4(addresses.ipv4[other]),
-                    addresses.callsigns[other],
-                ));
-            }
-            let mut cidrs = vec![IpCidr::new(addresses.ipv4_address(i), 24)];
-            if setup.ipv6 {
-                ax25.neighbours.push((
-                    IpAddr::V6(addresses.ipv6[other]),
-                    addresses.callsigns[other],
-                ));
-                cidrs.push(IpCidr::new(addresses.ipv6_address(i), 64));
-            }
-            let seed = streams.stream(&format!("host/{i}")).next_u64();
-            Ok(Host::new(ax25, &cidrs, seed, Instant::ZERO)?)
-        };
         Ok(Network {
-            hosts: [host(0)?, host(1)?],
+            hosts: hosts(setup, &streams)?,
             radio,
             loss: streams.stream("frame-loss"),
             frame_loss: config.frame_loss,
@@ -374,6 +350,38 @@ impl Network {
             }
         }
     }
+}
+
+/// The two hosts of a [`Network`] set up as `setup` says, with the
+/// [`Addresses::standard`] addresses and smoltcp seeds drawn from
+/// `streams`: for runners that put something else between the hosts and
+/// the radio (a host and KISS TNC path, in the scenario crate).
+pub fn hosts(setup: &HostSetup, streams: &Streams) -> Result<[Host; 2], SimError> {
+    let addresses = Addresses::standard();
+    let host = |i: usize| -> Result<Host, SimError> {
+        let other = 1 - i;
+        let mut ax25 = Ax25Config::new(addresses.callsigns[i], setup.mtu, setup.link.clone());
+        ax25.encapsulation = setup.encapsulation;
+        if setup.arp {
+            ax25.arp_ipv4 = Some(addresses.ipv4[i]);
+        } else {
+            ax25.neighbours.push((
+                IpAddr::V4(addresses.ipv4[other]),
+                addresses.callsigns[other],
+            ));
+        }
+        let mut cidrs = vec![IpCidr::new(addresses.ipv4_address(i), 24)];
+        if setup.ipv6 {
+            ax25.neighbours.push((
+                IpAddr::V6(addresses.ipv6[other]),
+                addresses.callsigns[other],
+            ));
+            cidrs.push(IpCidr::new(addresses.ipv6_address(i), 64));
+        }
+        let seed = streams.stream(&format!("host/{i}")).next_u64();
+        Ok(Host::new(ax25, &cidrs, seed, Instant::ZERO)?)
+    };
+    Ok([host(0)?, host(1)?])
 }
 
 /// Seconds of virtual time.

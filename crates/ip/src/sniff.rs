@@ -25,6 +25,9 @@ pub struct TcpCounters {
     pub data_segments: u64,
     /// Octets of payload seen.
     pub payload_octets: u64,
+    /// Octets of the IP datagrams carrying the segments seen (IP and TCP
+    /// headers included): less `payload_octets`, what TCP/IP adds.
+    pub datagram_octets: u64,
     /// Transmit path: segments that re-sent sequence space already sent.
     /// Receive path: segments whose sequence space had all arrived before.
     pub repeated_segments: u64,
@@ -97,6 +100,7 @@ impl TcpSniffer {
             return;
         };
         self.counters.segments += 1;
+        self.counters.datagram_octets += datagram.len() as u64;
         let payload = tcp.payload().len() as u64;
         self.counters.payload_octets += payload;
         let syn = u64::from(tcp.syn());

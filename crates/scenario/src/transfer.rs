@@ -270,10 +270,14 @@ const WAKES: [Wake; 7] = [
 
 /// A received frame on its way to an engine, tagged with the number of
 /// the transmission that carried it.
-type Tagged = (Vec<u8>, u64);
+pub(crate) type Tagged = (Vec<u8>, u64);
 
-/// One station's host and TNC (see [`KissPath`]).
-struct Station {
+/// One station's host and TNC (see [`KissPath`]): what lies between the
+/// software that emits and consumes frames (an AX.25 engine here, an IP
+/// host over AX.25 in [`crate::ronan::tcpip`]) and the radio. Frames are
+/// tagged with a number the caller chooses (the transmission that carried
+/// a received frame, in [`run_transfer`]).
+pub(crate) struct Station {
     tnc: Tnc,
     latency: Duration,
     /// Frames the engine emitted, leaving the host at the given time.
@@ -294,6 +298,98 @@ struct Station {
 }
 
 impl Station {
+    /// A host and TNC set up as `path` says, idle.
+    pub(crate) fn new(path: &KissPath) -> Station {
+        Station {
+            tnc: Tnc::new(path.tnc),
+            latency: path.host.latency,
+            outgoing: VecDeque::new(),
+            in_tnc: VecDeque::new(),
+            incoming: VecDeque::new(),
+            carrier_hold: path.carrier_hold,
+            other_keyed: false,
+            clear_at: Instant::ZERO,
+            held: VecDeque::new(),
+        }
+    }
+
+    /// The host's stack emitted `frame` at `now`: it reaches the serial
+    /// port after the host latency.
+    pub(crate) fn send(&mut self, now: Instant, frame: Vec<u8>) {
+        self.outgoing.push_back((now + self.latency, frame));
+    }
+
+    /// The radio delivered `frame` (tagged `tag`) to this station's TNC.
+    pub(crate) fn receive(&mut self, now: Instant, frame: Vec<u8>, tag: u64) {
+        self.in_tnc.push_back(tag);
+        self.tnc.handle_radio_frame(now, frame);
+    }
+
+    /// A received frame that has crossed the TNC and the host by `now`.
+    pub(crate) fn poll_delivery(&mut self, now: Instant) -> Option<Tagged> {
+        pop_due(&mut self.incoming, now)
+    }
+
+    /// Moves frames due at `now` along the path: host to TNC, TNC to the
+    /// radio (as `id`, once the carrier hold allows), TNC to host; `true`
+    /// when anything moved.
+    pub(crate) fn shuttle(
+        &mut self,
+        now: Instant,
+        id: StationId,
+        radio: &mut RadioChannel,
+    ) -> bool {
+        let mut busy = false;
+        while let Some(frame) = pop_due(&mut self.outgoing, now) {
+            self.tnc.host_send(now, frame);
+            busy = true;
+        }
+        self.tnc.handle_timeout(now);
+        while let Some(frame) = self.tnc.poll_transmit() {
+            self.held.push_back(frame);
+            busy = true;
+        }
+        if self.may_transmit(now) {
+            while let Some(frame) = self.held.pop_front() {
+                radio.transmit(now, id, frame);
+            }
+        }
+        while let Some(frame) = self.tnc.poll_host_delivery() {
+            let tag = self.in_tnc.pop_front().unwrap_or_default();
+            self.incoming.push_back((now + self.latency, (frame, tag)));
+            busy = true;
+        }
+        busy
+    }
+
+    /// The other station keyed up.
+    pub(crate) fn other_keyed(&mut self) {
+        self.other_keyed = true;
+    }
+
+    /// The other station's transmission ended at `at`: the carrier hold
+    /// runs from there.
+    pub(crate) fn other_unkeyed(&mut self, at: Instant) {
+        self.other_keyed = false;
+        self.clear_at = at + self.carrier_hold;
+    }
+
+    /// This station's radio sent a frame of `octets` (the TNC frees its
+    /// buffer).
+    pub(crate) fn frame_sent(&mut self, now: Instant, octets: usize) {
+        self.tnc.handle_frame_sent(now, octets);
+    }
+
+    /// When the TNC's processor or the host's delay lines next need
+    /// attention.
+    pub(crate) fn next_wake(&self) -> Option<Instant> {
+        self.tnc
+            .poll_timeout()
+            .into_iter()
+            .chain(self.poll_timeout())
+            .min()
+    }
+
     fn poll_timeout(&self) -> Option<Instant> {
         let next_out = self.outgoing.front().map(|(t, _)| *t);
         let next_in = self.incoming.front().map(|(t, _)| *t);
@@ -381,20 +477,9 @@ impl Bench {
         let b: Address = "N0RECV".parse()?;
         let mut receiver = DataLink::new(link.clone(), b, a, &[])?;
         receiver.set_accept_incoming(true);
-        let stations = config.path.map(|path| {
-            let station = || Station {
-                tnc: Tnc::new(path.tnc),
-                latency: path.host.latency,
-                outgoing: VecDeque::new(),
-                in_tnc: VecDeque::new(),
-                incoming: VecDeque::new(),
-                carrier_hold: path.carrier_hold,
-                other_keyed: false,
-                clear_at: Instant::ZERO,
-                held: VecDeque::new(),
-            };
-            [station(), station()]
-        });
+        let stations = config
+            .path
+            .map(|path| [Station::new(&path), Station::new(&path)]);
         Ok(Bench {
             queue: EventQueue::new(),
             radio,
@@ -472,33 +557,13 @@ impl Bench {
                     }
                     match self.stations.as_mut() {
                         None => self.radio.transmit(now, StationId(i), frame.encode()),
-                        Some(s) => s[i]
-                            .outgoing
-                            .push_back((now + s[i].latency, frame.encode())),
+                        Some(s) => s[i].send(now, frame.encode()),
                     }
                 }
             }
             if let Some(stations) = self.stations.as_mut() {
                 for (i, s) in stations.iter_mut().enumerate() {
-                    while let Some(frame) = pop_due(&mut s.outgoing, now) {
-                        s.tnc.host_send(now, frame);
-                        busy = true;
-                    }
-                    s.tnc.handle_timeout(now);
-                    while let Some(frame) = s.tnc.poll_transmit() {
-                        s.held.push_back(frame);
-                        busy = true;
-                    }
-                    if s.may_transmit(now) {
-                        while let Some(frame) = s.held.pop_front() {
-                            self.radio.transmit(now, StationId(i), frame);
-                        }
-                    }
-                    while let Some(frame) = s.tnc.poll_host_delivery() {
-                        let tag = s.in_tnc.pop_front().unwrap_or_default();
-                        s.incoming.push_back((now + s.latency, (frame, tag)));
-                        busy = true;
-                    }
+                    busy |= s.shuttle(now, StationId(i), &mut self.radio);
                 }
             }
             while let Some(event) = self.radio.poll_event() {
@@ -514,10 +579,7 @@ impl Bench {
                 let tag = self.keyups[delivery.from.0.min(RECEIVER)];
                 match self.stations.as_mut() {
                     None => self.hand_to_engine(delivery.at, to, &delivery.frame, tag),
-                    Some(s) => {
-                        s[to].in_tnc.push_back(tag);
-                        s[to].tnc.handle_radio_frame(now, delivery.frame);
-                    }
+                    Some(s) => s[to].receive(now, delivery.frame, tag),
                 }
             }
             let arrived: Vec<(usize, Tagged)> = match self.stations.as_mut() {
@@ -526,7 +588,7 @@ impl Bench {
                     .iter_mut()
                     .enumerate()
                     .flat_map(|(i, s)| {
-                        std::iter::from_fn(move || pop_due(&mut s.incoming, now).map(|f| (i, f)))
+                        std::iter::from_fn(move || s.poll_delivery(now).map(|f| (i, f)))
                     })
                     .collect(),
             };
@@ -601,7 +663,7 @@ impl Bench {
                 }
                 for (i, s) in self.stations.iter_mut().flatten().enumerate() {
                     if i != station.0 {
-                        s.other_keyed = true;
+                        s.other_keyed();
                     }
                 }
                 if let Some(n) = self.keyups.get_mut(station.0) {
@@ -617,7 +679,7 @@ impl Bench {
                 at,
             } => {
                 if let Some(s) = self.stations.as_mut().and_then(|s| s.get_mut(station.0)) {
-                    s.tnc.handle_frame_sent(now, octets);
+                    s.frame_sent(now, octets);
                 }
                 if self.offered.is_some() {
                     self.frames_sent.push((station.0, at));
@@ -626,8 +688,7 @@ impl Bench {
             MediumEvent::TransmissionEnded { station, at } => {
                 for (i, s) in self.stations.iter_mut().flatten().enumerate() {
                     if i != station.0 {
-                        s.other_keyed = false;
-                        s.clear_at = at + s.carrier_hold;
+                        s.other_unkeyed(at);
                     }
                 }
                 if let Some(k) = self

@@ -38,9 +38,11 @@ use crate::report::Paper;
 pub mod measured;
 pub mod reference;
 mod tables_2_3;
+pub mod tcpip;
 
 pub use measured::{tables_5_7, MeasuredConfig, MeasuredRow};
 pub use tables_2_3::tables_2_3;
+pub use tcpip::{tables_5_7_tcpip, TcpipError, TcpipRow};
 
 /// Why a Ronan reproduction or experiment could not run.
 #[derive(Debug, thiserror::Error)]

@@ -24,6 +24,8 @@ pub struct Published {
     pub model_error_s: Option<f64>,
     /// Table VI: that difference per cycle, s.
     pub error_per_cycle_s: Option<f64>,
+    /// Table V / VII: measured TCP/IP-over-AX.25 (FTP) transfer time, s.
+    pub tcpip_s: f64,
 }
 
 /// The reference file could not be read.
@@ -58,6 +60,7 @@ pub fn published() -> Result<Vec<Published>, ReferenceError> {
         col("tx_rx_cycles")?,
         col("model_error_s")?,
         col("error_per_cycle_s")?,
+        col("tcpip_s")?,
     ];
     let mut rows = Vec::new();
     for (i, line) in lines.filter(|(_, l)| !l.trim().is_empty()) {
@@ -85,6 +88,7 @@ pub fn published() -> Result<Vec<Published>, ReferenceError> {
             tx_rx_cycles: cell(4)?.map(|c| c as u32),
             model_error_s: cell(5)?,
             error_per_cycle_s: cell(6)?,
+            tcpip_s: needed(7)?,
         });
     }
     Ok(rows)
