@@ -3,7 +3,8 @@
 //! full-duplex point-to-point line ([`line`](mod@line)), bit-error processes
 //! ([`errors`]), the TNC between a host and the radio ([`tnc`]), the
 //! processor of a firmware TNC that runs AX.25 itself ([`firmware`]) and
-//! named controller/firmware profiles ([`profile`](mod@profile)).
+//! named controller/firmware profiles ([`profile`](mod@profile)) and a
+//! two-DTE public X.25 network ([`x25net`]).
 //!
 //! Every model is a state machine in virtual time, driven like the protocol
 //! engines: calls take `now`, outputs are drained by polling,
@@ -22,6 +23,7 @@ pub mod medium;
 pub mod profile;
 pub mod radio;
 pub mod tnc;
+pub mod x25net;
 
 pub use airtime::{bits_duration, hdlc_bits, FLAG_BITS};
 pub use errors::{ErrorModel, ErrorProcess, GilbertElliott};
