@@ -1,169 +1,35 @@
 //! Station routing in virtual time: two stations wired back to back
 //! through their KISS byte output, no sockets, no clock.
 
-use std::collections::VecDeque;
+mod hub;
+
 use std::time::Duration;
 
+use hub::{addr, payload, Hub};
 use linklab_io::{InputError, Station, StationEvent};
 use linklab_link::{Config, DisconnectReason, Event, Instant, RecoveryMode};
-use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame, Pid};
+use linklab_wire::ax25::{AddressField, CommandResponse, Frame, Pid};
 use linklab_wire::control::{Modulus, Unnumbered};
 use linklab_wire::kiss;
-use linklab_wire::monitor;
 
-fn addr(text: &str) -> Address {
-    text.parse().unwrap()
-}
-
-/// Two stations joined by a full-duplex 9600 bit/s line with 10 ms
-/// propagation, carrying KISS byte streams.
-struct Wire {
-    stations: [Station; 2],
-    now: Instant,
-    /// (arrival, receiver index, KISS octets).
-    in_flight: VecDeque<(Instant, usize, Vec<u8>)>,
-    line_free: [Instant; 2],
-    events: [Vec<StationEvent>; 2],
-    log: Vec<String>,
-}
-
-impl Wire {
-    fn new(config_a: Config, config_b: Config, b_listening: bool) -> Wire {
-        let mut a = Station::new(addr("N0CALL-1"), config_a).unwrap();
-        let mut b = Station::new(addr("N0CALL-2"), config_b).unwrap();
-        a.set_monitor(true);
-        b.set_monitor(true);
-        b.set_listening(b_listening);
-        Wire {
-            stations: [a, b],
-            now: Instant::ZERO,
-            in_flight: VecDeque::new(),
-            line_free: [Instant::ZERO; 2],
-            events: [Vec::new(), Vec::new()],
-            log: Vec::new(),
-        }
+/// Two stations, N0CALL-1 and N0CALL-2, monitoring, on the hub's
+/// full-duplex 9600 bit/s line with 10 ms propagation; B listens or not.
+fn pair(config_a: Config, config_b: Config, b_listening: bool) -> Hub {
+    let mut hub = Hub::new(&[
+        ("N0CALL-1", config_a, false),
+        ("N0CALL-2", config_b, b_listening),
+    ]);
+    for station in &mut hub.stations {
+        station.set_monitor(true);
     }
-
-    fn drain(&mut self) {
-        for i in 0..2 {
-            while let Some(frame) = self.stations[i].poll_transmit(self.now) {
-                let bytes = kiss::encode(&kiss::Frame::data(frame.encode()));
-                let bits = bytes.len() as u64 * 8;
-                let start = self.line_free[i].max(self.now);
-                let end = start + Duration::from_micros(bits * 1_000_000 / 9600);
-                self.line_free[i] = end;
-                self.in_flight
-                    .push_back((end + Duration::from_millis(10), 1 - i, bytes));
-            }
-            while let Some(event) = self.stations[i].poll_event() {
-                let line = match &event {
-                    StationEvent::Monitor {
-                        direction,
-                        bytes,
-                        modulus,
-                    } => format!(
-                        "{:?} {}",
-                        direction,
-                        monitor::format_raw_with(
-                            bytes,
-                            *modulus,
-                            monitor::MonitorOptions { max_info: Some(4) }
-                        )
-                    ),
-                    StationEvent::Link {
-                        event: Event::Data { data, .. },
-                        remote,
-                    } => format!("{remote}: {} octets", data.len()),
-                    other => format!("{other:?}"),
-                };
-                self.log
-                    .push(format!("{:>9} {i} {line}", self.now.as_micros()));
-                self.events[i].push(event);
-            }
-        }
-    }
-
-    /// Hands raw KISS octets to station `to` now.
-    fn inject(&mut self, to: usize, bytes: &[u8]) {
-        let now = self.now;
-        self.stations[to].handle_kiss_bytes(now, bytes);
-        self.drain();
-    }
-
-    fn next_time(&self) -> Option<Instant> {
-        let flight = self.in_flight.iter().map(|f| f.0).min();
-        [
-            flight,
-            self.stations[0].poll_timeout(),
-            self.stations[1].poll_timeout(),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
-    }
-
-    /// Runs until `done` or `limit` of virtual time has passed.
-    fn run_until(&mut self, limit: Duration, mut done: impl FnMut(&Wire) -> bool) -> bool {
-        let end = self.now + limit;
-        loop {
-            self.drain();
-            if done(self) {
-                return true;
-            }
-            let Some(t) = self.next_time().filter(|t| *t <= end) else {
-                return false;
-            };
-            self.now = self.now.max(t);
-            let now = self.now;
-            while let Some(pos) = self.in_flight.iter().position(|f| f.0 <= now) {
-                let (_, to, bytes) = self.in_flight.remove(pos).unwrap();
-                self.stations[to].handle_kiss_bytes(now, &bytes);
-                self.drain();
-            }
-            for station in &mut self.stations {
-                if station.poll_timeout().is_some_and(|t| t <= now) {
-                    station.handle_timeout(now);
-                }
-            }
-        }
-    }
-
-    fn received(&self, i: usize) -> Vec<u8> {
-        self.events[i]
-            .iter()
-            .filter_map(|e| match e {
-                StationEvent::Link {
-                    event: Event::Data { data, .. },
-                    ..
-                } => Some(data.as_slice()),
-                _ => None,
-            })
-            .flatten()
-            .copied()
-            .collect()
-    }
-
-    fn has_link_event(&self, i: usize, wanted: impl Fn(&Event) -> bool) -> bool {
-        self.events[i]
-            .iter()
-            .any(|e| matches!(e, StationEvent::Link { event, .. } if wanted(event)))
-    }
-
-    fn dump(&self) -> String {
-        let tail = self.log.len().saturating_sub(80);
-        self.log[tail..].join("\n")
-    }
-}
-
-fn payload(len: usize) -> Vec<u8> {
-    (0..len).map(|i| (i * 7 + i / 251) as u8).collect()
+    hub
 }
 
 /// Connects A to B, sends `data` in N1-octet chunks and releases the link,
 /// calling `during` once after the first acknowledgement.
-fn transfer(config: Config, data: &[u8], mut during: impl FnMut(&mut Wire)) -> Wire {
+fn transfer(config: Config, data: &[u8], mut during: impl FnMut(&mut Hub)) -> Hub {
     let n1 = config.n1;
-    let mut wire = Wire::new(config.clone(), config, true);
+    let mut wire = pair(config.clone(), config, true);
     let b = addr("N0CALL-2");
     wire.stations[0].connect(Instant::ZERO, b, &[]).unwrap();
     let up = wire.run_until(Duration::from_secs(60), |w| {
@@ -176,7 +42,7 @@ fn transfer(config: Config, data: &[u8], mut during: impl FnMut(&mut Wire)) -> W
     // Disconnects by itself once everything is acknowledged.
     let now = wire.now;
     wire.stations[0].release(now, &b).unwrap();
-    let outstanding = |w: &Wire| {
+    let outstanding = |w: &Hub| {
         w.events[0]
             .iter()
             .rev()
@@ -199,7 +65,12 @@ fn transfer(config: Config, data: &[u8], mut during: impl FnMut(&mut Wire)) -> W
     });
     assert!(released, "not released:\n{}", wire.dump());
     assert_eq!(outstanding(&wire), 0);
-    assert_eq!(wire.received(1), data, "data differ:\n{}", wire.dump());
+    assert_eq!(
+        wire.received(1, &addr("N0CALL-1")),
+        data,
+        "data differ:\n{}",
+        wire.dump()
+    );
     assert!(
         wire.stations.iter().all(|s| s.links().next().is_none()),
         "links left over:\n{}",
@@ -214,14 +85,14 @@ fn transfer_20k_modulo_8() {
         modulus: Modulus::Mod8,
         ..Config::default()
     };
-    let wire = transfer(config, &payload(20_000), |_| {});
+    let wire = transfer(config, &payload(20_000, 0), |_| {});
     assert!(wire.log.iter().any(|l| l.contains("<SABM C P>")));
     assert!(!wire.log.iter().any(|l| l.contains("SABME")));
 }
 
 #[test]
 fn transfer_20k_modulo_128() {
-    let wire = transfer(Config::default(), &payload(20_000), |_| {});
+    let wire = transfer(Config::default(), &payload(20_000, 0), |_| {});
     assert!(wire.log.iter().any(|l| l.contains("<SABME C P>")));
 }
 
@@ -233,7 +104,7 @@ fn transfer_20k_modulo_128_rej_with_polls() {
         n1: 128,
         ..Config::default()
     };
-    transfer(config, &payload(20_000), |_| {});
+    transfer(config, &payload(20_000, 0), |_| {});
 }
 
 #[test]
@@ -242,7 +113,7 @@ fn sabm_refused_with_dm_when_not_listening() {
         modulus: Modulus::Mod8,
         ..Config::default()
     };
-    let mut wire = Wire::new(config.clone(), config, false);
+    let mut wire = pair(config.clone(), config, false);
     wire.stations[0]
         .connect(Instant::ZERO, addr("N0CALL-2"), &[])
         .unwrap();
@@ -264,7 +135,7 @@ fn sabm_refused_with_dm_when_not_listening() {
 
 #[test]
 fn garbage_and_a_truncated_frame_do_not_disturb_a_transfer() {
-    let data = payload(20_000);
+    let data = payload(20_000, 0);
     let wire = transfer(Config::default(), &data, |w| {
         // Octets with no FEND, a bad escape, an unknown KISS command.
         w.inject(1, b"line noise \x00\xff");

@@ -27,6 +27,30 @@ pub fn payload(len: usize, seed: u8) -> Vec<u8> {
         .collect()
 }
 
+/// One event as a log line.
+fn log_line(event: &StationEvent) -> String {
+    match event {
+        StationEvent::Monitor {
+            direction,
+            bytes,
+            modulus,
+        } => format!(
+            "{:?} {}",
+            direction,
+            monitor::format_raw_with(
+                bytes,
+                *modulus,
+                monitor::MonitorOptions { max_info: Some(4) }
+            )
+        ),
+        StationEvent::Link {
+            event: Event::Data { data, .. },
+            remote,
+        } => format!("{remote}: {} octets", data.len()),
+        other => format!("{other:?}"),
+    }
+}
+
 /// Decides whether a frame sent by station `from` is lost on the channel.
 pub type Loss = Box<dyn FnMut(usize, &Frame) -> bool>;
 
@@ -43,6 +67,9 @@ pub struct Hub {
     /// Frames lost, in monitor format.
     pub lost: Vec<String>,
     pub loss: Option<Loss>,
+    /// Every event, one line each: time (µs), station, and the event
+    /// (monitored frames in monitor format, data as its length).
+    pub log: Vec<String>,
 }
 
 impl Hub {
@@ -65,6 +92,7 @@ impl Hub {
             sent: vec![Vec::new(); n],
             lost: Vec::new(),
             loss: None,
+            log: Vec::new(),
         }
     }
 
@@ -88,9 +116,19 @@ impl Hub {
                 }
             }
             while let Some(event) = self.stations[i].poll_event() {
+                let line = log_line(&event);
+                self.log
+                    .push(format!("{:>9} {i} {line}", self.now.as_micros()));
                 self.events[i].push(event);
             }
         }
+    }
+
+    /// Whether station `i` has had a link event that is `wanted`.
+    pub fn has_link_event(&self, i: usize, wanted: impl Fn(&Event) -> bool) -> bool {
+        self.events[i]
+            .iter()
+            .any(|e| matches!(e, StationEvent::Link { event, .. } if wanted(event)))
     }
 
     /// Hands raw KISS octets to station `to` now.
@@ -105,7 +143,8 @@ impl Hub {
         self.inject(to, &kiss::encode(&kiss::Frame::data(ax25.to_vec())));
     }
 
-    fn next_time(&self) -> Option<Instant> {
+    /// When something happens next: a frame arrives or a timer runs out.
+    pub fn next_time(&self) -> Option<Instant> {
         let flight = self.in_flight.iter().map(|f| f.0).min();
         let timers = self.stations.iter().filter_map(Station::poll_timeout);
         flight.into_iter().chain(timers).min()
