@@ -60,7 +60,30 @@ macro_rules! experiments {
         /// Every kind's name, in declaration order.
         pub const KINDS: &[&str] = &[$( $kind, )+];
 
+        $(
+            impl OfKind for $config {
+                const KIND: &'static str = $kind;
+                fn of(experiment: Experiment) -> Option<Self> {
+                    match experiment {
+                        Experiment::$variant(config) => Some(config),
+                        _ => None,
+                    }
+                }
+            }
+        )+
+
         impl Experiment {
+    /// Parses and checks a scenario file that must be of kind `T` (the
+    /// built-in files of a reproduction).
+    pub fn from_toml_as<T: OfKind>(text: &str) -> Result<T, ExperimentError> {
+        let experiment = Experiment::from_toml(text)?;
+        let found = experiment.kind();
+        T::of(experiment).ok_or(ExperimentError::WrongKind {
+            found,
+            expected: T::KIND,
+        })
+    }
+
             /// The `kind` naming this experiment in a file.
             pub fn kind(&self) -> &'static str {
                 match self {
@@ -107,6 +130,15 @@ experiments! {
     /// `kind = "bux-transfer-time"`: mean transfer time and buffer-holding
     /// time against load or t_p (Bux, Kümmerle and Truong, Figs. 7-11).
     "bux-transfer-time" => BuxTransferTime(crate::bux::TransferTimeExperiment),
+}
+
+/// A kind's configuration struct, as declared in `experiments!`: its name
+/// and its way out of an [`Experiment`].
+pub trait OfKind: Sized {
+    /// Its `kind` in a file.
+    const KIND: &'static str;
+    /// The configuration, when `experiment` is of this kind.
+    fn of(experiment: Experiment) -> Option<Self>;
 }
 
 /// What every kind's configuration struct provides.
@@ -199,6 +231,14 @@ pub enum ExperimentError {
         /// The field and what is wrong.
         invalid: InvalidField,
     },
+    /// A file of one kind given to the runner of another.
+    #[error("experiment kind \"{found}\" given to the {expected} runner")]
+    WrongKind {
+        /// The file's kind.
+        found: &'static str,
+        /// The kind the runner takes.
+        expected: &'static str,
+    },
     /// The experiment failed while running.
     #[error("{kind}: {source}")]
     Run {
@@ -214,7 +254,9 @@ impl ExperimentError {
     pub fn is_input_error(&self) -> bool {
         matches!(
             self,
-            ExperimentError::Parse { .. } | ExperimentError::Invalid { .. }
+            ExperimentError::Parse { .. }
+                | ExperimentError::Invalid { .. }
+                | ExperimentError::WrongKind { .. }
         )
     }
 }

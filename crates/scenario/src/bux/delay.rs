@@ -135,13 +135,7 @@ type Formula = fn(f64, f64, f64, f64, f64) -> Option<f64>;
 impl TransferTimeExperiment {
     /// Parses a TOML experiment file.
     pub fn from_toml(text: &str) -> Result<Self, BuxError> {
-        match Experiment::from_toml(text).map_err(Box::new)? {
-            Experiment::BuxTransferTime(experiment) => Ok(experiment),
-            other => Err(BuxError::Kind {
-                found: other.kind().to_string(),
-                expected: KIND,
-            }),
-        }
+        Ok(Experiment::from_toml_as(text)?)
     }
 
     /// Runs the experiment for `linklab sim`.

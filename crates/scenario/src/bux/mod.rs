@@ -10,6 +10,8 @@ pub mod simulate;
 pub mod throughput;
 
 use linklab_link::{NewLinkError, SendError};
+
+use crate::experiment::ExperimentError;
 use linklab_wire::control::Modulus;
 use serde::Deserialize;
 use thiserror::Error;
@@ -55,12 +57,12 @@ pub enum BuxError {
     Send(#[from] SendError),
     /// The experiment file does not parse or holds a bad value.
     #[error("experiment file: {0}")]
-    Experiment(#[from] Box<crate::experiment::ExperimentError>),
+    Experiment(Box<ExperimentError>),
     /// The file is for another kind of experiment.
     #[error("experiment kind \"{found}\" given to the {expected} runner")]
     Kind {
         /// The kind in the file.
-        found: String,
+        found: &'static str,
         /// The kind this runner takes.
         expected: &'static str,
     },
@@ -140,4 +142,13 @@ pub enum BuxError {
         /// Octets delivered.
         octets: usize,
     },
+}
+
+impl From<ExperimentError> for BuxError {
+    fn from(error: ExperimentError) -> Self {
+        match error {
+            ExperimentError::WrongKind { found, expected } => BuxError::Kind { found, expected },
+            other => BuxError::Experiment(Box::new(other)),
+        }
+    }
 }

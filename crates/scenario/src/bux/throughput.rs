@@ -131,13 +131,7 @@ type RunKey = (Procedure, u32, u64, u64, u64, u32, Flow, bool);
 impl ThroughputExperiment {
     /// Parses a TOML experiment file.
     pub fn from_toml(text: &str) -> Result<Self, BuxError> {
-        match Experiment::from_toml(text).map_err(Box::new)? {
-            Experiment::BuxThroughput(experiment) => Ok(experiment),
-            other => Err(BuxError::Kind {
-                found: other.kind().to_string(),
-                expected: KIND,
-            }),
-        }
+        Ok(Experiment::from_toml_as(text)?)
     }
 
     /// Runs the experiment for `linklab sim`.

@@ -30,7 +30,7 @@ use serde::Deserialize;
 
 use super::reference::{published, Published};
 use super::{RonanError, THREADS};
-use crate::experiment::{Experiment, ExperimentKind, InvalidField};
+use crate::experiment::{Experiment, ExperimentError, ExperimentKind, InvalidField};
 use crate::report::{
     Check, Figure, NoProgress, Output, Paper, Point, Progress, RunOptions, Section, Series,
     SeriesStyle, Table,
@@ -124,13 +124,13 @@ pub struct MeasuredRow {
 impl MeasuredConfig {
     /// Parses and checks an experiment file.
     pub fn from_toml(text: &str) -> Result<Self, RonanError> {
-        match Experiment::from_toml(text).map_err(Box::new)? {
-            Experiment::RonanMeasured(config) => Ok(config),
-            other => Err(RonanError::Parameter {
+        Experiment::from_toml_as(text).map_err(|error| match error {
+            ExperimentError::WrongKind { found, expected } => RonanError::Parameter {
                 field: "kind",
-                problem: format!("\"{}\" is not \"{KIND}\"", other.kind()),
-            }),
-        }
+                problem: format!("\"{found}\" is not \"{expected}\""),
+            },
+            other => RonanError::Experiment(Box::new(other)),
+        })
     }
 
     /// The built-in experiment, `experiments/ronan-tables-5-7.toml`.

@@ -22,7 +22,7 @@ use serde::Deserialize;
 use super::bench::{run_transfer, station_config, TransferSetup};
 use super::station::LinkSetup;
 use super::ZielinskiError;
-use crate::experiment::{Experiment, ExperimentKind, InvalidField};
+use crate::experiment::{Experiment, ExperimentError, ExperimentKind, InvalidField, OfKind};
 use crate::report::{Figure, Output, Point, Progress, RunOptions, Series, SeriesStyle, Table};
 
 /// The `kind` of a [`ThroughputExperiment`] file.
@@ -133,43 +133,15 @@ pub struct RealWindowExperiment {
     pub figures: Vec<WindowFigure>,
 }
 
-/// A kind of experiment this module runs.
-pub trait Kind: Sized {
-    /// Its `kind` in a file.
-    const KIND: &'static str;
-    /// The configuration, when `experiment` is of this kind.
-    fn of(experiment: Experiment) -> Option<Self>;
-}
-
-impl Kind for ThroughputExperiment {
-    const KIND: &'static str = THROUGHPUT_KIND;
-    fn of(experiment: Experiment) -> Option<Self> {
-        match experiment {
-            Experiment::ZielinskiThroughput(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
-impl Kind for RealWindowExperiment {
-    const KIND: &'static str = REAL_WINDOW_KIND;
-    fn of(experiment: Experiment) -> Option<Self> {
-        match experiment {
-            Experiment::ZielinskiRealWindow(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
 /// Parses a TOML experiment file of kind `T` (errors give line, column
 /// and field, as for `linklab sim`).
-pub fn parse<T: Kind>(text: &str) -> Result<T, ZielinskiError> {
-    let experiment =
-        Experiment::from_toml(text).map_err(|e| ZielinskiError::Toml(e.to_string()))?;
-    let found = experiment.kind();
-    T::of(experiment).ok_or_else(|| ZielinskiError::Kind {
-        found: found.to_string(),
-        wanted: T::KIND,
+pub fn parse<T: OfKind>(text: &str) -> Result<T, ZielinskiError> {
+    Experiment::from_toml_as(text).map_err(|error| match error {
+        ExperimentError::WrongKind { found, expected } => ZielinskiError::Kind {
+            found: found.to_string(),
+            wanted: expected,
+        },
+        other => ZielinskiError::Toml(other.to_string()),
     })
 }
 
