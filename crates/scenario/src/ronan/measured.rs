@@ -28,7 +28,7 @@ use linklab_models::ronan::Params;
 use linklab_sim::{ConfidenceInterval, ReplicationOutput, Runner};
 use serde::Deserialize;
 
-use super::reference::{published, Published};
+use super::reference::{published, published_row, Published};
 use super::{RonanError, THREADS};
 use crate::experiment::{Experiment, ExperimentError, ExperimentKind, InvalidField};
 use crate::report::{
@@ -374,10 +374,7 @@ fn relative_errors(
 ) -> Vec<f64> {
     let mut errors = Vec::new();
     for row in rows {
-        let Some(p) = reference
-            .iter()
-            .find(|p| p.bit_rate == row.bit_rate && p.window == row.window)
-        else {
+        let Some(p) = published_row(reference, row.bit_rate, row.window) else {
             continue;
         };
         errors.push(row.transfer.mean / p.ax25_cm_cl_s - 1.0);
@@ -482,10 +479,7 @@ pub fn tables_5_7(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
         rows: Vec::new(),
     };
     for row in &rows {
-        let Some(p) = reference
-            .iter()
-            .find(|p| p.bit_rate == row.bit_rate && p.window == row.window)
-        else {
+        let Some(p) = published_row(&reference, row.bit_rate, row.window) else {
             continue;
         };
         let swaps = swaps(&config, row.window);

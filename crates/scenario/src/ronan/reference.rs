@@ -28,6 +28,12 @@ pub struct Published {
     pub tcpip_s: f64,
 }
 
+/// The row of `rows` for `window` at `bit_rate`, if the paper has one.
+pub fn published_row(rows: &[Published], bit_rate: u32, window: u8) -> Option<&Published> {
+    rows.iter()
+        .find(|p| p.bit_rate == bit_rate && p.window == window)
+}
+
 /// The reference file could not be read.
 #[derive(Debug, Error)]
 #[error("experiments/reference/ronan_ax25_transfer.csv, line {line}: {what}")]

@@ -24,7 +24,7 @@ use linklab_link::Instant;
 use linklab_sim::{ConfidenceInterval, ReplicationOutput, Runner, Streams};
 use thiserror::Error;
 
-use super::reference::{published, Published};
+use super::reference::{published, published_row, Published};
 use super::{MeasuredConfig, RonanError, THREADS};
 use crate::report::{Check, Paper, Progress, RunOptions, Section, Table};
 use crate::transfer::{Station, TransferConfig};
@@ -458,10 +458,7 @@ pub fn tables_5_7_tcpip(opts: &RunOptions, progress: &dyn Progress) -> Result<Se
         rows: Vec::new(),
     };
     for row in &rows {
-        let Some(p) = reference
-            .iter()
-            .find(|p| p.bit_rate == row.bit_rate && p.window == row.window)
-        else {
+        let Some(p) = published_row(&reference, row.bit_rate, row.window) else {
             continue;
         };
         let mss = 128 * usize::from(row.window);
