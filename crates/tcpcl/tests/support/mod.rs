@@ -38,6 +38,8 @@ pub struct Pair {
     pub events: [Vec<Event>; 2],
     /// Every octet each session sent, in order.
     pub sent: [Vec<u8>; 2],
+    /// Every chunk sent, with its time and sender.
+    pub log: Vec<(Instant, usize, Vec<u8>)>,
     /// Octets on their way to `s[i]`.
     in_flight: [Vec<u8>; 2],
     /// Whether `s[i]` has been told the peer closed.
@@ -64,6 +66,7 @@ impl Pair {
             ],
             events: [Vec::new(), Vec::new()],
             sent: [Vec::new(), Vec::new()],
+            log: Vec::new(),
             in_flight: [Vec::new(), Vec::new()],
             eof: [false, false],
             max_piece: 7,
@@ -93,6 +96,7 @@ impl Pair {
             for i in 0..2 {
                 while let Some(octets) = self.s[i].poll_transmit() {
                     self.sent[i].extend(&octets);
+                    self.log.push((self.now, i, octets.clone()));
                     self.in_flight[1 - i].extend(octets);
                     progress = true;
                 }
