@@ -183,12 +183,12 @@ fn tshark_agrees_with_every_message_of_a_session() {
             seen[from].push(u8::from_str_radix(code.trim_start_matches("0x"), 16).unwrap());
         }
     }
-    for i in 0..2 {
-        let ours: Vec<u8> = decode_stream(&pair.sent[i][ContactHeader::LEN..])
+    for (i, (seen, sent)) in seen.iter().zip(&pair.sent).enumerate() {
+        let ours: Vec<u8> = decode_stream(&sent[ContactHeader::LEN..])
             .iter()
             .map(|m| m.message_type() as u8)
             .collect();
-        assert_eq!(seen[i], ours, "side {i}");
+        assert_eq!(*seen, ours, "side {i}");
     }
     // Every message type but MSG_REJECT is in the session.
     let mut all: Vec<u8> = seen.concat();
