@@ -59,6 +59,10 @@ pub struct TcpConfig {
     pub nagle: bool,
     /// Delayed-ACK time, milliseconds (`None`: acknowledge at once).
     pub ack_delay_ms: Option<u64>,
+    /// User timeout (RFC 9293 3.8.3): the connection is aborted when the
+    /// peer sends nothing for this long while data waits, or does not
+    /// answer a connection request (smoltcp `Socket::set_timeout`).
+    pub timeout: Option<core::time::Duration>,
 }
 
 impl TcpConfig {
@@ -71,6 +75,7 @@ impl TcpConfig {
             congestion: CongestionControl::Reno,
             nagle: true,
             ack_delay_ms: Some(10),
+            timeout: None,
         }
     }
 
@@ -82,6 +87,7 @@ impl TcpConfig {
         socket.set_congestion_control(self.congestion.smoltcp());
         socket.set_nagle_enabled(self.nagle);
         socket.set_ack_delay(self.ack_delay_ms.map(SmolDuration::from_millis));
+        socket.set_timeout(self.timeout.map(SmolDuration::from));
         socket
     }
 }
@@ -143,6 +149,11 @@ impl Host {
     /// Adds a socket.
     pub fn add_socket(&mut self, socket: impl smoltcp::socket::AnySocket<'static>) -> SocketHandle {
         self.sockets.add(socket)
+    }
+
+    /// Removes a socket (its handle may then be reused).
+    pub fn remove_socket(&mut self, handle: SocketHandle) {
+        self.sockets.remove(handle);
     }
 
     /// A TCP socket.
