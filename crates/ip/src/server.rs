@@ -2,9 +2,12 @@
 //! on a port, one after another or at once, and hands over what each
 //! carried once its sender closed (FIN received, RFC 9293 3.6).
 //!
-//! One socket always listens (smoltcp answers a SYN with the first
-//! listening socket of the port); when it takes a connection it becomes
-//! that connection's and a new one listens in its place.
+//! One socket always listens; when it takes a connection it becomes that
+//! connection's and a new one listens in its place, after every other
+//! socket ([`Host::add_socket_last`]): smoltcp gives a segment to the
+//! first socket that accepts it, and a listener placed before a
+//! connection would take that connection's retransmitted SYN as a new
+//! one.
 
 use std::collections::VecDeque;
 
@@ -38,6 +41,8 @@ struct Connection {
     receiver: FileReceiver,
     remote: Option<IpEndpoint>,
     accepted: Instant,
+    /// The handshake completed.
+    established: bool,
     /// The transfer was handed over (the socket may still be closing).
     ended: bool,
 }
@@ -80,7 +85,9 @@ impl FileServer {
     }
 
     /// Takes new connections, reads what arrived, closes the connections
-    /// whose sender closed, and forgets those fully closed.
+    /// whose sender closed, and forgets those fully closed. A connection
+    /// that ends before its handshake completes is no transfer and is
+    /// forgotten silently.
     pub fn step(&mut self, host: &mut Host, now: Instant) -> Result<(), String> {
         if host.tcp(self.listener.socket()).state() != State::Listen {
             let fresh = FileReceiver::listen(host, &self.tcp, self.port)?;
@@ -90,6 +97,7 @@ impl FileServer {
                 receiver,
                 remote,
                 accepted: now,
+                established: false,
                 ended: false,
             });
         }
@@ -99,6 +107,7 @@ impl FileServer {
             }
             c.receiver.step(host);
             let state = host.tcp(c.receiver.socket()).state();
+            c.established |= !matches!(state, State::SynReceived | State::Listen | State::Closed);
             let outcome = if let Some(why) = c.receiver.failure() {
                 host.tcp(c.receiver.socket()).abort();
                 Err(why.to_string())
@@ -114,14 +123,17 @@ impl FileServer {
                 continue;
             };
             c.ended = true;
-            self.received.push_back(Received {
-                remote: c.remote,
-                data: c.receiver.take(),
-                accepted: c.accepted,
-                at: now,
-                outcome,
-            });
+            if c.established {
+                self.received.push_back(Received {
+                    remote: c.remote,
+                    data: c.receiver.take(),
+                    accepted: c.accepted,
+                    at: now,
+                    outcome,
+                });
+            }
         }
+        let before = self.connections.len();
         self.connections.retain(|c| {
             let state = host.tcp(c.receiver.socket()).state();
             let gone = c.ended && matches!(state, State::Closed | State::TimeWait | State::Listen);
@@ -130,6 +142,13 @@ impl FileServer {
             }
             !gone
         });
+        if self.connections.is_empty() && before > 0 {
+            // No connection left: the listener may take the lowest free
+            // slot again, so that the socket set does not grow with every
+            // connection ever accepted.
+            host.remove_socket(self.listener.socket());
+            self.listener = FileReceiver::listen(host, &self.tcp, self.port)?;
+        }
         Ok(())
     }
 }

@@ -54,7 +54,7 @@ impl FileSender {
         data: Vec<u8>,
         now: Instant,
     ) -> Result<FileSender, String> {
-        let socket = host.add_socket(tcp.socket());
+        let socket = host.add_socket_last(tcp.socket());
         host.tcp_connect(socket, remote, local_port)
             .map_err(|e| format!("cannot connect to {remote}: {e}"))?;
         Ok(FileSender {
@@ -153,9 +153,10 @@ pub struct FileReceiver {
 }
 
 impl FileReceiver {
-    /// A socket of `host` listening on `port` with `tcp`.
+    /// A socket of `host` listening on `port` with `tcp`, after every
+    /// other socket ([`Host::add_socket_last`]).
     pub fn listen(host: &mut Host, tcp: &TcpConfig, port: u16) -> Result<FileReceiver, String> {
-        let socket = host.add_socket(tcp.socket());
+        let socket = host.add_socket_last(tcp.socket());
         host.tcp(socket)
             .listen(port)
             .map_err(|e| format!("cannot listen on TCP port {port}: {e}"))?;
@@ -411,6 +412,11 @@ impl Ping {
             next_send: now,
             last_step: now,
         })
+    }
+
+    /// Octets of data in each request.
+    pub fn payload_octets(&self) -> usize {
+        self.payload_octets
     }
 
     /// When each request went, in sequence-number order.
