@@ -288,6 +288,35 @@ impl Ax25Interface {
             .or_else(|| learned().map(|(_, hw)| *hw))
     }
 
+    /// The VC links set up so far, with their neighbours.
+    pub fn links(&self) -> impl Iterator<Item = (Address, &DataLink)> {
+        self.circuits.iter().map(|(a, c)| (*a, &c.link))
+    }
+
+    /// Frames and datagrams not yet delivered: frames waiting to go out,
+    /// and on each VC link the I frames queued or unacknowledged and the
+    /// datagrams waiting for the link to come up. Zero once everything
+    /// sent has left (datagram mode) or been acknowledged (VC mode).
+    pub fn pending(&self) -> usize {
+        let links: usize = self
+            .circuits
+            .iter()
+            .map(|(_, c)| c.link.queued() + c.link.unacked() + c.waiting.len())
+            .sum();
+        self.out.len() + self.device.tx_pending() + links
+    }
+
+    /// Releases every VC link (DL-DISCONNECT request: DISC, fig. C4.4a);
+    /// queued data and datagrams still
+    /// waiting for a link are dropped.
+    pub fn disconnect_all(&mut self, now: Instant) {
+        for (_, c) in &mut self.circuits {
+            if c.link.state() != State::Disconnected {
+                c.link.disconnect(now);
+            }
+        }
+    }
+
     /// The channel is busy or clear (carrier detect): passed to every VC
     /// link (T1 pauses while busy).
     pub fn set_channel_busy(&mut self, now: Instant, busy: bool) {

@@ -8,7 +8,8 @@
 //! with hardware type 3, PID 0xCD), and offers smoltcp an [`Ax25Device`]
 //! (`Medium::Ip`) whose tokens only fill and drain queues. A [`Host`]
 //! puts a smoltcp `Interface` and its sockets on top; [`workload`] has a
-//! TCP file transfer and ping; [`sim`] runs two hosts on the simulated
+//! TCP file transfer and ping, [`server`] a TCP server that receives
+//! files from any number of senders; [`sim`] runs two hosts on the simulated
 //! half-duplex radio channel in virtual time. A [`TcpSniffer`] on the
 //! device counts retransmitted and duplicate TCP segments.
 //!
@@ -89,6 +90,7 @@ pub mod arp;
 mod device;
 mod host;
 mod iface;
+pub mod server;
 pub mod sim;
 mod sniff;
 pub mod workload;
