@@ -55,7 +55,7 @@ pub struct IpArgs {
     #[arg(long)]
     no_arp: bool,
     /// How datagrams travel: in I frames of a connected-mode link per
-    /// neighbour (vc, as `ip route ... mode vc`) or in UI frames (datagram).
+    /// neighbour (vc, as `axparms --route add ... --ipmode V`) or in UI frames (datagram).
     #[arg(long, value_enum, default_value_t = Mode::Vc)]
     mode: Mode,
     /// VC links with SABME (AX.25 v2.2, modulo 128) instead of SABM; needed

@@ -1,6 +1,6 @@
 //! The AX.25 side of an IP interface: IP datagrams in I frames of a
 //! connected-mode [`DataLink`] per neighbour (virtual-circuit mode, Linux
-//! `ip route ... mode vc`) or in UI frames (datagram mode), PID 0xCC
+//! `axparms --route add ... --ipmode V`) or in UI frames (datagram mode), PID 0xCC
 //! (AX.25 v2.2 3.4, fig. 3.2); ARP in UI frames, PID 0xCD.
 //!
 //! Sans-IO like the link engine: received frames come in through
@@ -47,7 +47,7 @@ pub const ARP_TRIES: u32 = 3;
 /// Shortest interval between two ARP requests for one address, µs.
 const ARP_RETRY_US: u64 = 1_000_000;
 
-/// How IP datagrams travel (Linux `ip route ... mode vc|datagram`).
+/// How IP datagrams travel (Linux `axparms --route add ... --ipmode V|D`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Encapsulation {
     /// In I frames of a connected-mode link to the neighbour, set up on

@@ -11,8 +11,8 @@
 //!
 //! The paper sets MTU and TCP window on the Linux hosts and says nothing of
 //! the AX.25 mode IP used. Linux sends IP in UI frames unless a route or
-//! the interface's `ip_default_mode` asks for connected mode (`mode vc`;
-//! the default mode is datagram), so the checked rows carry IP in UI frames
+//! the interface's `ip_default_mode` asks for connected mode (`axparms
+//! --route add ... --ipmode V`; the default mode is datagram), so the checked rows carry IP in UI frames
 //! ([`Encapsulation::Datagram`]); the same runs in connected mode
 //! ([`Encapsulation::VirtualCircuit`], the AX.25 engines behaving as the
 //! Linux stack of the CM-CL column) are shown beside them. A ping first
@@ -594,7 +594,7 @@ fn text(config: &MeasuredConfig) -> String {
          values, not refitted: {lat} ms host latency each way, {serial} bit/s serial link, \
          {pf} ms per frame in the TNC, {hold} ms carrier hold.\n\
          Which AX.25 mode carried IP: the paper does not say, and Linux carries IP in UI \
-         frames unless told otherwise (ip_default_mode datagram; `mode vc` per route). Both \
+         frames unless told otherwise (ip_default_mode datagram; `axparms --ipmode V` per neighbour). Both \
          were simulated. In UI frames the transfer has the shape the published times show: \
          a TCP window of two segments goes out in one key-up and the receiver's two \
          acknowledgements come back in the next, so the number of turnarounds per transfer \
