@@ -2,8 +2,8 @@
 //!
 //! An [`Ax25Interface`] carries IP datagrams (PID 0xCC, AX.25 v2.2 3.4)
 //! either in I frames of a connected-mode [`linklab_link::DataLink`] per
-//! neighbour ([`Encapsulation::VirtualCircuit`], Linux `ip route ... mode
-//! vc`) or in UI frames ([`Encapsulation::Datagram`]), resolves IPv4
+//! neighbour ([`Encapsulation::VirtualCircuit`], Linux `axparms --route
+//! add ... --ipmode V`) or in UI frames ([`Encapsulation::Datagram`]), resolves IPv4
 //! neighbours from a static table or with ARP over AX.25 ([`arp`], RFC 826
 //! with hardware type 3, PID 0xCD), and offers smoltcp an [`Ax25Device`]
 //! (`Medium::Ip`) whose tokens only fill and drain queues. A [`Host`]
