@@ -448,7 +448,7 @@ impl<S: Store> Agent<S> {
         };
         let id = self
             .originate(&mut txn, draft, time)
-            .map_err(|e| SendError::Encode(e.to_string()))?;
+            .map_err(SendError::Encode)?;
         self.commit(txn)?;
         Ok(id)
     }
@@ -1013,16 +1013,14 @@ impl<S: Store> Agent<S> {
 
     /// Makes a bundle here (an application's, or a status report) and adds
     /// it to `txn`.
-    fn originate(
-        &mut self,
-        txn: &mut Txn,
-        mut draft: Draft<'_>,
-        time: u64,
-    ) -> Result<Id, hardy_bpv7::builder::Error> {
+    fn originate(&mut self, txn: &mut Txn, mut draft: Draft<'_>, time: u64) -> Result<Id, String> {
         let sequence = txn.batch.next_sequence.unwrap_or(self.next_sequence);
         txn.batch.next_sequence = Some(sequence + 1);
         draft.created = (time, sequence);
-        let (bundle, octets) = bundle::build(draft)?;
+        let (_, octets) = bundle::build(draft).map_err(|e| e.to_string())?;
+        // Read back, as a received bundle would be: the builder's own
+        // description lacks the extension blocks' values.
+        let bundle = bundle::decode(&octets).map_err(|e| e.to_string())?;
         let id = bundle.id.clone();
         let disposition = if self.is_local(&bundle.destination) {
             Disposition::Deliver

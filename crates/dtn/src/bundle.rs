@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 use std::time::Duration;
 
-use hardy_bpv7::block::Type;
+use hardy_bpv7::block::{self, Type};
 use hardy_bpv7::bundle::{Bundle, FragmentInfo, Id, ParsedBundle};
 use hardy_bpv7::crc::CrcType;
 use hardy_bpv7::creation_timestamp::CreationTimestamp;
@@ -124,12 +124,23 @@ pub fn build(draft: Draft<'_>) -> Result<(Bundle, Box<[u8]>), hardy_bpv7::builde
         builder = builder.with_hop_count(&HopInfo { limit, count: 0 });
     }
     let (created, sequence) = draft.created;
+    // A node without a clock (DTN time 0) says so with creation time 0 and
+    // gives the bundle's age instead (4.2.7, 4.4.2), in every fragment.
+    let created = if created == 0 {
+        builder = builder
+            .add_extension_block(Type::BundleAge)?
+            .with_flags(block::Flags {
+                must_replicate: true,
+                ..block::Flags::default()
+            })
+            .build(Cow::Owned(hardy_cbor::encode::emit(&0u64).0));
+        None
+    } else {
+        Some(DtnTime::new(created))
+    };
     builder
         .with_payload(Cow::Borrowed(draft.payload))
-        .build(CreationTimestamp::from_parts(
-            Some(DtnTime::new(created)),
-            sequence,
-        ))
+        .build(CreationTimestamp::from_parts(created, sequence))
 }
 
 /// An edit the bundle library refused.

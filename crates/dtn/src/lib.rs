@@ -73,7 +73,9 @@ pub use agent::{
     SendRequest, Transmit, TransmitId,
 };
 pub use bundle::{StatusKind, StatusReport};
+pub use hardy_bpv7;
 pub use hardy_bpv7::bundle::Id as BundleId;
+pub use hardy_bpv7::crc::CrcType;
 pub use hardy_bpv7::eid::Eid;
 pub use hardy_bpv7::status_report::ReasonCode;
 pub use linklab_link::Instant;
