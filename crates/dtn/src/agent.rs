@@ -965,7 +965,7 @@ impl<S: Store> Agent<S> {
     }
 
     /// The ADU from fragments `keys` of one bundle, if they cover it all
-    /// (RFC 9171 5.9), with the fragments used.
+    /// (RFC 9171 5.9), with every fragment of the group (all are consumed).
     fn reassemble(&self, keys: &[u64], total: u64) -> Option<(Vec<u64>, Vec<u8>)> {
         let total = usize::try_from(total).ok()?;
         let mut pieces: Vec<(usize, &[u8], u64)> = keys
@@ -978,21 +978,29 @@ impl<S: Store> Agent<S> {
             })
             .collect();
         pieces.sort_by_key(|(offset, data, _)| (*offset, usize::MAX - data.len()));
-        let mut adu = vec![0; total];
+        // Which pieces cover the ADU, before allocating it: its length
+        // comes from the peer, the pieces are here.
         let mut covered = 0;
         let mut used = Vec::new();
-        for (offset, data, key) in pieces {
+        for (offset, data, key) in &pieces {
             let end = offset.saturating_add(data.len());
-            if offset > covered || end > total {
+            if *offset > covered || end > total {
                 continue;
             }
             if end > covered {
-                adu[covered..end].copy_from_slice(&data[covered - offset..]);
+                used.push((*offset, *data, *key));
                 covered = end;
             }
-            used.push(key);
         }
-        (covered == total && !used.is_empty()).then_some((used, adu))
+        if covered != total || used.is_empty() {
+            return None;
+        }
+        let mut adu = Vec::with_capacity(total);
+        for (offset, data, _) in &used {
+            adu.extend_from_slice(&data[adu.len() - offset..]);
+        }
+        let keys = pieces.iter().map(|(_, _, key)| *key).collect();
+        Some((keys, adu))
     }
 
     fn offer(&mut self, keys: Vec<u64>, payload: Vec<u8>) {
