@@ -4,244 +4,18 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
 use hardy_bpv7::bundle::{Bundle, Flags, Id};
-use hardy_bpv7::crc::CrcType;
 use hardy_bpv7::eid::{Eid, NodeId};
 use hardy_bpv7::status_report::ReasonCode;
 use linklab_link::Instant;
-use thiserror::Error;
 
-use crate::bundle::{self, DecodeError, Draft, StatusKind, StatusReport};
+use crate::bundle::{self, Draft, StatusKind, StatusReport};
+use crate::config::{Config, SendRequest};
+use crate::event::{
+    AgentError, Delivery, DeliveryId, Event, ReceiveError, Reception, SendError, Transmit,
+    TransmitId,
+};
 use crate::route::{EidPattern, LinkId, Route};
 use crate::store::{Batch, Disposition, Store, StoreError, StoredBundle};
-
-/// How an agent is set up.
-#[derive(Debug, Clone)]
-pub struct Config {
-    /// This node's ID (RFC 9171 4.2.5.2): `ipn:N.0` or `dtn://name/`. It is
-    /// the source of the status reports the agent sends.
-    pub node: Eid,
-    /// DTN time (milliseconds since 2000-01-01 UTC, 4.2.6) at
-    /// [`Instant::ZERO`]: how the agent turns the `now` it is given into
-    /// creation timestamps and lifetimes.
-    pub dtn_time_at_zero: u64,
-    /// CRC type of the blocks of bundles created here (4.2.1); CRC-32C by
-    /// default.
-    pub crc_type: CrcType,
-    /// Hop limit of a Hop Count block (4.4.3) put into bundles created here;
-    /// none by default.
-    pub hop_limit: Option<u64>,
-    /// How long a bundle whose transfer failed waits before it is offered
-    /// to a link again.
-    pub retry_after: Duration,
-    /// Lifetime of the status reports this node sends.
-    pub report_lifetime: Duration,
-}
-
-impl Config {
-    /// Defaults for node `node`.
-    pub fn new(node: Eid) -> Config {
-        Config {
-            node,
-            dtn_time_at_zero: 0,
-            crc_type: CrcType::CRC32_CASTAGNOLI,
-            hop_limit: None,
-            retry_after: Duration::from_secs(30),
-            report_lifetime: Duration::from_secs(24 * 3600),
-        }
-    }
-}
-
-/// What an application asks the agent to send (RFC 9171 5.2).
-#[derive(Debug, Clone)]
-pub struct SendRequest {
-    /// Source endpoint: one on this node.
-    pub source: Eid,
-    /// Destination endpoint.
-    pub destination: Eid,
-    /// The application data unit.
-    pub payload: Vec<u8>,
-    /// Lifetime (4.3.1).
-    pub lifetime: Duration,
-    /// Where status reports go; the source if `None`.
-    pub report_to: Option<Eid>,
-    /// Status reports asked for (4.2.3).
-    pub reports: Vec<StatusKind>,
-    /// Whether reports carry the time of the event.
-    pub report_status_time: bool,
-    /// Whether the bundle may be fragmented (the inverse of "bundle must
-    /// not be fragmented", 4.2.3).
-    pub may_fragment: bool,
-}
-
-impl SendRequest {
-    /// A request with a one-day lifetime, no reports, fragmentation allowed.
-    pub fn new(source: Eid, destination: Eid, payload: Vec<u8>) -> SendRequest {
-        SendRequest {
-            source,
-            destination,
-            payload,
-            lifetime: Duration::from_secs(24 * 3600),
-            report_to: None,
-            reports: Vec::new(),
-            report_status_time: false,
-            may_fragment: true,
-        }
-    }
-}
-
-/// A transmission handed to a convergence layer; report its outcome with
-/// [`Agent::transfer_succeeded`], [`Agent::transfer_failed`] or
-/// [`Agent::transfer_partial`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct TransmitId(pub u64);
-
-/// A bundle for a convergence layer to send.
-#[derive(Debug, Clone)]
-pub struct Transmit {
-    /// The transfer, for the outcome report.
-    pub id: TransmitId,
-    /// The link to send it on.
-    pub link: LinkId,
-    /// The bundle (or fragment).
-    pub bundle: Id,
-    /// The encoded bundle.
-    pub octets: Vec<u8>,
-}
-
-/// A delivery handed to an application; confirm it with
-/// [`Agent::delivery_done`] once the application has kept the data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct DeliveryId(pub u64);
-
-/// An application data unit for a local endpoint (RFC 9171 5.7).
-#[derive(Debug, Clone)]
-pub struct Delivery {
-    /// For [`Agent::delivery_done`].
-    pub id: DeliveryId,
-    /// The bundle (the whole bundle's ID if it came in fragments). Stable
-    /// across restarts: a delivery offered again after a crash, because it
-    /// was not confirmed, has the same bundle ID.
-    pub bundle: Id,
-    /// Source endpoint.
-    pub source: Eid,
-    /// The local endpoint.
-    pub destination: Eid,
-    /// The application data unit (reassembled, 5.9).
-    pub payload: Vec<u8>,
-}
-
-/// What happened to a bundle received from a link.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Reception {
-    /// Accepted and stored durably: the convergence layer may acknowledge
-    /// it.
-    Accepted(Id),
-    /// Already stored or delivered here; dropped (and may be acknowledged).
-    Duplicate(Id),
-    /// Valid but deleted at once (expired, hop limit exceeded).
-    Discarded {
-        /// The bundle.
-        bundle: Id,
-        /// Why (RFC 9171 6.1.1).
-        reason: ReasonCode,
-    },
-}
-
-/// Something to tell the node's operator or applications.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Event {
-    /// A status report arrived for a local endpoint (or was made here for
-    /// one).
-    StatusReport {
-        /// The local report-to endpoint.
-        to: Eid,
-        /// The node that reported.
-        from: Eid,
-        /// The report.
-        report: StatusReport,
-    },
-    /// A convergence layer confirmed a transfer; the bundle has left this
-    /// node.
-    Forwarded {
-        /// The bundle.
-        bundle: Id,
-        /// The link.
-        link: LinkId,
-    },
-    /// A stored bundle was split into fragments to fit a link's MTU
-    /// (RFC 9171 5.8).
-    Fragmented {
-        /// The bundle before the split.
-        bundle: Id,
-        /// How many fragments replaced it.
-        fragments: usize,
-    },
-    /// A bundle cannot go over the link its route names: it is larger than
-    /// the link's MTU and may not be fragmented. It stays stored.
-    TooLarge {
-        /// The bundle.
-        bundle: Id,
-        /// The link.
-        link: LinkId,
-        /// Its size in octets.
-        size: usize,
-    },
-    /// A bundle was deleted (5.10).
-    Deleted {
-        /// The bundle.
-        bundle: Id,
-        /// Why.
-        reason: ReasonCode,
-    },
-}
-
-/// Why received octets were not accepted.
-#[derive(Debug, Error)]
-pub enum ReceiveError {
-    /// Not a valid bundle (bad CRC, bad encoding).
-    #[error(transparent)]
-    Decode(#[from] DecodeError),
-    /// A partial bundle could not be made into a fragment.
-    #[error(transparent)]
-    Fragment(#[from] bundle::EditError),
-    /// The store failed: the bundle was not accepted.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-/// Why a send request was refused.
-#[derive(Debug, Error)]
-pub enum SendError {
-    /// The source is not an endpoint of this node.
-    #[error("{0} is not an endpoint of this node")]
-    NotLocal(Eid),
-    /// The destination is the null endpoint.
-    #[error("a bundle cannot be sent to the null endpoint")]
-    NullDestination,
-    /// The bundle could not be encoded.
-    #[error("cannot encode the bundle: {0}")]
-    Encode(String),
-    /// The store failed: the bundle was not accepted.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-/// Errors of the other requests.
-#[derive(Debug, Error)]
-pub enum AgentError {
-    /// The configured node ID is not a node ID.
-    #[error("{0} is not a node ID (use ipn:N.0 or dtn://name/)")]
-    BadNodeId(Eid),
-    /// An endpoint to register is not on this node.
-    #[error("{0} is not an endpoint of this node")]
-    NotLocal(Eid),
-    /// No delivery with this ID is waiting for confirmation.
-    #[error("no delivery {0:?} is waiting for confirmation")]
-    UnknownDelivery(DeliveryId),
-    /// The store failed.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -568,8 +342,7 @@ impl<S: Store> Agent<S> {
                     self.commit(txn)?;
                     continue;
                 }
-                if mtu.is_some_and(|mtu| octets.len() > mtu) {
-                    let mtu = mtu.unwrap_or(usize::MAX);
+                if let Some(mtu) = mtu.filter(|&mtu| octets.len() > mtu) {
                     if self.fragment(key, mtu, octets.len())? {
                         continue 'scan;
                     }
@@ -611,7 +384,10 @@ impl<S: Store> Agent<S> {
             bundle: bundle.id,
             link: flight.link,
         });
-        self.commit(txn)
+        self.commit(txn).inspect_err(|_| {
+            // Still stored: it goes again.
+            self.set_state(flight.key, State::Idle);
+        })
     }
 
     /// The transfer failed; the bundle is offered again after
@@ -628,7 +404,8 @@ impl<S: Store> Agent<S> {
     /// receiver kept them as a fragment, see
     /// [`handle_partial_bundle`](Agent::handle_partial_bundle)). The stored
     /// bundle is replaced by a fragment carrying the payload that did not
-    /// get through, to be sent again after [`Config::retry_after`].
+    /// get through, to be sent again after [`Config::retry_after`] (the
+    /// whole bundle, if it must not be fragmented).
     pub fn transfer_partial(
         &mut self,
         now: Instant,
@@ -644,14 +421,14 @@ impl<S: Store> Agent<S> {
         if sent >= flight.length || (done == flight.payload.len() && done > 0) {
             return self.transfer_succeeded(now, id);
         }
-        if done == 0 {
+        let key = flight.key;
+        let entry = &self.entries[&key];
+        if done == 0 || entry.bundle.flags.do_not_fragment {
             self.transfer_failed(now, id);
             return Ok(());
         }
-        let key = flight.key;
         self.flights.remove(&id);
         let time = self.dtn_time(now);
-        let entry = &self.entries[&key];
         let length = bundle::payload(&entry.bundle, &entry.stored.octets).len();
         let rest = bundle::fragment(
             &entry.bundle,
@@ -672,7 +449,8 @@ impl<S: Store> Agent<S> {
             ..entry.stored.clone()
         };
         let new_key = self.put(&mut txn, stored, fragment);
-        self.commit(txn)?;
+        self.commit(txn)
+            .inspect_err(|_| self.set_state(key, State::Idle))?;
         self.set_state(
             new_key,
             State::RetryAt(time + millis(self.config.retry_after)),
@@ -685,7 +463,8 @@ impl<S: Store> Agent<S> {
     /// prefix holds the primary block and every block before the payload
     /// (each intact, by its CRC) and some payload data, that much is kept
     /// as a fragment, exactly as [`handle_bundle`](Agent::handle_bundle)
-    /// would keep it; `None` if it holds too little. The payload data of
+    /// would keep it; `None` if it holds too little or the bundle must not
+    /// be fragmented. The payload data of
     /// the prefix cannot be checked by the payload block's CRC (that is in
     /// the part that was lost): the convergence layer's own check is relied
     /// on.
@@ -698,6 +477,9 @@ impl<S: Store> Agent<S> {
             return Ok(None);
         };
         let bundle = bundle::decode(&octets)?;
+        if bundle.flags.do_not_fragment {
+            return Ok(None);
+        }
         let length = bundle::payload(&bundle, &octets).len();
         let fragment = bundle::fragment(&bundle, &octets, 0..length, adu_length)?;
         self.handle_bundle(now, &fragment).map(Some)
@@ -756,7 +538,7 @@ impl<S: Store> Agent<S> {
     }
 
     /// When [`handle_timeout`](Agent::handle_timeout) is next due: the
-    /// earliest end of a lifetime or retry wait.
+    /// earliest end of a lifetime, a retry wait or a delivery record.
     pub fn poll_timeout(&self) -> Option<Instant> {
         self.entries
             .values()
@@ -765,6 +547,7 @@ impl<S: Store> Agent<S> {
                 State::RetryAt(at) => Some(at.min(e.stored.expires_at)),
                 State::Idle | State::InFlight(_) => Some(e.stored.expires_at),
             })
+            .chain(self.delivered.values().copied())
             .min()
             .map(|at| self.instant(at))
     }
@@ -879,7 +662,7 @@ impl<S: Store> Agent<S> {
         }
         // Room for the fragment offset and ADU length and longer length
         // fields; checked below against the real fragments.
-        let overhead = edited - length + 24;
+        let overhead = edited.saturating_sub(length) + 24;
         let mut chunk = mtu.saturating_sub(overhead);
         let mut pieces = Vec::new();
         while chunk > 0 && pieces.is_empty() {

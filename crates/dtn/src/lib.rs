@@ -62,17 +62,21 @@
 
 mod agent;
 pub mod bundle;
+mod config;
 pub mod crc;
+mod event;
 mod partial;
 mod redb_store;
 pub mod route;
 pub mod store;
 
-pub use agent::{
-    Agent, AgentError, Config, Delivery, DeliveryId, Event, ReceiveError, Reception, SendError,
-    SendRequest, Transmit, TransmitId,
-};
+pub use agent::Agent;
 pub use bundle::{StatusKind, StatusReport};
+pub use config::{Config, SendRequest};
+pub use event::{
+    AgentError, Delivery, DeliveryId, Event, ReceiveError, Reception, SendError, Transmit,
+    TransmitId,
+};
 pub use hardy_bpv7;
 pub use hardy_bpv7::bundle::Id as BundleId;
 pub use hardy_bpv7::crc::CrcType;

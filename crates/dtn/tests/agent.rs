@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use linklab_dtn::{
     crc, Agent, Config, CrcType, Delivery, Eid, Event, Instant, LinkId, MemoryStore, ReasonCode,
-    Reception, RedbStore, SendRequest, StatusKind, Store,
+    Reception, RedbStore, SendRequest, StatusKind, Store, StoreError,
 };
 use proptest::prelude::*;
 
@@ -590,4 +590,57 @@ proptest! {
         prop_assert_eq!(&delivered[0], &payload);
         prop_assert_eq!(receiver.stored(), 0);
     }
+}
+
+/// A store whose disk can be made to fail.
+struct Flaky {
+    inner: MemoryStore,
+    failing: std::rc::Rc<std::cell::Cell<bool>>,
+}
+
+impl Store for Flaky {
+    fn load(&mut self) -> Result<linklab_dtn::store::Snapshot, StoreError> {
+        self.inner.load()
+    }
+
+    fn commit(&mut self, batch: &linklab_dtn::Batch) -> Result<(), StoreError> {
+        if self.failing.get() {
+            return Err(StoreError::Io("disk full".into()));
+        }
+        self.inner.commit(batch)
+    }
+}
+
+#[test]
+fn nothing_is_accepted_or_confirmed_that_the_store_did_not_take() {
+    let failing = std::rc::Rc::new(std::cell::Cell::new(false));
+    let store = Flaky {
+        inner: MemoryStore::new(),
+        failing: failing.clone(),
+    };
+    let mut node = Agent::open(Config::new(eid("ipn:2.0")), store).unwrap();
+    node.register(eid("ipn:2.1")).unwrap();
+    let octets = sample_bundle(CrcType::CRC32_CASTAGNOLI, None);
+    failing.set(true);
+    let error = node.handle_bundle(Instant::ZERO, &octets).unwrap_err();
+    assert!(error.to_string().contains("disk full"), "{error}");
+    assert_eq!(node.stored(), 0);
+    assert!(node.poll_delivery().is_none());
+    failing.set(false);
+    assert!(matches!(
+        node.handle_bundle(Instant::ZERO, &octets).unwrap(),
+        Reception::Accepted(_)
+    ));
+    let delivery = node.poll_delivery().unwrap();
+    failing.set(true);
+    assert!(node.delivery_done(Instant::ZERO, delivery.id).is_err());
+    // Not confirmed: still stored, and the confirmation can be retried.
+    assert_eq!(node.stored(), 1);
+    failing.set(false);
+    node.delivery_done(Instant::ZERO, delivery.id).unwrap();
+    assert_eq!(node.stored(), 0);
+    assert!(matches!(
+        node.handle_bundle(Instant::ZERO, &octets).unwrap(),
+        Reception::Duplicate(_)
+    ));
 }
