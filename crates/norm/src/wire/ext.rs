@@ -136,7 +136,7 @@ impl Extension {
                     out.push(*het);
                 } else {
                     let total = content.len() + 2;
-                    if total % 4 != 0 || total / 4 > 255 {
+                    if !total.is_multiple_of(4) || total / 4 > 255 {
                         return Err(EncodeError::BadExtension(*het));
                     }
                     out.extend_from_slice(&[*het, (total / 4) as u8]);

@@ -401,7 +401,7 @@ fn payload_id_at(b: &[u8]) -> PayloadId {
 }
 
 fn node_list(b: &[u8]) -> Result<Vec<NodeId>, DecodeError> {
-    if b.len() % 4 != 0 {
+    if !b.len().is_multiple_of(4) {
         return Err(DecodeError::BadPayload);
     }
     Ok(b.chunks_exact(4).map(be32).collect())
@@ -556,7 +556,7 @@ impl Packet {
                         acking_nodes: node_list(payload)?,
                     }
                 } else {
-                    if payload.len() % 2 != 0 {
+                    if !payload.len().is_multiple_of(2) {
                         return Err(DecodeError::BadPayload);
                     }
                     Command::Squelch {
@@ -568,7 +568,7 @@ impl Packet {
             }
             2 if payload.is_empty() => Command::Eot,
             4 => {
-                if payload.len() % 8 != 0 {
+                if !payload.len().is_multiple_of(8) {
                     return Err(DecodeError::BadPayload);
                 }
                 Command::Cc {

@@ -66,7 +66,7 @@ impl RepairRequest {
         let item_bytes = ITEM_LEN * self.items.len();
         if self.items.is_empty()
             || item_bytes > usize::from(u16::MAX)
-            || (self.form == RepairForm::Ranges && self.items.len() % 2 != 0)
+            || (self.form == RepairForm::Ranges && !self.items.len().is_multiple_of(2))
         {
             return Err(EncodeError::BadRepairRequest);
         }
@@ -109,7 +109,7 @@ impl RepairRequest {
                     payload_id: PayloadId::decode([item[4], item[5], item[6], item[7]]),
                 });
             }
-            if form == RepairForm::Ranges && items.len() % 2 != 0 {
+            if form == RepairForm::Ranges && !items.len().is_multiple_of(2) {
                 return Err(DecodeError::BadRepairRequest);
             }
             requests.push(RepairRequest { form, flags, items });
