@@ -19,8 +19,7 @@
 
 use linklab_norm::wire::{object_flags, Message, Packet};
 use linklab_norm::{
-    Instant, ObjectKind, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig,
-    SenderEvent,
+    Instant, ObjectKind, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig, SenderEvent,
 };
 use std::net::{SocketAddr, UdpSocket};
 use std::process::ExitCode;
@@ -86,7 +85,9 @@ impl Clock {
     /// Socket read time-out until `t` (at least 100 µs, at most 50 ms).
     fn until(&self, t: Option<Instant>) -> Duration {
         let now = self.now();
-        let d = t.map_or(Duration::from_millis(50), |t| t.saturating_duration_since(now));
+        let d = t.map_or(Duration::from_millis(50), |t| {
+            t.saturating_duration_since(now)
+        });
         d.clamp(Duration::from_micros(100), Duration::from_millis(50))
     }
 }
@@ -127,7 +128,8 @@ fn send(args: &Args) -> Result<bool, String> {
                 drops += 1;
                 continue;
             }
-            sock.send_to(&t.payload, t.destination).map_err(|e| e.to_string())?;
+            sock.send_to(&t.payload, t.destination)
+                .map_err(|e| e.to_string())?;
         }
         while let Some(e) = sender.poll_event() {
             eprintln!("norm_udp: {e:?}");
@@ -170,15 +172,21 @@ fn recv(args: &Args) -> Result<bool, String> {
     let mut done_at: Option<std::time::Instant> = None;
     while clock.0.elapsed() < Duration::from_secs(120) {
         while let Some(t) = receiver.poll_transmit(clock.now()) {
-            sock.send_to(&t.payload, t.destination).map_err(|e| e.to_string())?;
+            sock.send_to(&t.payload, t.destination)
+                .map_err(|e| e.to_string())?;
         }
         while let Some(e) = receiver.poll_event() {
             match e {
-                ReceiverEvent::ObjectCompleted { object_id, data, .. } if got < count => {
+                ReceiverEvent::ObjectCompleted {
+                    object_id, data, ..
+                } if got < count => {
                     got += 1;
                     let path = format!("{out}/rx.{got}");
                     std::fs::write(&path, &data).map_err(|e| format!("{path}: {e}"))?;
-                    eprintln!("norm_udp: object {object_id} complete ({} octets) -> {path}", data.len());
+                    eprintln!(
+                        "norm_udp: object {object_id} complete ({} octets) -> {path}",
+                        data.len()
+                    );
                 }
                 other => eprintln!("norm_udp: {other:?}"),
             }
