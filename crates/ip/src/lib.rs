@@ -92,11 +92,13 @@ mod iface;
 pub mod sim;
 mod sniff;
 pub mod workload;
+mod x25;
 
 pub use device::{Ax25Device, RxToken, TxToken};
-pub use host::{link_instant, smol_instant, CongestionControl, Host, TcpConfig};
+pub use host::{link_instant, smol_instant, CongestionControl, Host, IpLink, TcpConfig};
 pub use iface::{
     broadcast, Ax25Config, Ax25ConfigError, Ax25Interface, Ax25Stats, Encapsulation, ARP_PENDING,
     ARP_TRIES,
 };
 pub use sniff::{TcpCounters, TcpSniffer};
+pub use x25::{X25IfConfig, X25IfError, X25IfStats, X25Interface};

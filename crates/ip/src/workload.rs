@@ -11,12 +11,13 @@ use smoltcp::wire::{Icmpv4Packet, Icmpv4Repr, IpAddress, IpEndpoint, Ipv4Address
 
 use linklab_link::Instant;
 
-use crate::host::{Host, TcpConfig};
+use crate::host::{Host, IpLink, TcpConfig};
+use crate::iface::Ax25Interface;
 
-/// A workload the runner steps.
-pub trait Workload {
+/// A workload the runner steps, on hosts over links of type `L`.
+pub trait Workload<L: IpLink = Ax25Interface> {
     /// Acts on the hosts' sockets at `now` (after they were polled).
-    fn step(&mut self, hosts: &mut [Host; 2], now: Instant);
+    fn step(&mut self, hosts: &mut [Host<L>; 2], now: Instant);
     /// The workload has finished (successfully or not).
     fn done(&self) -> bool;
     /// When the workload next wants to act without any network event.
@@ -59,22 +60,36 @@ pub struct TransferReport {
 impl FileTransfer {
     /// Opens a listening socket on host 1 and a connection from host 0 to
     /// `server_ip`, both with `tcp`, to carry `data`.
-    pub fn start(
-        hosts: &mut [Host; 2],
+    pub fn start<L: IpLink>(
+        hosts: &mut [Host<L>; 2],
         server_ip: IpAddress,
         tcp: &TcpConfig,
         data: Vec<u8>,
         now: Instant,
     ) -> Result<FileTransfer, String> {
+        FileTransfer::start_on(hosts, server_ip, (49152, FILE_PORT), tcp, data, now)
+    }
+
+    /// As [`FileTransfer::start`], from client port `ports.0` to server
+    /// port `ports.1` (for several transfers at once).
+    pub fn start_on<L: IpLink>(
+        hosts: &mut [Host<L>; 2],
+        server_ip: IpAddress,
+        ports: (u16, u16),
+        tcp: &TcpConfig,
+        data: Vec<u8>,
+        now: Instant,
+    ) -> Result<FileTransfer, String> {
+        let (client_port, server_port) = ports;
         let [client_host, server_host] = hosts;
         let server = server_host.add_socket(tcp.socket());
         server_host
             .tcp(server)
-            .listen(FILE_PORT)
-            .map_err(|e| format!("server cannot listen on port {FILE_PORT}: {e}"))?;
+            .listen(server_port)
+            .map_err(|e| format!("server cannot listen on port {server_port}: {e}"))?;
         let client = client_host.add_socket(tcp.socket());
         client_host
-            .tcp_connect(client, IpEndpoint::new(server_ip, FILE_PORT), 49152)
+            .tcp_connect(client, IpEndpoint::new(server_ip, server_port), client_port)
             .map_err(|e| format!("client cannot connect to {server_ip}: {e}"))?;
         Ok(FileTransfer {
             data,
@@ -113,8 +128,8 @@ impl FileTransfer {
     }
 }
 
-impl Workload for FileTransfer {
-    fn step(&mut self, hosts: &mut [Host; 2], now: Instant) {
+impl<L: IpLink> Workload<L> for FileTransfer {
+    fn step(&mut self, hosts: &mut [Host<L>; 2], now: Instant) {
         let client = hosts[0].tcp(self.client);
         if client.may_send() && self.offset < self.data.len() {
             match client.send_slice(&self.data[self.offset..]) {
@@ -216,7 +231,11 @@ pub struct PingReport {
 
 impl Ping {
     /// Binds an ICMP socket on host 0; the first request goes at `now`.
-    pub fn start(hosts: &mut [Host; 2], config: &PingConfig, now: Instant) -> Result<Ping, String> {
+    pub fn start<L: IpLink>(
+        hosts: &mut [Host<L>; 2],
+        config: &PingConfig,
+        now: Instant,
+    ) -> Result<Ping, String> {
         let PingConfig {
             target,
             ident,
@@ -284,8 +303,8 @@ impl Ping {
     }
 }
 
-impl Workload for Ping {
-    fn step(&mut self, hosts: &mut [Host; 2], now: Instant) {
+impl<L: IpLink> Workload<L> for Ping {
+    fn step(&mut self, hosts: &mut [Host<L>; 2], now: Instant) {
         self.last_step = now;
         let caps = ChecksumCapabilities::default();
         let socket = hosts[0].icmp(self.socket);
