@@ -32,7 +32,12 @@ pub use files::{check_ids, create_dir, print_table, write, write_tables_and_figu
 pub use progress::Bar;
 
 /// The papers, in report order.
-const PAPERS: [Paper; 3] = [Paper::Zielinski2013, Paper::RonanAx25, Paper::Bux1982];
+const PAPERS: [Paper; 4] = [
+    Paper::Zielinski2013,
+    Paper::RonanAx25,
+    Paper::Bux1982,
+    Paper::Korb1987,
+];
 
 /// Threads the jobs share.
 const THREADS: usize = 2;
@@ -107,6 +112,22 @@ fn jobs() -> Vec<Job> {
         Job {
             paper: Paper::Bux1982,
             run: |o, p| Ok(linklab_scenario::bux::transfer_time_vs_t_p(o, p)?),
+        },
+        Job {
+            paper: Paper::Korb1987,
+            run: |o, p| Ok(linklab_scenario::korb::table_1(o, p)?),
+        },
+        Job {
+            paper: Paper::Korb1987,
+            run: |o, p| Ok(linklab_scenario::korb::tables_2_3(o, p)?),
+        },
+        Job {
+            paper: Paper::Korb1987,
+            run: |o, p| Ok(linklab_scenario::korb::table_4(o, p)?),
+        },
+        Job {
+            paper: Paper::Korb1987,
+            run: |o, p| Ok(linklab_scenario::korb::retransmissions(o, p)?),
         },
     ]
 }

@@ -271,6 +271,12 @@ impl Ping {
         })
     }
 
+    /// Each request's round trip, in sequence order (`None`: no reply
+    /// yet).
+    pub fn rtts(&self) -> &[Option<Duration>] {
+        &self.rtts
+    }
+
     /// The statistics so far.
     pub fn report(&self) -> PingReport {
         let rtts: Vec<f64> = self
