@@ -187,9 +187,10 @@ impl X25NetConfig {
     /// at 56 kbit/s), is reassembled, crosses the network (median T +
     /// c·octets), and is sent again on the downstream line. The medians of
     /// Table 1 (sequences 50-100), 330 and 880 ms round trip, give one way
-    /// 165 and 440 ms: 165 = 2·13.1 + 2·1 + T + 84c and 440 = 2·81.7 + 2·1
-    /// + T + 532c, so c = 0.3076 ms/octet (about two store-and-forward
-    /// hops on 56 kbit/s trunks, 0.286 ms/octet) and T = 111 ms.
+    /// 165 and 440 ms: 165 = 2·13.1 + 2·1 + T + 84c and
+    /// 440 = 2·81.7 + 2·1 + T + 532c, so c = 0.3076 ms/octet (about two
+    /// store-and-forward hops on 56 kbit/s trunks, 0.286 ms/octet) and
+    /// T = 111 ms.
     ///
     /// Then checked by simulation (`linklab-scenario`'s example
     /// `korb_calibrate`: the paper's ping sequence, 100 pings of 64 octets

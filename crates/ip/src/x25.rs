@@ -277,3 +277,77 @@ impl IpLink for X25Interface {
         X25Interface::poll_timeout(self)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use linklab_x25::ip::{Encapsulation, Route};
+    use linklab_x25::{Config as X25Config, DteAddress};
+    use smoltcp::phy::{Device, TxToken};
+
+    use crate::host::smol_instant;
+
+    fn config(device_mtu: usize) -> X25IfConfig {
+        let ip = IpConfig::new(
+            X25Config {
+                address: DteAddress::new("1111").unwrap(),
+                ..X25Config::default()
+            },
+            Encapsulation::Rfc877,
+            vec![Route {
+                ip: Ipv4Addr::new(10, 0, 0, 2),
+                address: DteAddress::new("2222").unwrap(),
+            }],
+        );
+        X25IfConfig {
+            lapb: LinkConfig {
+                xid: false,
+                ..LinkConfig::default()
+            },
+            ip,
+            device_mtu,
+            tx_queue_len: 8,
+        }
+    }
+
+    #[test]
+    fn a_device_mtu_above_the_interface_mtu_is_refused() {
+        assert!(X25Interface::new(config(552)).is_ok());
+        let error = X25Interface::new(config(577)).unwrap_err();
+        assert_eq!(
+            error,
+            X25IfError::DeviceMtu {
+                device: 577,
+                mtu: 576
+            }
+        );
+        assert!(error.to_string().contains("576"));
+        assert!(X25Interface::new(config(67)).is_err());
+    }
+
+    #[test]
+    fn datagrams_wait_for_a_circuit_and_others_are_counted() {
+        let mut x = X25Interface::new(config(552)).unwrap();
+        let now = Instant::ZERO;
+        x.start(now);
+        // An IPv4 datagram to the routed neighbour is queued for a call;
+        // an IPv6 one and one to an unknown address are dropped.
+        let mut v4 = vec![0u8; 40];
+        v4[0] = 0x45;
+        v4[16..20].copy_from_slice(&[10, 0, 0, 2]);
+        let mut unrouted = v4.clone();
+        unrouted[19] = 3;
+        let mut v6 = vec![0u8; 48];
+        v6[0] = 0x60;
+        for d in [v4, unrouted, v6] {
+            let token = x.device_mut().transmit(smol_instant(now)).unwrap();
+            token.consume(d.len(), |buf| buf.copy_from_slice(&d));
+        }
+        x.serve(now);
+        assert_eq!(x.ip().queued(Ipv4Addr::new(10, 0, 0, 2)), 1);
+        assert_eq!(x.stats().dropped_refused, 1);
+        assert_eq!(x.stats().dropped_not_ipv4, 1);
+        // The LAPB link asks to be set up (SABM) first.
+        assert!(x.poll_transmit(now).is_some());
+    }
+}
