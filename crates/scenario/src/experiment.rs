@@ -743,7 +743,7 @@ replications = 2
             e,
             "line 2, column 8: unknown kind `ronan-transfers`, expected one of `ronan-transfer`, \
              `ronan-measured`, `zielinski-throughput`, `zielinski-real-window`, `bux-throughput`, \
-             `bux-transfer-time`"
+             `bux-transfer-time`, `korb-ping`, `korb-ftp`"
         );
         let e = error(&with("kind = \"ronan-transfer\"", ""));
         assert!(e.starts_with("missing field `kind`"), "{e}");
