@@ -20,6 +20,9 @@
 //! 2. queued at the ingress for the network's flow control, a token
 //!    bucket (GCRA, virtual scheduling) of rate `share` × the access line
 //!    rate over the message's user data bits, with depth `burst_octets`;
+//!    optionally also a bucket per call ([`PerCallLimit`], off in the
+//!    Korb preset), one queue per call so that a held call's messages do
+//!    not block the others';
 //!    while `ingress_buffer` messages wait there, the ingress port holds
 //!    the DTE's calls with RNR ("packets being queued waiting for the
 //!    network to accept them", section 3.5);
@@ -166,6 +169,24 @@ pub struct X25NetConfig {
     /// Messages waiting for the flow control at which the ingress port
     /// sends RNR on its calls (RR again below it).
     pub ingress_buffer: usize,
+    /// A per-call limit on what the network accepts from one virtual
+    /// call (`None`: only the access line's `share` limits it). Not part
+    /// of [`X25NetConfig::korb1987`]: a sensitivity study of what a
+    /// circuit's window of 2 packets over a long round trip would cost if
+    /// the network applied it as a rate (see [`PerCallLimit`]).
+    pub per_call: Option<PerCallLimit>,
+}
+
+/// A token bucket (GCRA) per virtual call at the ingress, on top of the
+/// access line's: messages of a call leave the ingress no faster than
+/// `rate_bps` of user data, with bursts of `burst_octets`. Messages of
+/// other calls pass a held call's messages (one queue per call).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PerCallLimit {
+    /// Rate, bit/s of user data.
+    pub rate_bps: f64,
+    /// Bucket depth, octets of user data.
+    pub burst_octets: u32,
 }
 
 impl X25NetConfig {
@@ -244,6 +265,7 @@ impl X25NetConfig {
             share: 0.63,
             burst_octets: 1024,
             ingress_buffer: 8,
+            per_call: None,
         }
     }
 
@@ -256,6 +278,11 @@ impl X25NetConfig {
         }
         if self.ingress_buffer == 0 {
             return Err(X25NetError::Zero("ingress_buffer"));
+        }
+        if let Some(limit) = self.per_call {
+            if !(limit.rate_bps.is_finite() && limit.rate_bps > 0.0) {
+                return Err(X25NetError::Zero("per_call.rate_bps"));
+            }
         }
         self.transit.validate("transit")?;
         self.call_setup.validate("call_setup")?;
@@ -281,6 +308,17 @@ pub enum X25NetError {
     /// The network side's packet layer configuration is refused.
     #[error("network packet layer: {0}")]
     PacketLayer(#[from] linklab_x25::ConfigError),
+}
+
+/// The earliest a message may leave a GCRA whose theoretical arrival time
+/// is `tat` and whose tolerance is `tau`.
+fn gcra_gate(tat: Instant, tau: Duration) -> Instant {
+    Instant::from_micros(tat.as_micros().saturating_sub(tau.as_micros() as u64))
+}
+
+/// Time to carry `octets` at `rate_bps`.
+fn octets_time(octets: u64, rate_bps: f64) -> Duration {
+    Duration::from_secs_f64(octets as f64 * 8.0 / rate_bps)
 }
 
 /// A frame the network hands to a DTE (the far end of its access line).
@@ -331,6 +369,8 @@ struct Port {
     ingress: VecDeque<Message>,
     /// GCRA theoretical arrival time.
     tat: Instant,
+    /// Per-call GCRA theoretical arrival times ([`PerCallLimit`]).
+    call_tat: BTreeMap<Lci, Instant>,
     holding: bool,
     /// Messages crossing to the other port: (arrival, ingress LCI, q, data).
     transit: VecDeque<(Instant, Lci, bool, Vec<u8>)>,
@@ -395,6 +435,7 @@ impl X25Network {
                 packet_layer,
                 ingress: VecDeque::new(),
                 tat: Instant::ZERO,
+                call_tat: BTreeMap::new(),
                 holding: false,
                 transit: VecDeque::new(),
                 transit_stream: streams.stream(&format!("{name}/transit/{i}")),
@@ -457,7 +498,7 @@ impl X25Network {
             take(port.line.poll_timeout());
             take(port.link.poll_timeout());
             take(port.packet_layer.poll_timeout());
-            take(self.departure(port));
+            take(self.departure(port).map(|(_, t)| t));
             take(port.transit.front().map(|m| m.0));
         }
         take(self.setups.iter().map(|s| s.0).min());
@@ -479,7 +520,10 @@ impl X25Network {
             self.offer_call(now, caller, user_data);
         }
         for i in 0..2 {
-            while self.departure(&self.ports[i]).is_some_and(|t| t <= now) {
+            while self
+                .departure(&self.ports[i])
+                .is_some_and(|(_, t)| t <= now)
+            {
                 self.depart(i);
             }
             while self.ports[i].transit.front().is_some_and(|m| m.0 <= now) {
@@ -491,33 +535,66 @@ impl X25Network {
         self.pump(now);
     }
 
-    /// When the head of `port`'s ingress queue may leave (GCRA).
-    fn departure(&self, port: &Port) -> Option<Instant> {
-        let head = port.ingress.front()?;
-        let tau = self.bucket_time(u64::from(self.config.burst_octets));
-        Some(head.arrived.max(Instant::from_micros(
-            port.tat.as_micros().saturating_sub(tau.as_micros() as u64),
-        )))
+    /// The next message of `port`'s ingress queue to leave and when
+    /// (GCRA): the head, or with a [`PerCallLimit`] the earliest of each
+    /// call's first message (queue order breaks ties).
+    fn departure(&self, port: &Port) -> Option<(usize, Instant)> {
+        let line_gate = gcra_gate(
+            port.tat,
+            self.bucket_time(u64::from(self.config.burst_octets)),
+        );
+        let Some(limit) = self.config.per_call else {
+            let head = port.ingress.front()?;
+            return Some((0, head.arrived.max(line_gate)));
+        };
+        let call_tau = octets_time(u64::from(limit.burst_octets), limit.rate_bps);
+        let mut seen: Vec<Lci> = Vec::new();
+        let mut best: Option<(usize, Instant)> = None;
+        for (index, message) in port.ingress.iter().enumerate() {
+            if seen.contains(&message.lci) {
+                continue;
+            }
+            seen.push(message.lci);
+            let call_gate = port
+                .call_tat
+                .get(&message.lci)
+                .map_or(Instant::ZERO, |&tat| gcra_gate(tat, call_tau));
+            let at = message.arrived.max(line_gate).max(call_gate);
+            if best.is_none_or(|(_, t)| at < t) {
+                best = Some((index, at));
+            }
+        }
+        best
     }
 
     /// Time the token bucket needs for `octets` of user data.
     fn bucket_time(&self, octets: u64) -> Duration {
-        let rate = self.config.share * f64::from(self.config.access_line.bit_rate);
-        Duration::from_secs_f64(octets as f64 * 8.0 / rate)
+        octets_time(
+            octets,
+            self.config.share * f64::from(self.config.access_line.bit_rate),
+        )
     }
 
     fn depart(&mut self, i: usize) {
-        let Some(at) = self.departure(&self.ports[i]) else {
+        let Some((index, at)) = self.departure(&self.ports[i]) else {
             return;
         };
         let message = self.ports[i]
             .ingress
-            .pop_front()
-            .expect("departure had a head");
+            .remove(index)
+            .expect("departure named a queued message");
         let len = message.data.len() as u64;
         let cost = self.bucket_time(len);
+        let call_cost = self
+            .config
+            .per_call
+            .map(|limit| octets_time(len, limit.rate_bps));
         let port = &mut self.ports[i];
         port.tat = port.tat.max(at) + cost;
+        if let Some(call_cost) = call_cost {
+            let tat = port.call_tat.entry(message.lci).or_insert(Instant::ZERO);
+            *tat = (*tat).max(at) + call_cost;
+        }
         let transit = self.config.transit.sample(&mut port.transit_stream)
             + self.config.per_octet * u32::try_from(len).unwrap_or(u32::MAX);
         let last = port.transit.back().map_or(Instant::ZERO, |m| m.0);
@@ -693,6 +770,7 @@ impl X25Network {
                 ..
             } => {
                 self.setups.retain(|s| !(s.1.port == i && s.1.lci == lci));
+                self.ports[i].call_tat.remove(&lci);
                 if let Some(other) = self.partner.remove(&(i, lci)) {
                     self.partner.remove(&(other.port, other.lci));
                     let _ = self.ports[other.port]

@@ -8,7 +8,9 @@ use linklab_ip::CongestionControl;
 use linklab_sim::{ConfidenceInterval, ReplicationOutput, Runner};
 use serde::Deserialize;
 
-use super::bench::BenchConfig;
+use linklab_channel::x25net::PerCallLimit;
+
+use super::bench::{BenchConfig, RFC877_MTU};
 use super::run::{median, ping_sequence, transfers, Direction, SETTLED_FROM};
 use super::KorbError;
 use crate::experiment::{Experiment, ExperimentError, ExperimentKind, InvalidField};
@@ -285,6 +287,11 @@ pub struct FtpExperiment {
     pub window_octets: usize,
     /// TCP congestion control.
     pub congestion: Congestion,
+    /// A per-circuit limit on what the network accepts, bit/s of user
+    /// data, with bursts of one 576-octet datagram (absent: none, as in
+    /// the calibrated model; see `linklab_channel::x25net::PerCallLimit`).
+    #[serde(default)]
+    pub per_call_limit_bps: Option<f64>,
     /// Replications at least per row.
     pub replications: u64,
     /// Most replications per row in a full run.
@@ -333,6 +340,10 @@ impl FtpExperiment {
         bench.tcp.window_octets = self.window_octets;
         bench.tcp.send_buffer_octets = self.window_octets;
         bench.tcp.congestion = self.congestion.smoltcp();
+        bench.net.per_call = self.per_call_limit_bps.map(|rate_bps| PerCallLimit {
+            rate_bps,
+            burst_octets: RFC877_MTU as u32,
+        });
         bench
     }
 
@@ -464,6 +475,14 @@ impl ExperimentKind for FtpExperiment {
                     self.window_octets
                 ),
             ));
+        }
+        if let Some(rate) = self.per_call_limit_bps {
+            if !(100.0..=1e9).contains(&rate) {
+                return Err(InvalidField::new(
+                    "per_call_limit_bps",
+                    format!("{rate} is out of range 100-1000000000"),
+                ));
+            }
         }
         validate_replications(
             self.replications,
