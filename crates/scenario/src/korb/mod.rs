@@ -2,12 +2,13 @@
 //! network" (Purdue CSD-TR-664, 1987): the reproductions of `linklab
 //! reproduce` for [`Paper::Korb1987`](crate::report::Paper::Korb1987).
 //!
-//! - [`bench`]: two hosts (smoltcp over IP over X.25 over LAPB) on the
+//! - [`bench`](mod@bench): two hosts (smoltcp over IP over X.25 over LAPB) on the
 //!   simulated ACCUNET ([`linklab_channel::x25net`]);
 //! - [`run`]: one replication of the ping sequence, an FTP transfer and
 //!   the five simultaneous puts;
 //! - [`experiment`]: the scenario kinds `korb-ping` and `korb-ftp`;
-//! - [`sections`]: Tables 1-4 and the retransmission count, with checks.
+//! - [`table_1`], [`tables_2_3`], [`table_4`], [`retransmissions`]: the
+//!   sections of the report, with checks.
 //!
 //! # smoltcp's retransmission timer cannot be tuned
 //! The paper's lesson is that "the TCP timeout period must be carefully
