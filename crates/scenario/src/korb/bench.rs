@@ -65,7 +65,7 @@ impl BenchConfig {
             net: X25NetConfig::korb1987(addresses()),
             tcp: tcp_4_2bsd(),
             max_circuits,
-            open_threshold: 2,
+            open_threshold: 1,
             idle_timeout: Duration::from_secs(90),
         }
     }

@@ -287,9 +287,10 @@ pub struct FtpExperiment {
     pub window_octets: usize,
     /// TCP congestion control.
     pub congestion: Congestion,
-    /// A per-circuit limit on what the network accepts, bit/s of user
-    /// data, with bursts of one 576-octet datagram (absent: none, as in
-    /// the calibrated model; see `linklab_channel::x25net::PerCallLimit`).
+    /// The network's per-call throughput class, bit/s of user data, in
+    /// place of the calibrated model's (absent: the calibrated 6,791
+    /// bit/s; the bucket depth stays one 576-octet datagram; see
+    /// `linklab_channel::x25net::PerCallLimit`).
     #[serde(default)]
     pub per_call_limit_bps: Option<f64>,
     /// Replications at least per row.
@@ -340,10 +341,12 @@ impl FtpExperiment {
         bench.tcp.window_octets = self.window_octets;
         bench.tcp.send_buffer_octets = self.window_octets;
         bench.tcp.congestion = self.congestion.smoltcp();
-        bench.net.per_call = self.per_call_limit_bps.map(|rate_bps| PerCallLimit {
-            rate_bps,
-            burst_octets: RFC877_MTU as u32,
-        });
+        if let Some(rate_bps) = self.per_call_limit_bps {
+            bench.net.per_call = Some(PerCallLimit {
+                rate_bps,
+                burst_octets: RFC877_MTU as u32,
+            });
+        }
         bench
     }
 
