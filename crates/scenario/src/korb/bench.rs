@@ -58,8 +58,13 @@ impl BenchConfig {
     /// Korb's apparatus: the calibrated ACCUNET model
     /// ([`X25NetConfig::korb1987`]), 4.2BSD TCP ([`tcp_4_2bsd`]), and
     /// the RFC 877 interface with at most `max_circuits` circuits, a new
-    /// one per 2 queued datagrams (the CSNET code opened circuits "as
-    /// load increases"; its threshold is not published).
+    /// one per datagram waiting in its queue (the CSNET code opened
+    /// circuits "as load increases"; its threshold is not published). One
+    /// per datagram, not one per two: a datagram leaves the queue only for
+    /// a circuit with nothing waiting behind its window, so one transfer's
+    /// 2048-octet window (four segments) never queues more than two, and
+    /// a threshold of two could never open a third circuit for it, while
+    /// Table 3 has four circuits well ahead of two.
     pub fn korb1987(max_circuits: usize) -> BenchConfig {
         BenchConfig {
             net: X25NetConfig::korb1987(addresses()),

@@ -206,8 +206,7 @@ pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
              carries at most its throughput class, {per_call:.0} bit/s of datagrams (about \
              {:.0} bit/s of file data), so one transfer gains from a second circuit (Table 3, \
              2 circuits) and from a third, until the 2048-octet TCP window over the round \
-             trip limits it (Table 3, 4 circuits: three circuits open, the fourth is never \
-             wanted). Table 2 is read two ways. The paper ran it \"at a time when the code \
+             trip limits it (Table 3, 4 circuits: the fourth circuit adds little). Table 2 is read two ways. The paper ran it \"at a time when the code \
              that automatically opens multiple channels as load increases was not working \
              properly\", so how many circuits it had is not known; the reference data's \
              \"one channel\" is one reading. Under a per-circuit limit that reading \
@@ -315,10 +314,10 @@ pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
             )
         } else {
             format!(
-                "{}. The interface opens a third circuit when the window's fourth segment \
-                 waits; a fourth is never wanted, since the 2048-octet window has at most \
-                 four segments out and three of them are on circuits. The rate is then the \
-                 window over the round trip, not the circuits' sum (about 3 × {:.0}).",
+                "{}. The interface opens circuits while segments wait, but with at most \
+                 four 512-octet segments out (the 2048-octet window) the rate is the window \
+                 over the round trip, not the circuits' sum (4 × {:.0}); the paper's rate, \
+                 19,254 bit/s, is about the window per second.",
                 row_text(r),
                 per_call * 512.0 / 552.0,
             )
@@ -546,6 +545,7 @@ pub fn table_4(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, Ko
 pub fn retransmissions(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, KorbError> {
     let single = FtpExperiment {
         directions: vec![super::experiment::FileDirection::Put],
+        circuits: vec![1],
         ..FtpExperiment::from_toml(TABLE_2)?
     };
     let saturated = FtpExperiment {
@@ -614,7 +614,9 @@ pub fn retransmissions(opts: &RunOptions, progress: &dyn Progress) -> Result<Sec
         _ => String::new(),
     };
     if let (Some(one), Some(sat), Some(sat_reno)) = (one, sat, sat_reno) {
-        let all_needless = (sat.retransmitted - sat.spurious).abs() <= 0.5;
+        // The network loses nothing; the sender's interface queue may drop
+        // a datagram now and then, and only those need re-sending.
+        let all_needless = sat.retransmitted - sat.spurious <= sat.dropped + 0.5;
         let many = sat.spurious >= 5.0 * one.spurious.max(1.0);
         section.checks.push(
             Check::qualitative(
@@ -625,8 +627,9 @@ pub fn retransmissions(opts: &RunOptions, progress: &dyn Progress) -> Result<Sec
                  datagrams rarely lost",
                 format!(
                     "five puts, 10 circuits: {:.1} retransmitted, {:.1} spurious of {:.0} \
-                     segments; one put: {:.1} spurious",
-                    sat.retransmitted, sat.spurious, sat.segments, one.spurious
+                     segments, {:.1} datagrams dropped by the sender's interface queue; one \
+                     put: {:.1} spurious",
+                    sat.retransmitted, sat.spurious, sat.segments, sat.dropped, one.spurious
                 ),
                 all_needless && many,
             )
@@ -634,7 +637,9 @@ pub fn retransmissions(opts: &RunOptions, progress: &dyn Progress) -> Result<Sec
                 "Five 2 KB windows queue behind the flow control at the ingress (RNR) and in \
                  the interface, so the first round trips take seconds: longer than \
                  smoltcp's 1 s initial RTO, and each expiry re-sends the whole window \
-                 (go-back-N). The receiver already had every re-sent segment. A single \
+                 (go-back-N). The receiver already had every re-sent segment but those \
+                 repairing a datagram the sender's own interface queue dropped (the check: \
+                 retransmitted less spurious at most the drops). A single \
                  transfer (one circuit) never saturates anything and re-sends nothing.\
                  {one_circuit}"
             )),
