@@ -290,7 +290,8 @@ pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
             )
             .with_note(format!(
                 "With at most {most} circuits: {}. Over exactly one circuit it would be \
-                 {:.0} ± {:.0} bit/s ({} of the paper), the circuit's throughput class: that \
+                 {:.0} ± {:.0} bit/s ({}% against the paper), the circuit's throughput \
+                 class: that \
                  reading is not checked, because the paper's Table 3 gives two circuits only \
                  12,604 bit/s for the same put (see the section text). The paper's put is \
                  25% slower than its get, for no reason it gives; the model, symmetric, has \
@@ -298,7 +299,7 @@ pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
                 row_text(&multi),
                 single.rate.mean,
                 single.rate.half_width,
-                format_args!("{}%", gap(single.rate.mean, paper)),
+                gap(single.rate.mean, paper),
             )),
         );
     }
