@@ -25,6 +25,15 @@ fn summary(dir: &Path) -> Vec<Value> {
     summary["checks"].as_array().unwrap().clone()
 }
 
+/// The check ids `experiments/gaps.toml` declares known not to reproduce.
+fn declared_gaps() -> Vec<&'static str> {
+    include_str!("../experiments/gaps.toml")
+        .lines()
+        .filter_map(|l| l.strip_prefix("check = \""))
+        .filter_map(|l| l.strip_suffix('"'))
+        .collect()
+}
+
 #[test]
 fn quick_run_writes_the_whole_report_and_every_check_passes() {
     let dir = tempfile::tempdir().unwrap();
@@ -57,21 +66,31 @@ fn quick_run_writes_the_whole_report_and_every_check_passes() {
             assert!(object.contains_key(key), "check lacks {key}: {c}");
         }
         assert!(
-            ["zielinski2013", "ronan-ax25", "bux1982"].contains(&c["paper"].as_str().unwrap()),
+            ["zielinski2013", "ronan-ax25", "bux1982", "korb1987"]
+                .contains(&c["paper"].as_str().unwrap()),
             "{c}"
         );
         assert!(c["tolerance"].is_null() || c["tolerance"].as_f64().unwrap() > 0.0);
         assert!(!c["note"].as_str().unwrap().is_empty(), "no note: {c}");
-        assert_eq!(c["pass"], true, "{c}");
+        assert!(
+            c["pass"] == true || declared_gaps().contains(&c["id"].as_str().unwrap()),
+            "{c}"
+        );
     }
     let ronan = checks.iter().filter(|c| c["paper"] == "ronan-ax25").count();
     assert!(ronan >= 14, "seven windows at two bit rates");
     assert!(checks.iter().any(|c| c["paper"] == "zielinski2013"));
     let last = stdout.lines().last().unwrap();
+    let failing = checks.iter().filter(|c| c["pass"] == false).count();
+    let declared = match failing {
+        0 => String::new(),
+        n => format!(", {n} fail as declared gaps"),
+    };
     let expected = format!(
-        "{n} of {n} checks pass; report in {}",
+        "{} of {} checks pass{declared}; report in {}",
+        checks.len() - failing,
+        checks.len(),
         dir.path().join("report.html").display(),
-        n = checks.len()
     );
     assert_eq!(last, expected);
 

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use linklab_scenario::report::{Check, Figure, PaperReport, Section, Table};
 use serde_json::Value;
 
+use super::gaps::Gaps;
 use super::Run;
 
 const STYLE: &str = "\
@@ -37,7 +38,7 @@ pub fn page(run: &Run, svgs: &BTreeMap<String, String>) -> String {
     h.push_str("<h1>linklab: reproductions of the source papers</h1>\n");
     summary(&mut h, run);
     for paper in &run.papers {
-        paper_part(&mut h, paper, svgs);
+        paper_part(&mut h, paper, svgs, &run.gaps);
     }
     h.push_str("</body>\n</html>\n");
     h
@@ -46,9 +47,20 @@ pub fn page(run: &Run, svgs: &BTreeMap<String, String>) -> String {
 fn summary(h: &mut String, run: &Run) {
     let checks: Vec<&Check> = run.checks().collect();
     let passed = checks.iter().filter(|c| c.pass).count();
+    let gaps = checks
+        .iter()
+        .filter(|c| !c.pass && run.gaps.why(&c.id).is_some())
+        .count();
+    let declared = match gaps {
+        0 => String::new(),
+        n => format!(
+            " {n} of the failing ones are declared gaps (<code>experiments/gaps.toml</code>): \
+             known not to reproduce, each explained in its note."
+        ),
+    };
     let _ = writeln!(
         h,
-        "<p class=\"verdict\">{passed} of {} checks pass.</p>",
+        "<p class=\"verdict\">{passed} of {} checks pass.{declared}</p>",
         checks.len()
     );
     let _ = writeln!(
@@ -86,17 +98,21 @@ fn summary(h: &mut String, run: &Run) {
         for c in failing {
             let _ = writeln!(
                 h,
-                "<li><a href=\"#{}\">{}</a>: {}</li>",
+                "<li><a href=\"#{}\">{}</a>: {}{}</li>",
                 anchor(&c.id),
                 escape(&c.id),
-                escape(&c.what)
+                escape(&c.what),
+                run.gaps
+                    .why(&c.id)
+                    .map(|why| format!(" <em>(declared gap: {})</em>", escape(why)))
+                    .unwrap_or_default()
             );
         }
         h.push_str("</ul>\n");
     }
 }
 
-fn paper_part(h: &mut String, paper: &PaperReport, svgs: &BTreeMap<String, String>) {
+fn paper_part(h: &mut String, paper: &PaperReport, svgs: &BTreeMap<String, String>, gaps: &Gaps) {
     let _ = writeln!(
         h,
         "<h2 id=\"{}\">{}</h2>",
@@ -104,11 +120,11 @@ fn paper_part(h: &mut String, paper: &PaperReport, svgs: &BTreeMap<String, Strin
         escape(paper.paper.citation())
     );
     for section in &paper.sections {
-        section_part(h, section, svgs);
+        section_part(h, section, svgs, gaps);
     }
 }
 
-fn section_part(h: &mut String, section: &Section, svgs: &BTreeMap<String, String>) {
+fn section_part(h: &mut String, section: &Section, svgs: &BTreeMap<String, String>, gaps: &Gaps) {
     let _ = writeln!(h, "<h3>{}</h3>", escape(&section.heading));
     for paragraph in section.text.split("\n\n").filter(|p| !p.trim().is_empty()) {
         let _ = writeln!(h, "<p>{}</p>", escape(paragraph.trim()));
@@ -120,7 +136,7 @@ fn section_part(h: &mut String, section: &Section, svgs: &BTreeMap<String, Strin
         figure_part(h, figure, svgs);
     }
     if !section.checks.is_empty() {
-        checks_part(h, &section.checks);
+        checks_part(h, &section.checks, gaps);
     }
 }
 
@@ -166,21 +182,26 @@ fn figure_part(h: &mut String, figure: &Figure, svgs: &BTreeMap<String, String>)
     );
 }
 
-fn checks_part(h: &mut String, checks: &[Check]) {
+fn checks_part(h: &mut String, checks: &[Check], gaps: &Gaps) {
     h.push_str(
         "<table class=\"checks\">\n<caption>Checks</caption>\n<tr><th>check</th><th>what</th>\
          <th>paper</th><th>ours</th><th>unit</th><th>tolerance</th><th>result</th></tr>\n",
     );
     for c in checks {
-        let verdict = if c.pass { "pass" } else { "fail" };
+        let verdict = match (c.pass, gaps.why(&c.id)) {
+            (true, _) => "pass",
+            (false, None) => "fail",
+            (false, Some(_)) => "fail (declared gap)",
+        };
         let tolerance = c.tolerance.map_or("qualitative".to_string(), |t| {
             format!("±{}%", round(t * 100.0))
         });
         let _ = writeln!(
             h,
-            "<tr class=\"{verdict}\" id=\"{}\"><td class=\"id\">{}</td><td>{}</td>\
+            "<tr class=\"{}\" id=\"{}\"><td class=\"id\">{}</td><td>{}</td>\
              <td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td>\
              <td class=\"result\">{verdict}</td></tr>",
+            if c.pass { "pass" } else { "fail" },
             anchor(&c.id),
             escape(&c.id),
             escape(&c.what),
@@ -294,6 +315,7 @@ mod tests {
             }],
             options: RunOptions::default(),
             wall_time: std::time::Duration::from_millis(1500),
+            gaps: Gaps::default(),
         };
         let page = page(&run, &BTreeMap::new());
         assert!(page.contains("<h3>Table &lt;II&gt;</h3>"));

@@ -2,12 +2,14 @@
 //! engines on both sides of each access line: each DTE is an LAPB
 //! `HdlcLink` (DTE role) carrying a `linklab_x25::Dte`. Checks that the
 //! measured transit delays follow the configured distribution, that call
-//! set-up takes the configured 20-30 s, and that the network's flow
-//! control caps a saturated flow at its share of the 56 kbit/s line.
+//! set-up takes the configured 20-30 s, that the network's flow control
+//! caps a saturated flow at its share of the 56 kbit/s line, and that the
+//! per-call throughput class limits each call on its own while a bucket
+//! one datagram deep lets a lone datagram through at once.
 
 use std::time::Duration;
 
-use linklab_channel::x25net::{Delay, X25NetConfig, X25Network};
+use linklab_channel::x25net::{Delay, PerCallLimit, X25NetConfig, X25Network};
 use linklab_link::{Config as LinkConfig, Event as LinkEvent, HdlcAddressing, HdlcLink, Instant};
 use linklab_sim::Streams;
 use linklab_wire::lapb::{Frame, LinkProcedure, Role as LapbRole};
@@ -151,14 +153,27 @@ impl Sim {
             user_data: vec![0xCC],
             ..CallOptions::default()
         };
+        let incoming = |s: &Sim| {
+            s.hosts[1]
+                .events
+                .iter()
+                .filter(|(_, e)| matches!(e, Event::IncomingCall { .. }))
+                .count()
+        };
+        let connected = |s: &Sim| {
+            s.hosts[0]
+                .events
+                .iter()
+                .filter(|(_, e)| matches!(e, Event::Connected { .. }))
+                .count()
+        };
+        let (incoming_before, connected_before) = (incoming(self), connected(self));
         let a = self.hosts[0].dte.call(start, options).unwrap();
-        assert!(self.run_until(Duration::from_secs(60), |s| s.hosts[1]
-            .events
-            .iter()
-            .any(|(_, e)| matches!(e, Event::IncomingCall { .. }))));
+        assert!(self.run_until(Duration::from_secs(60), |s| incoming(s) > incoming_before));
         let (calling, b) = self.hosts[1]
             .events
             .iter()
+            .rev()
             .find_map(|(_, e)| match e {
                 Event::IncomingCall { lci, calling, .. } => Some((calling.clone(), *lci)),
                 _ => None,
@@ -166,10 +181,7 @@ impl Sim {
             .unwrap();
         assert_eq!(calling.to_string(), X121[0]);
         self.hosts[1].dte.accept(b).unwrap();
-        assert!(self.run_until(Duration::from_secs(10), |s| s.hosts[0]
-            .events
-            .iter()
-            .any(|(_, e)| matches!(e, Event::Connected { .. }))));
+        assert!(self.run_until(Duration::from_secs(10), |s| connected(s) > connected_before));
         (a, b, self.now.saturating_duration_since(start))
     }
 
@@ -255,6 +267,8 @@ fn measured_transit_delays_follow_the_configured_distribution() {
 fn flow_control_caps_a_saturated_flow_at_its_share_of_the_line() {
     let mut config = X25NetConfig::korb1987(addresses());
     config.call_setup = Delay::Constant(Duration::from_secs(1));
+    // One call: without the per-call class, only the line share limits it.
+    config.per_call = None;
     let share = config.share;
     let rate = f64::from(config.access_line.bit_rate);
     let mut sim = Sim::new(config, 3);
@@ -281,4 +295,156 @@ fn flow_control_caps_a_saturated_flow_at_its_share_of_the_line() {
     );
     // The network held the DTE with RNR while its ingress queue was full.
     assert!(sim.net.stats().flow_control_holds > 0);
+}
+
+#[test]
+fn a_per_call_limit_caps_one_call_below_the_line_share() {
+    let mut config = X25NetConfig::korb1987(addresses());
+    config.call_setup = Delay::Constant(Duration::from_secs(1));
+    let rate = 8_000.0;
+    config.per_call = Some(PerCallLimit {
+        rate_bps: rate,
+        burst_octets: 600,
+    });
+    let mut sim = Sim::new(config, 4);
+    let (a, _, _) = sim.call();
+    let messages = 40;
+    for n in 0..messages {
+        sim.hosts[0]
+            .dte
+            .send(a, &[n as u8; 500], false, false)
+            .unwrap();
+    }
+    assert!(sim.run_until(Duration::from_secs(120), |s| s.received().len() == messages));
+    let received = sim.received();
+    let (t0, _) = received[9];
+    let (t1, _) = received[messages - 1];
+    let octets: usize = received[10..].iter().map(|r| r.1).sum();
+    let bps = octets as f64 * 8.0 / t1.saturating_duration_since(t0).as_secs_f64();
+    // The transit delay's spread blurs the spacing of the last messages;
+    // over 30 of them it stays within a few percent.
+    assert!(
+        (bps / rate - 1.0).abs() < 0.05,
+        "{bps:.0} bit/s, limit {rate}"
+    );
+}
+
+/// Times from handing A's DTE each of two messages of `octets`, `gap`
+/// apart, on an idle call to B receiving it (constant transit delay).
+fn two_message_times(
+    per_call: Option<PerCallLimit>,
+    octets: usize,
+    gap: Duration,
+) -> [Duration; 2] {
+    let mut config = X25NetConfig::korb1987(addresses());
+    config.call_setup = Delay::Constant(Duration::from_secs(1));
+    config.transit = Delay::Constant(Duration::from_millis(100));
+    config.per_call = per_call;
+    let mut sim = Sim::new(config, 5);
+    let (a, _, _) = sim.call();
+    // Idle long enough to fill any bucket.
+    sim.run_until(Duration::from_secs(5), |_| false);
+    let first = sim.now;
+    sim.hosts[0]
+        .dte
+        .send(a, &vec![0; octets], false, false)
+        .unwrap();
+    sim.run_until(gap, |_| false);
+    let second = sim.now;
+    sim.hosts[0]
+        .dte
+        .send(a, &vec![1; octets], false, false)
+        .unwrap();
+    assert!(sim.run_until(Duration::from_secs(20), |s| s.received().len() == 2));
+    let received = sim.received();
+    [
+        received[0].0.saturating_duration_since(first),
+        received[1].0.saturating_duration_since(second),
+    ]
+}
+
+#[test]
+fn a_class_one_datagram_deep_delays_no_ping_and_passes_a_datagram_pair() {
+    // Korb's largest ping: 512 octets of data in a 540-octet datagram.
+    let preset = X25NetConfig::korb1987(addresses()).per_call.unwrap();
+    assert!(preset.burst_octets >= 576, "one RFC 877 datagram deep");
+    // One a second: the class refills 540 octets in under a second, so
+    // it delays neither ping.
+    let second = Duration::from_secs(1);
+    assert_eq!(
+        two_message_times(None, 540, second),
+        two_message_times(Some(preset), 540, second),
+    );
+    // Back to back: a bucket one datagram deep lets the second through as
+    // soon as it has crossed the access line; a shallower one holds it
+    // until the class has earned most of the first.
+    let free = two_message_times(None, 540, Duration::ZERO);
+    assert_eq!(free, two_message_times(Some(preset), 540, Duration::ZERO));
+    let shallow = PerCallLimit {
+        burst_octets: 128,
+        ..preset
+    };
+    let held = two_message_times(Some(shallow), 540, Duration::ZERO);
+    assert_eq!(held[0], free[0], "the first passes at once either way");
+    // The second may leave (540 - 128) octets' time after the first; it
+    // reached the ingress one datagram's serialisation (about 80 ms at
+    // 56 kbit/s) after it.
+    let wait = Duration::from_secs_f64((540.0 - 128.0) * 8.0 / preset.rate_bps)
+        .saturating_sub(Duration::from_millis(100));
+    assert!(
+        held[1] >= free[1] + wait,
+        "{held:?} against {free:?} + {wait:?}"
+    );
+}
+
+#[test]
+fn each_call_is_held_to_its_own_class() {
+    let mut config = X25NetConfig::korb1987(addresses());
+    config.call_setup = Delay::Constant(Duration::from_secs(1));
+    let rate = 8_000.0;
+    config.per_call = Some(PerCallLimit {
+        rate_bps: rate,
+        burst_octets: 600,
+    });
+    let mut sim = Sim::new(config, 6);
+    let (a1, b1, _) = sim.call();
+    let (a2, b2, _) = sim.call();
+    assert_ne!(a1, a2);
+    let messages = 30;
+    for n in 0..messages {
+        for a in [a1, a2] {
+            sim.hosts[0]
+                .dte
+                .send(a, &[n as u8; 500], false, false)
+                .unwrap();
+        }
+    }
+    assert!(
+        sim.run_until(Duration::from_secs(120), |s| s.received().len()
+            == 2 * messages)
+    );
+    let on = |lci: Lci| -> Vec<Instant> {
+        sim.hosts[1]
+            .events
+            .iter()
+            .filter_map(|(t, e)| match e {
+                Event::Data { lci: l, .. } if *l == lci => Some(*t),
+                _ => None,
+            })
+            .collect()
+    };
+    for b in [b1, b2] {
+        let times = on(b);
+        assert_eq!(times.len(), messages);
+        let span = times[messages - 1].saturating_duration_since(times[9]);
+        let bps = (messages - 10) as f64 * 500.0 * 8.0 / span.as_secs_f64();
+        // Each call at its own class, together twice it: neither waits
+        // for the other (the line's 63% share, 35 kbit/s, is not reached).
+        assert!(
+            (bps / rate - 1.0).abs() < 0.05,
+            "{bps:.0} bit/s, class {rate}"
+        );
+    }
+    // The network held the calls with RNR, each while its messages waited.
+    assert!(sim.net.stats().flow_control_holds >= 2);
 }

@@ -1,5 +1,6 @@
-//! One IP host on AX.25: a smoltcp [`Interface`] and its sockets over an
-//! [`Ax25Interface`], stepped with time passed in.
+//! One IP host: a smoltcp [`Interface`] and its sockets over an
+//! [`IpLink`] (an [`Ax25Interface`] by default, or an
+//! [`X25Interface`](crate::X25Interface)), stepped with time passed in.
 
 use smoltcp::iface::{Config as IfaceConfig, Interface, SocketHandle, SocketSet};
 use smoltcp::socket::{icmp, tcp};
@@ -8,6 +9,7 @@ use smoltcp::wire::{HardwareAddress, IpCidr};
 
 use linklab_link::Instant;
 
+use crate::device::Ax25Device;
 use crate::iface::{Ax25Config, Ax25ConfigError, Ax25Interface};
 
 /// smoltcp's time for a link-engine instant.
@@ -92,18 +94,50 @@ impl TcpConfig {
     }
 }
 
-/// One host: smoltcp over an AX.25 interface.
-pub struct Host {
-    iface: Interface,
-    sockets: SocketSet<'static>,
-    ax25: Ax25Interface,
+/// The link side of a [`Host`]: it owns the queue device smoltcp polls
+/// and moves datagrams between it and the link layer.
+pub trait IpLink {
+    /// The device (for its counters).
+    fn device(&self) -> &Ax25Device;
+    /// The device smoltcp polls.
+    fn device_mut(&mut self) -> &mut Ax25Device;
+    /// Moves datagrams between the device and the link layer; called after
+    /// every smoltcp poll.
+    fn serve(&mut self, now: Instant);
+    /// When the link layer's timers need attention next.
+    fn poll_timeout(&self) -> Option<Instant>;
 }
 
-impl core::fmt::Debug for Host {
+impl IpLink for Ax25Interface {
+    fn device(&self) -> &Ax25Device {
+        Ax25Interface::device(self)
+    }
+
+    fn device_mut(&mut self) -> &mut Ax25Device {
+        Ax25Interface::device_mut(self)
+    }
+
+    fn serve(&mut self, now: Instant) {
+        Ax25Interface::serve(self, now);
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        Ax25Interface::poll_timeout(self)
+    }
+}
+
+/// One host: smoltcp over a link ([`Ax25Interface`] unless said).
+pub struct Host<L: IpLink = Ax25Interface> {
+    iface: Interface,
+    sockets: SocketSet<'static>,
+    link: L,
+}
+
+impl<L: IpLink + core::fmt::Debug> core::fmt::Debug for Host<L> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Host")
             .field("addresses", &self.iface.ip_addrs())
-            .field("ax25", &self.ax25)
+            .field("link", &self.link)
             .finish_non_exhaustive()
     }
 }
@@ -118,10 +152,32 @@ impl Host {
         seed: u64,
         now: Instant,
     ) -> Result<Host, Ax25ConfigError> {
-        let mut ax25 = Ax25Interface::new(ax25)?;
+        Ok(Host::on_link(
+            Ax25Interface::new(ax25)?,
+            addresses,
+            seed,
+            now,
+        ))
+    }
+
+    /// The AX.25 side.
+    pub fn ax25(&self) -> &Ax25Interface {
+        &self.link
+    }
+
+    /// The AX.25 side, mutable (frames, timeouts, channel hints).
+    pub fn ax25_mut(&mut self) -> &mut Ax25Interface {
+        &mut self.link
+    }
+}
+
+impl<L: IpLink> Host<L> {
+    /// A host with IP `addresses` (at most smoltcp's 2 per interface) on
+    /// `link`; `seed` seeds smoltcp's initial sequence numbers and ports.
+    pub fn on_link(mut link: L, addresses: &[IpCidr], seed: u64, now: Instant) -> Host<L> {
         let mut config = IfaceConfig::new(HardwareAddress::Ip);
         config.random_seed = seed;
-        let mut iface = Interface::new(config, ax25.device_mut(), smol_instant(now));
+        let mut iface = Interface::new(config, link.device_mut(), smol_instant(now));
         iface.update_ip_addrs(|addrs| {
             for cidr in addresses {
                 // smoltcp holds a fixed number of addresses; extra ones
@@ -129,21 +185,21 @@ impl Host {
                 let _ = addrs.push(*cidr);
             }
         });
-        Ok(Host {
+        Host {
             iface,
             sockets: SocketSet::new(Vec::new()),
-            ax25,
-        })
+            link,
+        }
     }
 
-    /// The AX.25 side.
-    pub fn ax25(&self) -> &Ax25Interface {
-        &self.ax25
+    /// The link side.
+    pub fn link(&self) -> &L {
+        &self.link
     }
 
-    /// The AX.25 side, mutable (frames, timeouts, channel hints).
-    pub fn ax25_mut(&mut self) -> &mut Ax25Interface {
-        &mut self.ax25
+    /// The link side, mutable (frames, timeouts).
+    pub fn link_mut(&mut self) -> &mut L {
+        &mut self.link
     }
 
     /// Adds a socket.
@@ -210,22 +266,22 @@ impl Host {
     }
 
     /// Lets smoltcp process received datagrams and send what its sockets
-    /// have, then hands the datagrams to AX.25.
+    /// have, then hands the datagrams to the link.
     pub fn poll(&mut self, now: Instant) {
         self.iface
-            .poll(smol_instant(now), self.ax25.device_mut(), &mut self.sockets);
-        self.ax25.serve(now);
+            .poll(smol_instant(now), self.link.device_mut(), &mut self.sockets);
+        self.link.serve(now);
     }
 
-    /// When [`Host::poll`] (smoltcp) or the AX.25 timers need attention
+    /// When [`Host::poll`] (smoltcp) or the link's timers need attention
     /// next.
     pub fn poll_at(&mut self, now: Instant) -> Option<Instant> {
         let smol = self
             .iface
             .poll_at(smol_instant(now), &self.sockets)
             .map(link_instant);
-        let pending = (self.ax25.device().rx_pending() > 0).then_some(now);
-        [smol, self.ax25.poll_timeout(), pending]
+        let pending = (self.link.device().rx_pending() > 0).then_some(now);
+        [smol, self.link.poll_timeout(), pending]
             .into_iter()
             .flatten()
             .min()

@@ -1,4 +1,9 @@
-//! IP over AX.25 with smoltcp, sans-IO.
+//! IP over AX.25 and over X.25 with smoltcp, sans-IO.
+//!
+//! A [`Host`] runs smoltcp over any [`IpLink`]: an [`Ax25Interface`]
+//! (below) or an [`X25Interface`], IP datagrams on X.25 virtual circuits
+//! (RFC 877/1356, `linklab_x25::ip`) over LAPB, as the hosts of Korb and
+//! Wills (1987) on a public X.25 network.
 //!
 //! An [`Ax25Interface`] carries IP datagrams (PID 0xCC, AX.25 v2.2 3.4)
 //! either in I frames of a connected-mode [`linklab_link::DataLink`] per
@@ -94,11 +99,13 @@ pub mod server;
 pub mod sim;
 mod sniff;
 pub mod workload;
+mod x25;
 
 pub use device::{Ax25Device, RxToken, TxToken};
-pub use host::{link_instant, smol_instant, CongestionControl, Host, TcpConfig};
+pub use host::{link_instant, smol_instant, CongestionControl, Host, IpLink, TcpConfig};
 pub use iface::{
     broadcast, Ax25Config, Ax25ConfigError, Ax25Interface, Ax25Stats, Encapsulation, ARP_PENDING,
     ARP_TRIES,
 };
 pub use sniff::{TcpCounters, TcpSniffer};
+pub use x25::{X25IfConfig, X25IfError, X25IfStats, X25Interface};

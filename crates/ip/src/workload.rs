@@ -11,12 +11,13 @@ use smoltcp::wire::{Icmpv4Packet, Icmpv4Repr, IpAddress, IpEndpoint, Ipv4Address
 
 use linklab_link::Instant;
 
-use crate::host::{Host, TcpConfig};
+use crate::host::{Host, IpLink, TcpConfig};
+use crate::iface::Ax25Interface;
 
-/// A workload the runner steps.
-pub trait Workload {
+/// A workload the runner steps, on hosts over links of type `L`.
+pub trait Workload<L: IpLink = Ax25Interface> {
     /// Acts on the hosts' sockets at `now` (after they were polled).
-    fn step(&mut self, hosts: &mut [Host; 2], now: Instant);
+    fn step(&mut self, hosts: &mut [Host<L>; 2], now: Instant);
     /// The workload has finished (successfully or not).
     fn done(&self) -> bool;
     /// When the workload next wants to act without any network event.
@@ -46,8 +47,8 @@ pub struct FileSender {
 impl FileSender {
     /// Opens a connection from `local_port` of `host` to `remote` with
     /// `tcp` to carry `data`.
-    pub fn connect(
-        host: &mut Host,
+    pub fn connect<L: IpLink>(
+        host: &mut Host<L>,
         tcp: &TcpConfig,
         remote: IpEndpoint,
         local_port: u16,
@@ -103,7 +104,7 @@ impl FileSender {
 
     /// Hands TCP what its send buffer takes, closes once all is
     /// acknowledged, and notes how the connection ended.
-    pub fn step(&mut self, host: &mut Host, now: Instant) {
+    pub fn step<L: IpLink>(&mut self, host: &mut Host<L>, now: Instant) {
         if self.done.is_some() {
             return;
         }
@@ -155,7 +156,11 @@ pub struct FileReceiver {
 impl FileReceiver {
     /// A socket of `host` listening on `port` with `tcp`, after every
     /// other socket ([`Host::add_socket_last`]).
-    pub fn listen(host: &mut Host, tcp: &TcpConfig, port: u16) -> Result<FileReceiver, String> {
+    pub fn listen<L: IpLink>(
+        host: &mut Host<L>,
+        tcp: &TcpConfig,
+        port: u16,
+    ) -> Result<FileReceiver, String> {
         let socket = host.add_socket_last(tcp.socket());
         host.tcp(socket)
             .listen(port)
@@ -188,7 +193,7 @@ impl FileReceiver {
     }
 
     /// Takes everything the socket has received.
-    pub fn step(&mut self, host: &mut Host) {
+    pub fn step<L: IpLink>(&mut self, host: &mut Host<L>) {
         let socket = host.tcp(self.socket);
         let mut buf = [0u8; 2048];
         while socket.can_recv() {
@@ -205,7 +210,7 @@ impl FileReceiver {
 
     /// The peer closed its side (FIN received) and everything before it
     /// was taken: the transfer is complete.
-    pub fn complete(&self, host: &mut Host) -> bool {
+    pub fn complete<L: IpLink>(&self, host: &mut Host<L>) -> bool {
         let socket = host.tcp(self.socket);
         !socket.may_recv()
             && !socket.can_recv()
@@ -246,18 +251,32 @@ pub struct TransferReport {
 impl FileTransfer {
     /// Opens a listening socket on host 1 and a connection from host 0 to
     /// `server_ip`, both with `tcp`, to carry `data`.
-    pub fn start(
-        hosts: &mut [Host; 2],
+    pub fn start<L: IpLink>(
+        hosts: &mut [Host<L>; 2],
         server_ip: IpAddress,
         tcp: &TcpConfig,
         data: Vec<u8>,
         now: Instant,
     ) -> Result<FileTransfer, String> {
+        FileTransfer::start_on(hosts, server_ip, (49152, FILE_PORT), tcp, data, now)
+    }
+
+    /// As [`FileTransfer::start`], from client port `ports.0` to server
+    /// port `ports.1` (for several transfers at once).
+    pub fn start_on<L: IpLink>(
+        hosts: &mut [Host<L>; 2],
+        server_ip: IpAddress,
+        ports: (u16, u16),
+        tcp: &TcpConfig,
+        data: Vec<u8>,
+        now: Instant,
+    ) -> Result<FileTransfer, String> {
+        let (client_port, server_port) = ports;
         let [client_host, server_host] = hosts;
-        let receiver = FileReceiver::listen(server_host, tcp, FILE_PORT)
+        let receiver = FileReceiver::listen(server_host, tcp, server_port)
             .map_err(|e| format!("server: {e}"))?;
-        let remote = IpEndpoint::new(server_ip, FILE_PORT);
-        let sender = FileSender::connect(client_host, tcp, remote, 49152, data, now)
+        let remote = IpEndpoint::new(server_ip, server_port);
+        let sender = FileSender::connect(client_host, tcp, remote, client_port, data, now)
             .map_err(|e| format!("client: {e}"))?;
         Ok(FileTransfer {
             sender,
@@ -292,8 +311,8 @@ impl FileTransfer {
     }
 }
 
-impl Workload for FileTransfer {
-    fn step(&mut self, hosts: &mut [Host; 2], now: Instant) {
+impl<L: IpLink> Workload<L> for FileTransfer {
+    fn step(&mut self, hosts: &mut [Host<L>; 2], now: Instant) {
         self.sender.step(&mut hosts[0], now);
         if let (None, Some(why)) = (self.finished, self.sender.failure()) {
             self.failed = Some(format!("client: {why}"));
@@ -373,12 +392,20 @@ pub struct PingReport {
 
 impl Ping {
     /// Binds an ICMP socket on host 0; the first request goes at `now`.
-    pub fn start(hosts: &mut [Host; 2], config: &PingConfig, now: Instant) -> Result<Ping, String> {
+    pub fn start<L: IpLink>(
+        hosts: &mut [Host<L>; 2],
+        config: &PingConfig,
+        now: Instant,
+    ) -> Result<Ping, String> {
         Ping::open(&mut hosts[0], config, now)
     }
 
     /// Binds an ICMP socket on `host`; the first request goes at `now`.
-    pub fn open(host: &mut Host, config: &PingConfig, now: Instant) -> Result<Ping, String> {
+    pub fn open<L: IpLink>(
+        host: &mut Host<L>,
+        config: &PingConfig,
+        now: Instant,
+    ) -> Result<Ping, String> {
         let PingConfig {
             target,
             ident,
@@ -464,7 +491,7 @@ impl Ping {
 
 impl Ping {
     /// Sends the requests that are due and times the replies that came.
-    pub fn step_host(&mut self, host: &mut Host, now: Instant) {
+    pub fn step_host<L: IpLink>(&mut self, host: &mut Host<L>, now: Instant) {
         self.last_step = now;
         let caps = ChecksumCapabilities::default();
         let socket = host.icmp(self.socket);
@@ -523,8 +550,8 @@ impl Ping {
     }
 }
 
-impl Workload for Ping {
-    fn step(&mut self, hosts: &mut [Host; 2], now: Instant) {
+impl<L: IpLink> Workload<L> for Ping {
+    fn step(&mut self, hosts: &mut [Host<L>; 2], now: Instant) {
         self.step_host(&mut hosts[0], now);
     }
 

@@ -130,6 +130,12 @@ experiments! {
     /// `kind = "bux-transfer-time"`: mean transfer time and buffer-holding
     /// time against load or t_p (Bux, Kümmerle and Truong, Figs. 7-11).
     "bux-transfer-time" => BuxTransferTime(crate::bux::TransferTimeExperiment),
+    /// `kind = "korb-ping"`: ping round trips over the X.25 network (Korb
+    /// and Wills, section 3.1, Table 1).
+    "korb-ping" => KorbPing(crate::korb::experiment::PingExperiment),
+    /// `kind = "korb-ftp"`: FTP transfers over the X.25 network with one
+    /// or more circuits (Korb and Wills, sections 3.3-3.5, Tables 2-4).
+    "korb-ftp" => KorbFtp(crate::korb::experiment::FtpExperiment),
 }
 
 /// A kind's configuration struct, as declared in `experiments!`: its name
@@ -737,7 +743,7 @@ replications = 2
             e,
             "line 2, column 8: unknown kind `ronan-transfers`, expected one of `ronan-transfer`, \
              `ronan-measured`, `zielinski-throughput`, `zielinski-real-window`, `bux-throughput`, \
-             `bux-transfer-time`"
+             `bux-transfer-time`, `korb-ping`, `korb-ftp`"
         );
         let e = error(&with("kind = \"ronan-transfer\"", ""));
         assert!(e.starts_with("missing field `kind`"), "{e}");

@@ -20,6 +20,7 @@
 
 pub mod bux;
 pub mod experiment;
+pub mod korb;
 pub mod report;
 pub mod ronan;
 pub mod transfer;

@@ -19,6 +19,10 @@ pub enum Paper {
     /// comparing HDLC operational modes", 1982.
     #[serde(rename = "bux1982")]
     Bux1982,
+    /// Korb and Wills, "Some experiments with TCP/IP protocols over an
+    /// X.25 network", Purdue CSD-TR-664, 1987.
+    #[serde(rename = "korb1987")]
+    Korb1987,
 }
 
 impl Paper {
@@ -28,6 +32,7 @@ impl Paper {
             Paper::Zielinski2013 => "zielinski2013",
             Paper::RonanAx25 => "ronan-ax25",
             Paper::Bux1982 => "bux1982",
+            Paper::Korb1987 => "korb1987",
         }
     }
 
@@ -42,6 +47,9 @@ impl Paper {
             }
             Paper::Bux1982 => {
                 "W. Bux, K. Kümmerle, H. L. Truong, \"Data link-control performance: results comparing HDLC operational modes\", Computer Networks 6, 1982"
+            }
+            Paper::Korb1987 => {
+                "J. T. Korb, C. E. Wills, \"Some experiments with TCP/IP protocols over an X.25 network\", Purdue CSD-TR-664, 1987"
             }
         }
     }

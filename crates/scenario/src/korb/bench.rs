@@ -1,0 +1,348 @@
+//! The test bench of Korb (1987, section 2): two 4.2BSD hosts, each a
+//! smoltcp stack over IP over X.25 ([`X25Interface`]: RFC 877
+//! circuits on the real X.25 packet layer and LAPB), on the two access
+//! lines of the simulated ACCUNET ([`X25Network`]), in virtual time.
+//!
+//! Host 0 is Purdue, host 1 CSNET. The runner advances time to the
+//! earliest of the network's, the hosts' (smoltcp's `poll_at`, LAPB and
+//! packet-layer timers) and the workloads' wake-ups, and at each instant
+//! moves frames and datagrams until all is quiet. Deterministic for the
+//! streams it is given: the network draws from `"net/..."`, smoltcp's
+//! initial sequence numbers from `"host/{i}"`.
+
+use core::net::Ipv4Addr;
+use core::time::Duration;
+
+use linklab_channel::x25net::{X25NetConfig, X25NetError, X25Network};
+use linklab_ip::workload::Workload;
+use linklab_ip::{CongestionControl, Host, TcpConfig, X25IfConfig, X25IfError, X25Interface};
+use linklab_link::{Config as LinkConfig, Instant};
+use linklab_sim::Streams;
+use linklab_x25::ip::{Encapsulation, IpConfig, Route};
+use linklab_x25::{Config as X25Config, DteAddress, Role};
+use smoltcp::wire::{IpAddress, IpCidr};
+use thiserror::Error;
+
+/// Wake-ups at one instant after which the run is declared stuck.
+const MAX_STEPS_AT_ONE_INSTANT: u32 = 100_000;
+
+/// The hosts' X.121 addresses (Purdue, CSNET).
+pub const X121: [&str; 2] = ["31106170001", "31106170002"];
+
+/// The hosts' IPv4 addresses (Purdue, CSNET).
+pub const IPV4: [Ipv4Addr; 2] = [Ipv4Addr::new(128, 10, 0, 1), Ipv4Addr::new(192, 5, 58, 1)];
+
+/// The IP MTU of an RFC 877 interface, octets.
+pub const RFC877_MTU: usize = 576;
+
+/// The device MTU that makes smoltcp send 512-octet segments (4.2BSD's
+/// segment size off the local network): 512 + 20 + 20.
+pub const DEVICE_MTU: usize = 552;
+
+/// How the two hosts and the network are set up.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchConfig {
+    /// The network (access lines, transit delay, flow control, set-up).
+    pub net: X25NetConfig,
+    /// TCP on both hosts.
+    pub tcp: TcpConfig,
+    /// Most circuits a host opens to the other (Korb, Tables 3 and 4).
+    pub max_circuits: usize,
+    /// Queued datagrams per extra circuit (RFC 877 interface).
+    pub open_threshold: usize,
+    /// A circuit idle this long is cleared.
+    pub idle_timeout: Duration,
+}
+
+impl BenchConfig {
+    /// Korb's apparatus: the calibrated ACCUNET model
+    /// ([`X25NetConfig::korb1987`]), 4.2BSD TCP ([`tcp_4_2bsd`]), and
+    /// the RFC 877 interface with at most `max_circuits` circuits, a new
+    /// one per datagram waiting in its queue (the CSNET code opened
+    /// circuits "as load increases"; its threshold is not published). One
+    /// per datagram, not one per two: a datagram leaves the queue only for
+    /// a circuit with nothing waiting behind its window, so one transfer's
+    /// 2048-octet window (four segments) never queues more than two, and
+    /// a threshold of two could never open a third circuit for it, while
+    /// Table 3 has four circuits well ahead of two.
+    pub fn korb1987(max_circuits: usize) -> BenchConfig {
+        BenchConfig {
+            net: X25NetConfig::korb1987(addresses()),
+            tcp: tcp_4_2bsd(),
+            max_circuits,
+            open_threshold: 1,
+            idle_timeout: Duration::from_secs(90),
+        }
+    }
+}
+
+/// TCP configured as 4.2BSD's as far as smoltcp allows:
+///
+/// - **window 2048 octets**: 4.2BSD's `tcp_sendspace` and `tcp_recvspace`
+///   were 1024*2 (CSRG `tcp_usrreq.c` 6.1, the 4.2 distribution of July
+///   1983); they became 1024*4 only in March 1985 (delta 6.5, "bigger TCP
+///   send/recv buffers", shipped with 4.3BSD in 1986). Both VAXes ran
+///   4.2BSD (section 2);
+/// - **segments of 512 octets** (the device MTU of 552, [`DEVICE_MTU`]);
+/// - no congestion window (4.2BSD had no slow start: the receiver's
+///   window alone limits the sender);
+/// - Nagle's algorithm on (not in 4.2BSD, which sent small segments at
+///   once, but FTP's full segments do not meet it);
+/// - delayed ACK 200 ms (4.2BSD acknowledged from its 200 ms fast timer
+///   or with the next segment sent).
+///
+/// The retransmission timer is smoltcp's RFC 6298 one (1 s floor); it
+/// cannot be set (see the module documentation).
+pub fn tcp_4_2bsd() -> TcpConfig {
+    TcpConfig {
+        window_octets: 2048,
+        send_buffer_octets: 2048,
+        congestion: CongestionControl::None,
+        nagle: true,
+        ack_delay_ms: Some(200),
+        timeout: None,
+    }
+}
+
+/// The two DTEs' X.121 addresses.
+pub fn addresses() -> [DteAddress; 2] {
+    X121.map(|a| DteAddress::new(a).expect("constant X.121 addresses are valid"))
+}
+
+/// Host `i`'s IPv4 address for smoltcp.
+pub fn ip_address(i: usize) -> IpAddress {
+    IpAddress::Ipv4(IPV4[i])
+}
+
+/// Why a bench could not be built or a run did not finish.
+#[derive(Debug, Error)]
+pub enum BenchError {
+    /// The network's configuration was refused.
+    #[error("X.25 network: {0}")]
+    Network(#[from] X25NetError),
+    /// A host's interface configuration was refused.
+    #[error("host interface: {0}")]
+    Host(#[from] X25IfError),
+    /// A workload could not start.
+    #[error("workload could not start: {0}")]
+    Workload(String),
+    /// Nothing was left to happen before the workloads finished.
+    #[error("the network went quiet at {at_s:.3} s before the workloads finished")]
+    Stalled {
+        /// Virtual time, seconds.
+        at_s: f64,
+    },
+    /// The horizon passed before the workloads finished.
+    #[error("the workloads had not finished by the horizon of {horizon_s:.0} s")]
+    Horizon {
+        /// The horizon, seconds.
+        horizon_s: f64,
+    },
+    /// Components kept asking to run at one instant.
+    #[error("the hosts kept asking for attention at {at_s:.6} s without time passing")]
+    Livelock {
+        /// Virtual time, seconds.
+        at_s: f64,
+    },
+}
+
+/// Two hosts on the X.25 network.
+#[derive(Debug)]
+pub struct Bench {
+    net: X25Network,
+    hosts: [Host<X25Interface>; 2],
+    now: Instant,
+}
+
+/// The interface of host `i`.
+fn interface(config: &BenchConfig, i: usize) -> Result<X25Interface, X25IfError> {
+    let other = 1 - i;
+    let dte = X25Config {
+        role: Role::Dte,
+        address: addresses()[i].clone(),
+        ..config.net.packet_layer.clone()
+    };
+    let mut ip = IpConfig::new(
+        dte,
+        Encapsulation::Rfc877,
+        vec![Route {
+            ip: IPV4[other],
+            address: addresses()[other].clone(),
+        }],
+    );
+    ip.max_circuits = config.max_circuits;
+    ip.open_threshold = config.open_threshold;
+    ip.idle_timeout = config.idle_timeout;
+    X25Interface::new(X25IfConfig {
+        lapb: LinkConfig {
+            xid: false,
+            n1: 2048,
+            window_mod8: 7,
+            t1: Duration::from_secs(1),
+            t1_adaptive: false,
+            ..LinkConfig::default()
+        },
+        ip,
+        device_mtu: DEVICE_MTU,
+        tx_queue_len: 64,
+    })
+}
+
+impl Bench {
+    /// The hosts and the network, both LAPB links being set up from time
+    /// zero (the packet layers restart once they are up).
+    pub fn new(config: &BenchConfig, streams: &Streams) -> Result<Bench, BenchError> {
+        let net = X25Network::new(config.net.clone(), streams, "net")?;
+        let host = |i: usize| -> Result<Host<X25Interface>, BenchError> {
+            let mut link = interface(config, i)?;
+            link.start(Instant::ZERO);
+            let seed = streams.stream(&format!("host/{i}")).next_u64();
+            Ok(Host::on_link(
+                link,
+                &[IpCidr::new(ip_address(i), 24)],
+                seed,
+                Instant::ZERO,
+            ))
+        };
+        Ok(Bench {
+            net,
+            hosts: [host(0)?, host(1)?],
+            now: Instant::ZERO,
+        })
+    }
+
+    /// The hosts (0 Purdue, 1 CSNET).
+    pub fn hosts(&self) -> &[Host<X25Interface>; 2] {
+        &self.hosts
+    }
+
+    /// The hosts, mutable (to start workloads).
+    pub fn hosts_mut(&mut self) -> &mut [Host<X25Interface>; 2] {
+        &mut self.hosts
+    }
+
+    /// The network (its counters).
+    pub fn net(&self) -> &X25Network {
+        &self.net
+    }
+
+    /// Virtual time now.
+    pub fn now(&self) -> Instant {
+        self.now
+    }
+
+    /// Runs until every workload is done, or fails after `horizon` of
+    /// virtual time from now.
+    pub fn run(
+        &mut self,
+        workloads: &mut [&mut dyn Workload<X25Interface>],
+        horizon: Duration,
+    ) -> Result<(), BenchError> {
+        let limit = self.now + horizon;
+        let mut steps_here = 0u32;
+        loop {
+            self.settle(workloads);
+            if workloads.iter().all(|w| w.done()) {
+                return Ok(());
+            }
+            let now = self.now;
+            let next = workloads
+                .iter()
+                .map(|w| w.poll_at())
+                .chain([self.net.poll_timeout()])
+                .chain(self.hosts.iter_mut().map(|h| h.poll_at(now)))
+                .flatten()
+                .min()
+                .ok_or(BenchError::Stalled { at_s: secs(now) })?
+                .max(now);
+            if next == now {
+                steps_here += 1;
+                if steps_here > MAX_STEPS_AT_ONE_INSTANT {
+                    return Err(BenchError::Livelock { at_s: secs(now) });
+                }
+            } else {
+                steps_here = 0;
+            }
+            if next > limit {
+                return Err(BenchError::Horizon {
+                    horizon_s: horizon.as_secs_f64(),
+                });
+            }
+            self.now = next;
+            if self.net.poll_timeout().is_some_and(|t| t <= next) {
+                self.net.handle_timeout(next);
+            }
+            for host in &mut self.hosts {
+                host.link_mut().handle_timeout(next);
+            }
+        }
+    }
+
+    /// Runs for `duration` of virtual time with no workload (circuits
+    /// idle out, timers run).
+    pub fn idle(&mut self, duration: Duration) -> Result<(), BenchError> {
+        let mut waiter = Until {
+            at: self.now + duration,
+            reached: false,
+        };
+        self.run(&mut [&mut waiter], duration + Duration::from_secs(1))
+    }
+
+    /// Moves datagrams and frames at `self.now` until nothing moves.
+    fn settle(&mut self, workloads: &mut [&mut dyn Workload<X25Interface>]) {
+        let now = self.now;
+        loop {
+            let mut busy = false;
+            for host in &mut self.hosts {
+                host.poll(now);
+            }
+            for w in workloads.iter_mut() {
+                if !w.done() {
+                    w.step(&mut self.hosts, now);
+                }
+            }
+            for (i, host) in self.hosts.iter_mut().enumerate() {
+                host.poll(now);
+                while let Some(frame) = host.link_mut().poll_transmit(now) {
+                    busy = true;
+                    self.net.transmit(now, i, frame);
+                }
+            }
+            while let Some(delivery) = self.net.poll_delivery() {
+                busy = true;
+                if let (true, Some(host)) = (delivery.intact, self.hosts.get_mut(delivery.dte)) {
+                    host.link_mut().handle_frame(delivery.at, &delivery.frame);
+                }
+            }
+            if !busy {
+                break;
+            }
+        }
+    }
+}
+
+/// A workload that only waits until an instant.
+#[derive(Debug)]
+struct Until {
+    at: Instant,
+    reached: bool,
+}
+
+impl Workload<X25Interface> for Until {
+    fn step(&mut self, _hosts: &mut [Host<X25Interface>; 2], now: Instant) {
+        self.reached |= now >= self.at;
+    }
+
+    fn done(&self) -> bool {
+        self.reached
+    }
+
+    fn poll_at(&self) -> Option<Instant> {
+        Some(self.at)
+    }
+}
+
+/// Seconds of virtual time.
+pub(crate) fn secs(at: Instant) -> f64 {
+    at.as_micros() as f64 / 1e6
+}

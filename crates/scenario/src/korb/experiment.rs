@@ -1,0 +1,520 @@
+//! Korb's experiments as scenario files: `kind = "korb-ping"` (section
+//! 3.1, Table 1) and `kind = "korb-ftp"` (sections 3.3-3.5, Tables 2-4),
+//! and the replications behind them.
+
+use std::sync::Mutex;
+
+use linklab_ip::CongestionControl;
+use linklab_sim::{ConfidenceInterval, ReplicationOutput, Runner};
+use serde::Deserialize;
+
+use linklab_channel::x25net::PerCallLimit;
+
+use super::bench::{BenchConfig, RFC877_MTU};
+use super::run::{median, ping_sequence, transfers, Direction, SETTLED_FROM};
+use super::KorbError;
+use crate::experiment::{Experiment, ExperimentError, ExperimentKind, InvalidField};
+use crate::report::{Output, Progress, RunOptions, Table};
+
+/// Threads that share the replications of one configuration.
+const THREADS: usize = 2;
+
+/// Replications are added until every 95% half-width is within this
+/// share of its mean (full runs), up to `max_replications`.
+const PRECISION: f64 = 0.02;
+
+/// `kind = "korb-ping"`: section 3.1's ping sequence, 64-octet pings then
+/// 512-octet pings, one a second, from a start with no circuit open.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PingExperiment {
+    /// Pings of each size (Korb: 100).
+    pub pings: u16,
+    /// Replications at least (full runs add more, up to
+    /// `max_replications`, until the medians' intervals are within 2%).
+    pub replications: u64,
+    /// Most replications in a full run.
+    pub max_replications: u64,
+    /// Replications under `--quick`.
+    pub quick_replications: u64,
+}
+
+/// The medians and averages of one ping configuration, ms.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PingStats {
+    /// Keyed `"{size}/{median|average}/{1-100|50-100}"`.
+    pub values: Vec<(String, ConfidenceInterval)>,
+    /// Replications run.
+    pub replications: u64,
+}
+
+impl PingStats {
+    /// The interval of statistic `key` (see [`PingStats::values`]).
+    pub fn get(&self, key: &str) -> Option<ConfidenceInterval> {
+        self.values.iter().find(|(k, _)| k == key).map(|(_, c)| *c)
+    }
+}
+
+/// The key of one of Table 1's statistics.
+pub fn ping_key(size: usize, median: bool, settled: bool) -> String {
+    format!(
+        "{size}/{}/{}",
+        if median { "median" } else { "average" },
+        if settled { "50-100" } else { "1-100" }
+    )
+}
+
+fn replications(opts: &RunOptions, min: u64, max: u64, quick: u64) -> (u64, u64) {
+    if opts.quick {
+        (quick, quick)
+    } else {
+        (min, max.max(min))
+    }
+}
+
+/// Runs `replicate` to the precision of a full run or the count of a
+/// quick one; the first failure of any replication is returned.
+fn replicate<F>(
+    opts: &RunOptions,
+    seed_offset: u64,
+    (min, max): (u64, u64),
+    progress: &dyn Progress,
+    what: &str,
+    replicate: F,
+) -> Result<linklab_sim::Report, KorbError>
+where
+    F: Fn(linklab_sim::Streams) -> Result<ReplicationOutput, KorbError> + Sync,
+{
+    let failure: Mutex<Option<KorbError>> = Mutex::new(None);
+    progress.add_work(min);
+    let runner = Runner::new(opts.seed.wrapping_add(seed_offset), min);
+    let report = runner.run_to_precision(THREADS, PRECISION, max, |streams| {
+        let out = match replicate(streams) {
+            Ok(out) => out,
+            Err(e) => {
+                failure
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get_or_insert(e);
+                ReplicationOutput::new()
+            }
+        };
+        progress.advance(1, what);
+        out
+    });
+    match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(report),
+    }
+}
+
+impl PingExperiment {
+    /// Runs the ping sequence on `bench`.
+    pub fn simulate(
+        &self,
+        bench: &BenchConfig,
+        opts: &RunOptions,
+        progress: &dyn Progress,
+    ) -> Result<PingStats, KorbError> {
+        let counts = replications(
+            opts,
+            self.replications,
+            self.max_replications,
+            self.quick_replications,
+        );
+        let pings = self.pings;
+        let report = replicate(opts, 1, counts, progress, "Korb Table 1: ping", |streams| {
+            let outcome = ping_sequence(bench, &streams, pings)?;
+            let mut out = ReplicationOutput::new();
+            for (size, rtts) in [(64, &outcome.small), (512, &outcome.large)] {
+                for settled in [false, true] {
+                    let from = if settled { SETTLED_FROM - 1 } else { 0 };
+                    let rtts: Vec<f64> = rtts.iter().skip(from).flatten().copied().collect();
+                    if let Some(m) = median(&rtts) {
+                        out.value(ping_key(size, true, settled), m);
+                    }
+                    if !rtts.is_empty() {
+                        let mean = rtts.iter().sum::<f64>() / rtts.len() as f64;
+                        out.value(ping_key(size, false, settled), mean);
+                    }
+                }
+            }
+            Ok(out)
+        })?;
+        let mut values = Vec::new();
+        for size in [64, 512] {
+            for median in [true, false] {
+                for settled in [false, true] {
+                    let key = ping_key(size, median, settled);
+                    if let Some(ci) = report.ci(&key) {
+                        values.push((key, ci));
+                    }
+                }
+            }
+        }
+        Ok(PingStats {
+            values,
+            replications: report.replications,
+        })
+    }
+}
+
+impl ExperimentKind for PingExperiment {
+    fn validate(&self) -> Result<(), InvalidField> {
+        if !(SETTLED_FROM as u16..=1000).contains(&self.pings) {
+            return Err(InvalidField::new(
+                "pings",
+                format!(
+                    "{} is out of range {SETTLED_FROM}-1000 (Table 1 also takes sequence numbers {SETTLED_FROM} on)",
+                    self.pings
+                ),
+            ));
+        }
+        validate_replications(
+            self.replications,
+            self.max_replications,
+            self.quick_replications,
+        )
+    }
+
+    fn run(
+        &self,
+        opts: &RunOptions,
+        progress: &dyn Progress,
+    ) -> Result<Output, Box<dyn std::error::Error + Send + Sync>> {
+        let stats = self.simulate(&BenchConfig::korb1987(1), opts, progress)?;
+        let mut table = Table {
+            id: "korb_ping".into(),
+            title: format!(
+                "Ping round trips over the X.25 network, {} replications",
+                stats.replications
+            ),
+            columns: ["statistic", "mean_ms", "ci95_ms"].map(String::from).into(),
+            rows: Vec::new(),
+        };
+        for (key, ci) in &stats.values {
+            table.rows.push(vec![
+                key.clone(),
+                format!("{:.0}", ci.mean),
+                format!("{:.0}", ci.half_width),
+            ]);
+        }
+        Ok(Output {
+            tables: vec![table],
+            figures: Vec::new(),
+        })
+    }
+}
+
+fn validate_replications(min: u64, max: u64, quick: u64) -> Result<(), InvalidField> {
+    if !(2..=1000).contains(&min) {
+        return Err(InvalidField::new(
+            "replications",
+            format!("{min} is out of range 2-1000"),
+        ));
+    }
+    if max < min || max > 1000 {
+        return Err(InvalidField::new(
+            "max_replications",
+            format!("{max} must be from replications ({min}) to 1000"),
+        ));
+    }
+    if !(2..=min).contains(&quick) {
+        return Err(InvalidField::new(
+            "quick_replications",
+            format!("{quick} must be from 2 to replications ({min})"),
+        ));
+    }
+    Ok(())
+}
+
+/// TCP congestion control as written in a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Congestion {
+    /// No congestion window (4.2BSD).
+    None,
+    /// Reno (RFC 5681).
+    Reno,
+    /// CUBIC (RFC 9438).
+    Cubic,
+}
+
+impl Congestion {
+    fn smoltcp(self) -> CongestionControl {
+        match self {
+            Congestion::None => CongestionControl::None,
+            Congestion::Reno => CongestionControl::Reno,
+            Congestion::Cubic => CongestionControl::Cubic,
+        }
+    }
+}
+
+/// A direction as written in a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileDirection {
+    /// Purdue to CSNET.
+    Put,
+    /// CSNET to Purdue.
+    Get,
+}
+
+impl From<FileDirection> for Direction {
+    fn from(d: FileDirection) -> Direction {
+        match d {
+            FileDirection::Put => Direction::Put,
+            FileDirection::Get => Direction::Get,
+        }
+    }
+}
+
+/// `kind = "korb-ftp"`: FTP transfers over the X.25 network (Korb
+/// sections 3.3-3.5): `files` files of `file_octets` at once, in each
+/// direction and with each most number of circuits given.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtpExperiment {
+    /// `"put"`, `"get"` or both.
+    pub directions: Vec<FileDirection>,
+    /// Most circuits the interface opens to the other host, each a row.
+    pub circuits: Vec<usize>,
+    /// Files transferred at once.
+    pub files: usize,
+    /// Octets per file.
+    pub file_octets: usize,
+    /// TCP window (receive and send buffers), octets (4.2BSD: 2048).
+    pub window_octets: usize,
+    /// TCP congestion control.
+    pub congestion: Congestion,
+    /// The network's per-call throughput class, bit/s of user data, in
+    /// place of the calibrated model's (absent: the calibrated 6,791
+    /// bit/s; the bucket depth stays one 576-octet datagram; see
+    /// `linklab_channel::x25net::PerCallLimit`).
+    #[serde(default)]
+    pub per_call_limit_bps: Option<f64>,
+    /// Replications at least per row.
+    pub replications: u64,
+    /// Most replications per row in a full run.
+    pub max_replications: u64,
+    /// Replications per row under `--quick`.
+    pub quick_replications: u64,
+}
+
+/// One row of an FTP experiment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FtpRow {
+    /// The direction.
+    pub direction: Direction,
+    /// Most circuits.
+    pub circuits: usize,
+    /// Rate (all octets over the longest transfer), bit/s.
+    pub rate: ConfidenceInterval,
+    /// The longest transfer, s.
+    pub max_time: ConfidenceInterval,
+    /// Transfers completed intact, mean per replication.
+    pub completed: f64,
+    /// Segments the sender retransmitted, mean.
+    pub retransmitted: f64,
+    /// Segments the receiver already had (spurious retransmissions), mean.
+    pub spurious: f64,
+    /// Data segments sent, mean.
+    pub segments: f64,
+    /// Circuits the sender had open in all, mean.
+    pub circuits_opened: f64,
+    /// Datagrams dropped by the sender's interface (queue full), mean.
+    pub dropped: f64,
+    /// Replications run.
+    pub replications: u64,
+}
+
+impl FtpExperiment {
+    /// Parses and checks a built-in experiment file.
+    pub fn from_toml(text: &str) -> Result<Self, KorbError> {
+        Experiment::from_toml_as(text)
+            .map_err(|e: ExperimentError| KorbError::Experiment(Box::new(e)))
+    }
+
+    /// The bench for `circuits` circuits with this file's TCP.
+    pub fn bench(&self, circuits: usize) -> BenchConfig {
+        let mut bench = BenchConfig::korb1987(circuits);
+        bench.tcp.window_octets = self.window_octets;
+        bench.tcp.send_buffer_octets = self.window_octets;
+        bench.tcp.congestion = self.congestion.smoltcp();
+        if let Some(rate_bps) = self.per_call_limit_bps {
+            bench.net.per_call = Some(PerCallLimit {
+                rate_bps,
+                burst_octets: RFC877_MTU as u32,
+            });
+        }
+        bench
+    }
+
+    /// Runs every row.
+    pub fn simulate(
+        &self,
+        opts: &RunOptions,
+        progress: &dyn Progress,
+    ) -> Result<Vec<FtpRow>, KorbError> {
+        let counts = replications(
+            opts,
+            self.replications,
+            self.max_replications,
+            self.quick_replications,
+        );
+        let mut rows = Vec::new();
+        for &direction in &self.directions {
+            let direction = Direction::from(direction);
+            for &circuits in &self.circuits {
+                let bench = self.bench(circuits);
+                let offset = 100 + circuits as u64 * 2 + u64::from(direction == Direction::Get);
+                let (files, octets) = (self.files, self.file_octets);
+                let report = replicate(opts, offset, counts, progress, "Korb: FTP", |streams| {
+                    let t = transfers(&bench, &streams, direction, files, octets)?;
+                    let mut out = ReplicationOutput::new();
+                    out.value("rate", t.rate_bps)
+                        .value("max_time", t.max_time_s)
+                        .value("completed", t.completed as f64)
+                        .value("retransmitted", t.sent.repeated_segments as f64)
+                        .value("spurious", t.received.repeated_segments as f64)
+                        .value("segments", t.sent.data_segments as f64)
+                        .value("circuits", t.circuits as f64)
+                        .value("dropped", t.dropped as f64);
+                    Ok(out)
+                })?;
+                let ci = |name: &str| report.ci(name).ok_or(KorbError::NoResult(name.into()));
+                rows.push(FtpRow {
+                    direction,
+                    circuits,
+                    rate: ci("rate")?,
+                    max_time: ci("max_time")?,
+                    completed: ci("completed")?.mean,
+                    retransmitted: ci("retransmitted")?.mean,
+                    spurious: ci("spurious")?.mean,
+                    segments: ci("segments")?.mean,
+                    circuits_opened: ci("circuits")?.mean,
+                    dropped: ci("dropped")?.mean,
+                    replications: report.replications,
+                });
+            }
+        }
+        Ok(rows)
+    }
+
+    /// The rows as a table.
+    pub fn table(&self, id: &str, title: &str, rows: &[FtpRow]) -> Table {
+        let mut table = Table {
+            id: id.into(),
+            title: title.into(),
+            columns: [
+                "direction",
+                "circuits",
+                "rate_bps",
+                "ci95_bps",
+                "longest_s",
+                "completed",
+                "retransmitted",
+                "spurious",
+                "data_segments",
+                "circuits_opened",
+                "queue_drops",
+                "replications",
+            ]
+            .map(String::from)
+            .into(),
+            rows: Vec::new(),
+        };
+        for r in rows {
+            table.rows.push(vec![
+                r.direction.name().into(),
+                r.circuits.to_string(),
+                format!("{:.0}", r.rate.mean),
+                format!("{:.0}", r.rate.half_width),
+                format!("{:.1}", r.max_time.mean),
+                format!("{:.2}/{}", r.completed, self.files),
+                format!("{:.1}", r.retransmitted),
+                format!("{:.1}", r.spurious),
+                format!("{:.0}", r.segments),
+                format!("{:.1}", r.circuits_opened),
+                format!("{:.1}", r.dropped),
+                r.replications.to_string(),
+            ]);
+        }
+        table
+    }
+}
+
+impl ExperimentKind for FtpExperiment {
+    fn validate(&self) -> Result<(), InvalidField> {
+        if self.directions.is_empty() {
+            return Err(InvalidField::new("directions", "the list is empty"));
+        }
+        if self.circuits.is_empty() {
+            return Err(InvalidField::new("circuits", "the list is empty"));
+        }
+        if let Some(c) = self.circuits.iter().find(|&&c| !(1..=16).contains(&c)) {
+            return Err(InvalidField::new(
+                "circuits",
+                format!("{c} is out of range 1-16 (the DTE's logical channels)"),
+            ));
+        }
+        if !(1..=32).contains(&self.files) {
+            return Err(InvalidField::new(
+                "files",
+                format!("{} is out of range 1-32", self.files),
+            ));
+        }
+        if !(1..=10_000_000).contains(&self.file_octets) {
+            return Err(InvalidField::new(
+                "file_octets",
+                format!("{} is out of range 1-10000000", self.file_octets),
+            ));
+        }
+        if !(512..=65_535).contains(&self.window_octets) {
+            return Err(InvalidField::new(
+                "window_octets",
+                format!(
+                    "{} is out of range 512-65535 (one segment to TCP's largest unscaled window)",
+                    self.window_octets
+                ),
+            ));
+        }
+        if let Some(rate) = self.per_call_limit_bps {
+            if !(100.0..=1e9).contains(&rate) {
+                return Err(InvalidField::new(
+                    "per_call_limit_bps",
+                    format!("{rate} is out of range 100-1000000000"),
+                ));
+            }
+        }
+        validate_replications(
+            self.replications,
+            self.max_replications,
+            self.quick_replications,
+        )
+    }
+
+    fn run(
+        &self,
+        opts: &RunOptions,
+        progress: &dyn Progress,
+    ) -> Result<Output, Box<dyn std::error::Error + Send + Sync>> {
+        let rows = self.simulate(opts, progress)?;
+        let title = format!(
+            "{} file(s) of {} octets at once over the X.25 network, TCP window {} octets",
+            self.files, self.file_octets, self.window_octets
+        );
+        Ok(Output {
+            tables: vec![self.table("korb_ftp", &title, &rows)],
+            figures: Vec::new(),
+        })
+    }
+}
+
+impl PingExperiment {
+    /// Parses and checks a built-in experiment file.
+    pub fn from_toml(text: &str) -> Result<Self, KorbError> {
+        Experiment::from_toml_as(text)
+            .map_err(|e: ExperimentError| KorbError::Experiment(Box::new(e)))
+    }
+}

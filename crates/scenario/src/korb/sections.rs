@@ -1,0 +1,672 @@
+//! The sections of the Korb reproduction: Table 1 (ping), Tables 2 and 3
+//! (one FTP transfer over one or more circuits), Table 4 (five puts at
+//! once) and the count of needless retransmissions.
+
+use linklab_channel::x25net::X25NetConfig;
+
+use super::bench::{addresses, tcp_4_2bsd, BenchConfig};
+use super::experiment::{Congestion, FtpExperiment, FtpRow, PingExperiment};
+use super::reference::{ftp_rows, ping_rows, FtpExperiment as Published};
+use super::run::Direction;
+use super::KorbError;
+use crate::report::{
+    Check, Figure, Paper, Point, Progress, RunOptions, Section, Series, SeriesStyle, Table,
+};
+
+/// Relative tolerance of every numeric check.
+const TOLERANCE: f64 = 0.20;
+
+const TABLE_1: &str = include_str!("../../../../experiments/korb-table-1.toml");
+const TABLE_2: &str = include_str!("../../../../experiments/korb-table-2.toml");
+const TABLE_3: &str = include_str!("../../../../experiments/korb-table-3.toml");
+const TABLE_4: &str = include_str!("../../../../experiments/korb-table-4.toml");
+
+/// What every section says about the model.
+fn model_text() -> String {
+    let net = X25NetConfig::korb1987(addresses());
+    let tcp = tcp_4_2bsd();
+    format!(
+        "Two hosts, each smoltcp 0.14 over an RFC 877 interface (IP MTU 576, call user data \
+         0xCC, circuits opened on demand and as the queue grows, cleared after 90 s idle) on \
+         the real X.25 packet layer (window 2, packets of 128 octets) and LAPB, on the two \
+         {} bit/s access lines of the simulated ACCUNET: transit {:?} plus {:.4} ms per \
+         octet (fitted to Table 1 only), call set-up {:?}, flow control at {:.0}% of the \
+         line, and a throughput class per circuit of {:.0} bit/s of user data (a token \
+         bucket one {}-octet datagram deep; fitted once, to Table 4's five-circuit row). TCP as 4.2BSD's as far as smoltcp allows: window {} octets (4.2BSD's \
+         1024*2 socket buffers), 512-octet segments, no congestion window, delayed ACK {} \
+         ms; the retransmission timer is smoltcp's RFC 6298 one, which cannot be set.",
+        net.access_line.bit_rate,
+        net.transit,
+        net.per_octet.as_secs_f64() * 1e3,
+        net.call_setup,
+        net.share * 100.0,
+        net.per_call.map_or(0.0, |c| c.rate_bps),
+        net.per_call.map_or(0, |c| c.burst_octets),
+        tcp.window_octets,
+        tcp.ack_delay_ms.unwrap_or(0),
+    )
+}
+
+fn gap(ours: f64, paper: f64) -> String {
+    format!("{:+.1}", 100.0 * (ours / paper - 1.0))
+}
+
+/// Table 1: ping round trips, 64 and 512 octets, sequences 1-100 and
+/// 50-100.
+pub fn table_1(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, KorbError> {
+    let experiment = PingExperiment::from_toml(TABLE_1)?;
+    let published = ping_rows()?;
+    let stats = experiment.simulate(&BenchConfig::korb1987(1), opts, progress)?;
+    let mut section = Section {
+        heading: "Table 1: ping round trips over ACCUNET".into(),
+        text: format!(
+            "{} Each replication sends {} pings of 64 octets then {} of 512, one a second, \
+             from Purdue to CSNET, starting with no circuit open, as the paper's tests every \
+             30 minutes did; {} replications. The transit delay was fitted to this table's \
+             two medians for sequences 50-100 (see linklab_channel::x25net, \
+             X25NetConfig::korb1987, for the fit and its check by this simulated ping); no \
+             later table refits it. The averages are shown but not checked: the paper's \
+             include network outages and extreme delays (\"the network was unavailable 45 \
+             hours\", 19% of the test period), which the model has none of, and its 1-100 \
+             average for 64 octets includes a 20-30 s circuit set-up that the queued pings \
+             wait out, which ours includes too.",
+            model_text(),
+            experiment.pings,
+            experiment.pings,
+            stats.replications
+        ),
+        ..Section::default()
+    };
+    let mut table = Table {
+        id: "korb_table_1".into(),
+        title: "Table 1: round-trip times, ms, published and simulated".into(),
+        columns: [
+            "size_octets",
+            "statistic",
+            "sequence",
+            "paper_ms",
+            "simulated_ms",
+            "ci95_ms",
+            "gap_%",
+        ]
+        .map(String::from)
+        .into(),
+        rows: Vec::new(),
+    };
+    for row in &published {
+        let key = super::experiment::ping_key(row.size, row.median, row.settled);
+        let Some(ci) = stats.get(&key) else {
+            continue;
+        };
+        let statistic = if row.median { "median" } else { "average" };
+        let sequence = if row.settled { "50-100" } else { "1-100" };
+        table.rows.push(vec![
+            row.size.to_string(),
+            statistic.into(),
+            sequence.into(),
+            format!("{:.0}", row.rtt_ms),
+            format!("{:.0}", ci.mean),
+            format!("{:.0}", ci.half_width),
+            gap(ci.mean, row.rtt_ms),
+        ]);
+        if !row.median {
+            continue;
+        }
+        let note = match (row.size, row.settled) {
+            (64, false) => format!(
+                "Includes the first pings, queued while the circuit is set up (20-30 s): \
+                 about a quarter of the 100 wait, so the median moves to a higher \
+                 quantile of the settled delays, as in the paper (340 against 330 ms). Ours \
+                 {:.0} ± {:.0} ms.",
+                ci.mean, ci.half_width
+            ),
+            (64, true) => format!(
+                "One of the two medians the transit delay was fitted to (with the per-octet \
+                 time from the 512-octet one): agreement here checks the fit's arithmetic \
+                 (two log-normal draws, access lines, hosts), not a prediction. Ours {:.0} ± \
+                 {:.0} ms.",
+                ci.mean, ci.half_width
+            ),
+            (512, false) => format!(
+                "The 512-octet pings follow the 64-octet ones on the open circuit, so \
+                 sequences 1-100 and 50-100 differ only by sampling, as in the paper (880 \
+                 both). Ours {:.0} ± {:.0} ms.",
+                ci.mean, ci.half_width
+            ),
+            _ => format!(
+                "The second median of the fit (fixes the per-octet transit time). A 532-octet \
+                 datagram is 5 packets of at most 128 octets on each access line (81.7 ms at \
+                 56 kbit/s each way). Ours {:.0} ± {:.0} ms.",
+                ci.mean, ci.half_width
+            ),
+        };
+        section.checks.push(
+            Check::relative(
+                format!("korb1987/table1/{}-{statistic}-{sequence}", row.size),
+                Paper::Korb1987,
+                format!(
+                    "Table 1: {statistic} ping round trip, {} octets, sequence {sequence}",
+                    row.size
+                ),
+                row.rtt_ms,
+                ci.mean,
+                "ms",
+                TOLERANCE,
+            )
+            .with_note(note),
+        );
+    }
+    section.tables.push(table);
+    Ok(section)
+}
+
+/// The published rate of a row of Tables 2-4.
+fn published_rate(kind: Published, channels: usize, put: bool) -> Result<Option<f64>, KorbError> {
+    Ok(ftp_rows()?
+        .into_iter()
+        .find(|r| r.experiment == kind && r.channels == channels && r.put == put)
+        .and_then(|r| r.rate_bps))
+}
+
+fn row_text(r: &FtpRow) -> String {
+    format!(
+        "ours {:.0} ± {:.0} bit/s over {} replications ({:.1} circuits opened, {:.1} \
+         retransmitted segments)",
+        r.rate.mean, r.rate.half_width, r.replications, r.circuits_opened, r.retransmitted
+    )
+}
+
+/// Tables 2 and 3: one FTP transfer of 175,426 octets, put and get over
+/// one circuit or with the multi-circuit code active, put over at most
+/// two and four.
+pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, KorbError> {
+    let table_2 = FtpExperiment::from_toml(TABLE_2)?;
+    let table_3 = FtpExperiment::from_toml(TABLE_3)?;
+    let rows_2 = table_2.simulate(opts, progress)?;
+    let rows_3 = table_3.simulate(opts, progress)?;
+    let most = table_2.circuits.iter().copied().max().unwrap_or(1);
+    let window_4096 = FtpExperiment {
+        directions: vec![super::experiment::FileDirection::Put],
+        circuits: vec![most],
+        window_octets: 4096,
+        ..table_2.clone()
+    };
+    let rows_4096 = window_4096.simulate(opts, progress)?;
+    let per_call = X25NetConfig::korb1987(addresses())
+        .per_call
+        .map_or(0.0, |c| c.rate_bps);
+    let mut section = Section {
+        heading: "Tables 2 and 3: one FTP transfer, one or more circuits".into(),
+        text: format!(
+            "{} One FTP data connection carries the 175,426-octet file after the control \
+             connection has opened the first circuit (modelled by one echo exchange), so the \
+             reported rate, like FTP's, leaves the first call set-up out; extra circuits are \
+             called while the transfer runs (one more per datagram waiting in the \
+             interface's queue, up to the most allowed) and take 20-30 s each. One circuit \
+             carries at most its throughput class, {per_call:.0} bit/s of datagrams (about \
+             {:.0} bit/s of file data), so one transfer gains from a second circuit (Table 3, \
+             2 circuits) and from a third, until the 2048-octet TCP window over the round \
+             trip limits it (Table 3, 4 circuits: the fourth circuit adds little). Table 2 is read two ways. The paper ran it \"at a time when the code \
+             that automatically opens multiple channels as load increases was not working \
+             properly\", so how many circuits it had is not known; the reference data's \
+             \"one channel\" is one reading. Under a per-circuit limit that reading \
+             contradicts the paper's own Table 3: the same put is faster in Table 2 \
+             (15,012 bit/s) than with two circuits in Table 3 (12,604), which no single \
+             circuit of a network that gives two circuits 12,604 can do. The data support \
+             the other reading, the multi-circuit code opening circuits (Table 2's put and \
+             get, 15,012 and 19,997 bit/s, lie at Table 3's four-circuit 19,254 and between \
+             it and the two-circuit row), so Table 2 is checked against the run with at most \
+             {most} circuits (Table 3's highest setting, not fitted) and the single-circuit \
+             rows are shown unchecked. The model is symmetric: put and get differ only in \
+             their random draws; the paper found get \"consistently faster\" and gives no \
+             reason. A last row shows what the 4096-octet window of 4.3BSD would do with \
+             {most} circuits.",
+            model_text(),
+            per_call * 512.0 / 552.0,
+        ),
+        ..Section::default()
+    };
+    let mut table = table_2.table(
+        "korb_tables_2_3",
+        "Tables 2 and 3: FTP of 175,426 octets (TCP window 2048 octets; last row 4096)",
+        &[rows_2.clone(), rows_3.clone()].concat(),
+    );
+    let extra = window_4096.table("x", "x", &rows_4096);
+    table.rows.extend(extra.rows.into_iter().map(|mut r| {
+        r[0] = format!("{} (window 4096)", r[0]);
+        r
+    }));
+    table.columns.insert(0, "table".into());
+    table.columns.push("paper_bps".into());
+    let labels = rows_2
+        .iter()
+        .map(|_| "2")
+        .chain(rows_3.iter().map(|_| "3"))
+        .chain(rows_4096.iter().map(|_| "-"));
+    for ((row, r), label) in table
+        .rows
+        .iter_mut()
+        .zip(rows_2.iter().chain(&rows_3).chain(&rows_4096))
+        .zip(labels)
+    {
+        row.insert(0, label.into());
+        let paper = if label == "2" {
+            published_rate(Published::Single, 1, r.direction == Direction::Put)?
+        } else if label == "3" {
+            published_rate(Published::MultiChannel, r.circuits, true)?
+        } else {
+            None
+        };
+        row.push(paper.map_or(String::new(), |p| format!("{p:.0}")));
+    }
+    section.tables.push(table);
+
+    let find = |rows: &[FtpRow], direction: Direction, circuits: usize| {
+        rows.iter()
+            .find(|r| r.direction == direction && r.circuits == circuits)
+            .cloned()
+    };
+    for direction in [Direction::Put, Direction::Get] {
+        let (Some(paper), Some(multi), Some(single)) = (
+            published_rate(Published::Single, 1, direction == Direction::Put)?,
+            find(&rows_2, direction, most),
+            find(&rows_2, direction, 1),
+        ) else {
+            continue;
+        };
+        section.checks.push(
+            Check::relative(
+                format!("korb1987/table2/{}", direction.name()),
+                Paper::Korb1987,
+                format!(
+                    "Table 2: FTP {} of 175,426 octets (circuits not known; checked with the \
+                     multi-circuit code active, at most {most})",
+                    direction.name()
+                ),
+                paper,
+                multi.rate.mean,
+                "bit/s",
+                TOLERANCE,
+            )
+            .with_note(format!(
+                "With at most {most} circuits: {}. Over exactly one circuit it would be \
+                 {:.0} ± {:.0} bit/s ({}% against the paper), the circuit's throughput \
+                 class: that \
+                 reading is not checked, because the paper's Table 3 gives two circuits only \
+                 12,604 bit/s for the same put (see the section text). The paper's put is \
+                 25% slower than its get, for no reason it gives; the model, symmetric, has \
+                 both at the same rate within sampling.",
+                row_text(&multi),
+                single.rate.mean,
+                single.rate.half_width,
+                gap(single.rate.mean, paper),
+            )),
+        );
+    }
+    for r in &rows_3 {
+        let Some(paper) = published_rate(Published::MultiChannel, r.circuits, true)? else {
+            continue;
+        };
+        let note = if r.circuits == 2 {
+            format!(
+                "{}. Two circuits at the throughput class, {per_call:.0} bit/s of datagrams \
+                 each: the TCP window (four 512-octet segments) keeps both busy.",
+                row_text(r)
+            )
+        } else {
+            format!(
+                "{}. The interface opens circuits while segments wait, but with at most \
+                 four 512-octet segments out (the 2048-octet window) the rate is the window \
+                 over the round trip, not the circuits' sum (4 × {:.0}); the paper's rate, \
+                 19,254 bit/s, is about the window per second.",
+                row_text(r),
+                per_call * 512.0 / 552.0,
+            )
+        };
+        section.checks.push(
+            Check::relative(
+                format!("korb1987/table3/{}-circuits", r.circuits),
+                Paper::Korb1987,
+                format!(
+                    "Table 3: FTP put of 175,426 octets with at most {} circuits",
+                    r.circuits
+                ),
+                paper,
+                r.rate.mean,
+                "bit/s",
+                TOLERANCE,
+            )
+            .with_note(note),
+        );
+    }
+    Ok(section)
+}
+
+/// Table 4: five simultaneous puts of 100,000 octets with 1 to 10
+/// circuits.
+pub fn table_4(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, KorbError> {
+    let experiment = FtpExperiment::from_toml(TABLE_4)?;
+    let rows = experiment.simulate(opts, progress)?;
+    let published: Vec<_> = ftp_rows()?
+        .into_iter()
+        .filter(|r| r.experiment == Published::MultiPut)
+        .collect();
+    let mut section = Section {
+        heading: "Table 4: five simultaneous puts, 1 to 10 circuits".into(),
+        text: format!(
+            "{} Five FTP puts of 100,000 octets start together once the control connections \
+             have opened a circuit; the rate is 5 × 100,000 × 8 bits over the longest \
+             transfer, as the paper estimates it. Each circuit carries at most its \
+             throughput class ({:.0} bit/s of datagrams), so up to five circuits the rate \
+             rises about one class per circuit; from six on the network's flow control, 63% \
+             of the 56 kbit/s line, binds instead. The class was fitted to the five-circuit \
+             row alone (by arithmetic, assuming the five circuits are kept full); the \
+             simulated runs fall short of that arithmetic because smoltcp's 1 s initial \
+             retransmission timer fires while five windows queue behind the classes (the \
+             section 4 counts) and the rate is taken over the longest of five transfers. \
+             Before the class was modelled (network acknowledging each access line locally, \
+             no per-circuit limit) the rate was flat at about 30,900 bit/s from one circuit \
+             on. The paper's rows 2, 4 and 10 (one transfer of five failed) have no rate and \
+             are not checked.",
+            model_text(),
+            X25NetConfig::korb1987(addresses())
+                .per_call
+                .map_or(0.0, |c| c.rate_bps),
+        ),
+        ..Section::default()
+    };
+    let mut table = experiment.table(
+        "korb_table_4",
+        "Table 4: five puts of 100,000 octets at once",
+        &rows,
+    );
+    table.columns.push("paper_longest_s".into());
+    table.columns.push("paper_rate_bps".into());
+    for (cells, r) in table.rows.iter_mut().zip(&rows) {
+        let p = published.iter().find(|p| p.channels == r.circuits);
+        cells.push(
+            p.and_then(|p| p.max_time_s)
+                .map_or(String::new(), |t| format!("{t:.0}")),
+        );
+        cells.push(
+            p.and_then(|p| p.rate_bps)
+                .map_or(String::new(), |b| format!("{b:.0}")),
+        );
+    }
+    section.tables.push(table);
+    section.figures.push(Figure {
+        id: "korb_table_4_rate".into(),
+        title: "Table 4: aggregate rate of five simultaneous puts against circuits".into(),
+        x_label: "most circuits".into(),
+        y_label: "rate, bit/s".into(),
+        log_x: false,
+        log_y: false,
+        series: vec![
+            Series {
+                label: "simulated".into(),
+                style: SeriesStyle::Simulated,
+                points: rows
+                    .iter()
+                    .map(|r| Point {
+                        x: r.circuits as f64,
+                        y: r.rate.mean,
+                        half_width: Some(r.rate.half_width),
+                    })
+                    .collect(),
+            },
+            Series {
+                label: "Korb 1987".into(),
+                style: SeriesStyle::Published,
+                points: published
+                    .iter()
+                    .filter_map(|p| {
+                        p.rate_bps.map(|y| Point {
+                            x: p.channels as f64,
+                            y,
+                            half_width: None,
+                        })
+                    })
+                    .collect(),
+            },
+        ],
+    });
+    for p in &published {
+        let (Some(paper), Some(r)) = (p.rate_bps, rows.iter().find(|r| r.circuits == p.channels))
+        else {
+            continue;
+        };
+        let net = X25NetConfig::korb1987(addresses());
+        let class = net.per_call.map_or(0.0, |c| c.rate_bps) * 512.0 / 552.0;
+        let note = if p.channels == 1 {
+            format!(
+                "{}, {:.1} datagrams dropped from the interface queue per run. The paper's \
+                 3645 s for 500 KB over one circuit is a sixth of what one circuit carries \
+                 in Table 3 (12,604 bit/s for two). In the model five 2048-octet windows \
+                 queue behind one circuit's class ({class:.0} bit/s of file data): round \
+                 trips of ten seconds and more, smoltcp's timer fires at the start (the \
+                 retransmissions counted here, most of them needless), the interface queue \
+                 overflows now and then, and the rate still stays near the class, because \
+                 the RFC 6298 timer backs off and then adapts to the long round trip. No \
+                 collapse: what made one circuit 30 times slower than the flow control \
+                 on ACCUNET (a 4.2BSD timer that did not adapt, or the failing \
+                 multi-circuit code) is not in the paper.",
+                row_text(r),
+                r.dropped
+            )
+        } else if p.channels <= 5 {
+            format!(
+                "{}. Circuit-limited: at most {} × {class:.0} bit/s of file data (the class \
+                 per circuit), less what needless retransmissions and the slowest of five \
+                 transfers cost.",
+                row_text(r),
+                p.channels
+            )
+        } else {
+            format!(
+                "{}. The circuits' classes add up to more than the flow control, {:.0}% of \
+                 56 kbit/s of IP datagrams ({:.0} bit/s of file data), which binds here; \
+                 the rest is needless retransmissions and the slowest of five transfers. \
+                 The paper's estimate counts the same file octets over the longest time.",
+                row_text(r),
+                net.share * 100.0,
+                net.share * 56_000.0 * 512.0 / 552.0
+            )
+        };
+        section.checks.push(
+            Check::relative(
+                format!("korb1987/table4/{}-circuits", p.channels),
+                Paper::Korb1987,
+                format!(
+                    "Table 4: rate of five simultaneous 100,000-octet puts, at most {} circuits",
+                    p.channels
+                ),
+                paper,
+                r.rate.mean,
+                "bit/s",
+                TOLERANCE,
+            )
+            .with_note(note),
+        );
+    }
+    let rate = |c: usize| rows.iter().find(|r| r.circuits == c).map(|r| r.rate.mean);
+    if let (Some(one), Some(five)) = (rate(1), rate(5)) {
+        let rises = five > 1.5 * one;
+        section.checks.push(
+            Check::qualitative(
+                "korb1987/table4/rises-with-circuits",
+                Paper::Korb1987,
+                "Table 4: the aggregate rate rises with the number of circuits",
+                "from 1,097 bit/s (1 circuit) to 31,496 (5)",
+                format!("{one:.0} bit/s (1 circuit), {five:.0} (5)"),
+                rises,
+            )
+            .with_note(
+                "Each circuit carries at most its throughput class, so the rate rises with \
+                 the circuits until the network's flow control binds (six and more). The \
+                 class was fitted to the five-circuit row only; the one-circuit row is a \
+                 prediction, far above the paper's (see its note).",
+            ),
+        );
+    }
+    let level = rows
+        .iter()
+        .filter(|r| r.circuits >= 6)
+        .map(|r| r.rate.mean)
+        .fold(0.0, f64::max);
+    if level > 0.0 {
+        section.checks.push(
+            Check::relative(
+                "korb1987/table4/level",
+                Paper::Korb1987,
+                "Table 4: the rate levels off near the network's capacity",
+                35_000.0,
+                level,
+                "bit/s",
+                TOLERANCE,
+            )
+            .with_paper_text("about 35,000 (63% of 56 kbit/s)")
+            .with_note(format!(
+                "Highest simulated rate with 6 or more circuits, {level:.0} bit/s: the \
+                 network's GCRA flow control at 63% of the line ({:.0} bit/s of IP \
+                 datagrams, {:.0} of file data after 40 octets of headers in every 552), \
+                 less the needless retransmissions of five saturated transfers and the \
+                 slowest of five. The paper's 35,000 is an estimate from the longest of five \
+                 times, the model's the same estimate.",
+                0.63 * 56_000.0,
+                0.63 * 56_000.0 * 512.0 / 552.0
+            )),
+        );
+    }
+    Ok(section)
+}
+
+/// The paper's lesson: needless TCP retransmissions when the network is
+/// saturated, with 4.2BSD-like TCP and with the one adjustment smoltcp
+/// allows.
+pub fn retransmissions(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, KorbError> {
+    let single = FtpExperiment {
+        directions: vec![super::experiment::FileDirection::Put],
+        circuits: vec![1],
+        ..FtpExperiment::from_toml(TABLE_2)?
+    };
+    let saturated = FtpExperiment {
+        circuits: vec![1, 10],
+        ..FtpExperiment::from_toml(TABLE_4)?
+    };
+    let reno = FtpExperiment {
+        congestion: Congestion::Reno,
+        ..saturated.clone()
+    };
+    let rows_single = single.simulate(opts, progress)?;
+    let rows_sat = saturated.simulate(opts, progress)?;
+    let rows_reno = reno.simulate(opts, progress)?;
+    let mut section = Section {
+        heading: "Section 4: needless TCP retransmissions".into(),
+        text: format!(
+            "{} The paper: \"the long delay present when the network was saturated ... \
+             appeared to cause many — unnecessary — TCP retransmissions\", so \"the TCP \
+             timeout period must be carefully adjusted for X.25 carriers\". Counted here by \
+             the TCP sniffers on the hosts' devices: retransmitted segments at the sender, \
+             and segments whose sequence space the receiver already had (spurious). The \
+             model's network loses nothing; the hosts' interface queues (64 datagrams) \
+             may overflow, and those datagrams are counted apart. smoltcp \
+             0.14's RTO is fixed by constants (RFC 6298: initial 1 s, floor 1 s), so the \
+             timer itself cannot be tuned; compared instead: a single transfer (no \
+             saturation), five at once with no congestion window (4.2BSD), and five at once \
+             with Reno, which after a time-out sends one segment instead of the whole \
+             window again. The checks use ten circuits, where the network's 63% flow \
+             control binds (the network saturated, the paper's case); with one circuit only \
+             that circuit's throughput class is saturated (shown, not checked).",
+            model_text()
+        ),
+        ..Section::default()
+    };
+    let mut table = single.table(
+        "korb_retransmissions",
+        "Retransmissions: one put, five puts (no congestion window), five puts (Reno)",
+        &rows_single,
+    );
+    for (experiment, rows) in [(&saturated, &rows_sat), (&reno, &rows_reno)] {
+        table.rows.extend(experiment.table("x", "x", rows).rows);
+    }
+    table.columns.insert(0, "case".into());
+    let cases = ["one put"]
+        .into_iter()
+        .chain(rows_sat.iter().map(|_| "five puts, none"))
+        .chain(rows_reno.iter().map(|_| "five puts, Reno"));
+    for (row, case) in table.rows.iter_mut().zip(cases) {
+        row.insert(0, case.into());
+    }
+    section.tables.push(table);
+    let one = rows_single.first();
+    // The network is saturated (its 63% flow control binds) with ten
+    // circuits; one circuit saturates only itself (its throughput class).
+    let sat = rows_sat.iter().find(|r| r.circuits == 10);
+    let sat_reno = rows_reno.iter().find(|r| r.circuits == 10);
+    let circuit = rows_sat.iter().find(|r| r.circuits == 1);
+    let circuit_reno = rows_reno.iter().find(|r| r.circuits == 1);
+    let one_circuit = match (circuit, circuit_reno) {
+        (Some(c), Some(r)) => format!(
+            " With one circuit (only the circuit saturated): {:.1} retransmitted, {:.1} \
+             spurious, {:.1} interface queue drops with no congestion window; {:.1} spurious \
+             with Reno, rate {:.0} and {:.0} bit/s.",
+            c.retransmitted, c.spurious, c.dropped, r.spurious, c.rate.mean, r.rate.mean
+        ),
+        _ => String::new(),
+    };
+    if let (Some(one), Some(sat), Some(sat_reno)) = (one, sat, sat_reno) {
+        // The network loses nothing; the sender's interface queue may drop
+        // a datagram now and then, and only those need re-sending.
+        let all_needless = sat.retransmitted - sat.spurious <= sat.dropped + 0.5;
+        let many = sat.spurious >= 5.0 * one.spurious.max(1.0);
+        section.checks.push(
+            Check::qualitative(
+                "korb1987/section4/needless-retransmissions",
+                Paper::Korb1987,
+                "Saturating the network causes many needless TCP retransmissions",
+                "many unnecessary retransmissions when the network was saturated; \
+                 datagrams rarely lost",
+                format!(
+                    "five puts, 10 circuits: {:.1} retransmitted, {:.1} spurious of {:.0} \
+                     segments, {:.1} datagrams dropped by the sender's interface queue; one \
+                     put: {:.1} spurious",
+                    sat.retransmitted, sat.spurious, sat.segments, sat.dropped, one.spurious
+                ),
+                all_needless && many,
+            )
+            .with_note(format!(
+                "Five 2 KB windows queue behind the flow control at the ingress (RNR) and in \
+                 the interface, so the first round trips take seconds: longer than \
+                 smoltcp's 1 s initial RTO, and each expiry re-sends the whole window \
+                 (go-back-N). The receiver already had every re-sent segment but those \
+                 repairing a datagram the sender's own interface queue dropped (the check: \
+                 retransmitted less spurious at most the drops). A single \
+                 transfer (one circuit) never saturates anything and re-sends nothing.\
+                 {one_circuit}"
+            )),
+        );
+        section.checks.push(
+            Check::qualitative(
+                "korb1987/section4/tuned",
+                Paper::Korb1987,
+                "Adjusting TCP for the long delay removes needless retransmissions",
+                "the timeout must be carefully adjusted for X.25 carriers",
+                format!(
+                    "five puts, 10 circuits: {:.1} spurious with no congestion window, {:.1} \
+                     with Reno; rate {:.0} and {:.0} bit/s",
+                    sat.spurious, sat_reno.spurious, sat.rate.mean, sat_reno.rate.mean
+                ),
+                sat_reno.spurious < sat.spurious && sat_reno.rate.mean >= 0.95 * sat.rate.mean,
+            )
+            .with_note(format!(
+                "Not the paper's adjustment: smoltcp 0.14's retransmission timer cannot be \
+                 set, so the comparison is between no congestion window (4.2BSD) and Reno \
+                 (RFC 5681), whose slow start after a time-out re-sends one segment rather \
+                 than the window. The time-outs themselves still happen (the initial 1 s \
+                 RTO is shorter than the saturated round trip); a longer initial RTO, the \
+                 paper's remedy, would avoid those too.{one_circuit}"
+            )),
+        );
+    }
+    Ok(section)
+}
