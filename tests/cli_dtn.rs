@@ -501,7 +501,7 @@ fn a_node_killed_mid_transfer_delivers_every_accepted_bundle_once() {
     // while earlier ones are on the wire, and a is killed with SIGKILL
     // after a seeded delay. A bundle is accepted when `send` printed its
     // ID (the node answers once the bundle is stored).
-    let mut rng = Lcg(0x5EED_0D7);
+    let mut rng = Lcg(0x05EE_D0D7);
     let mut accepted: BTreeMap<String, u64> = BTreeMap::new();
     let mut next = 0u64;
     const ROUNDS: usize = 5;
