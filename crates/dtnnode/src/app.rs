@@ -19,7 +19,7 @@
 //! |---|---|
 //! | `REGISTER endpoint=EID` | `OK` or `ERROR text` |
 //! | `SEND dest=EID source=EID lifetime=S reports=KINDS length=N` + octets | `SENT source=EID created=MS seq=N` or `ERROR text` |
-//! | `DONE delivery=N` | nothing |
+//! | `DONE delivery=N` | nothing, or `ERROR text` if no such delivery waits for it |
 //!
 //! `REGISTER` makes this connection the receiver of the endpoint's bundles
 //! and status reports (one connection per endpoint; it ends with the
@@ -34,7 +34,7 @@
 //!
 //! ```text
 //! BUNDLE delivery=N source=EID dest=EID created=MS seq=N length=N   (+ octets)
-//! REPORT to=EID from=EID source=EID created=MS seq=N status=KIND@MS,KIND reason=CODE
+//! REPORT to=EID from=EID source=EID created=MS seq=N status=KIND@MS,KIND reason=NAME octets=N
 //! ```
 //!
 //! A `BUNDLE` stays the node's until the application answers
@@ -43,7 +43,9 @@
 //! creation time and sequence number, so it can be recognised. A `REPORT`
 //! is a bundle status report (RFC 9171 6.1.1) about the bundle named by
 //! `source`, `created` and `seq`; each status has the DTN time it asserts
-//! when the reporting node gave one.
+//! when the reporting node gave one; `reason` is the reason code's name
+//! (6.1.1) and `octets` the length of the administrative record as this
+//! node encodes it again.
 
 use std::fmt;
 use std::io;
