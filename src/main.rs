@@ -1,6 +1,7 @@
 //! `linklab`: an HDLC-family data-link stack and link-performance laboratory.
 
 mod codec;
+mod dtn_cmd;
 mod ip_cmd;
 mod link_cmd;
 mod model;
@@ -42,6 +43,9 @@ enum Command {
     Connect(link_cmd::ConnectArgs),
     /// TCP/IP over AX.25 through a KISS TNC: ping, serve or send a file.
     Ip(ip_cmd::IpArgs),
+    /// A DTN node (BPv7 over TCPCLv4) and the applications that send and
+    /// receive through it.
+    Dtn(dtn_cmd::DtnArgs),
 }
 
 fn main() -> ExitCode {
@@ -56,12 +60,16 @@ fn main() -> ExitCode {
         Command::Send(a) => link_cmd::send(a),
         Command::Connect(a) => link_cmd::connect(a),
         Command::Ip(a) => ip_cmd::run(a),
+        Command::Dtn(a) => dtn_cmd::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("linklab: error: {e:#}");
-            if e.is::<sim_cmd::InputError>() || e.is::<ip_cmd::UsageError>() {
+            if e.is::<sim_cmd::InputError>()
+                || e.is::<ip_cmd::UsageError>()
+                || e.is::<dtn_cmd::UsageError>()
+            {
                 ExitCode::from(2)
             } else {
                 ExitCode::FAILURE

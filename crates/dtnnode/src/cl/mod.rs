@@ -1,0 +1,103 @@
+//! Convergence layers (RFC 9171 clause 7): how the node's bundles cross
+//! links.
+//!
+//! A convergence layer is a task per session (one connection to one
+//! neighbour) that speaks this module's small contract with the node over
+//! channels, and nothing else:
+//!
+//! - it sends [`LinkEvent::Up`] once the session is established, with the
+//!   neighbour's node ID, the largest bundle the session takes and the
+//!   sender of its [`LinkCommand`]s;
+//! - for every whole bundle received it sends [`LinkEvent::Received`] and
+//!   waits on the enclosed channel before acknowledging the bundle to the
+//!   peer: the node answers once the bundle is durably stored (RFC 9171
+//!   5.6), so an acknowledged bundle survives a crash;
+//! - it sends each bundle of [`LinkCommand::Send`] and reports the outcome
+//!   with [`LinkEvent::Sent`], success meaning the peer acknowledged all of
+//!   it;
+//! - it ends the session on [`LinkCommand::Close`], and sends
+//!   [`LinkEvent::Down`] when the session is over, whatever the cause.
+//!
+//! [`tcpcl`] is TCPCLv4 (RFC 9174) over TCP, active and passive. A new
+//! convergence layer (the AX.25 connected-mode CL over KISS) is another
+//! module here whose session task keeps the same contract, plus the option
+//! in the node's configuration that starts it.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use linklab_dtn::{LinkId, TransmitId};
+use tokio::sync::{mpsc, oneshot};
+
+pub mod tcpcl;
+
+/// One session of a convergence layer within the node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SessionId(pub u64);
+
+impl SessionId {
+    /// A session ID not given out before in this process.
+    pub fn next() -> SessionId {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        SessionId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// What a convergence-layer session tells the node.
+#[derive(Debug)]
+pub enum LinkEvent {
+    /// The session is established.
+    Up {
+        /// The session.
+        session: SessionId,
+        /// The neighbour's node ID, as it gave it.
+        peer: String,
+        /// Where the session goes, for the log (`tcpcl 127.0.0.1:4556`).
+        remote: String,
+        /// The link of a configured peer this session was opened for.
+        configured: Option<LinkId>,
+        /// The largest bundle, in octets, the session takes whole.
+        mtu: Option<usize>,
+        /// Where the node sends its commands for this session.
+        commands: mpsc::UnboundedSender<LinkCommand>,
+    },
+    /// A whole bundle arrived. The session acknowledges it to the peer
+    /// only once `stored` is answered (or dropped).
+    Received {
+        /// The session.
+        session: SessionId,
+        /// The encoded bundle.
+        octets: Vec<u8>,
+        /// Answered when the node has stored the bundle.
+        stored: oneshot::Sender<()>,
+    },
+    /// The outcome of a [`LinkCommand::Send`].
+    Sent {
+        /// The session.
+        session: SessionId,
+        /// The agent's transmission.
+        transmit: TransmitId,
+        /// `Ok` once the peer acknowledged the whole bundle.
+        outcome: Result<(), String>,
+    },
+    /// The session is over; transmissions not reported are lost.
+    Down {
+        /// The session.
+        session: SessionId,
+        /// Why it ended.
+        why: String,
+    },
+}
+
+/// What the node asks of a session.
+#[derive(Debug)]
+pub enum LinkCommand {
+    /// Send one encoded bundle.
+    Send {
+        /// The agent's transmission, for [`LinkEvent::Sent`].
+        transmit: TransmitId,
+        /// The bundle.
+        octets: Vec<u8>,
+    },
+    /// End the session cleanly.
+    Close,
+}

@@ -1,0 +1,34 @@
+//! A DTN node: the sans-IO bundle agent of `linklab-dtn` (RFC 9171) run by
+//! tokio, with convergence-layer sessions to its neighbours and a local
+//! interface for applications. `linklab dtn node`, `send` and `recv` are
+//! built on it.
+//!
+//! - [`node`]: the daemon. One task owns the [`linklab_dtn::Agent`] and its
+//!   redb store; it passes bundles between the agent and the sessions,
+//!   hands deliveries and status reports to applications, runs the
+//!   agent's timers, and ends cleanly on SIGINT or SIGTERM.
+//! - [`cl`]: convergence layers, each a session task behind a small
+//!   channel contract; [`cl::tcpcl`] is TCPCLv4 (RFC 9174), passive and
+//!   active with reconnection and backoff. A received bundle is
+//!   acknowledged to the peer only once stored, so a node killed at any
+//!   moment loses no bundle it acknowledged, and the agent's duplicate
+//!   check means none is delivered twice.
+//! - [`app`]: the application interface, a line protocol over a Unix
+//!   socket or loopback TCP (register an endpoint, send a bundle with
+//!   status reports asked for, receive deliveries and reports), and
+//!   [`client`], its application side.
+//! - [`options`]: peers, routes and addresses from the command line.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod app;
+pub mod cl;
+pub mod client;
+pub mod node;
+pub mod options;
+pub mod report;
+
+pub use client::{Client, ClientError};
+pub use node::{run, NodeConfig, NodeError};
+pub use options::{AppAddress, PeerSpec, RouteSpec};
+pub use report::{BundleRef, ReportNotice};

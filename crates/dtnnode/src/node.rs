@@ -1,0 +1,744 @@
+//! The node: one tokio task owning the bundle agent, fed by convergence
+//! layer sessions ([`crate::cl`]), application connections ([`crate::app`])
+//! and the clock, until SIGINT or SIGTERM.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use linklab_dtn::{
+    Agent, Config, Delivery, DeliveryId, Eid, EidPattern, Event, Instant, LinkId, ReceiveError,
+    Reception, RedbStore, SendRequest, StoreError, TransmitId,
+};
+use thiserror::Error;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::net::{TcpListener, UnixListener};
+use tokio::signal::unix::{signal, SignalKind};
+use tokio::sync::mpsc;
+
+use crate::app::{self, Message};
+use crate::cl::{tcpcl, LinkCommand, LinkEvent, SessionId};
+use crate::options::{AppAddress, PeerSpec, RouteSpec};
+use crate::report;
+
+/// DTN time (RFC 9171 4.2.6) at the Unix epoch's 2000-01-01.
+const DTN_EPOCH_UNIX_MS: u64 = 946_684_800_000;
+
+/// How long sessions get to end cleanly at shutdown.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+
+/// How a node is set up.
+#[derive(Debug, Clone)]
+pub struct NodeConfig {
+    /// The node ID: `ipn:N.0` or `dtn://name/`.
+    pub node_id: Eid,
+    /// The directory of the bundle store (`bundles.redb` in it).
+    pub store: PathBuf,
+    /// Where to accept TCPCL sessions.
+    pub tcpcl_listen: Option<String>,
+    /// Neighbours to connect to.
+    pub peers: Vec<PeerSpec>,
+    /// Static routes to neighbours by node ID.
+    pub routes: Vec<RouteSpec>,
+    /// Where applications connect.
+    pub app: AppAddress,
+    /// How long a bundle whose transfer failed waits before going again.
+    pub retry_after: Duration,
+}
+
+/// Why the node could not start or had to stop.
+#[derive(Debug, Error)]
+pub enum NodeError {
+    /// The configuration cannot work.
+    #[error("{0}")]
+    Config(String),
+    /// A socket could not be opened.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The error.
+        source: io::Error,
+    },
+    /// The bundle store failed.
+    #[error("bundle store: {0}")]
+    Store(#[from] StoreError),
+}
+
+fn io_error(what: impl Into<String>) -> impl FnOnce(io::Error) -> NodeError {
+    let what = what.into();
+    move |source| NodeError::Io { what, source }
+}
+
+/// Runs a node until SIGINT or SIGTERM, on a single-threaded runtime.
+pub fn run(config: NodeConfig) -> Result<(), NodeError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(io_error("cannot start the runtime"))?
+        .block_on(run_async(config))
+}
+
+async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
+    std::fs::create_dir_all(&config.store).map_err(io_error(format!(
+        "cannot create the store directory {}",
+        config.store.display()
+    )))?;
+    let store = RedbStore::open(&config.store.join("bundles.redb"))?;
+    let unix_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let mut agent_config = Config::new(config.node_id.clone());
+    agent_config.dtn_time_at_zero = unix_ms.saturating_sub(DTN_EPOCH_UNIX_MS);
+    agent_config.retry_after = config.retry_after;
+    let agent = Agent::open(agent_config, store).map_err(|e| match e {
+        linklab_dtn::AgentError::Store(e) => NodeError::Store(e),
+        other => NodeError::Config(other.to_string()),
+    })?;
+    let node_text = config.node_id.to_string();
+    let session_config = tcpcl::session_config(&node_text);
+    session_config
+        .validate()
+        .map_err(|e| NodeError::Config(e.to_string()))?;
+
+    let (link_tx, link_rx) = mpsc::unbounded_channel();
+    let (client_tx, client_rx) = mpsc::unbounded_channel();
+    let mut core = Core::new(agent);
+    for route in &config.routes {
+        let link = core.neighbour_link(&route.next_hop.to_string());
+        core.agent.add_route(route.pattern.clone(), link);
+    }
+
+    let mut tasks = Vec::new();
+    let mut listening = String::new();
+    if let Some(address) = &config.tcpcl_listen {
+        let listener = TcpListener::bind(address)
+            .await
+            .map_err(io_error(format!("cannot listen for TCPCL on {address}")))?;
+        let local = listener.local_addr().map_err(io_error("TCPCL listener"))?;
+        listening = format!(", tcpcl on {local}");
+        tasks.push(tokio::spawn(tcpcl::listen(
+            listener,
+            session_config.clone(),
+            link_tx.clone(),
+        )));
+    }
+    let app_listener = AppListener::bind(&config.app).await?;
+    eprintln!(
+        "linklab dtn node {node_text}: store {} ({} bundles){listening}, applications on {}",
+        config.store.display(),
+        core.agent.stored(),
+        app_listener.describe()
+    );
+    for peer in &config.peers {
+        let link = core.new_link();
+        if let Some(pattern) = &peer.pattern {
+            core.agent.add_route(pattern.clone(), link);
+        }
+        tasks.push(tokio::spawn(tcpcl::dial(
+            peer.address.clone(),
+            session_config.clone(),
+            link,
+            link_tx.clone(),
+        )));
+    }
+    tasks.push(tokio::spawn(app_listener.serve(client_tx, node_text)));
+    drop(link_tx);
+
+    let result = core.run(link_rx, client_rx).await;
+    for task in tasks {
+        task.abort();
+    }
+    if let AppAddress::Unix(path) = &config.app {
+        let _ = std::fs::remove_file(path);
+    }
+    result
+}
+
+/// The listening socket of the application interface.
+enum AppListener {
+    Unix(UnixListener, PathBuf),
+    Tcp(TcpListener),
+}
+
+impl AppListener {
+    async fn bind(address: &AppAddress) -> Result<AppListener, NodeError> {
+        match address {
+            AppAddress::Tcp(address) => TcpListener::bind(address)
+                .await
+                .map(AppListener::Tcp)
+                .map_err(io_error(format!(
+                    "cannot listen for applications on {address}"
+                ))),
+            AppAddress::Unix(path) => {
+                // A socket file left by a node that died is taken over; one
+                // a running node answers on is not.
+                if path.exists() {
+                    if tokio::net::UnixStream::connect(path).await.is_ok() {
+                        return Err(NodeError::Config(format!(
+                            "another node answers on {}",
+                            path.display()
+                        )));
+                    }
+                    let _ = std::fs::remove_file(path);
+                }
+                UnixListener::bind(path)
+                    .map(|l| AppListener::Unix(l, path.clone()))
+                    .map_err(io_error(format!(
+                        "cannot listen for applications on {}",
+                        path.display()
+                    )))
+            }
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            AppListener::Unix(_, path) => path.display().to_string(),
+            AppListener::Tcp(listener) => listener
+                .local_addr()
+                .map_or_else(|e| e.to_string(), |a| a.to_string()),
+        }
+    }
+
+    async fn serve(self, clients: mpsc::UnboundedSender<ClientEvent>, node: String) {
+        loop {
+            let accepted = match &self {
+                AppListener::Unix(listener, _) => listener.accept().await.map(|(s, _)| {
+                    let (r, w) = s.into_split();
+                    spawn_client(r, w, clients.clone(), node.clone())
+                }),
+                AppListener::Tcp(listener) => listener.accept().await.map(|(s, _)| {
+                    let (r, w) = s.into_split();
+                    spawn_client(r, w, clients.clone(), node.clone())
+                }),
+            };
+            if let Err(e) = accepted {
+                eprintln!("linklab dtn node: application socket: accept: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+}
+
+/// An application connection within the node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct ClientId(u64);
+
+enum ClientEvent {
+    Opened(ClientId, mpsc::UnboundedSender<Message>),
+    Request(ClientId, Message),
+    Closed(ClientId, Option<String>),
+}
+
+fn spawn_client(
+    reader: impl AsyncRead + Unpin + Send + 'static,
+    mut writer: impl AsyncWrite + Unpin + Send + 'static,
+    events: mpsc::UnboundedSender<ClientEvent>,
+    node: String,
+) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let id = ClientId(NEXT.fetch_add(1, Ordering::Relaxed));
+    let (tx, mut rx) = mpsc::unbounded_channel::<Message>();
+    let _ = tx.send(Message::new("NODE").with("id", node));
+    let _ = events.send(ClientEvent::Opened(id, tx));
+    tokio::spawn(async move {
+        while let Some(message) = rx.recv().await {
+            if writer.write_all(&message.encode()).await.is_err() {
+                break;
+            }
+        }
+    });
+    tokio::spawn(async move {
+        let mut reader = BufReader::new(reader);
+        let why = loop {
+            match app::read_message(&mut reader).await {
+                Ok(Some(message)) => {
+                    let _ = events.send(ClientEvent::Request(id, message));
+                }
+                Ok(None) => break None,
+                Err(e) => break Some(e.to_string()),
+            }
+        };
+        let _ = events.send(ClientEvent::Closed(id, why));
+    });
+}
+
+/// A convergence-layer session the node knows.
+struct Neighbour {
+    peer: String,
+    remote: String,
+    commands: mpsc::UnboundedSender<LinkCommand>,
+    links: Vec<LinkId>,
+}
+
+/// An application connection.
+struct Client {
+    tx: mpsc::UnboundedSender<Message>,
+    endpoints: BTreeSet<Eid>,
+}
+
+/// The agent and everything around it.
+struct Core {
+    agent: Agent<RedbStore>,
+    origin: tokio::time::Instant,
+    next_link: u32,
+    /// Links named by a neighbour's node ID (with the route to its
+    /// endpoints).
+    by_node: BTreeMap<String, LinkId>,
+    /// The sessions carrying each link that is up.
+    carriers: BTreeMap<LinkId, Vec<SessionId>>,
+    sessions: BTreeMap<SessionId, Neighbour>,
+    flights: BTreeMap<TransmitId, (SessionId, LinkId)>,
+    clients: BTreeMap<ClientId, Client>,
+    registrations: BTreeMap<Eid, ClientId>,
+    /// Deliveries handed out and not yet confirmed, with the connection
+    /// holding each (none while its endpoint has no receiver).
+    unconfirmed: BTreeMap<DeliveryId, (Delivery, Option<ClientId>)>,
+    /// When `handle_timeout` last ran, so a deadline already passed (a
+    /// retry waiting for a link) does not spin.
+    last_timeout: Option<Instant>,
+}
+
+impl Core {
+    fn new(agent: Agent<RedbStore>) -> Core {
+        Core {
+            agent,
+            origin: tokio::time::Instant::now(),
+            next_link: 1,
+            by_node: BTreeMap::new(),
+            carriers: BTreeMap::new(),
+            sessions: BTreeMap::new(),
+            flights: BTreeMap::new(),
+            clients: BTreeMap::new(),
+            registrations: BTreeMap::new(),
+            unconfirmed: BTreeMap::new(),
+            last_timeout: None,
+        }
+    }
+
+    fn now(&self) -> Instant {
+        Instant::from_micros(self.origin.elapsed().as_micros() as u64)
+    }
+
+    fn new_link(&mut self) -> LinkId {
+        let link = LinkId(self.next_link);
+        self.next_link += 1;
+        link
+    }
+
+    /// The link to the neighbour with node ID `node`, made on first use
+    /// with a route to every endpoint of that node.
+    fn neighbour_link(&mut self, node: &str) -> LinkId {
+        let key = canonical(node);
+        if let Some(link) = self.by_node.get(&key) {
+            return *link;
+        }
+        let link = self.new_link();
+        if let Ok(eid) = key.parse::<Eid>() {
+            if let Ok(node_id) = eid.to_node_id() {
+                self.agent.add_route(EidPattern::Node(node_id), link);
+            }
+        }
+        self.by_node.insert(key, link);
+        link
+    }
+
+    async fn run(
+        mut self,
+        mut links: mpsc::UnboundedReceiver<LinkEvent>,
+        mut clients: mpsc::UnboundedReceiver<ClientEvent>,
+    ) -> Result<(), NodeError> {
+        let mut interrupt = signal(SignalKind::interrupt()).map_err(io_error("SIGINT handler"))?;
+        let mut terminate = signal(SignalKind::terminate()).map_err(io_error("SIGTERM handler"))?;
+        let mut stopping: Option<tokio::time::Instant> = None;
+        loop {
+            self.pump()?;
+            if stopping.is_some() && self.sessions.is_empty() {
+                return Ok(());
+            }
+            let wake = self.wake_at();
+            tokio::select! {
+                Some(event) = links.recv() => self.on_link(event, stopping.is_some())?,
+                Some(event) = clients.recv() => self.on_client(event)?,
+                _ = sleep_until(wake) => {
+                    let now = self.now();
+                    self.agent.handle_timeout(now)?;
+                    self.last_timeout = Some(now);
+                }
+                _ = interrupt.recv(), if stopping.is_none() => stopping = Some(self.stop()),
+                _ = terminate.recv(), if stopping.is_none() => stopping = Some(self.stop()),
+                _ = sleep_until(stopping), if stopping.is_some() => return Ok(()),
+            }
+        }
+    }
+
+    /// Asks every session to end; the node exits when they have, or after
+    /// a grace period.
+    fn stop(&mut self) -> tokio::time::Instant {
+        eprintln!("linklab dtn node: stopping");
+        for neighbour in self.sessions.values() {
+            let _ = neighbour.commands.send(LinkCommand::Close);
+        }
+        tokio::time::Instant::now() + SHUTDOWN_GRACE
+    }
+
+    fn wake_at(&self) -> Option<tokio::time::Instant> {
+        let at = self.agent.poll_timeout()?;
+        let now = self.now();
+        // A deadline already handled at or after it (a bundle waiting to
+        // be retried when no link is up) is looked at again once a second.
+        let at = match self.last_timeout {
+            Some(last) if at <= last => now.max(last) + Duration::from_secs(1),
+            _ => at,
+        };
+        Some(self.origin + Duration::from_micros(at.as_micros()))
+    }
+
+    /// Hands the agent's transmissions to sessions, its deliveries to
+    /// applications, and reports its events.
+    fn pump(&mut self) -> Result<(), NodeError> {
+        let now = self.now();
+        while let Some(transmit) = self.agent.poll_transmit(now)? {
+            let carrier = self
+                .carriers
+                .get(&transmit.link)
+                .and_then(|sessions| sessions.first())
+                .copied();
+            let sent = carrier.is_some_and(|session| {
+                self.sessions[&session]
+                    .commands
+                    .send(LinkCommand::Send {
+                        transmit: transmit.id,
+                        octets: transmit.octets,
+                    })
+                    .is_ok()
+            });
+            match carrier {
+                Some(session) if sent => {
+                    self.flights.insert(transmit.id, (session, transmit.link));
+                }
+                _ => self.agent.transfer_failed(now, transmit.id),
+            }
+        }
+        while let Some(delivery) = self.agent.poll_delivery() {
+            let owner = self.registrations.get(&delivery.destination).copied();
+            if let Some(client) = owner {
+                self.offer(client, &delivery);
+            }
+            self.unconfirmed.insert(delivery.id, (delivery, owner));
+        }
+        while let Some(event) = self.agent.poll_event() {
+            self.on_agent_event(event);
+        }
+        Ok(())
+    }
+
+    fn offer(&self, client: ClientId, delivery: &Delivery) {
+        let id = report::BundleRef::of(&delivery.bundle);
+        let message = id
+            .fields(Message::new("BUNDLE").with("delivery", delivery.id.0))
+            .with("dest", &delivery.destination)
+            .with_body(delivery.payload.clone());
+        if let Some(c) = self.clients.get(&client) {
+            let _ = c.tx.send(message);
+        }
+    }
+
+    fn on_agent_event(&mut self, event: Event) {
+        match event {
+            Event::StatusReport { to, from, report } => {
+                let message = report::encode(&to, &from, &report);
+                match self.registrations.get(&to).and_then(|c| self.clients.get(c)) {
+                    Some(client) => {
+                        let _ = client.tx.send(message);
+                    }
+                    None => eprintln!(
+                        "linklab dtn node: status report from {from} for {to}, which no application has registered: dropped"
+                    ),
+                }
+            }
+            Event::Forwarded { bundle, link } => {
+                eprintln!("linklab dtn node: forwarded {bundle} on {link}")
+            }
+            Event::Fragmented { bundle, fragments } => {
+                eprintln!("linklab dtn node: split {bundle} into {fragments} fragments")
+            }
+            Event::TooLarge { bundle, link, size } => eprintln!(
+                "linklab dtn node: {bundle} ({size} octets) is too large for {link} and may not be fragmented"
+            ),
+            Event::Deleted { bundle, reason } => {
+                eprintln!("linklab dtn node: deleted {bundle} ({reason:?})")
+            }
+        }
+    }
+
+    fn on_link(&mut self, event: LinkEvent, stopping: bool) -> Result<(), NodeError> {
+        let now = self.now();
+        match event {
+            LinkEvent::Up {
+                session,
+                peer,
+                remote,
+                configured,
+                mtu,
+                commands,
+            } => {
+                if stopping {
+                    let _ = commands.send(LinkCommand::Close);
+                }
+                let mut links = vec![self.neighbour_link(&peer)];
+                links.extend(configured);
+                for link in &links {
+                    let carriers = self.carriers.entry(*link).or_default();
+                    if carriers.is_empty() {
+                        self.agent.link_up(*link, mtu);
+                    }
+                    carriers.push(session);
+                }
+                eprintln!("linklab dtn node: session with {peer} ({remote}) up");
+                self.sessions.insert(
+                    session,
+                    Neighbour {
+                        peer,
+                        remote,
+                        commands,
+                        links,
+                    },
+                );
+            }
+            LinkEvent::Received {
+                session,
+                octets,
+                stored,
+            } => {
+                let from = self
+                    .sessions
+                    .get(&session)
+                    .map_or_else(|| "a peer".to_string(), |n| n.peer.clone());
+                match self.agent.handle_bundle(now, &octets) {
+                    Ok(Reception::Accepted(_) | Reception::Duplicate(_)) => {}
+                    Ok(Reception::Discarded { bundle, reason }) => {
+                        eprintln!("linklab dtn node: {bundle} from {from} discarded ({reason:?})")
+                    }
+                    Err(ReceiveError::Store(e)) => return Err(e.into()),
+                    Err(e) => eprintln!("linklab dtn node: a bundle from {from} is refused: {e}"),
+                }
+                let _ = stored.send(());
+            }
+            LinkEvent::Sent {
+                transmit, outcome, ..
+            } => {
+                if self.flights.remove(&transmit).is_some() {
+                    match outcome {
+                        Ok(()) => self.agent.transfer_succeeded(now, transmit)?,
+                        Err(why) => {
+                            eprintln!("linklab dtn node: a transfer failed: {why}");
+                            self.agent.transfer_failed(now, transmit);
+                        }
+                    }
+                }
+            }
+            LinkEvent::Down { session, why } => {
+                let Some(neighbour) = self.sessions.remove(&session) else {
+                    return Ok(());
+                };
+                eprintln!(
+                    "linklab dtn node: session with {} ({}) down: {why}",
+                    neighbour.peer, neighbour.remote
+                );
+                let lost: Vec<(TransmitId, LinkId)> = self
+                    .flights
+                    .iter()
+                    .filter(|(_, (s, _))| *s == session)
+                    .map(|(t, (_, l))| (*t, *l))
+                    .collect();
+                for link in &neighbour.links {
+                    if let Some(carriers) = self.carriers.get_mut(link) {
+                        carriers.retain(|s| *s != session);
+                        if carriers.is_empty() {
+                            self.carriers.remove(link);
+                            // Its transfers go again on the next contact.
+                            self.agent.link_down(*link);
+                        }
+                    }
+                }
+                for (transmit, link) in lost {
+                    self.flights.remove(&transmit);
+                    if self.carriers.contains_key(&link) {
+                        self.agent.transfer_failed(now, transmit);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn on_client(&mut self, event: ClientEvent) -> Result<(), NodeError> {
+        match event {
+            ClientEvent::Opened(id, tx) => {
+                self.clients.insert(
+                    id,
+                    Client {
+                        tx,
+                        endpoints: BTreeSet::new(),
+                    },
+                );
+            }
+            ClientEvent::Request(id, message) => {
+                let answer = match self.on_request(id, &message) {
+                    Ok(answer) => answer,
+                    Err(RequestError::Refused(text)) => Some(Message::error(text)),
+                    Err(RequestError::Node(e)) => return Err(e),
+                };
+                if let (Some(answer), Some(client)) = (answer, self.clients.get(&id)) {
+                    let _ = client.tx.send(answer);
+                }
+            }
+            ClientEvent::Closed(id, why) => {
+                if let Some(why) = why {
+                    eprintln!("linklab dtn node: an application connection failed: {why}");
+                }
+                if let Some(client) = self.clients.remove(&id) {
+                    for endpoint in client.endpoints {
+                        self.registrations.remove(&endpoint);
+                        self.agent.unregister(&endpoint);
+                    }
+                }
+                for (_, owner) in self.unconfirmed.values_mut() {
+                    if *owner == Some(id) {
+                        *owner = None;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn on_request(
+        &mut self,
+        id: ClientId,
+        message: &Message,
+    ) -> Result<Option<Message>, RequestError> {
+        let now = self.now();
+        match message.verb.as_str() {
+            "REGISTER" => {
+                let endpoint: Eid = message.parsed("endpoint")?;
+                if let Some(holder) = self.registrations.get(&endpoint) {
+                    if *holder != id {
+                        return Err(RequestError::Refused(format!(
+                            "{endpoint} is registered by another application"
+                        )));
+                    }
+                }
+                self.agent
+                    .register(endpoint.clone())
+                    .map_err(|e| RequestError::Refused(e.to_string()))?;
+                self.registrations.insert(endpoint.clone(), id);
+                if let Some(client) = self.clients.get_mut(&id) {
+                    client.endpoints.insert(endpoint.clone());
+                }
+                // Deliveries that waited for a receiver.
+                let waiting: Vec<DeliveryId> = self
+                    .unconfirmed
+                    .iter()
+                    .filter(|(_, (d, owner))| owner.is_none() && d.destination == endpoint)
+                    .map(|(k, _)| *k)
+                    .collect();
+                let _ = self.clients[&id].tx.send(Message::new("OK"));
+                for delivery in waiting {
+                    let entry = self.unconfirmed.get_mut(&delivery).expect("listed");
+                    entry.1 = Some(id);
+                    let delivery = entry.0.clone();
+                    self.offer(id, &delivery);
+                }
+                Ok(None)
+            }
+            "SEND" => {
+                let destination: Eid = message.parsed("dest")?;
+                let source: Eid = match message.get("source") {
+                    Some(_) => message.parsed("source")?,
+                    None => self.agent.config().node.clone(),
+                };
+                let mut request = SendRequest::new(source, destination, message.body.clone());
+                if message.get("lifetime").is_some() {
+                    let seconds: u64 = message.parsed("lifetime")?;
+                    request.lifetime = Duration::from_secs(seconds);
+                }
+                if let Some(kinds) = message.get("reports").filter(|k| !k.is_empty()) {
+                    for kind in kinds.split(',') {
+                        request
+                            .reports
+                            .push(report::parse_kind(kind).ok_or_else(|| {
+                                RequestError::Refused(format!(
+                                "unknown report {kind:?} (received, forwarded, delivered, deleted)"
+                            ))
+                            })?);
+                    }
+                    request.report_status_time = true;
+                }
+                match self.agent.send(now, &request) {
+                    Ok(bundle) => Ok(Some(
+                        report::BundleRef::of(&bundle).fields(Message::new("SENT")),
+                    )),
+                    Err(linklab_dtn::SendError::Store(e)) => Err(RequestError::Node(e.into())),
+                    Err(e) => Err(RequestError::Refused(e.to_string())),
+                }
+            }
+            "DONE" => {
+                let delivery = DeliveryId(message.parsed("delivery")?);
+                match self.unconfirmed.get(&delivery) {
+                    Some((_, Some(owner))) if *owner == id => {
+                        self.agent
+                            .delivery_done(now, delivery)
+                            .map_err(|e| match e {
+                                linklab_dtn::AgentError::Store(e) => RequestError::Node(e.into()),
+                                other => RequestError::Refused(other.to_string()),
+                            })?;
+                        self.unconfirmed.remove(&delivery);
+                        Ok(None)
+                    }
+                    _ => Err(RequestError::Refused(format!(
+                        "no delivery {} is waiting for this application",
+                        delivery.0
+                    ))),
+                }
+            }
+            other => Err(RequestError::Refused(format!(
+                "unknown request {other} (REGISTER, SEND, DONE)"
+            ))),
+        }
+    }
+}
+
+enum RequestError {
+    /// The request is refused; the node goes on.
+    Refused(String),
+    /// The node cannot go on.
+    Node(NodeError),
+}
+
+impl From<app::ProtocolError> for RequestError {
+    fn from(e: app::ProtocolError) -> RequestError {
+        RequestError::Refused(e.0)
+    }
+}
+
+/// A node ID as the node keys its neighbours: parsed and printed again if
+/// it is an endpoint ID (so `dtn://a` and `dtn://a/` are one node).
+fn canonical(node: &str) -> String {
+    node.parse::<Eid>()
+        .ok()
+        .and_then(|eid| eid.to_node_id().ok().map(|n| Eid::from(n).to_string()))
+        .unwrap_or_else(|| node.to_string())
+}
+
+/// Sleeps until `deadline`, or for ever without one.
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,167 @@
+//! What the node is told on its command line: peers, routes and where
+//! applications reach it, each read from text with a clear error.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use linklab_dtn::{Eid, EidPattern};
+
+/// A neighbour the node connects to: `tcpcl:HOST:PORT`, optionally
+/// `=PATTERN` for the destinations routed to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PeerSpec {
+    /// `HOST:PORT` of its TCPCL listener.
+    pub address: String,
+    /// Bundles for these endpoints go to this peer.
+    pub pattern: Option<EidPattern>,
+}
+
+impl FromStr for PeerSpec {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<PeerSpec, String> {
+        let (address, pattern) = match text.split_once('=') {
+            Some((address, pattern)) => (address, Some(pattern)),
+            None => (text, None),
+        };
+        let Some(address) = address.strip_prefix("tcpcl:") else {
+            return Err(format!(
+                "peer {text:?}: use tcpcl:HOST:PORT or tcpcl:HOST:PORT=PATTERN"
+            ));
+        };
+        match address.rsplit_once(':') {
+            Some((host, port)) if !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0) => {}
+            _ => return Err(format!("peer {text:?}: {address:?} is not HOST:PORT")),
+        }
+        let pattern = pattern
+            .map(|p| {
+                p.parse::<EidPattern>()
+                    .map_err(|e| format!("peer {text:?}: {e}"))
+            })
+            .transpose()?;
+        Ok(PeerSpec {
+            address: address.to_string(),
+            pattern,
+        })
+    }
+}
+
+/// A static route: `PATTERN=NODE`, bundles for endpoints matching
+/// `PATTERN` go to the neighbour whose node ID is `NODE`, over whichever
+/// session with it is up (opened by either side).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouteSpec {
+    /// The destinations.
+    pub pattern: EidPattern,
+    /// The next hop's node ID.
+    pub next_hop: Eid,
+}
+
+impl FromStr for RouteSpec {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<RouteSpec, String> {
+        let Some((pattern, next_hop)) = text.rsplit_once('=') else {
+            return Err(format!(
+                "route {text:?}: use PATTERN=NODE, e.g. ipn:3.*=ipn:2.0"
+            ));
+        };
+        let pattern = pattern
+            .parse()
+            .map_err(|e| format!("route {text:?}: {e}"))?;
+        let next_hop: Eid = next_hop
+            .parse()
+            .map_err(|e| format!("route {text:?}: next hop {next_hop:?}: {e}"))?;
+        if !next_hop.is_admin_endpoint() {
+            return Err(format!(
+                "route {text:?}: the next hop {next_hop} is not a node ID (ipn:N.0 or dtn://name/)"
+            ));
+        }
+        Ok(RouteSpec { pattern, next_hop })
+    }
+}
+
+/// Where applications reach the node: a Unix socket's path, or a loopback
+/// TCP address (the interface has no authentication, so nothing else).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AppAddress {
+    /// A Unix socket.
+    Unix(PathBuf),
+    /// A TCP address on the loopback interface.
+    Tcp(SocketAddr),
+}
+
+impl FromStr for AppAddress {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<AppAddress, String> {
+        if text.is_empty() {
+            return Err("the application socket must be a path or a loopback ADDR:PORT".into());
+        }
+        match text.parse::<SocketAddr>() {
+            Ok(address) if address.ip().is_loopback() => Ok(AppAddress::Tcp(address)),
+            Ok(address) => Err(format!(
+                "application address {address}: only loopback (127.0.0.1, [::1]); \
+                 the interface has no authentication"
+            )),
+            Err(_) => Ok(AppAddress::Unix(PathBuf::from(text))),
+        }
+    }
+}
+
+impl fmt::Display for AppAddress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AppAddress::Unix(path) => write!(f, "{}", path.display()),
+            AppAddress::Tcp(address) => write!(f, "{address}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peers_routes_and_addresses() {
+        let peer: PeerSpec = "tcpcl:127.0.0.1:4556=ipn:2.*".parse().unwrap();
+        assert_eq!(peer.address, "127.0.0.1:4556");
+        assert_eq!(peer.pattern, Some("ipn:2.*".parse().unwrap()));
+        let peer: PeerSpec = "tcpcl:localhost:4556".parse().unwrap();
+        assert_eq!(peer.pattern, None);
+        let route: RouteSpec = "dtn://far/*=dtn://near/".parse().unwrap();
+        assert_eq!(route.next_hop, "dtn://near/".parse::<Eid>().unwrap());
+        assert_eq!(
+            "127.0.0.1:7000".parse::<AppAddress>().unwrap(),
+            AppAddress::Tcp("127.0.0.1:7000".parse().unwrap())
+        );
+        assert_eq!(
+            "/tmp/a.sock".parse::<AppAddress>().unwrap(),
+            AppAddress::Unix("/tmp/a.sock".into())
+        );
+    }
+
+    #[test]
+    fn bad_specs_say_why() {
+        for (bad, why) in [
+            ("127.0.0.1:4556", "use tcpcl:HOST:PORT"),
+            ("tcpcl:127.0.0.1", "is not HOST:PORT"),
+            ("tcpcl:127.0.0.1:0", "is not HOST:PORT"),
+            ("tcpcl:h:1=nonsense", "bad endpoint pattern"),
+        ] {
+            let e = bad.parse::<PeerSpec>().unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+        for (bad, why) in [
+            ("ipn:2.*", "use PATTERN=NODE"),
+            ("ipn:2.*=ipn:2.1", "not a node ID"),
+        ] {
+            let e = bad.parse::<RouteSpec>().unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+        let e = "10.1.2.3:7000".parse::<AppAddress>().unwrap_err();
+        assert!(e.contains("only loopback"), "{e}");
+    }
+}

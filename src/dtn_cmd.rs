@@ -1,0 +1,404 @@
+//! `linklab dtn`: a DTN node ([`linklab_dtnnode`]) and the two applications
+//! that use it, `send` (a file as one bundle, with the delivery report
+//! awaited and timed) and `recv` (bundles for an endpoint, to files).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use anyhow::{anyhow, Context};
+use clap::{Args, Subcommand};
+use linklab_dtn::{Eid, StatusKind};
+use linklab_dtnnode::app::Message;
+use linklab_dtnnode::{
+    AppAddress, BundleRef, Client, NodeConfig, PeerSpec, ReportNotice, RouteSpec,
+};
+
+/// DTN time (RFC 9171 4.2.6) is counted from 2000-01-01 00:00 UTC.
+const DTN_EPOCH_UNIX_MS: u64 = 946_684_800_000;
+
+/// A command line that cannot work as given (exit status 2).
+#[derive(Debug)]
+pub struct UsageError(String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+fn usage(text: String) -> anyhow::Error {
+    anyhow::Error::new(UsageError(text))
+}
+
+/// `linklab dtn` and its actions.
+#[derive(Args)]
+pub struct DtnArgs {
+    #[command(subcommand)]
+    action: Action,
+}
+
+#[derive(Subcommand)]
+enum Action {
+    /// Run a DTN node: a BPv7 bundle agent with a store on disk, TCPCLv4
+    /// sessions to its neighbours and a socket for applications.
+    Node(NodeArgs),
+    /// Send a file as one bundle through a node.
+    Send(SendArgs),
+    /// Receive bundles for an endpoint of a node and write them to files.
+    Recv(RecvArgs),
+}
+
+#[derive(Args)]
+struct NodeArgs {
+    /// This node's ID: ipn:N.0 or dtn://name/.
+    #[arg(long, value_name = "EID")]
+    eid: String,
+    /// Directory of the bundle store (created if missing).
+    #[arg(long, value_name = "DIR")]
+    store: PathBuf,
+    /// Accept TCPCLv4 sessions on this address (port 0: any free port,
+    /// printed at start).
+    #[arg(long, value_name = "ADDR:PORT")]
+    tcpcl_listen: Option<String>,
+    /// A neighbour to keep a TCPCLv4 session with (reconnecting with
+    /// backoff), and optionally the destinations routed to it, e.g.
+    /// tcpcl:127.0.0.1:4556=ipn:2.* (repeat for more). Endpoints of the
+    /// neighbour's own node ID are routed to it anyway.
+    #[arg(long = "peer", value_name = "tcpcl:HOST:PORT[=PATTERN]", value_parser = parse_peer)]
+    peers: Vec<PeerSpec>,
+    /// A static route: destinations matching PATTERN (*, ipn:N.*,
+    /// dtn://node/* or an endpoint ID) go to the neighbour with node ID
+    /// NODE, over any session with it (repeat for more).
+    #[arg(long = "route", value_name = "PATTERN=NODE", value_parser = parse_route)]
+    routes: Vec<RouteSpec>,
+    /// Where applications connect: a Unix socket path or a loopback
+    /// ADDR:PORT.
+    #[arg(long, value_name = "PATH|ADDR:PORT", value_parser = parse_app)]
+    app_socket: AppAddress,
+    /// Seconds a bundle whose transfer failed waits before it goes again.
+    #[arg(long, value_name = "S", default_value_t = 30)]
+    retry_after: u64,
+}
+
+#[derive(Args)]
+struct SendArgs {
+    /// The file to send (its whole content is the bundle's payload).
+    file: PathBuf,
+    /// The destination endpoint, e.g. ipn:2.1 or dtn://b/files.
+    dest: String,
+    /// The node's application socket (PATH or loopback ADDR:PORT).
+    #[arg(long, value_name = "SOCKET", value_parser = parse_app)]
+    node: AppAddress,
+    /// Ask for the delivery status report, wait for it and print the
+    /// round-trip time.
+    #[arg(long)]
+    report: bool,
+    /// Bundle lifetime in seconds.
+    #[arg(long, value_name = "S", default_value_t = 3600,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    lifetime: u64,
+    /// Source endpoint (an endpoint of the node); by default one of its
+    /// own per process: ipn:N.PID or dtn://name/send-PID.
+    #[arg(long, value_name = "EID")]
+    source: Option<String>,
+    /// With --report: seconds to wait for the report.
+    #[arg(long, value_name = "S", default_value_t = 60)]
+    wait: u64,
+}
+
+#[derive(Args)]
+struct RecvArgs {
+    /// The endpoint to receive for, an endpoint of the node.
+    #[arg(long, value_name = "EID")]
+    endpoint: String,
+    /// Where to write: an existing directory (one file per bundle, named
+    /// CREATED.SEQ-SOURCE) or a file (the first bundle; later ones to
+    /// FILE.2, FILE.3, ...).
+    #[arg(long, value_name = "FILE|DIR")]
+    out: PathBuf,
+    /// Exit after this many bundles (otherwise run until the node stops or
+    /// Ctrl-C).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    count: Option<u64>,
+    /// The node's application socket (PATH or loopback ADDR:PORT).
+    #[arg(long, value_name = "SOCKET", value_parser = parse_app)]
+    node: AppAddress,
+}
+
+fn parse_peer(text: &str) -> Result<PeerSpec, String> {
+    text.parse()
+}
+
+fn parse_route(text: &str) -> Result<RouteSpec, String> {
+    text.parse()
+}
+
+fn parse_app(text: &str) -> Result<AppAddress, String> {
+    text.parse()
+}
+
+fn parse_eid(what: &str, text: &str) -> anyhow::Result<Eid> {
+    text.parse::<Eid>()
+        .map_err(|e| usage(format!("{what} {text:?} is not an endpoint ID: {e}")))
+}
+
+/// Runs `linklab dtn ACTION`.
+pub fn run(args: DtnArgs) -> anyhow::Result<()> {
+    match args.action {
+        Action::Node(a) => node(a),
+        Action::Send(a) => block_on(send(a)),
+        Action::Recv(a) => block_on(recv(a)),
+    }
+}
+
+fn block_on<F: std::future::Future<Output = anyhow::Result<()>>>(f: F) -> anyhow::Result<()> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the runtime")?
+        .block_on(f)
+}
+
+fn node(a: NodeArgs) -> anyhow::Result<()> {
+    let node_id = parse_eid("--eid", &a.eid)?;
+    if !node_id.is_admin_endpoint() {
+        return Err(usage(format!(
+            "--eid {node_id} is not a node ID (use ipn:N.0 or dtn://name/)"
+        )));
+    }
+    if a.tcpcl_listen.is_none() && a.peers.is_empty() {
+        return Err(usage(
+            "a node needs --tcpcl-listen or at least one --peer to reach other nodes".into(),
+        ));
+    }
+    let config = NodeConfig {
+        node_id,
+        store: a.store,
+        tcpcl_listen: a.tcpcl_listen,
+        peers: a.peers,
+        routes: a.routes,
+        app: a.app_socket,
+        retry_after: Duration::from_secs(a.retry_after),
+    };
+    linklab_dtnnode::run(config).map_err(|e| match e {
+        linklab_dtnnode::NodeError::Config(text) => usage(text),
+        other => anyhow!(other),
+    })
+}
+
+/// DTN time now, in milliseconds.
+fn dtn_now() -> u64 {
+    let unix_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    unix_ms.saturating_sub(DTN_EPOCH_UNIX_MS)
+}
+
+/// This process's own source endpoint on node `node`.
+fn default_source(node: &str) -> anyhow::Result<String> {
+    let pid = std::process::id();
+    if let Some(number) = node.strip_prefix("ipn:").and_then(|n| n.strip_suffix(".0")) {
+        return Ok(format!("ipn:{number}.{pid}"));
+    }
+    if node.starts_with("dtn://") {
+        return Ok(format!("{}/send-{pid}", node.trim_end_matches('/')));
+    }
+    Err(anyhow!(
+        "the node's ID {node} is neither ipn: nor dtn:; give --source"
+    ))
+}
+
+async fn send(a: SendArgs) -> anyhow::Result<()> {
+    let dest = parse_eid("destination", &a.dest)?;
+    if let Some(source) = &a.source {
+        parse_eid("--source", source)?;
+    }
+    let payload =
+        std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
+    let mut client = Client::connect(&a.node).await?;
+    let source = match a.source {
+        Some(source) => source,
+        None => default_source(client.node_id())?,
+    };
+    if a.report {
+        // The reports come to the source endpoint.
+        client.register(&source).await?;
+    }
+    let mut request = Message::new("SEND")
+        .with("dest", &dest)
+        .with("source", &source)
+        .with("lifetime", a.lifetime);
+    if a.report {
+        request = request.with("reports", "delivered,deleted");
+    }
+    let size = payload.len();
+    let started = std::time::Instant::now();
+    let bundle = client.send(&request.with_body(payload)).await?;
+    println!("sent {size} bytes to {dest} as bundle {bundle}");
+    if !a.report {
+        return Ok(());
+    }
+    let wait = Duration::from_secs(a.wait);
+    let outcome = tokio::time::timeout(wait, async {
+        while let Some(message) = client.next().await? {
+            if message.verb != "REPORT" {
+                continue;
+            }
+            let report = ReportNotice::parse(&message)?;
+            if report.subject != bundle {
+                continue;
+            }
+            let elapsed = started.elapsed().as_secs_f64() * 1000.0;
+            println!(
+                "got {} byte report from [{}]: time={elapsed:.1} ms ({})",
+                report.octets,
+                report.from,
+                describe(&report, &bundle)
+            );
+            for (kind, _) in &report.statuses {
+                match kind {
+                    StatusKind::Delivered => return Ok(()),
+                    StatusKind::Deleted => {
+                        return Err(anyhow!(
+                            "{} deleted the bundle ({})",
+                            report.from,
+                            report.reason
+                        ))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Err(anyhow!(
+            "the node closed the connection before the report came"
+        ))
+    })
+    .await;
+    outcome.unwrap_or_else(|_| {
+        Err(anyhow!(
+            "no delivery report for bundle {bundle} within {} s",
+            a.wait
+        ))
+    })
+}
+
+/// The statuses of a report, with their times relative to the bundle's
+/// creation.
+fn describe(report: &ReportNotice, bundle: &BundleRef) -> String {
+    let parts: Vec<String> = report
+        .statuses
+        .iter()
+        .map(|(kind, time)| {
+            let name = linklab_dtnnode::report::kind_name(*kind);
+            match time {
+                Some(ms) if bundle.created != 0 => format!(
+                    "{name} at DTN time {ms}, {} ms after creation",
+                    ms.saturating_sub(bundle.created)
+                ),
+                Some(ms) => format!("{name} at DTN time {ms}"),
+                None => name.to_string(),
+            }
+        })
+        .collect();
+    parts.join("; ")
+}
+
+/// Where `recv` writes.
+enum Out {
+    Dir(PathBuf),
+    File(PathBuf),
+}
+
+impl Out {
+    fn path(&self, n: u64, bundle: &BundleRef) -> PathBuf {
+        match self {
+            Out::Dir(dir) => {
+                let source: String = bundle
+                    .source
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                    .collect();
+                dir.join(format!("{}.{}-{source}", bundle.created, bundle.seq))
+            }
+            Out::File(file) if n == 1 => file.clone(),
+            Out::File(file) => {
+                let mut name = file.as_os_str().to_owned();
+                name.push(format!(".{n}"));
+                PathBuf::from(name)
+            }
+        }
+    }
+}
+
+fn check_out(path: &Path) -> anyhow::Result<Out> {
+    if path.is_dir() {
+        return Ok(Out::Dir(path.to_path_buf()));
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(usage(format!(
+            "--out {}: {} is not a directory",
+            path.display(),
+            parent.display()
+        )));
+    }
+    Ok(Out::File(path.to_path_buf()))
+}
+
+async fn recv(a: RecvArgs) -> anyhow::Result<()> {
+    let endpoint = parse_eid("--endpoint", &a.endpoint)?;
+    let out = check_out(&a.out)?;
+    let mut client = Client::connect(&a.node).await?;
+    client.register(&endpoint.to_string()).await?;
+    eprintln!("receiving for {endpoint} on {}", client.node_id());
+    let mut received = 0;
+    while a.count.is_none_or(|count| received < count) {
+        let Some(message) = client.next().await? else {
+            return Err(anyhow!("the node closed the connection"));
+        };
+        match message.verb.as_str() {
+            "BUNDLE" => {
+                let bundle = BundleRef::from_message(&message)?;
+                let delivery: u64 = message.parsed("delivery")?;
+                received += 1;
+                let path = out.path(received, &bundle);
+                std::fs::write(&path, &message.body)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                // Kept: only now may the node forget it.
+                client.done(delivery).await?;
+                let age = if bundle.created == 0 {
+                    String::new()
+                } else {
+                    format!(
+                        ", {} ms after creation",
+                        dtn_now().saturating_sub(bundle.created)
+                    )
+                };
+                println!(
+                    "received {} bytes from {} (bundle {bundle}{age}) -> {}",
+                    message.body.len(),
+                    bundle.source,
+                    path.display()
+                );
+            }
+            "REPORT" => {
+                let report = ReportNotice::parse(&message)?;
+                println!(
+                    "got {} byte report from [{}] on bundle {}: {}",
+                    report.octets,
+                    report.from,
+                    report.subject,
+                    describe(&report, &report.subject)
+                );
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}

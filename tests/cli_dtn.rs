@@ -1,0 +1,599 @@
+//! `linklab dtn node`, `send` and `recv` as a user runs them: real node
+//! processes on loopback TCPCLv4 with their stores on disk.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const LINKLAB: &str = env!("CARGO_BIN_EXE_linklab");
+
+/// A node process; killed (SIGKILL) when dropped.
+struct Node {
+    child: Child,
+    log: PathBuf,
+    socket: PathBuf,
+    tcpcl: Option<String>,
+}
+
+impl Node {
+    /// Starts `linklab dtn node` in `dir` (store `dir/NAME`, socket
+    /// `dir/NAME.sock`, log `dir/NAME.log`) and waits until it is ready.
+    fn start(dir: &Path, name: &str, eid: &str, extra: &[&str]) -> Node {
+        let log = dir.join(format!("{name}.log"));
+        let socket = dir.join(format!("{name}.sock"));
+        let mut command = Command::new(LINKLAB);
+        command
+            .args(["dtn", "node", "--eid", eid, "--store"])
+            .arg(dir.join(name))
+            .arg("--app-socket")
+            .arg(&socket)
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(fs::File::create(&log).unwrap());
+        let child = command.spawn().expect("linklab runs");
+        let mut node = Node {
+            child,
+            log,
+            socket,
+            tcpcl: None,
+        };
+        let until = Instant::now() + Duration::from_secs(20);
+        loop {
+            let text = node.log();
+            if let Some(line) = text.lines().find(|l| l.contains("applications on")) {
+                node.tcpcl = line
+                    .split(", ")
+                    .find_map(|part| part.strip_prefix("tcpcl on "))
+                    .map(str::to_string);
+                return node;
+            }
+            if let Some(status) = node.child.try_wait().unwrap() {
+                panic!("node {name} exited ({status}):\n{text}");
+            }
+            assert!(Instant::now() < until, "node {name} did not start:\n{text}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn log(&self) -> String {
+        fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    fn port(&self) -> &str {
+        self.tcpcl
+            .as_deref()
+            .expect("listening")
+            .rsplit(':')
+            .next()
+            .unwrap()
+    }
+
+    /// SIGTERM, and the exit status.
+    fn terminate(mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        let until = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < until, "node did not stop on SIGTERM");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn linklab(args: &[&str]) -> Output {
+    Command::new(LINKLAB)
+        .args(args)
+        .output()
+        .expect("linklab runs")
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// Deterministic payloads: `len` octets from `seed`.
+fn payload(seed: u64, len: usize) -> Vec<u8> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect()
+}
+
+/// The bundle ID `send` printed ("... as bundle ID").
+fn sent_id(output: &Output) -> Option<String> {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .find_map(|l| l.split_once(" as bundle ").map(|(_, id)| id.to_string()))
+}
+
+#[test]
+fn two_nodes_carry_files_both_ways_byte_exact_with_delivery_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let b = Node::start(d, "b", "ipn:2.0", &["--tcpcl-listen", "127.0.0.1:0"]);
+    let peer = format!("tcpcl:127.0.0.1:{}=ipn:2.*", b.port());
+    let a = Node::start(d, "a", "ipn:1.0", &["--peer", &peer]);
+
+    // a -> b: over the session a opened.
+    let file = d.join("to-b");
+    fs::write(&file, payload(1, 150_000)).unwrap();
+    let out = d.join("got-b");
+    let recv = Command::new(LINKLAB)
+        .args([
+            "dtn",
+            "recv",
+            "--endpoint",
+            "ipn:2.1",
+            "--count",
+            "1",
+            "--node",
+        ])
+        .arg(&b.socket)
+        .arg("--out")
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let sent = linklab(&[
+        "dtn",
+        "send",
+        file.to_str().unwrap(),
+        "ipn:2.1",
+        "--report",
+        "--wait",
+        "20",
+        "--node",
+        a.socket.to_str().unwrap(),
+    ]);
+    let report = text(&sent);
+    assert!(sent.status.success(), "{report}\n{}", a.log());
+    assert!(
+        report.contains("byte report from [ipn:2.0]: time=") && report.contains("delivered"),
+        "{report}"
+    );
+    let recv = recv.wait_with_output().unwrap();
+    assert!(recv.status.success(), "{}", text(&recv));
+    assert_eq!(fs::read(&out).unwrap(), fs::read(&file).unwrap());
+    let id = sent_id(&sent).expect("send names the bundle");
+    assert!(text(&recv).contains(&id), "{}", text(&recv));
+
+    // b -> a: over the same session, opened by a; b routes to a by its
+    // node ID.
+    fs::write(&file, payload(2, 70_000)).unwrap();
+    let out_dir = d.join("got-a");
+    fs::create_dir(&out_dir).unwrap();
+    let recv = Command::new(LINKLAB)
+        .args([
+            "dtn",
+            "recv",
+            "--endpoint",
+            "ipn:1.7",
+            "--count",
+            "1",
+            "--node",
+        ])
+        .arg(&a.socket)
+        .arg("--out")
+        .arg(&out_dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let sent = linklab(&[
+        "dtn",
+        "send",
+        file.to_str().unwrap(),
+        "ipn:1.7",
+        "--report",
+        "--wait",
+        "20",
+        "--node",
+        b.socket.to_str().unwrap(),
+    ]);
+    assert!(sent.status.success(), "{}\n{}", text(&sent), b.log());
+    assert!(text(&sent).contains("byte report from [ipn:1.0]"));
+    let recv = recv.wait_with_output().unwrap();
+    assert!(recv.status.success(), "{}", text(&recv));
+    let files: Vec<_> = fs::read_dir(&out_dir).unwrap().collect();
+    assert_eq!(files.len(), 1);
+    let got = fs::read(files[0].as_ref().unwrap().path()).unwrap();
+    assert_eq!(got, fs::read(&file).unwrap());
+
+    let socket = a.socket.clone();
+    assert!(a.terminate().success());
+    assert!(
+        !socket.exists(),
+        "the application socket is removed at exit"
+    );
+    assert!(b.terminate().success());
+}
+
+#[test]
+fn bad_clients_peers_and_command_lines_do_not_take_a_node_down() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let node = Node::start(d, "n", "dtn://n/", &["--tcpcl-listen", "127.0.0.1:0"]);
+
+    // An application that speaks nonsense, one that announces a huge
+    // payload and vanishes, and a TCPCL "peer" that is not one.
+    let mut garbage = UnixStream::connect(&node.socket).unwrap();
+    garbage
+        .write_all(b"HELLO there\nsend x\n\xff\xfe\n")
+        .unwrap();
+    let mut truncated = UnixStream::connect(&node.socket).unwrap();
+    truncated
+        .write_all(b"SEND dest=dtn://x/y length=1000\nabc")
+        .unwrap();
+    drop(truncated);
+    let mut tcp = std::net::TcpStream::connect(node.tcpcl.as_deref().unwrap()).unwrap();
+    tcp.write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap();
+    let mut half = std::net::TcpStream::connect(node.tcpcl.as_deref().unwrap()).unwrap();
+    half.write_all(b"dtn!\x04\x00\x07\xff\xff").unwrap();
+    drop(half);
+    std::thread::sleep(Duration::from_millis(200));
+
+    // Requests the node refuses, with its reason.
+    let file = d.join("f");
+    fs::write(&file, b"hello").unwrap();
+    let socket = node.socket.to_str().unwrap();
+    let refused = linklab(&[
+        "dtn",
+        "send",
+        file.to_str().unwrap(),
+        "dtn://n/x",
+        "--source",
+        "dtn://other/",
+        "--node",
+        socket,
+    ]);
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("not an endpoint of this node"),
+        "{}",
+        text(&refused)
+    );
+    let busy = Command::new(LINKLAB)
+        .args([
+            "dtn",
+            "recv",
+            "--endpoint",
+            "dtn://n/in",
+            "--count",
+            "1",
+            "--out",
+        ])
+        .arg(d.join("in"))
+        .args(["--node", socket])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let second = linklab(&[
+        "dtn",
+        "recv",
+        "--endpoint",
+        "dtn://n/in",
+        "--out",
+        d.join("in2").to_str().unwrap(),
+        "--node",
+        socket,
+    ]);
+    assert_eq!(second.status.code(), Some(1));
+    assert!(
+        text(&second).contains("registered by another application"),
+        "{}",
+        text(&second)
+    );
+
+    // The node still works: a bundle to itself.
+    let sent = linklab(&[
+        "dtn",
+        "send",
+        file.to_str().unwrap(),
+        "dtn://n/in",
+        "--node",
+        socket,
+    ]);
+    assert!(sent.status.success(), "{}\n{}", text(&sent), node.log());
+    let busy = busy.wait_with_output().unwrap();
+    assert!(busy.status.success());
+    assert_eq!(fs::read(d.join("in")).unwrap(), b"hello");
+    drop(garbage);
+    drop(tcp);
+
+    // Usage errors (2) and runtime errors (1), each with its reason.
+    for (args, code, why) in [
+        (
+            vec![
+                "dtn",
+                "node",
+                "--eid",
+                "ipn:1.1",
+                "--store",
+                "s",
+                "--tcpcl-listen",
+                "127.0.0.1:0",
+                "--app-socket",
+                "x.sock",
+            ],
+            2,
+            "not a node ID",
+        ),
+        (
+            vec![
+                "dtn",
+                "node",
+                "--eid",
+                "ipn:1.0",
+                "--store",
+                "s",
+                "--app-socket",
+                "x.sock",
+            ],
+            2,
+            "--tcpcl-listen or at least one --peer",
+        ),
+        (
+            vec![
+                "dtn",
+                "node",
+                "--eid",
+                "ipn:1.0",
+                "--store",
+                "s",
+                "--peer",
+                "127.0.0.1:1",
+                "--app-socket",
+                "x.sock",
+            ],
+            2,
+            "use tcpcl:HOST:PORT",
+        ),
+        (
+            vec![
+                "dtn",
+                "node",
+                "--eid",
+                "ipn:1.0",
+                "--store",
+                "s",
+                "--tcpcl-listen",
+                "127.0.0.1:0",
+                "--app-socket",
+                socket,
+            ],
+            2,
+            "another node answers",
+        ),
+        (
+            vec![
+                "dtn",
+                "send",
+                "/nonexistent/file",
+                "ipn:2.1",
+                "--node",
+                socket,
+            ],
+            1,
+            "cannot read /nonexistent/file",
+        ),
+        (
+            vec![
+                "dtn",
+                "send",
+                file.to_str().unwrap(),
+                "not an eid",
+                "--node",
+                socket,
+            ],
+            2,
+            "is not an endpoint ID",
+        ),
+        (
+            vec![
+                "dtn",
+                "send",
+                file.to_str().unwrap(),
+                "ipn:2.1",
+                "--node",
+                "/nonexistent/sock",
+            ],
+            1,
+            "connection to the node at /nonexistent/sock",
+        ),
+        (
+            vec![
+                "dtn",
+                "recv",
+                "--endpoint",
+                "ipn:2.1",
+                "--out",
+                "/nonexistent/dir/f",
+                "--node",
+                socket,
+            ],
+            2,
+            "is not a directory",
+        ),
+    ] {
+        let run = Command::new(LINKLAB)
+            .args(&args)
+            .current_dir(d)
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(code), "{args:?}: {}", text(&run));
+        assert!(text(&run).contains(why), "{args:?}: {}", text(&run));
+    }
+    assert!(node.terminate().success());
+}
+
+/// How many bundles a node found in its store at start.
+fn stored_at_start(log: &str) -> usize {
+    log.lines()
+        .find_map(|l| {
+            l.split_once(" (")?
+                .1
+                .split_once(" bundles)")?
+                .0
+                .parse()
+                .ok()
+        })
+        .expect("the node says how many bundles it holds")
+}
+
+/// A small deterministic generator for the kill points.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % n
+    }
+}
+
+#[test]
+fn a_node_killed_mid_transfer_delivers_every_accepted_bundle_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let b = Node::start(d, "b", "ipn:2.0", &["--tcpcl-listen", "127.0.0.1:0"]);
+    let peer = format!("tcpcl:127.0.0.1:{}=ipn:2.*", b.port());
+    let out = d.join("out");
+    fs::create_dir(&out).unwrap();
+    let recv_log = d.join("recv.log");
+    let mut recv = Command::new(LINKLAB)
+        .args(["dtn", "recv", "--endpoint", "ipn:2.1", "--node"])
+        .arg(&b.socket)
+        .arg("--out")
+        .arg(&out)
+        .stdout(fs::File::create(&recv_log).unwrap())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+
+    // Rounds: node a starts on its store, files go in through `send`
+    // while earlier ones are on the wire, and a is killed with SIGKILL
+    // after a seeded delay. A bundle is accepted when `send` printed its
+    // ID (the node answers once the bundle is stored).
+    let mut rng = Lcg(0x05EE_D0D7);
+    let mut accepted: BTreeMap<String, u64> = BTreeMap::new();
+    let mut next = 0u64;
+    const ROUNDS: usize = 5;
+    const SIZE: usize = 1 << 20;
+    let mut held = Vec::new();
+    for _ in 0..ROUNDS {
+        let mut a = Node::start(d, "a", "ipn:1.0", &["--peer", &peer]);
+        held.push(stored_at_start(&a.log()));
+        let kill_after = Duration::from_millis(100 + rng.below(400));
+        let started = Instant::now();
+        while started.elapsed() < kill_after {
+            let file = d.join(format!("in-{next}"));
+            fs::write(&file, payload(100 + next, SIZE)).unwrap();
+            let sent = linklab(&[
+                "dtn",
+                "send",
+                file.to_str().unwrap(),
+                "ipn:2.1",
+                "--node",
+                a.socket.to_str().unwrap(),
+            ]);
+            if let Some(id) = sent_id(&sent) {
+                accepted.insert(id, next);
+            }
+            next += 1;
+        }
+        a.child.kill().unwrap();
+        a.child.wait().unwrap();
+    }
+    assert!(
+        accepted.len() >= ROUNDS,
+        "too few bundles sent: {accepted:?}"
+    );
+
+    // The last start: everything accepted must arrive, once.
+    let a = Node::start(d, "a", "ipn:1.0", &["--peer", &peer]);
+    held.push(stored_at_start(&a.log()));
+    let delivered = || -> (String, Vec<String>) {
+        let log = fs::read_to_string(&recv_log).unwrap_or_default();
+        let ids = log
+            .lines()
+            .filter_map(|l| {
+                let rest = l.split_once("(bundle ")?.1;
+                Some(rest.split(',').next()?.to_string())
+            })
+            .collect();
+        (log, ids)
+    };
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (log, ids) = delivered();
+        if accepted.keys().all(|id| ids.contains(id)) {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "not every accepted bundle arrived: {} of {}\n{log}\n{}\n{}",
+            ids.len(),
+            accepted.len(),
+            a.log(),
+            b.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // A copy delivered twice would come soon after.
+    std::thread::sleep(Duration::from_secs(1));
+    let (_, delivered) = delivered();
+    let mut seen = std::collections::BTreeSet::new();
+    for id in &delivered {
+        assert!(seen.insert(id), "{id} delivered twice: {delivered:?}");
+    }
+    // Byte-exact: each file is the payload sent under its ID.
+    for (id, n) in &accepted {
+        let file = fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| {
+                let (source, stamp) = id.split_once(' ').unwrap();
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                name.starts_with(stamp) && name.ends_with(&source.replace([':', '.'], "_"))
+            })
+            .unwrap_or_else(|| panic!("no file for {id}"));
+        assert_eq!(fs::read(file).unwrap(), payload(100 + n, SIZE), "{id}");
+    }
+    eprintln!(
+        "{ROUNDS} kills, {} bundles accepted, {} delivered; bundles in a's store at each start: {held:?}",
+        accepted.len(),
+        delivered.len()
+    );
+    // The kills caught bundles accepted and not yet forwarded.
+    assert!(held.iter().any(|n| *n > 0), "{held:?}");
+    drop(a);
+    let _ = recv.kill();
+    let _ = recv.wait();
+}
