@@ -22,16 +22,16 @@ use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 /// Information octets shown per monitored frame.
 const MONITOR_OPTIONS: monitor::MonitorOptions = monitor::MonitorOptions { max_info: Some(32) };
 
-/// Options shared by the three commands.
+/// Options shared by the three commands and `linklab ip`.
 #[derive(Args)]
 pub struct CommonArgs {
     /// The KISS TNC: tcp:HOST:PORT (e.g. tcp:127.0.0.1:8001, Dire Wolf) or
     /// serial:DEVICE:BAUD (e.g. serial:/dev/ttyUSB0:9600).
     #[arg(long, value_name = "ADDRESS")]
-    kiss: KissAddress,
+    pub(crate) kiss: KissAddress,
     /// This station's callsign and SSID, e.g. N0CALL-2.
     #[arg(long, value_name = "CALL")]
-    mycall: Address,
+    pub(crate) mycall: Address,
     /// Initial T1 (FRACK) in milliseconds [default: 3000].
     #[arg(long, value_name = "MS")]
     t1_ms: Option<u64>,
@@ -46,7 +46,7 @@ pub struct CommonArgs {
     window: Option<u8>,
     /// N1, the largest information field in octets (1-2048) [default: 256].
     #[arg(long, value_name = "N")]
-    n1: Option<usize>,
+    pub(crate) n1: Option<usize>,
     /// Ask for lost frames with selective reject (SREJ) on modulo-128
     /// links instead of REJ.
     #[arg(long)]
@@ -73,7 +73,7 @@ pub struct CommonArgs {
     txtail_ms: Option<u64>,
     /// Print every frame sent (TX) and received (RX) on standard error.
     #[arg(long)]
-    monitor: bool,
+    pub(crate) monitor: bool,
 }
 
 #[derive(Args)]
@@ -122,7 +122,7 @@ pub struct ConnectArgs {
 impl CommonArgs {
     /// The link configuration: AX.25 v2.2 defaults, REJ unless --srej,
     /// with the options given.
-    fn config(&self, modulus: Modulus) -> anyhow::Result<Config> {
+    pub(crate) fn config(&self, modulus: Modulus) -> anyhow::Result<Config> {
         let mut config = Config {
             modulus,
             recovery: if self.srej {
@@ -156,7 +156,7 @@ impl CommonArgs {
         Ok(config)
     }
 
-    fn params(&self) -> KissParams {
+    pub(crate) fn params(&self) -> KissParams {
         KissParams {
             port: Port::new(self.kiss_port).unwrap_or_default(),
             txdelay: self.txdelay_ms.map(Duration::from_millis),
@@ -186,7 +186,9 @@ impl CommonArgs {
 
 /// Runs `future` on a single-threaded runtime. The runtime is dropped
 /// without waiting for a blocked standard-input read.
-fn block_on<F: std::future::Future<Output = anyhow::Result<()>>>(future: F) -> anyhow::Result<()> {
+pub(crate) fn block_on<F: std::future::Future<Output = anyhow::Result<()>>>(
+    future: F,
+) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

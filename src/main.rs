@@ -1,6 +1,7 @@
 //! `linklab`: an HDLC-family data-link stack and link-performance laboratory.
 
 mod codec;
+mod ip_cmd;
 mod link_cmd;
 mod model;
 mod reproduce;
@@ -39,6 +40,8 @@ enum Command {
     Send(link_cmd::SendArgs),
     /// An interactive AX.25 session over a KISS TNC, like `call`.
     Connect(link_cmd::ConnectArgs),
+    /// TCP/IP over AX.25 through a KISS TNC: ping, serve or send a file.
+    Ip(ip_cmd::IpArgs),
 }
 
 fn main() -> ExitCode {
@@ -52,12 +55,13 @@ fn main() -> ExitCode {
         Command::Listen(a) => link_cmd::listen(a),
         Command::Send(a) => link_cmd::send(a),
         Command::Connect(a) => link_cmd::connect(a),
+        Command::Ip(a) => ip_cmd::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("linklab: error: {e:#}");
-            if e.is::<sim_cmd::InputError>() {
+            if e.is::<sim_cmd::InputError>() || e.is::<ip_cmd::UsageError>() {
                 ExitCode::from(2)
             } else {
                 ExitCode::FAILURE

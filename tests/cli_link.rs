@@ -1,159 +1,22 @@
-//! `linklab listen`, `send` and `connect` end to end, through a KISS
-//! reflector written here: a TCP server on 127.0.0.1 that relays every
-//! chunk of bytes from one client to all the others, as a shared radio
-//! channel with perfect reception would.
+//! `linklab listen`, `send` and `connect` end to end, through the KISS
+//! reflector of the `cli` test module: a TCP server on 127.0.0.1 that
+//! relays every chunk of bytes from one client to all the others, as a
+//! shared radio channel with perfect reception would.
+
+mod cli;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::{Command, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
+
+use cli::{finish, linklab, linklab_with_input, tail, text, Hub};
 
 use linklab_io::Station;
 use linklab_link::Config;
 use linklab_wire::kiss;
-
-const LIMIT: Duration = Duration::from_secs(60);
-
-/// A KISS reflector on an ephemeral port.
-struct Hub {
-    port: u16,
-    clients: Arc<Mutex<Vec<TcpStream>>>,
-}
-
-impl Hub {
-    fn start() -> Hub {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let clients: Arc<Mutex<Vec<TcpStream>>> = Arc::default();
-        let all = clients.clone();
-        thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(mut stream) = stream else { return };
-                let Ok(peer) = stream.peer_addr() else {
-                    continue;
-                };
-                all.lock().unwrap().push(stream.try_clone().unwrap());
-                let all = all.clone();
-                thread::spawn(move || {
-                    let mut buf = [0u8; 4096];
-                    while let Ok(n) = stream.read(&mut buf) {
-                        if n == 0 {
-                            break;
-                        }
-                        let mut clients = all.lock().unwrap();
-                        for other in clients.iter_mut() {
-                            if other.peer_addr().ok() != Some(peer) {
-                                other.write_all(&buf[..n]).ok();
-                            }
-                        }
-                    }
-                    all.lock()
-                        .unwrap()
-                        .retain(|c| c.peer_addr().ok() != Some(peer));
-                });
-            }
-        });
-        Hub { port, clients }
-    }
-
-    fn address(&self) -> String {
-        format!("tcp:127.0.0.1:{}", self.port)
-    }
-
-    /// Waits until `n` clients are attached.
-    fn wait_for_clients(&self, n: usize) {
-        let end = Instant::now() + LIMIT;
-        while self.clients.lock().unwrap().len() < n {
-            assert!(Instant::now() < end, "hub: {n} clients never attached");
-            thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-/// A running `linklab` whose output is read as it comes, so that a full
-/// pipe never blocks it.
-struct Running {
-    child: Child,
-    stdout: thread::JoinHandle<Vec<u8>>,
-    stderr: thread::JoinHandle<Vec<u8>>,
-}
-
-fn linklab(args: &[&str]) -> Running {
-    linklab_with_input(args, None)
-}
-
-/// `linklab` with `input` on its standard input (then closed), or none.
-fn linklab_with_input(args: &[&str], input: Option<&'static [u8]>) -> Running {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_linklab"))
-        .args(args)
-        .stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
-        thread::spawn(move || stdin.write_all(bytes));
-    }
-    let out = child.stdout.take().unwrap();
-    let err = child.stderr.take().unwrap();
-    let read_all = |mut pipe: Box<dyn Read + Send>| {
-        thread::spawn(move || {
-            let mut bytes = Vec::new();
-            pipe.read_to_end(&mut bytes).ok();
-            bytes
-        })
-    };
-    let stdout = read_all(Box::new(out));
-    let stderr = read_all(Box::new(err));
-    Running {
-        child,
-        stdout,
-        stderr,
-    }
-}
-
-/// Waits for a run, killing it and failing if it takes over the limit.
-fn finish(mut run: Running, what: &str) -> Output {
-    let end = Instant::now() + LIMIT;
-    let status = loop {
-        if let Some(status) = run.child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > end {
-            run.child.kill().ok();
-            run.child.wait().ok();
-            let stderr = run.stderr.join().unwrap();
-            panic!(
-                "{what} still running after {LIMIT:?}; killed.\nstderr:\n{}",
-                tail(&stderr)
-            );
-        }
-        thread::sleep(Duration::from_millis(20));
-    };
-    Output {
-        status,
-        stdout: run.stdout.join().unwrap(),
-        stderr: run.stderr.join().unwrap(),
-    }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// The last lines of a log, for failure messages.
-fn tail(bytes: &[u8]) -> String {
-    let text = text(bytes);
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(40)..].join("\n")
-}
 
 fn payload(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i * 31 + i / 256) as u8).collect()

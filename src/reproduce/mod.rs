@@ -98,6 +98,10 @@ fn jobs() -> Vec<Job> {
             run: |o, p| Ok(linklab_scenario::ronan::tables_5_7(o, p)?),
         },
         Job {
+            paper: Paper::RonanAx25,
+            run: |o, p| Ok(linklab_scenario::ronan::tables_5_7_tcpip(o, p)?),
+        },
+        Job {
             paper: Paper::Bux1982,
             run: |o, p| Ok(linklab_scenario::bux::throughput_one_way(o, p)?),
         },

@@ -124,7 +124,7 @@ pub fn spawn(
 }
 
 /// Elapsed real time as the engines' virtual time.
-fn instant(start: tokio::time::Instant) -> Instant {
+pub(crate) fn instant(start: tokio::time::Instant) -> Instant {
     Instant::from_micros(u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX))
 }
 

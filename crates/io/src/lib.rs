@@ -9,16 +9,25 @@
 //!   in virtual time; it keeps at most [`DEFAULT_MAX_LINKS`] links unless
 //!   told otherwise, and reports input it cannot use as [`InputError`];
 //! - [`driver`]: the tokio loop that feeds a station from the byte stream
-//!   and the clock, and talks to its user over channels.
+//!   and the clock, and talks to its user over channels;
+//! - [`IpStation`]: an IP host ([`linklab_ip::Host`], smoltcp over AX.25
+//!   in VC or datagram mode) on a KISS port, sans-IO as well, and
+//!   [`ip_driver`], the tokio loop that runs it with an [`Application`] on
+//!   its sockets.
 #![forbid(unsafe_code)]
 
 mod address;
 pub mod driver;
+pub mod ip_driver;
+mod ip_station;
+mod kiss_input;
 mod params;
 mod station;
 
 pub use address::{ConnectError, KissAddress, KissAddressError, KissStream};
 pub use driver::{DriverError, DriverHandle, DriverOptions, Notice, Request};
+pub use ip_driver::{Application, IpDriverOptions};
+pub use ip_station::{IpEvent, IpStation};
 pub use params::KissParams;
 pub use station::{
     Direction, InputError, Station, StationError, StationEvent, DEFAULT_MAX_LINKS, KISS_MAX_FRAME,

@@ -20,8 +20,10 @@ use linklab_wire::ax25::{
     Address, AddressError, AddressField, Callsign, CommandResponse, Frame, FrameError,
 };
 use linklab_wire::control::Modulus;
-use linklab_wire::kiss::{self, Command, KissError, Port};
+use linklab_wire::kiss::{self, KissError, Port};
 use thiserror::Error;
+
+use crate::kiss_input::KissInput;
 
 /// Longest KISS frame accepted: an AX.25 frame with the largest v2.2 N1
 /// (2048 octets), a full address field (72) and a two-octet control field
@@ -207,14 +209,12 @@ pub struct Station {
     listening: bool,
     monitor: bool,
     port: Port,
-    decoder: kiss::Decoder,
+    input: KissInput,
     links: BTreeMap<Key, Entry>,
     /// Most links kept for remote stations ([`Station::set_max_links`]).
     max_links: usize,
     /// Frames of links not kept (refused or evicted), sent first.
     out: VecDeque<Frame>,
-    /// The decoder's garbage count already reported.
-    garbage_reported: u64,
     /// The link served last by `poll_transmit`, for round robin.
     last_served: Option<Key>,
     events: VecDeque<StationEvent>,
@@ -233,11 +233,10 @@ impl Station {
             listening: false,
             monitor: false,
             port: Port::ZERO,
-            decoder: kiss::Decoder::new(KISS_MAX_FRAME),
+            input: KissInput::new(),
             links: BTreeMap::new(),
             max_links: DEFAULT_MAX_LINKS,
             out: VecDeque::new(),
-            garbage_reported: 0,
             last_served: None,
             events: VecDeque::new(),
         })
@@ -309,7 +308,7 @@ impl Station {
 
     /// The KISS decoder's counters (frames, garbage octets, errors).
     pub fn kiss_stats(&self) -> kiss::DecoderStats {
-        self.decoder.stats()
+        self.input.stats()
     }
 
     // ---- input ----
@@ -319,25 +318,11 @@ impl Station {
     /// frames and other ports are ignored; damaged KISS input is reported
     /// as [`InputError::Kiss`] and [`InputError::Garbage`] and skipped.
     pub fn handle_kiss_bytes(&mut self, now: Instant, bytes: &[u8]) {
-        self.decoder.push(bytes);
-        while let Some(item) = self.decoder.next() {
-            // Octets skipped before this item; the decoder counts the
-            // octet that made a frame too long as skipped too.
-            let counted = self.decoder.stats().garbage_bytes;
-            let own = u64::from(matches!(item, Err(KissError::FrameTooLong { .. })));
-            let before = counted.saturating_sub(own);
-            if before > self.garbage_reported {
-                let octets = before - self.garbage_reported;
-                self.bad_input(InputError::Garbage { octets });
-            }
-            self.garbage_reported = counted;
+        self.input.push(bytes);
+        while let Some(item) = self.input.next(self.port) {
             match item {
-                Ok(kiss::Frame {
-                    port,
-                    command: Command::Data(data),
-                }) if port == self.port => self.handle_kiss_frame(now, &data),
-                Ok(_) => {}
-                Err(error) => self.bad_input(InputError::Kiss(error)),
+                Ok(data) => self.handle_kiss_frame(now, &data),
+                Err(error) => self.bad_input(error),
             }
         }
     }

@@ -58,6 +58,11 @@ impl Ax25Device {
         self.rx.len()
     }
 
+    /// Datagrams smoltcp sent that the AX.25 side has not taken yet.
+    pub fn tx_pending(&self) -> usize {
+        self.tx.len()
+    }
+
     /// TCP counters of the transmit path (retransmissions).
     pub fn tx_sniffer(&self) -> &TcpSniffer {
         &self.tx_sniffer

@@ -61,6 +61,10 @@ pub struct TcpConfig {
     pub nagle: bool,
     /// Delayed-ACK time, milliseconds (`None`: acknowledge at once).
     pub ack_delay_ms: Option<u64>,
+    /// User timeout (RFC 9293 3.8.3): the connection is aborted when the
+    /// peer sends nothing for this long while data waits, or does not
+    /// answer a connection request (smoltcp `Socket::set_timeout`).
+    pub timeout: Option<core::time::Duration>,
 }
 
 impl TcpConfig {
@@ -73,6 +77,7 @@ impl TcpConfig {
             congestion: CongestionControl::Reno,
             nagle: true,
             ack_delay_ms: Some(10),
+            timeout: None,
         }
     }
 
@@ -84,6 +89,7 @@ impl TcpConfig {
         socket.set_congestion_control(self.congestion.smoltcp());
         socket.set_nagle_enabled(self.nagle);
         socket.set_ack_delay(self.ack_delay_ms.map(SmolDuration::from_millis));
+        socket.set_timeout(self.timeout.map(SmolDuration::from));
         socket
     }
 }
@@ -201,6 +207,40 @@ impl<L: IpLink> Host<L> {
         self.sockets.add(socket)
     }
 
+    /// Adds a socket after every socket in the set. smoltcp offers a
+    /// segment to the sockets in the order of their slots and gives it to
+    /// the first that accepts it, so a listening socket must come after the
+    /// connections it may share a port with: otherwise it would take a
+    /// retransmitted SYN of one of them as a new connection. Free slots
+    /// below the last socket are held by placeholders while the socket is
+    /// added, then freed.
+    pub fn add_socket_last(
+        &mut self,
+        socket: impl smoltcp::socket::AnySocket<'static>,
+    ) -> SocketHandle {
+        let last = self.sockets.iter().map(|(h, _)| h).max();
+        let mut placeholders = Vec::new();
+        let top = loop {
+            let empty = || tcp::SocketBuffer::new(Vec::new());
+            let h = self.sockets.add(tcp::Socket::new(empty(), empty()));
+            if last.is_none_or(|last| h > last) {
+                break h;
+            }
+            placeholders.push(h);
+        };
+        self.sockets.remove(top);
+        let handle = self.sockets.add(socket);
+        for h in placeholders {
+            self.sockets.remove(h);
+        }
+        handle
+    }
+
+    /// Removes a socket (its handle may then be reused).
+    pub fn remove_socket(&mut self, handle: SocketHandle) {
+        self.sockets.remove(handle);
+    }
+
     /// A TCP socket.
     pub fn tcp(&mut self, handle: SocketHandle) -> &mut tcp::Socket<'static> {
         self.sockets.get_mut::<tcp::Socket>(handle)
@@ -245,5 +285,29 @@ impl<L: IpLink> Host<L> {
             .into_iter()
             .flatten()
             .min()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use linklab_link::Config as LinkConfig;
+
+    #[test]
+    fn a_socket_added_last_comes_after_every_other_even_with_free_slots_below() {
+        let ax25 = Ax25Config::new("N0CALL".parse().unwrap(), 256, LinkConfig::default());
+        let mut host = Host::new(ax25, &[], 1, Instant::ZERO).unwrap();
+        let tcp = TcpConfig::ronan_table_4(1);
+        let a = host.add_socket(tcp.socket());
+        let b = host.add_socket(tcp.socket());
+        let c = host.add_socket(tcp.socket());
+        host.remove_socket(a);
+        host.remove_socket(b);
+        let last = host.add_socket_last(tcp.socket());
+        assert!(last > c, "{last:?} {c:?}");
+        // The placeholders are gone: the free slots below are reused.
+        assert_eq!(host.add_socket(tcp.socket()), a);
+        assert_eq!(host.add_socket(tcp.socket()), b);
+        assert_eq!(host.sockets.iter().count(), 4);
     }
 }

@@ -1,6 +1,6 @@
 //! The AX.25 side of an IP interface: IP datagrams in I frames of a
 //! connected-mode [`DataLink`] per neighbour (virtual-circuit mode, Linux
-//! `ip route ... mode vc`) or in UI frames (datagram mode), PID 0xCC
+//! `axparms --route add ... --ipmode V`) or in UI frames (datagram mode), PID 0xCC
 //! (AX.25 v2.2 3.4, fig. 3.2); ARP in UI frames, PID 0xCD.
 //!
 //! Sans-IO like the link engine: received frames come in through
@@ -47,7 +47,7 @@ pub const ARP_TRIES: u32 = 3;
 /// Shortest interval between two ARP requests for one address, µs.
 const ARP_RETRY_US: u64 = 1_000_000;
 
-/// How IP datagrams travel (Linux `ip route ... mode vc|datagram`).
+/// How IP datagrams travel (Linux `axparms --route add ... --ipmode V|D`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Encapsulation {
     /// In I frames of a connected-mode link to the neighbour, set up on
@@ -286,6 +286,35 @@ impl Ax25Interface {
         fixed
             .map(|(_, hw)| *hw)
             .or_else(|| learned().map(|(_, hw)| *hw))
+    }
+
+    /// The VC links set up so far, with their neighbours.
+    pub fn links(&self) -> impl Iterator<Item = (Address, &DataLink)> {
+        self.circuits.iter().map(|(a, c)| (*a, &c.link))
+    }
+
+    /// Frames and datagrams not yet delivered: frames waiting to go out,
+    /// and on each VC link the I frames queued or unacknowledged and the
+    /// datagrams waiting for the link to come up. Zero once everything
+    /// sent has left (datagram mode) or been acknowledged (VC mode).
+    pub fn pending(&self) -> usize {
+        let links: usize = self
+            .circuits
+            .iter()
+            .map(|(_, c)| c.link.queued() + c.link.unacked() + c.waiting.len())
+            .sum();
+        self.out.len() + self.device.tx_pending() + links
+    }
+
+    /// Releases every VC link (DL-DISCONNECT request: DISC, fig. C4.4a);
+    /// queued data and datagrams still
+    /// waiting for a link are dropped.
+    pub fn disconnect_all(&mut self, now: Instant) {
+        for (_, c) in &mut self.circuits {
+            if c.link.state() != State::Disconnected {
+                c.link.disconnect(now);
+            }
+        }
     }
 
     /// The channel is busy or clear (carrier detect): passed to every VC

@@ -7,13 +7,14 @@
 //!
 //! An [`Ax25Interface`] carries IP datagrams (PID 0xCC, AX.25 v2.2 3.4)
 //! either in I frames of a connected-mode [`linklab_link::DataLink`] per
-//! neighbour ([`Encapsulation::VirtualCircuit`], Linux `ip route ... mode
-//! vc`) or in UI frames ([`Encapsulation::Datagram`]), resolves IPv4
+//! neighbour ([`Encapsulation::VirtualCircuit`], Linux `axparms --route
+//! add ... --ipmode V`) or in UI frames ([`Encapsulation::Datagram`]), resolves IPv4
 //! neighbours from a static table or with ARP over AX.25 ([`arp`], RFC 826
 //! with hardware type 3, PID 0xCD), and offers smoltcp an [`Ax25Device`]
 //! (`Medium::Ip`) whose tokens only fill and drain queues. A [`Host`]
 //! puts a smoltcp `Interface` and its sockets on top; [`workload`] has a
-//! TCP file transfer and ping; [`sim`] runs two hosts on the simulated
+//! TCP file transfer and ping, [`server`] a TCP server that receives
+//! files from any number of senders; [`sim`] runs two hosts on the simulated
 //! half-duplex radio channel in virtual time. A [`TcpSniffer`] on the
 //! device counts retransmitted and duplicate TCP segments.
 //!
@@ -94,6 +95,7 @@ pub mod arp;
 mod device;
 mod host;
 mod iface;
+pub mod server;
 pub mod sim;
 mod sniff;
 pub mod workload;

@@ -6,7 +6,7 @@ use core::time::Duration;
 
 use smoltcp::iface::SocketHandle;
 use smoltcp::phy::ChecksumCapabilities;
-use smoltcp::socket::icmp;
+use smoltcp::socket::{icmp, tcp};
 use smoltcp::wire::{Icmpv4Packet, Icmpv4Repr, IpAddress, IpEndpoint, Ipv4Address};
 
 use linklab_link::Instant;
@@ -29,17 +29,208 @@ pub trait Workload<L: IpLink = Ax25Interface> {
 /// TCP port the file server listens on.
 pub const FILE_PORT: u16 = 20;
 
+/// The sending end of a file transfer: one active TCP connection that
+/// carries `data` and is closed once the peer has acknowledged all of it
+/// (RFC 9293 3.6, CLOSE after the last SEND).
+#[derive(Debug)]
+pub struct FileSender {
+    socket: SocketHandle,
+    data: Vec<u8>,
+    offset: usize,
+    started: Instant,
+    timeout: Option<Duration>,
+    established: bool,
+    closed: bool,
+    done: Option<Result<Instant, String>>,
+}
+
+impl FileSender {
+    /// Opens a connection from `local_port` of `host` to `remote` with
+    /// `tcp` to carry `data`.
+    pub fn connect<L: IpLink>(
+        host: &mut Host<L>,
+        tcp: &TcpConfig,
+        remote: IpEndpoint,
+        local_port: u16,
+        data: Vec<u8>,
+        now: Instant,
+    ) -> Result<FileSender, String> {
+        let socket = host.add_socket_last(tcp.socket());
+        host.tcp_connect(socket, remote, local_port)
+            .map_err(|e| format!("cannot connect to {remote}: {e}"))?;
+        Ok(FileSender {
+            socket,
+            data,
+            offset: 0,
+            started: now,
+            timeout: tcp.timeout,
+            established: false,
+            closed: false,
+            done: None,
+        })
+    }
+
+    /// The connection's socket.
+    pub fn socket(&self) -> SocketHandle {
+        self.socket
+    }
+
+    /// Octets handed to TCP so far.
+    pub fn queued(&self) -> usize {
+        self.offset
+    }
+
+    /// The octets to send.
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// When the connection was opened.
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// `Some(Ok(at))` once every octet was acknowledged and our FIN too,
+    /// the peer having closed as well (TIME-WAIT) or not; `Some(Err(why))`
+    /// if the connection ended first.
+    pub fn outcome(&self) -> Option<&Result<Instant, String>> {
+        self.done.as_ref()
+    }
+
+    /// Why the transfer failed, if it did.
+    pub fn failure(&self) -> Option<&str> {
+        self.done.as_ref()?.as_ref().err().map(String::as_str)
+    }
+
+    /// Hands TCP what its send buffer takes, closes once all is
+    /// acknowledged, and notes how the connection ended.
+    pub fn step<L: IpLink>(&mut self, host: &mut Host<L>, now: Instant) {
+        if self.done.is_some() {
+            return;
+        }
+        let (len, timeout) = (self.data.len(), self.timeout);
+        let socket = host.tcp(self.socket);
+        if socket.may_send() && self.offset < len {
+            match socket.send_slice(&self.data[self.offset..]) {
+                Ok(n) => self.offset += n,
+                Err(e) => self.done = Some(Err(format!("cannot send: {e}"))),
+            }
+        }
+        if self.offset == len && socket.may_send() && socket.send_queue() == 0 {
+            socket.close();
+            self.closed = true;
+        }
+        let state = socket.state();
+        self.established |= !matches!(state, tcp::State::SynSent | tcp::State::Closed);
+        match state {
+            tcp::State::FinWait2 | tcp::State::TimeWait if self.closed => {
+                self.done = Some(Ok(now));
+            }
+            tcp::State::Closed if self.done.is_none() => {
+                let waited = now.saturating_duration_since(self.started);
+                let why = match timeout {
+                    _ if self.established => format!(
+                        "the connection was reset or timed out after {} of {len} octets were queued",
+                        self.offset
+                    ),
+                    Some(t) if waited >= t => {
+                        format!("no answer to the connection request within {} s", t.as_secs())
+                    }
+                    _ => "connection refused (the peer answered with a reset)".to_string(),
+                };
+                self.done = Some(Err(why));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The receiving end of one TCP connection: keeps what arrives.
+#[derive(Debug)]
+pub struct FileReceiver {
+    socket: SocketHandle,
+    received: Vec<u8>,
+    failed: Option<String>,
+}
+
+impl FileReceiver {
+    /// A socket of `host` listening on `port` with `tcp`, after every
+    /// other socket ([`Host::add_socket_last`]).
+    pub fn listen<L: IpLink>(
+        host: &mut Host<L>,
+        tcp: &TcpConfig,
+        port: u16,
+    ) -> Result<FileReceiver, String> {
+        let socket = host.add_socket_last(tcp.socket());
+        host.tcp(socket)
+            .listen(port)
+            .map_err(|e| format!("cannot listen on TCP port {port}: {e}"))?;
+        Ok(FileReceiver {
+            socket,
+            received: Vec::new(),
+            failed: None,
+        })
+    }
+
+    /// The connection's socket.
+    pub fn socket(&self) -> SocketHandle {
+        self.socket
+    }
+
+    /// The octets received so far.
+    pub fn received(&self) -> &[u8] {
+        &self.received
+    }
+
+    /// Takes the octets received so far out of the receiver.
+    pub fn take(&mut self) -> Vec<u8> {
+        core::mem::take(&mut self.received)
+    }
+
+    /// Why receiving failed, if it did.
+    pub fn failure(&self) -> Option<&str> {
+        self.failed.as_deref()
+    }
+
+    /// Takes everything the socket has received.
+    pub fn step<L: IpLink>(&mut self, host: &mut Host<L>) {
+        let socket = host.tcp(self.socket);
+        let mut buf = [0u8; 2048];
+        while socket.can_recv() {
+            match socket.recv_slice(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => self.received.extend_from_slice(&buf[..n]),
+                Err(e) => {
+                    self.failed = Some(format!("cannot receive: {e}"));
+                    break;
+                }
+            }
+        }
+    }
+
+    /// The peer closed its side (FIN received) and everything before it
+    /// was taken: the transfer is complete.
+    pub fn complete<L: IpLink>(&self, host: &mut Host<L>) -> bool {
+        let socket = host.tcp(self.socket);
+        !socket.may_recv()
+            && !socket.can_recv()
+            && matches!(
+                socket.state(),
+                tcp::State::CloseWait
+                    | tcp::State::LastAck
+                    | tcp::State::TimeWait
+                    | tcp::State::Closing
+            )
+    }
+}
+
 /// Sends `data` from host 0 to host 1 over one TCP connection; host 1
 /// counts and keeps what arrives (an FTP data connection without the
 /// control connection).
 #[derive(Debug)]
 pub struct FileTransfer {
-    data: Vec<u8>,
-    client: SocketHandle,
-    server: SocketHandle,
-    offset: usize,
-    received: Vec<u8>,
-    started: Option<Instant>,
+    sender: FileSender,
+    receiver: FileReceiver,
     finished: Option<Instant>,
     failed: Option<String>,
 }
@@ -82,22 +273,14 @@ impl FileTransfer {
     ) -> Result<FileTransfer, String> {
         let (client_port, server_port) = ports;
         let [client_host, server_host] = hosts;
-        let server = server_host.add_socket(tcp.socket());
-        server_host
-            .tcp(server)
-            .listen(server_port)
-            .map_err(|e| format!("server cannot listen on port {server_port}: {e}"))?;
-        let client = client_host.add_socket(tcp.socket());
-        client_host
-            .tcp_connect(client, IpEndpoint::new(server_ip, server_port), client_port)
-            .map_err(|e| format!("client cannot connect to {server_ip}: {e}"))?;
+        let receiver = FileReceiver::listen(server_host, tcp, server_port)
+            .map_err(|e| format!("server: {e}"))?;
+        let remote = IpEndpoint::new(server_ip, server_port);
+        let sender = FileSender::connect(client_host, tcp, remote, client_port, data, now)
+            .map_err(|e| format!("client: {e}"))?;
         Ok(FileTransfer {
-            data,
-            client,
-            server,
-            offset: 0,
-            received: Vec::new(),
-            started: Some(now),
+            sender,
+            receiver,
             finished: None,
             failed: None,
         })
@@ -112,15 +295,15 @@ impl FileTransfer {
     /// stopped).
     pub fn report(&self) -> TransferReport {
         let end = self.finished.unwrap_or(Instant::ZERO);
-        let start = self.started.unwrap_or(Instant::ZERO);
-        let transfer_time = end.saturating_duration_since(start);
+        let transfer_time = end.saturating_duration_since(self.sender.started());
         let secs = transfer_time.as_secs_f64();
+        let received = self.receiver.received();
         TransferReport {
-            received_octets: self.received.len(),
-            byte_exact: self.received == self.data,
+            received_octets: received.len(),
+            byte_exact: received == self.sender.data(),
             transfer_time,
             goodput_bps: if secs > 0.0 {
-                self.received.len() as f64 * 8.0 / secs
+                received.len() as f64 * 8.0 / secs
             } else {
                 0.0
             },
@@ -130,43 +313,21 @@ impl FileTransfer {
 
 impl<L: IpLink> Workload<L> for FileTransfer {
     fn step(&mut self, hosts: &mut [Host<L>; 2], now: Instant) {
-        let client = hosts[0].tcp(self.client);
-        if client.may_send() && self.offset < self.data.len() {
-            match client.send_slice(&self.data[self.offset..]) {
-                Ok(n) => self.offset += n,
-                Err(e) => self.failed = Some(format!("client send: {e}")),
-            }
+        self.sender.step(&mut hosts[0], now);
+        if let (None, Some(why)) = (self.finished, self.sender.failure()) {
+            self.failed = Some(format!("client: {why}"));
         }
-        if self.offset == self.data.len() && client.may_send() && client.send_queue() == 0 {
-            client.close();
+        self.receiver.step(&mut hosts[1]);
+        if let Some(why) = self.receiver.failure() {
+            self.failed = Some(format!("server: {why}"));
         }
-        if self.finished.is_none() && !client.is_open() && self.offset < self.data.len() {
-            self.failed = Some(format!(
-                "the client's connection closed after {} of {} octets were queued",
-                self.offset,
-                self.data.len()
-            ));
-        }
-        let server = hosts[1].tcp(self.server);
-        let mut buf = [0u8; 2048];
-        while server.can_recv() {
-            match server.recv_slice(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => self.received.extend_from_slice(&buf[..n]),
-                Err(e) => {
-                    self.failed = Some(format!("server receive: {e}"));
-                    break;
-                }
-            }
-        }
-        if self.finished.is_none() && self.received.len() >= self.data.len() {
+        let (received, sent) = (self.receiver.received().len(), self.sender.data().len());
+        if self.finished.is_none() && received >= sent {
             self.finished = Some(now);
         }
-        if self.received.len() > self.data.len() {
+        if received > sent {
             self.failed = Some(format!(
-                "the server received {} octets, more than the {} sent",
-                self.received.len(),
-                self.data.len()
+                "the server received {received} octets, more than the {sent} sent"
             ));
         }
     }
@@ -236,6 +397,15 @@ impl Ping {
         config: &PingConfig,
         now: Instant,
     ) -> Result<Ping, String> {
+        Ping::open(&mut hosts[0], config, now)
+    }
+
+    /// Binds an ICMP socket on `host`; the first request goes at `now`.
+    pub fn open<L: IpLink>(
+        host: &mut Host<L>,
+        config: &PingConfig,
+        now: Instant,
+    ) -> Result<Ping, String> {
         let PingConfig {
             target,
             ident,
@@ -255,7 +425,7 @@ impl Ping {
         socket
             .bind(icmp::Endpoint::Ident(ident))
             .map_err(|e| format!("ICMP socket cannot bind identifier {ident}: {e}"))?;
-        let socket = hosts[0].add_socket(socket);
+        let socket = host.add_socket(socket);
         Ok(Ping {
             socket,
             target,
@@ -271,8 +441,18 @@ impl Ping {
         })
     }
 
-    /// Each request's round trip, in sequence order (`None`: no reply
-    /// yet).
+    /// Octets of data in each request.
+    pub fn payload_octets(&self) -> usize {
+        self.payload_octets
+    }
+
+    /// When each request went, in sequence-number order.
+    pub fn sent_at(&self) -> &[Instant] {
+        &self.sent_at
+    }
+
+    /// The round trip of each request, by sequence number (`None`: no
+    /// reply yet).
     pub fn rtts(&self) -> &[Option<Duration>] {
         &self.rtts
     }
@@ -309,11 +489,12 @@ impl Ping {
     }
 }
 
-impl<L: IpLink> Workload<L> for Ping {
-    fn step(&mut self, hosts: &mut [Host<L>; 2], now: Instant) {
+impl Ping {
+    /// Sends the requests that are due and times the replies that came.
+    pub fn step_host<L: IpLink>(&mut self, host: &mut Host<L>, now: Instant) {
         self.last_step = now;
         let caps = ChecksumCapabilities::default();
-        let socket = hosts[0].icmp(self.socket);
+        let socket = host.icmp(self.socket);
         if self.sent_at.len() < usize::from(self.count) && now >= self.next_send {
             let seq_no = self.sent_at.len() as u16;
             let data = vec![0x5A; self.payload_octets];
@@ -347,7 +528,9 @@ impl<L: IpLink> Workload<L> for Ping {
         }
     }
 
-    fn done(&self) -> bool {
+    /// Every request was sent and each was answered or waited for long
+    /// enough.
+    pub fn finished(&self) -> bool {
         let all_sent = self.sent_at.len() == usize::from(self.count);
         let all_back = self.rtts.iter().all(Option::is_some);
         let waited = self
@@ -357,11 +540,26 @@ impl<L: IpLink> Workload<L> for Ping {
         all_sent && (all_back || waited)
     }
 
-    fn poll_at(&self) -> Option<Instant> {
+    /// When the next request or the end of the wait is due.
+    pub fn next_wakeup(&self) -> Option<Instant> {
         match self.sent_at.last() {
             _ if self.sent_at.len() < usize::from(self.count) => Some(self.next_send),
             Some(last) => Some(*last + self.wait),
             None => None,
         }
+    }
+}
+
+impl<L: IpLink> Workload<L> for Ping {
+    fn step(&mut self, hosts: &mut [Host<L>; 2], now: Instant) {
+        self.step_host(&mut hosts[0], now);
+    }
+
+    fn done(&self) -> bool {
+        self.finished()
+    }
+
+    fn poll_at(&self) -> Option<Instant> {
+        self.next_wakeup()
     }
 }

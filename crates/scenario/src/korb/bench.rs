@@ -95,6 +95,7 @@ pub fn tcp_4_2bsd() -> TcpConfig {
         congestion: CongestionControl::None,
         nagle: true,
         ack_delay_ms: Some(200),
+        timeout: None,
     }
 }
 

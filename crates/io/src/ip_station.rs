@@ -1,0 +1,158 @@
+//! An IP host on a KISS port, sans-IO: a [`linklab_ip::Host`] (smoltcp
+//! over AX.25, VC or datagram mode) fed from the TNC's byte stream, with
+//! its frames drained as KISS data frames.
+//!
+//! Like [`Station`](crate::Station) it never does I/O and never reads a
+//! clock: the [`ip_driver`](crate::ip_driver) runs it in real time, tests
+//! in virtual time.
+
+use std::collections::VecDeque;
+
+use linklab_ip::Host;
+use linklab_link::Instant;
+use linklab_wire::ax25::{Address, AddressField};
+use linklab_wire::control::Modulus;
+use linklab_wire::kiss::{self, Port};
+
+use crate::kiss_input::KissInput;
+use crate::station::{Direction, InputError};
+
+/// What an [`IpStation`] reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IpEvent {
+    /// A frame sent or received (only with
+    /// [`IpStation::set_monitor`]), as in [`crate::StationEvent::Monitor`].
+    Monitor {
+        /// Sent or received.
+        direction: Direction,
+        /// The frame's octets (no flags, no FCS).
+        bytes: Vec<u8>,
+        /// The modulus of the link with the other station (modulo 8 when
+        /// there is none).
+        modulus: Modulus,
+    },
+    /// KISS input dropped ([`InputError::Garbage`] or
+    /// [`InputError::Kiss`]).
+    BadInput(InputError),
+}
+
+/// One IP host on one KISS port.
+#[derive(Debug)]
+pub struct IpStation {
+    host: Host,
+    port: Port,
+    input: KissInput,
+    monitor: bool,
+    events: VecDeque<IpEvent>,
+}
+
+impl IpStation {
+    /// `host` on KISS port `port`.
+    pub fn new(host: Host, port: Port) -> IpStation {
+        IpStation {
+            host,
+            port,
+            input: KissInput::new(),
+            monitor: false,
+            events: VecDeque::new(),
+        }
+    }
+
+    /// Report every frame sent and received as [`IpEvent::Monitor`].
+    pub fn set_monitor(&mut self, monitor: bool) {
+        self.monitor = monitor;
+    }
+
+    /// The KISS port in use.
+    pub fn kiss_port(&self) -> Port {
+        self.port
+    }
+
+    /// The host.
+    pub fn host(&self) -> &Host {
+        &self.host
+    }
+
+    /// The host, mutable (its sockets).
+    pub fn host_mut(&mut self) -> &mut Host {
+        &mut self.host
+    }
+
+    /// The KISS decoder's counters.
+    pub fn kiss_stats(&self) -> kiss::DecoderStats {
+        self.input.stats()
+    }
+
+    /// Octets from the TNC, in chunks of any size: data frames on our port
+    /// go to the AX.25 interface, damaged input is reported and skipped.
+    pub fn handle_kiss_bytes(&mut self, now: Instant, bytes: &[u8]) {
+        self.input.push(bytes);
+        while let Some(item) = self.input.next(self.port) {
+            match item {
+                Ok(frame) => {
+                    self.monitor_frame(Direction::Rx, &frame);
+                    self.host.ax25_mut().handle_frame(now, &frame);
+                }
+                Err(error) => self.events.push_back(IpEvent::BadInput(error)),
+            }
+        }
+    }
+
+    /// Lets smoltcp and the AX.25 side process what came in and send what
+    /// they have (call before and after the application acts).
+    pub fn poll(&mut self, now: Instant) {
+        self.host.poll(now);
+    }
+
+    /// The next frame to send, as the octets of one KISS data frame.
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<Vec<u8>> {
+        let frame = self.host.ax25_mut().poll_transmit(now)?;
+        self.monitor_frame(Direction::Tx, &frame);
+        let mut out = Vec::with_capacity(frame.len() + 4);
+        kiss::encode_into(
+            &kiss::Frame {
+                port: self.port,
+                command: kiss::Command::Data(frame),
+            },
+            &mut out,
+        );
+        Some(out)
+    }
+
+    /// The next event.
+    pub fn poll_event(&mut self) -> Option<IpEvent> {
+        self.events.pop_front()
+    }
+
+    /// When [`IpStation::poll`] or [`IpStation::handle_timeout`] must next
+    /// be called.
+    pub fn poll_timeout(&mut self, now: Instant) -> Option<Instant> {
+        self.host.poll_at(now)
+    }
+
+    /// Runs the AX.25 timers due at `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.host.ax25_mut().handle_timeout(now);
+    }
+
+    fn monitor_frame(&mut self, direction: Direction, bytes: &[u8]) {
+        if !self.monitor {
+            return;
+        }
+        let peer = AddressField::decode(bytes).ok().map(|(field, _)| {
+            let a: Address = match direction {
+                Direction::Tx => *field.dest(),
+                Direction::Rx => *field.source(),
+            };
+            a
+        });
+        let modulus = peer
+            .and_then(|a| self.host.ax25().link(a))
+            .map_or(Modulus::Mod8, |l| l.modulus());
+        self.events.push_back(IpEvent::Monitor {
+            direction,
+            bytes: bytes.to_vec(),
+            modulus,
+        });
+    }
+}
