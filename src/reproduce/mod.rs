@@ -32,11 +32,12 @@ pub use files::{check_ids, create_dir, print_table, write, write_tables_and_figu
 pub use progress::Bar;
 
 /// The papers, in report order.
-const PAPERS: [Paper; 4] = [
+const PAPERS: [Paper; 5] = [
     Paper::Zielinski2013,
     Paper::RonanAx25,
     Paper::Bux1982,
     Paper::Korb1987,
+    Paper::RonanDstar,
 ];
 
 /// Threads the jobs share.
@@ -132,6 +133,14 @@ fn jobs() -> Vec<Job> {
         Job {
             paper: Paper::Korb1987,
             run: |o, p| Ok(linklab_scenario::korb::retransmissions(o, p)?),
+        },
+        Job {
+            paper: Paper::RonanDstar,
+            run: |o, p| Ok(linklab_scenario::dstar::table_1(o, p)?),
+        },
+        Job {
+            paper: Paper::RonanDstar,
+            run: |o, p| Ok(linklab_scenario::dstar::table_2(o, p)?),
         },
     ]
 }
