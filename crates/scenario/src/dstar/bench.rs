@@ -14,7 +14,7 @@ use linklab_ip::{CongestionControl, EthInterface, Host, TcpConfig};
 use linklab_link::Instant;
 use linklab_norm::{NodeId, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig};
 use linklab_sim::Streams;
-use smoltcp::wire::{IpAddress, IpCidr, Ipv4Address, Ipv6Address};
+use smoltcp::wire::{IpAddress, IpCidr};
 use thiserror::Error;
 
 /// The PCs' MAC addresses.
@@ -95,17 +95,17 @@ pub fn tcp_bulk(
     let host = |i: usize| {
         let link = EthInterface::new(MACS[i], MACS[1 - i], MTU, 100);
         let cidrs = [
-            IpCidr::new(IpAddress::Ipv4(Ipv4Address::from(IPV4[i])), 24),
-            IpCidr::new(IpAddress::Ipv6(Ipv6Address::from(IPV6[i])), 64),
+            IpCidr::new(IpAddress::Ipv4(IPV4[i]), 24),
+            IpCidr::new(IpAddress::Ipv6(IPV6[i]), 64),
         ];
         let seed = streams.stream(&format!("host/{i}")).next_u64();
         Host::on_link(link, &cidrs, seed, Instant::ZERO)
     };
     let mut hosts = [host(0), host(1)];
     let server = if ipv6 {
-        IpAddress::Ipv6(Ipv6Address::from(IPV6[1]))
+        IpAddress::Ipv6(IPV6[1])
     } else {
-        IpAddress::Ipv4(Ipv4Address::from(IPV4[1]))
+        IpAddress::Ipv4(IPV4[1])
     };
     // Enough data never to run out: the air rate for the whole run.
     let octets = (duration.as_secs_f64() * f64::from(channel.bit_rate) / 8.0) as usize + 1;
@@ -347,8 +347,8 @@ pub fn norm_transfer(
                     receivers[j].handle_datagram(now, from, message);
                 }
             }
-            for j in 0..2 {
-                while let Some(event) = receivers[j].poll_event() {
+            for (j, receiver) in receivers.iter_mut().enumerate() {
+                while let Some(event) = receiver.poll_event() {
                     if let ReceiverEvent::ObjectCompleted { data, .. } = event {
                         if j == 1 && !delivered && data == object {
                             delivered = true;
