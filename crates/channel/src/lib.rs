@@ -3,8 +3,9 @@
 //! full-duplex point-to-point line ([`line`](mod@line)), bit-error processes
 //! ([`errors`]), the TNC between a host and the radio ([`tnc`]), the
 //! processor of a firmware TNC that runs AX.25 itself ([`firmware`]) and
-//! named controller/firmware profiles ([`profile`](mod@profile)) and a
-//! two-DTE public X.25 network ([`x25net`]).
+//! named controller/firmware profiles ([`profile`](mod@profile)), a
+//! two-DTE public X.25 network ([`x25net`]) and the D-STAR Digital Data
+//! link of two Icom ID-1 radios ([`dstar`]).
 //!
 //! Every model is a state machine in virtual time, driven like the protocol
 //! engines: calls take `now`, outputs are drained by polling,
@@ -16,6 +17,7 @@
 #![warn(missing_docs)]
 
 pub mod airtime;
+pub mod dstar;
 pub mod errors;
 pub mod firmware;
 pub mod line;
@@ -26,6 +28,7 @@ pub mod tnc;
 pub mod x25net;
 
 pub use airtime::{bits_duration, hdlc_bits, FLAG_BITS};
+pub use dstar::{DdChannel, DdConfig, DdStats};
 pub use errors::{ErrorModel, ErrorProcess, GilbertElliott};
 pub use firmware::{Cpu, FirmwareCosts, Priority};
 pub use line::{DirectionStats, LineConfig, PointToPointLine};

@@ -3,7 +3,9 @@
 //! A [`Host`] runs smoltcp over any [`IpLink`]: an [`Ax25Interface`]
 //! (below) or an [`X25Interface`], IP datagrams on X.25 virtual circuits
 //! (RFC 877/1356, `linklab_x25::ip`) over LAPB, as the hosts of Korb and
-//! Wills (1987) on a public X.25 network.
+//! Wills (1987) on a public X.25 network, or an [`EthInterface`], IP
+//! over a bridged Ethernet segment ([`ether`]), the Digital Data link of
+//! the D-STAR reproduction.
 //!
 //! An [`Ax25Interface`] carries IP datagrams (PID 0xCC, AX.25 v2.2 3.4)
 //! either in I frames of a connected-mode [`linklab_link::DataLink`] per
@@ -93,6 +95,7 @@
 
 pub mod arp;
 mod device;
+pub mod ether;
 mod host;
 mod iface;
 pub mod server;
@@ -102,6 +105,7 @@ pub mod workload;
 mod x25;
 
 pub use device::{Ax25Device, RxToken, TxToken};
+pub use ether::{EthInterface, EthStats};
 pub use host::{link_instant, smol_instant, CongestionControl, Host, IpLink, TcpConfig};
 pub use iface::{
     broadcast, Ax25Config, Ax25ConfigError, Ax25Interface, Ax25Stats, Encapsulation, ARP_PENDING,

@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 
 pub mod bux;
+pub mod dstar;
 pub mod experiment;
 pub mod korb;
 pub mod report;

@@ -23,6 +23,10 @@ pub enum Paper {
     /// X.25 network", Purdue CSD-TR-664, 1987.
     #[serde(rename = "korb1987")]
     Korb1987,
+    /// Ronan, Long and Walsh, D-STAR Digital Data throughput of IPv4,
+    /// IPv6, DTN TCP-CL and NORM-CL.
+    #[serde(rename = "ronan-dstar")]
+    RonanDstar,
 }
 
 impl Paper {
@@ -33,6 +37,7 @@ impl Paper {
             Paper::RonanAx25 => "ronan-ax25",
             Paper::Bux1982 => "bux1982",
             Paper::Korb1987 => "korb1987",
+            Paper::RonanDstar => "ronan-dstar",
         }
     }
 
@@ -50,6 +55,9 @@ impl Paper {
             }
             Paper::Korb1987 => {
                 "J. T. Korb, C. E. Wills, \"Some experiments with TCP/IP protocols over an X.25 network\", Purdue CSD-TR-664, 1987"
+            }
+            Paper::RonanDstar => {
+                "J. Ronan, D. Long, K. Walsh, D-STAR Digital Data: IPv4, IPv6, DTN TCP-CL and NORM-CL over Icom ID-1 radios"
             }
         }
     }

@@ -1,0 +1,417 @@
+//! Two Linux PCs, each on the Ethernet port of an ID-1 in DD mode, in
+//! virtual time: smoltcp over [`EthInterface`] for TCP (iperf), and NORM
+//! datagrams in UDP/IPv4 carried by this module itself (the workspace's
+//! smoltcp has no UDP sockets; the 28 octets of IPv4 and UDP header are
+//! written here, see [`udp_ipv4`]).
+
+use core::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use core::time::Duration;
+
+use linklab_channel::{DdChannel, DdConfig, DdStats, Medium, StationId};
+use linklab_ip::ether::{decapsulate, encapsulate, MacAddress, ETHERTYPE_IPV4};
+use linklab_ip::workload::{FileReceiver, FileSender};
+use linklab_ip::{CongestionControl, EthInterface, Host, TcpConfig};
+use linklab_link::Instant;
+use linklab_norm::{NodeId, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig};
+use linklab_sim::Streams;
+use smoltcp::wire::{IpAddress, IpCidr};
+use thiserror::Error;
+
+/// The PCs' MAC addresses.
+pub const MACS: [MacAddress; 2] = [[2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2]];
+/// The paper's IPv4 addresses (192.168.254.1 and .2).
+pub const IPV4: [Ipv4Addr; 2] = [
+    Ipv4Addr::new(192, 168, 254, 1),
+    Ipv4Addr::new(192, 168, 254, 2),
+];
+/// The paper's IPv6 addresses (fec0::1 and fec0::2).
+pub const IPV6: [Ipv6Addr; 2] = [
+    Ipv6Addr::new(0xfec0, 0, 0, 0, 0, 0, 0, 1),
+    Ipv6Addr::new(0xfec0, 0, 0, 0, 0, 0, 0, 2),
+];
+/// The NORM port.
+pub const NORM_PORT: u16 = 6003;
+/// The iperf port.
+pub const IPERF_PORT: u16 = 5001;
+/// Ethernet MTU.
+pub const MTU: usize = 1500;
+
+/// Wake-ups at one instant after which a run is declared stuck.
+const MAX_STEPS_AT_ONE_INSTANT: u32 = 100_000;
+
+/// Why a run could not be made.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum BenchError {
+    /// A socket could not be opened or a NORM engine configured.
+    #[error("set-up: {0}")]
+    Setup(String),
+    /// Too many wake-ups at one instant.
+    #[error("livelock at {at_s:.3} s")]
+    Livelock {
+        /// Virtual time, seconds.
+        at_s: f64,
+    },
+}
+
+/// A Linux-like TCP for iperf over the DD link: 64 KiB buffers, CUBIC,
+/// Nagle, 40 ms delayed ACK (Linux's minimum), a user timeout of
+/// `timeout` (`None` for the control runs).
+pub fn linux_tcp(timeout: Option<Duration>) -> TcpConfig {
+    TcpConfig {
+        window_octets: 65_535,
+        send_buffer_octets: 65_535,
+        congestion: CongestionControl::Cubic,
+        nagle: true,
+        ack_delay_ms: Some(40),
+        timeout,
+    }
+}
+
+/// What a TCP bulk run measured.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TcpRun {
+    /// Octets received by the server during the run.
+    pub received: usize,
+    /// Goodput, octets per second of the run's duration.
+    pub bytes_per_s: f64,
+    /// The connection was aborted (user timeout) before the end.
+    pub timed_out: bool,
+    /// The sender's radio counters.
+    pub radio: [DdStats; 2],
+}
+
+/// iperf -t `duration`: host 0 sends to host 1 over IPv4 or IPv6 as fast
+/// as TCP lets it for `duration`; goodput is what arrived over the
+/// duration (iperf's summary line).
+pub fn tcp_bulk(
+    channel: DdConfig,
+    ipv6: bool,
+    tcp: &TcpConfig,
+    duration: Duration,
+    seed: u64,
+) -> Result<TcpRun, BenchError> {
+    let streams = Streams::new(seed);
+    let mut medium = DdChannel::new(channel, &streams);
+    let host = |i: usize| {
+        let link = EthInterface::new(MACS[i], MACS[1 - i], MTU, 100);
+        let cidrs = [
+            IpCidr::new(IpAddress::Ipv4(IPV4[i]), 24),
+            IpCidr::new(IpAddress::Ipv6(IPV6[i]), 64),
+        ];
+        let seed = streams.stream(&format!("host/{i}")).next_u64();
+        Host::on_link(link, &cidrs, seed, Instant::ZERO)
+    };
+    let mut hosts = [host(0), host(1)];
+    let server = if ipv6 {
+        IpAddress::Ipv6(IPV6[1])
+    } else {
+        IpAddress::Ipv4(IPV4[1])
+    };
+    // Enough data never to run out: the air rate for the whole run.
+    let octets = (duration.as_secs_f64() * f64::from(channel.bit_rate) / 8.0) as usize + 1;
+    let mut receiver =
+        FileReceiver::listen(&mut hosts[1], tcp, IPERF_PORT).map_err(BenchError::Setup)?;
+    let remote = smoltcp::wire::IpEndpoint::new(server, IPERF_PORT);
+    let mut sender = FileSender::connect(
+        &mut hosts[0],
+        tcp,
+        remote,
+        49152,
+        vec![0x5A; octets],
+        Instant::ZERO,
+    )
+    .map_err(BenchError::Setup)?;
+    let end = Instant::ZERO + duration;
+    let mut now = Instant::ZERO;
+    let mut steps_here = 0u32;
+    loop {
+        // Settle at `now`.
+        loop {
+            let mut busy = false;
+            for host in &mut hosts {
+                host.poll(now);
+            }
+            sender.step(&mut hosts[0], now);
+            receiver.step(&mut hosts[1]);
+            for (i, host) in hosts.iter_mut().enumerate() {
+                host.poll(now);
+                while let Some(frame) = host.link_mut().poll_transmit() {
+                    busy = true;
+                    medium.transmit(now, StationId(i), frame);
+                }
+            }
+            while medium.poll_event().is_some() {}
+            while let Some(delivery) = medium.poll_delivery() {
+                busy = true;
+                if delivery.is_intact() {
+                    hosts[delivery.to.0]
+                        .link_mut()
+                        .handle_frame(&delivery.frame);
+                }
+            }
+            if !busy {
+                break;
+            }
+        }
+        if sender.failure().is_some() || now >= end {
+            break;
+        }
+        let next = [medium.poll_timeout()]
+            .into_iter()
+            .chain(hosts.iter_mut().map(|h| h.poll_at(now)))
+            .flatten()
+            .min();
+        // Nothing scheduled: the engines gave up (NORM) or wait for
+        // nothing (TCP aborted); the run ends here.
+        let Some(next) = next else {
+            break;
+        };
+        let next = next.max(now).min(end);
+        steps_here = if next == now { steps_here + 1 } else { 0 };
+        if steps_here > MAX_STEPS_AT_ONE_INSTANT {
+            return Err(BenchError::Livelock { at_s: secs(now) });
+        }
+        now = next;
+        medium.handle_timeout(now);
+    }
+    let received = receiver.received().len();
+    Ok(TcpRun {
+        received,
+        bytes_per_s: received as f64 / duration.as_secs_f64(),
+        timed_out: sender.failure().is_some(),
+        radio: [medium.stats(StationId(0)), medium.stats(StationId(1))],
+    })
+}
+
+/// An IPv4 datagram carrying a UDP datagram of `payload` from `from` to
+/// `to` (RFC 791, RFC 768; the UDP checksum is left 0, "no checksum",
+/// which the receiver here does not need: the radio's CRC and the
+/// Ethernet FCS guard the frame).
+pub fn udp_ipv4(from: SocketAddr, to: SocketAddr, payload: &[u8]) -> Option<Vec<u8>> {
+    let (IpAddr::V4(src), IpAddr::V4(dst)) = (from.ip(), to.ip()) else {
+        return None;
+    };
+    let total = u16::try_from(28 + payload.len()).ok()?;
+    let mut d = Vec::with_capacity(usize::from(total));
+    d.extend_from_slice(&[
+        0x45,
+        0,
+        (total >> 8) as u8,
+        total as u8,
+        0,
+        0,
+        0x40,
+        0,
+        64,
+        17,
+        0,
+        0,
+    ]);
+    d.extend_from_slice(&src.octets());
+    d.extend_from_slice(&dst.octets());
+    let sum = checksum(&d);
+    d[10..12].copy_from_slice(&sum.to_be_bytes());
+    let udp_len = total - 20;
+    d.extend_from_slice(&from.port().to_be_bytes());
+    d.extend_from_slice(&to.port().to_be_bytes());
+    d.extend_from_slice(&udp_len.to_be_bytes());
+    d.extend_from_slice(&[0, 0]);
+    d.extend_from_slice(payload);
+    Some(d)
+}
+
+/// The source and payload of a UDP/IPv4 datagram written by [`udp_ipv4`].
+pub fn parse_udp_ipv4(datagram: &[u8]) -> Option<(SocketAddr, &[u8])> {
+    if datagram.len() < 28 || datagram[0] != 0x45 || datagram[9] != 17 {
+        return None;
+    }
+    let total = usize::from(u16::from_be_bytes([datagram[2], datagram[3]]));
+    let src: [u8; 4] = datagram[12..16].try_into().ok()?;
+    let port = u16::from_be_bytes([datagram[20], datagram[21]]);
+    let payload = datagram.get(28..total)?;
+    Some((
+        SocketAddr::new(IpAddr::V4(Ipv4Addr::from(src)), port),
+        payload,
+    ))
+}
+
+/// The IPv4 header checksum (RFC 791, RFC 1071).
+fn checksum(header: &[u8]) -> u16 {
+    let mut sum: u32 = header
+        .chunks(2)
+        .map(|c| u32::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)])))
+        .sum();
+    while sum > 0xFFFF {
+        sum = (sum & 0xFFFF) + (sum >> 16);
+    }
+    !(sum as u16)
+}
+
+/// What a NORM run measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NormRun {
+    /// When the object arrived whole and its acknowledgement was back at
+    /// the sender (`None`: not within the horizon).
+    pub completed: Option<Duration>,
+    /// Goodput: object octets over the completion time.
+    pub bytes_per_s: f64,
+    /// The radios' counters.
+    pub radio: [DdStats; 2],
+    /// NORM_DATA retransmitted by the sender (repairs).
+    pub repairs: u64,
+}
+
+/// NORM at a fixed `bits_per_second` carrying `object` (an encoded bundle)
+/// from host 0 to host 1, then `receipt` (the delivery report) back from
+/// host 1 to host 0 in the same way; done when the receipt arrives or
+/// `horizon` passes. The segment size is the Ethernet MTU less the IPv4,
+/// UDP and NORM_DATA headers.
+pub fn norm_transfer(
+    channel: DdConfig,
+    bits_per_second: f64,
+    object: &[u8],
+    receipt: &[u8],
+    horizon: Duration,
+    seed: u64,
+) -> Result<NormRun, BenchError> {
+    let streams = Streams::new(seed);
+    let mut medium = DdChannel::new(channel, &streams);
+    let addr = |i: usize| SocketAddr::new(IpAddr::V4(IPV4[i]), NORM_PORT);
+    let setup = |e: String| BenchError::Setup(e);
+    let sender = |i: usize| -> Result<Sender, BenchError> {
+        let mut config = SenderConfig::new(i as NodeId + 1, addr(1 - i), bits_per_second);
+        config.segment_size = NORM_SEGMENT;
+        config.seed = streams.stream(&format!("norm/sender/{i}")).next_u64();
+        config.instance_id = 1 + i as u16;
+        Sender::new(config, Instant::ZERO).map_err(|e| setup(e.to_string()))
+    };
+    let receiver = |i: usize| {
+        let mut config = ReceiverConfig::new(i as NodeId + 1);
+        config.seed = streams.stream(&format!("norm/receiver/{i}")).next_u64();
+        Receiver::new(config)
+    };
+    let mut senders = [sender(0)?, sender(1)?];
+    let mut receivers = [receiver(0), receiver(1)];
+    senders[0]
+        .enqueue(
+            Instant::ZERO,
+            object.to_vec(),
+            linklab_norm::ObjectKind::Data,
+        )
+        .map_err(|e| setup(e.to_string()))?;
+    let mut delivered = false;
+    let mut completed = None;
+    let end = Instant::ZERO + horizon;
+    let mut now = Instant::ZERO;
+    let mut steps_here = 0u32;
+    loop {
+        loop {
+            let mut busy = false;
+            for i in 0..2 {
+                let mut out = Vec::new();
+                while let Some(t) = senders[i].poll_transmit(now) {
+                    out.push(t);
+                }
+                while let Some(t) = receivers[i].poll_transmit(now) {
+                    out.push(t);
+                }
+                for t in out {
+                    busy = true;
+                    if let Some(d) = udp_ipv4(addr(i), t.destination, &t.payload) {
+                        let frame = encapsulate(MACS[1 - i], MACS[i], ETHERTYPE_IPV4, &d);
+                        medium.transmit(now, StationId(i), frame);
+                    }
+                }
+                while senders[i].poll_event().is_some() {}
+            }
+            while medium.poll_event().is_some() {}
+            while let Some(delivery) = medium.poll_delivery() {
+                busy = true;
+                if !delivery.is_intact() {
+                    continue;
+                }
+                let j = delivery.to.0;
+                let Some((_, _, payload)) = decapsulate(&delivery.frame) else {
+                    continue;
+                };
+                let Some((from, message)) = parse_udp_ipv4(payload) else {
+                    continue;
+                };
+                // Sender traffic (NORM_DATA, NORM_CMD) goes to the
+                // receiver, feedback (NACK, ACK) to the sender: NORM's
+                // message type (RFC 5740 4.1) tells them apart.
+                let feedback = message.first().is_some_and(|b| matches!(b & 0x0F, 4 | 5));
+                if feedback {
+                    senders[j].handle_datagram(now, from, message);
+                } else {
+                    receivers[j].handle_datagram(now, from, message);
+                }
+            }
+            for (j, receiver) in receivers.iter_mut().enumerate() {
+                while let Some(event) = receiver.poll_event() {
+                    if let ReceiverEvent::ObjectCompleted { data, .. } = event {
+                        if j == 1 && !delivered && data == object {
+                            delivered = true;
+                            senders[1]
+                                .enqueue(now, receipt.to_vec(), linklab_norm::ObjectKind::Data)
+                                .map_err(|e| setup(e.to_string()))?;
+                            busy = true;
+                        } else if j == 0 && delivered && data == receipt && completed.is_none() {
+                            completed = Some(now.saturating_duration_since(Instant::ZERO));
+                        }
+                    }
+                }
+            }
+            if !busy {
+                break;
+            }
+        }
+        if completed.is_some() || now >= end {
+            break;
+        }
+        let next = [medium.poll_timeout()]
+            .into_iter()
+            .chain(senders.iter().map(Sender::poll_timeout))
+            .chain(receivers.iter().map(Receiver::poll_timeout))
+            .flatten()
+            .min();
+        // Nothing scheduled: the engines gave up (NORM) or wait for
+        // nothing (TCP aborted); the run ends here.
+        let Some(next) = next else {
+            break;
+        };
+        let next = next.max(now).min(end);
+        steps_here = if next == now { steps_here + 1 } else { 0 };
+        if steps_here > MAX_STEPS_AT_ONE_INSTANT {
+            return Err(BenchError::Livelock { at_s: secs(now) });
+        }
+        now = next;
+        medium.handle_timeout(now);
+        for s in &mut senders {
+            if s.poll_timeout().is_some_and(|t| t <= now) {
+                s.handle_timeout(now);
+            }
+        }
+        for r in &mut receivers {
+            if r.poll_timeout().is_some_and(|t| t <= now) {
+                r.handle_timeout(now);
+            }
+        }
+    }
+    let bytes_per_s = completed.map_or(0.0, |t| object.len() as f64 / t.as_secs_f64());
+    Ok(NormRun {
+        completed,
+        bytes_per_s,
+        radio: [medium.stats(StationId(0)), medium.stats(StationId(1))],
+        repairs: senders[0].stats().repairs_sent,
+    })
+}
+
+/// NORM segment size: 1500 − 20 (IPv4) − 8 (UDP) − 24 (NORM_DATA with
+/// FEC payload ID) − 16 (EXT_FTI), rounded down.
+pub const NORM_SEGMENT: u16 = 1400;
+
+/// Seconds of virtual time.
+fn secs(at: Instant) -> f64 {
+    at.as_micros() as f64 / 1e6
+}

@@ -1,0 +1,13 @@
+//! Ronan, Long and Walsh's D-STAR Digital Data measurements: the
+//! reproductions of `linklab reproduce` for
+//! [`Paper::RonanDstar`](crate::report::Paper::RonanDstar).
+//!
+//! - [`bench`](mod@bench): two PCs on the ID-1 DD channel
+//!   ([`linklab_channel::dstar`]): iperf over smoltcp TCP (IPv4, IPv6),
+//!   DTN bundles over NORM;
+//! - [`table_1`], [`table_2`]: the report sections, with checks.
+
+pub mod bench;
+mod sections;
+
+pub use sections::{hostile, table_1, table_2};

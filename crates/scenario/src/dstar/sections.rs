@@ -1,0 +1,344 @@
+//! The report sections: Table I (control configuration) and Table II
+//! (the hostile point-to-point path).
+
+use core::time::Duration;
+
+use linklab_channel::{DdConfig, ErrorModel, GilbertElliott};
+use linklab_sim::{ConfidenceInterval, Streams};
+
+use super::bench::{linux_tcp, norm_transfer, tcp_bulk, BenchError};
+use crate::report::{Check, Paper, Progress, RunOptions, Section, Table};
+
+/// Table I of the paper: min, max, average, bytes/s.
+const TABLE_1: [(&str, f64, f64, f64); 5] = [
+    ("IPv4 TCP", 8502.90, 8649.84, 8576.03),
+    ("IPv6 TCP", 5043.07, 8372.66, 7693.93),
+    ("DTN TCP-CL", 8108.23, 8306.87, 8242.80),
+    ("DTN NORM-CL 128k", 7850.68, 8267.08, 8106.88),
+    ("DTN NORM-CL 84k", 9818.84, 9926.74, 9877.13),
+];
+
+/// Octets of the 33-octet delivery report the paper's dtnsend got back.
+const RECEIPT_OCTETS: usize = 33;
+
+/// How long the runs are: the paper's, or shorter in `--quick`.
+fn lengths(opts: &RunOptions) -> (Duration, usize, usize) {
+    if opts.quick {
+        (Duration::from_secs(120), 1_000_000, 3)
+    } else {
+        (Duration::from_secs(600), 6_000_000, 10)
+    }
+}
+
+fn ci(samples: &[f64]) -> (f64, f64) {
+    ConfidenceInterval::from_samples(samples, 0.95)
+        .map_or((samples.first().copied().unwrap_or(0.0), 0.0), |c| {
+            (c.mean, c.half_width)
+        })
+}
+
+/// Table I: the five protocols on the clean channel.
+pub fn table_1(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, BenchError> {
+    let (duration, object, runs) = lengths(opts);
+    let channel = DdConfig::id1();
+    progress.add_work(4 * runs as u64);
+    let streams = Streams::new(opts.seed);
+    let seeds: Vec<u64> = (0..runs as u64)
+        .map(|r| streams.stream_index(r).next_u64())
+        .collect();
+    let mut ours: Vec<(Vec<f64>, u64)> = Vec::new();
+    for ipv6 in [false, true] {
+        let mut v = Vec::new();
+        let mut drops = 0;
+        for &seed in &seeds {
+            let run = tcp_bulk(channel, ipv6, &linux_tcp(None), duration, seed)?;
+            v.push(run.bytes_per_s);
+            drops += run.radio[0].overrun_drops;
+            progress.advance(1, "D-STAR Table I: iperf");
+        }
+        ours.push((v, drops));
+    }
+    let payload = vec![0xA5; object];
+    let receipt = vec![0x5A; RECEIPT_OCTETS];
+    for rate in [128e3, 84e3] {
+        let mut v = Vec::new();
+        let mut drops = 0;
+        for &seed in &seeds {
+            let run = norm_transfer(channel, rate, &payload, &receipt, duration * 20, seed)?;
+            v.push(run.bytes_per_s);
+            drops += run.radio[0].overrun_drops;
+            progress.advance(1, "D-STAR Table I: NORM");
+        }
+        ours.push((v, drops));
+    }
+    let rows_ours = [Some(0), Some(1), None, Some(2), Some(3)];
+    let mut table = Table {
+        id: "dstar-table-1".into(),
+        title: "Table I: D-STAR DD throughput, control configuration (bytes/s)".into(),
+        columns: [
+            "protocol",
+            "paper min",
+            "paper max",
+            "paper average",
+            "linklab mean",
+            "95% ±",
+            "radio overrun drops (all runs)",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: Vec::new(),
+    };
+    let mut checks = Vec::new();
+    let mut means = [0.0; 5];
+    for (row, (name, min, max, avg)) in TABLE_1.iter().enumerate() {
+        let Some(k) = rows_ours[row] else {
+            table.rows.push(vec![
+                name.to_string(),
+                format!("{min:.0}"),
+                format!("{max:.0}"),
+                format!("{avg:.0}"),
+                "not run".into(),
+                String::new(),
+                String::new(),
+            ]);
+            checks.push(
+                Check::relative(
+                    "ronan-dstar/table-1/dtn-tcp-cl",
+                    Paper::RonanDstar,
+                    "DTN over TCPCLv4, 6 MB bundle with delivery receipt, bytes/s",
+                    *avg,
+                    0.0,
+                    "B/s",
+                    0.15,
+                )
+                .with_note(
+                    "Not reproduced yet: the TCPCLv4 session (crates/tcpcl) and bundle agent \
+                     (crates/dtn) are not yet driven over a smoltcp socket on this link; the \
+                     check fails until they are.",
+                ),
+            );
+            continue;
+        };
+        let (samples, drops) = &ours[k];
+        let (mean, hw) = ci(samples);
+        means[row] = mean;
+        table.rows.push(vec![
+            name.to_string(),
+            format!("{min:.0}"),
+            format!("{max:.0}"),
+            format!("{avg:.0}"),
+            format!("{mean:.0}"),
+            format!("{hw:.0}"),
+            drops.to_string(),
+        ]);
+        let role = match row {
+            0 | 4 => "fit",
+            _ => "prediction",
+        };
+        checks.push(
+            Check::relative(
+                format!("ronan-dstar/table-1/{}", slug(name)),
+                Paper::RonanDstar,
+                format!("{name} average throughput, bytes/s ({role})"),
+                *avg,
+                mean,
+                "B/s",
+                0.15,
+            )
+            .with_note(format!(
+                "Mean of {runs} seeded runs ({hw:.0} B/s 95% half-width); paper range \
+                 {min:.0}-{max:.0}. The channel's turnaround and buffer were set once with \
+                 IPv4 TCP and NORM-84 as the rows to match ({role} for this row). {}",
+                if k >= 2 {
+                    "DTN over NORM is modelled as one NORM data object of the bundle's size, \
+                     its 33-octet delivery report sent back the same way; the BPv7 \
+                     encoding itself is not yet carried."
+                } else {
+                    "iperf -t: goodput over the run's duration."
+                }
+            )),
+        );
+    }
+    let (v4, v6, n128, n84) = (means[0], means[1], means[3], means[4]);
+    let gain = n84 / v4 - 1.0;
+    checks.push(
+        Check::qualitative(
+            "ronan-dstar/table-1/norm-84-best",
+            Paper::RonanDstar,
+            "NORM at 84 kbit/s is the best, about 15% above IPv4",
+            "NORM-84 about 15% above IPv4 (9877 vs 8576 B/s)",
+            format!("NORM-84 {:+.1}% over IPv4", gain * 100.0),
+            means.iter().all(|&m| m <= n84) && (0.08..=0.22).contains(&gain),
+        )
+        .with_note(
+            "Best of all rows simulated, and 8-22% above IPv4 (the paper's 15% ± 7 points).",
+        ),
+    );
+    let overrun: u64 = ours[2].1;
+    checks.push(
+        Check::qualitative(
+            "ronan-dstar/table-1/norm-128-overrun",
+            Paper::RonanDstar,
+            "NORM at 128 kbit/s overruns the channel and does worse than at 84 kbit/s",
+            "NORM-128 8107 B/s, below NORM-84 and below IPv4",
+            format!("NORM-128 {n128:.0} B/s, {overrun} radio overrun drops; NORM-84 {n84:.0}"),
+            overrun > 0 && n128 < n84 && n128 < v4,
+        )
+        .with_note(
+            "128 kbit/s of IP datagrams is more than the 128 kbit/s air carries once the DD \
+             and Ethernet framing are added, so the radio's transmit buffer overflows. In \
+             the model the overrun costs less than the paper measured: the repairs are few \
+             and NORM-128 stays above IPv4, so this check fails.",
+        ),
+    );
+    checks.push(
+        Check::qualitative(
+            "ronan-dstar/table-1/ipv6-below-ipv4",
+            Paper::RonanDstar,
+            "IPv6 below IPv4 (larger header)",
+            "IPv6 7694 < IPv4 8576 B/s",
+            format!("IPv6 {v6:.0} < IPv4 {v4:.0} B/s"),
+            v6 < v4,
+        )
+        .with_note(
+            "IPv6's header is 40 octets against IPv4's 20 (and smoltcp's TCP carries no \
+             timestamps either way), so each 1500-octet frame carries 20 octets less \
+             payload: 1.4% of the air. The paper's IPv6 average also includes runs far below \
+             the rest (min 5043 B/s), which the clean model has no cause for.",
+        ),
+    );
+    Ok(Section {
+        heading: "Table I: D-STAR DD throughput, control configuration".into(),
+        text: format!(
+            "Two PCs, each on the Ethernet port of an ID-1 in DD mode \
+             (linklab_channel::dstar: 128 kbit/s, half duplex, whole Ethernet frames on the \
+             air with {} bits of DD framing each, turnaround {} ms, transmit buffer {} \
+             octets). IPv4 and IPv6 TCP: iperf -t {} s (smoltcp, CUBIC, 64 KiB windows, \
+             40 ms delayed ACK). DTN over NORM: a {}-octet object at a fixed 128 or 84 \
+             kbit/s (segments of 1400 octets, UDP/IPv4 carried by the scenario), time to the \
+             33-octet receipt back. {runs} seeded runs per row{}.",
+            channel.frame_overhead_bits,
+            channel.turnaround.as_millis(),
+            channel.buffer_octets,
+            duration.as_secs(),
+            object,
+            if opts.quick {
+                " (--quick: 120 s and 1 MB instead of the paper's 600 s and 6 MB)"
+            } else {
+                ""
+            },
+        ),
+        tables: vec![table],
+        figures: Vec::new(),
+        checks,
+    })
+}
+
+fn slug(name: &str) -> String {
+    name.to_lowercase().replace(' ', "-")
+}
+
+/// The hostile path of Table II: Gilbert-Elliott fades, mean good spell
+/// `good_s`, mean fade `fade_s`, bit-error rate `ber_fade` in a fade.
+pub fn hostile(good_s: f64, fade_s: f64, ber_fade: f64) -> DdConfig {
+    let bit = f64::from(linklab_channel::dstar::DD_BIT_RATE);
+    let mut c = DdConfig::id1();
+    c.errors = ErrorModel::GilbertElliott(GilbertElliott {
+        p_good_to_bad: 1.0 / (good_s * bit),
+        p_bad_to_good: 1.0 / (fade_s * bit),
+        ber_good: 1e-7,
+        ber_bad: ber_fade,
+    });
+    c
+}
+
+/// Table II: completion rates on the hostile path.
+pub fn table_2(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, BenchError> {
+    let (duration, object, _) = lengths(opts);
+    let runs = if opts.quick { 4 } else { 12 };
+    let (good_s, fade_s, ber) = (60.0, 45.0, 1e-3);
+    let channel = hostile(good_s, fade_s, ber);
+    let tcp = linux_tcp(Some(Duration::from_secs(120)));
+    progress.add_work(2 * runs as u64);
+    let streams = Streams::new(opts.seed ^ 0x7ab1e2);
+    let mut tcp_done = 0;
+    let mut tcp_rates = Vec::new();
+    let mut norm_done = 0;
+    let mut norm_rates = Vec::new();
+    for r in 0..runs as u64 {
+        let seed = streams.stream_index(r).next_u64();
+        let run = tcp_bulk(channel, false, &tcp, duration, seed)?;
+        if !run.timed_out {
+            tcp_done += 1;
+        }
+        tcp_rates.push(run.bytes_per_s);
+        progress.advance(1, "D-STAR Table II: iperf");
+        let payload = vec![0xA5; object];
+        let n = norm_transfer(
+            channel,
+            84e3,
+            &payload,
+            &[0x5A; RECEIPT_OCTETS],
+            duration * 20,
+            seed,
+        )?;
+        if n.completed.is_some() {
+            norm_done += 1;
+            norm_rates.push(n.bytes_per_s);
+        }
+        progress.advance(1, "D-STAR Table II: NORM");
+    }
+    let (tcp_mean, _) = ci(&tcp_rates);
+    let (norm_mean, _) = ci(&norm_rates);
+    let table = Table {
+        id: "dstar-table-2".into(),
+        title: "Table II: hostile path, completion over seeded runs".into(),
+        columns: [
+            "protocol",
+            "paper average B/s",
+            "completed",
+            "linklab mean B/s",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: vec![
+            vec![
+                "IPv4 TCP (iperf, 120 s user timeout)".into(),
+                "1117 (12 runs timed out)".into(),
+                format!("{tcp_done}/{runs}"),
+                format!("{tcp_mean:.0}"),
+            ],
+            vec![
+                "DTN NORM-CL 84k".into(),
+                "4363 (all completed)".into(),
+                format!("{norm_done}/{runs}"),
+                format!("{norm_mean:.0}"),
+            ],
+        ],
+    };
+    let checks = vec![Check::qualitative(
+        "ronan-dstar/table-2/tcp-times-out-norm-completes",
+        Paper::RonanDstar,
+        "On the hostile path TCP transfers time out while NORM completes",
+        "12 TCP runs timed out; every NORM run completed",
+        format!("TCP completed {tcp_done}/{runs}, NORM {norm_done}/{runs}"),
+        tcp_done < runs && norm_done == runs,
+    )
+    .with_note(format!(
+        "Gilbert-Elliott fades (mean good spell {good_s} s, mean fade {fade_s} s, BER {ber} \
+         in a fade); not fitted to the paper's numbers, which depend on the weather. DTN \
+         TCP-CL is not yet run here."
+    ))];
+    Ok(Section {
+        heading: "Table II: the hostile point-to-point path".into(),
+        text: format!(
+            "The same radios with Gilbert-Elliott fades; {runs} seeded runs of iperf -t {} s \
+             (TCP user timeout 120 s) and of NORM at 84 kbit/s with a {object}-octet object \
+             (horizon 20 times as long).",
+            duration.as_secs()
+        ),
+        tables: vec![table],
+        figures: Vec::new(),
+        checks,
+    })
+}

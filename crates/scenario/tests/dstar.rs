@@ -1,0 +1,64 @@
+//! The D-STAR DD bench: every protocol run gets through a clean channel,
+//! and the quick report sections explain every check.
+
+use core::time::Duration;
+
+use linklab_channel::DdConfig;
+use linklab_scenario::dstar::bench::{linux_tcp, norm_transfer, tcp_bulk};
+use linklab_scenario::dstar::{table_1, table_2};
+use linklab_scenario::report::{NoProgress, RunOptions};
+
+#[test]
+fn tcp_over_ipv4_and_ipv6_moves_data_on_a_clean_channel() {
+    for ipv6 in [false, true] {
+        let run = tcp_bulk(
+            DdConfig::id1(),
+            ipv6,
+            &linux_tcp(None),
+            Duration::from_secs(20),
+            7,
+        )
+        .unwrap();
+        assert!(!run.timed_out);
+        // At least a quarter of the air rate's octets arrive (slow start).
+        assert!(run.received > 20 * 4_000, "{ipv6}: {}", run.received);
+    }
+}
+
+#[test]
+fn norm_delivers_the_object_and_its_receipt_back() {
+    for rate in [84e3, 128e3] {
+        let run = norm_transfer(
+            DdConfig::id1(),
+            rate,
+            &[3; 600_000],
+            &[4; 33],
+            Duration::from_secs(600),
+            11,
+        )
+        .unwrap();
+        let t = run.completed.expect("completed");
+        // No faster than the configured rate allows.
+        assert!(t.as_secs_f64() > 600_000.0 * 8.0 / rate, "{t:?}");
+        assert_eq!(run.radio[0].overrun_drops > 0, rate > 100e3, "{run:?}");
+    }
+}
+
+#[test]
+fn quick_sections_have_notes_and_tables() {
+    let opts = RunOptions {
+        quick: true,
+        ..RunOptions::default()
+    };
+    for section in [
+        table_1(&opts, &NoProgress).unwrap(),
+        table_2(&opts, &NoProgress).unwrap(),
+    ] {
+        assert!(!section.tables.is_empty());
+        assert!(!section.checks.is_empty());
+        assert!(
+            section.checks.iter().all(|c| !c.note.is_empty()),
+            "{section:?}"
+        );
+    }
+}
