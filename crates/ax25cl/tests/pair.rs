@@ -114,10 +114,9 @@ fn a_link_cut_mid_bundle_resumes_from_the_last_acknowledged_octet() {
             })
             .unwrap_or_else(|| panic!("no interruption: {case}"));
         assert!(
-            sender.cl_events.iter().any(|e| *e
-                == Event::SessionEnded {
-                    cause: Cause::LinkDown
-                }),
+            sender.cl_events.contains(&Event::SessionEnded {
+                cause: Cause::LinkDown
+            }),
             "{case}"
         );
         // The receiver kept what arrived, at least what it acknowledged (or
