@@ -24,6 +24,14 @@
 //!   again before the engine sees it. KISS carries no carrier-detect or
 //!   key-up indication to the host, so the engine gets neither hint.
 //!
+//! # Above the engines
+//! An application offers the message and consumes what arrives: by
+//! default ([`run_transfer`]) the message cut into information fields of
+//! N1 octets, the sender done when its engine has every I frame
+//! acknowledged; for the measured tables of Ronan et al. the real bundle
+//! agent over the AX.25 convergence layer (`ronan::measured`), the sender
+//! done when its CL has the bundle acknowledged.
+//!
 //! # Acknowledgement
 //! The sender sets P on the last I frame of a window
 //! (`poll_on_last_i_frame`, AX.25 v2.2 6.4.11), and the receiver answers
@@ -133,13 +141,6 @@ pub struct TransferConfig {
     pub n1: usize,
     /// Message length, octets.
     pub message_octets: usize,
-    /// The receiving application's acknowledgement of the whole message
-    /// (the DTN convergence layer acknowledges a complete bundle at once,
-    /// Ronan et al. section V.B): an information field of this many octets
-    /// the receiver sends as soon as the message is complete, its I frame
-    /// carrying N(R) for the last window. `None`: the application stays
-    /// silent and the last window is acknowledged as the stack decides.
-    pub message_ack_octets: Option<usize>,
     /// The stations' AX.25 timers and acknowledgement behaviour.
     pub stack: StackConfig,
     /// Host and TNC between engine and radio; `None` puts the engines on
@@ -158,7 +159,6 @@ impl TransferConfig {
             window,
             n1: 255,
             message_octets: 7182,
-            message_ack_octets: None,
             stack: StackConfig::model(),
             path: None,
         }
@@ -232,6 +232,9 @@ pub enum TransferError {
         /// Replications asked for.
         replications: u64,
     },
+    /// The application above the engines failed.
+    #[error("the application failed: {0}")]
+    Application(String),
     /// The receiver delivered something other than the message.
     #[error("the receiver delivered {got} octets that differ from the {sent} sent")]
     Corrupted {
@@ -253,8 +256,8 @@ enum Wake {
     Offer,
 }
 
-const SENDER: usize = 0;
-const RECEIVER: usize = 1;
+pub(crate) const SENDER: usize = 0;
+pub(crate) const RECEIVER: usize = 1;
 /// Virtual-time limit of one run: far beyond any transfer here.
 const HORIZON: Instant = Instant::from_micros(3_600_000_000);
 /// Order of the pending wake-ups in [`Bench::wakes`].
@@ -403,18 +406,97 @@ impl Station {
     }
 }
 
-struct Bench {
+/// The software above the two engines: it offers the message, consumes
+/// what the engines deliver, may answer with data of its own, and says
+/// when the sender knows the message is through.
+pub(crate) trait Application {
+    /// The message is offered to the sender at `now`.
+    fn offer(&mut self, now: Instant) -> Result<(), TransferError>;
+    /// Engine `station` raised `event` at `now`.
+    fn handle_event(&mut self, now: Instant, station: usize, event: Event);
+    /// The next data unit (one DL-DATA request) station `station` sends.
+    fn poll_send(&mut self, now: Instant, station: usize) -> Option<Vec<u8>>;
+    /// Whether the set-up above the connected link is done.
+    fn ready(&self) -> bool;
+    /// Whether the sender knows the message has arrived (`sender` is its
+    /// engine).
+    fn complete(&self, sender: &DataLink) -> bool;
+    /// Whether the receiver got the message intact.
+    fn verify(&self) -> Result<(), TransferError>;
+}
+
+/// The message cut into information fields of N1 octets and given to the
+/// sender's engine; the receiver says nothing of its own. The sender
+/// knows it is through when its engine has every I frame acknowledged.
+struct RawMessage {
+    message: Vec<u8>,
+    n1: usize,
+    to_send: VecDeque<Vec<u8>>,
+    received: Vec<u8>,
+}
+
+impl RawMessage {
+    fn new(message: Vec<u8>, n1: usize) -> RawMessage {
+        RawMessage {
+            message,
+            n1: n1.max(1),
+            to_send: VecDeque::new(),
+            received: Vec::new(),
+        }
+    }
+}
+
+impl Application for RawMessage {
+    fn offer(&mut self, _now: Instant) -> Result<(), TransferError> {
+        self.to_send = self.message.chunks(self.n1).map(<[u8]>::to_vec).collect();
+        Ok(())
+    }
+
+    fn handle_event(&mut self, _now: Instant, station: usize, event: Event) {
+        if let (RECEIVER, Event::Data { data, .. }) = (station, event) {
+            self.received.extend_from_slice(&data);
+        }
+    }
+
+    fn poll_send(&mut self, _now: Instant, station: usize) -> Option<Vec<u8>> {
+        match station {
+            SENDER => self.to_send.pop_front(),
+            _ => None,
+        }
+    }
+
+    fn ready(&self) -> bool {
+        true
+    }
+
+    fn complete(&self, sender: &DataLink) -> bool {
+        self.to_send.is_empty() && sender.unacked() == 0 && sender.queued() == 0
+    }
+
+    fn verify(&self) -> Result<(), TransferError> {
+        if self.received == self.message {
+            Ok(())
+        } else {
+            Err(TransferError::Corrupted {
+                got: self.received.len(),
+                sent: self.message.len(),
+            })
+        }
+    }
+}
+
+struct Bench<'a> {
     queue: EventQueue<Wake>,
     radio: RadioChannel,
     links: [DataLink; 2],
     stations: Option<[Station; 2]>,
     /// Pending wake-up of each component, in [`WAKES`] order.
     wakes: [Option<(Instant, EventId)>; 7],
-    received: Vec<u8>,
-    /// Length of the message.
-    message_octets: usize,
-    /// See [`TransferConfig::message_ack_octets`].
-    message_ack_octets: Option<usize>,
+    /// What offers the message, consumes what arrives and says when the
+    /// sender knows it is through.
+    app: &'a mut dyn Application,
+    /// A data unit the application gave was refused by its engine.
+    refused: Option<TransferError>,
     /// Key-ups per station so far (the tag of its current transmission).
     keyups: [u64; 2],
     /// When each of the receiver's transmissions ended, by tag.
@@ -444,8 +526,12 @@ fn pop_due<T>(line: &mut VecDeque<(Instant, T)>, now: Instant) -> Option<T> {
     }
 }
 
-impl Bench {
-    fn new(config: &TransferConfig, streams: &Streams) -> Result<Bench, TransferError> {
+impl<'a> Bench<'a> {
+    fn new(
+        config: &TransferConfig,
+        streams: &Streams,
+        app: &'a mut dyn Application,
+    ) -> Result<Bench<'a>, TransferError> {
         let mut phases = streams.stream("slot-phase");
         let slot = config.station.slot_time.as_micros().max(1);
         let mut station = || StationConfig {
@@ -486,9 +572,8 @@ impl Bench {
             links: [DataLink::new(link, a, b, &[])?, receiver],
             stations,
             wakes: [None; 7],
-            received: Vec::new(),
-            message_octets: config.message_octets,
-            message_ack_octets: config.message_ack_octets,
+            app,
+            refused: None,
             keyups: [0; 2],
             receiver_unkeys: Vec::new(),
             offered: None,
@@ -505,7 +590,7 @@ impl Bench {
 
     /// Pops one event and handles it with everything it sets off; `false`
     /// when nothing is left before the horizon.
-    fn step(&mut self, message: &[u8]) -> Result<bool, TransferError> {
+    fn step(&mut self) -> Result<bool, TransferError> {
         let Some((now, wake)) = self.queue.pop_until(HORIZON) else {
             return Ok(false);
         };
@@ -530,14 +615,15 @@ impl Bench {
             }
             Wake::Host(_) => {}
             Wake::Offer => {
-                for chunk in message.chunks(self.links[SENDER].config().n1) {
-                    self.links[SENDER].send(chunk.to_vec())?;
-                }
+                self.app.offer(now)?;
                 self.offered = Some(now);
             }
         }
         self.settle(now);
         self.t1_pending = false;
+        if let Some(error) = self.refused.take() {
+            return Err(error);
+        }
         Ok(true)
     }
 
@@ -547,6 +633,12 @@ impl Bench {
         loop {
             let mut busy = false;
             for i in [SENDER, RECEIVER] {
+                while let Some(data) = self.app.poll_send(now, i) {
+                    busy = true;
+                    if let Err(error) = self.links[i].send(data) {
+                        self.refused.get_or_insert(error.into());
+                    }
+                }
                 while let Some(frame) = self.links[i].poll_transmit(now) {
                     busy = true;
                     if i == SENDER && std::mem::take(&mut self.t1_pending) {
@@ -597,20 +689,7 @@ impl Bench {
                 self.hand_to_engine(now, i, &frame, tag);
             }
             for i in [SENDER, RECEIVER] {
-                while let Some(event) = self.links[i].poll_event() {
-                    if let (RECEIVER, Event::Data { data, .. }) = (i, event) {
-                        self.received.extend_from_slice(&data);
-                        if self.received.len() == self.message_octets {
-                            if let Some(n) = self.message_ack_octets {
-                                // The receiver never has more than this one
-                                // frame queued, so the engine accepts it.
-                                if self.links[RECEIVER].send(vec![0; n]).is_ok() {
-                                    busy = true;
-                                }
-                            }
-                        }
-                    }
-                }
+                busy |= self.events_to_app(now, i);
             }
             if !busy {
                 break;
@@ -628,6 +707,8 @@ impl Bench {
         };
         let outstanding = link.unacked();
         link.handle_frame(now, &frame);
+        // The application sees at once what this frame brought.
+        self.events_to_app(now, to);
         if to != SENDER || self.offered.is_none() {
             return;
         }
@@ -640,13 +721,24 @@ impl Bench {
                 self.t1_started = Some(now);
             }
         }
-        if sender.unacked() == 0 && sender.queued() == 0 && self.final_ack.is_none() {
+        if self.final_ack.is_none() && self.app.complete(sender) {
             self.final_ack = Some(tag);
             self.end = usize::try_from(tag)
                 .ok()
                 .and_then(|t| t.checked_sub(1))
                 .and_then(|t| self.receiver_unkeys.get(t).copied());
         }
+    }
+
+    /// Hands engine `i`'s events to the application; `true` if there were
+    /// any.
+    fn events_to_app(&mut self, now: Instant, i: usize) -> bool {
+        let mut any = false;
+        while let Some(event) = self.links[i].poll_event() {
+            any = true;
+            self.app.handle_event(now, i, event);
+        }
+        any
     }
 
     fn on_medium_event(&mut self, now: Instant, event: MediumEvent) {
@@ -767,20 +859,38 @@ pub fn run_transfer(
     config: &TransferConfig,
     streams: &Streams,
 ) -> Result<TransferOutcome, TransferError> {
+    let mut app = RawMessage::new(message(config, streams), config.n1);
+    run_transfer_with(config, streams, &mut app)
+}
+
+/// The message of `config`: its octets drawn from the stream `payload`.
+pub(crate) fn message(config: &TransferConfig, streams: &Streams) -> Vec<u8> {
     let mut payload = streams.stream("payload");
-    let message: Vec<u8> = (0..config.message_octets)
+    (0..config.message_octets)
         .map(|_| payload.below(256) as u8)
-        .collect();
-    let mut bench = Bench::new(config, streams)?;
+        .collect()
+}
+
+/// [`run_transfer`] with `app` above the engines instead of the message
+/// cut into information fields.
+pub(crate) fn run_transfer_with(
+    config: &TransferConfig,
+    streams: &Streams,
+    app: &mut dyn Application,
+) -> Result<TransferOutcome, TransferError> {
+    let mut bench = Bench::new(config, streams, app)?;
 
     // Link set-up, then a quiet channel.
     bench.links[SENDER].connect(Instant::ZERO);
     bench.settle(Instant::ZERO);
-    while !(bench.links[SENDER].state() == State::Connected
-        && bench.links[RECEIVER].state() == State::Connected
+    while !(bench
+        .links
+        .iter()
+        .all(|l| l.state() == State::Connected && l.unacked() == 0)
+        && bench.app.ready()
         && bench.quiet())
     {
-        if !bench.step(&message)? {
+        if !bench.step()? {
             return Err(bench.stalled("connect"));
         }
     }
@@ -791,16 +901,11 @@ pub fn run_transfer(
         .map_err(|_| bench.stalled("offer"))?;
 
     while bench.end.is_none() {
-        if !bench.step(&message)? {
+        if !bench.step()? {
             return Err(bench.stalled("transfer"));
         }
     }
-    if bench.received != message {
-        return Err(TransferError::Corrupted {
-            got: bench.received.len(),
-            sent: message.len(),
-        });
-    }
+    bench.app.verify()?;
     let (Some(start), Some(end)) = (bench.offered, bench.end) else {
         return Err(bench.stalled("transfer"));
     };

@@ -35,6 +35,7 @@ use crate::transfer::{run_transfer, TransferConfig, TransferError};
 #[cfg(doc)]
 use crate::report::Paper;
 
+mod cl;
 pub mod measured;
 pub mod reference;
 mod tables_2_3;
