@@ -432,7 +432,27 @@ fn bad_clients_peers_and_command_lines_do_not_take_a_node_down() {
                 "x.sock",
             ],
             2,
-            "--tcpcl-listen or at least one --peer",
+            "--tcpcl-listen, --ax25 or at least one --peer",
+        ),
+        (
+            vec![
+                "dtn",
+                "node",
+                "--eid",
+                "ipn:1.0",
+                "--store",
+                "s",
+                "--ax25",
+                "tcp:127.0.0.1:1",
+                "--mycall",
+                "N0DTN-1",
+                "--ax25-peer",
+                "N0DTN-2",
+                "--app-socket",
+                "x.sock",
+            ],
+            2,
+            "use CALL=PATTERN",
         ),
         (
             vec![
