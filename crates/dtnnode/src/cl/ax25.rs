@@ -70,6 +70,8 @@ struct Contact {
     remote: Address,
     session: Session,
     up: bool,
+    /// Why the session ended, while its link is being released.
+    ended: Option<String>,
     /// Outgoing bundles by the session's tag.
     transfers: BTreeMap<u64, TransmitId>,
 }
@@ -120,7 +122,7 @@ async fn serve(
         KissParams::default(),
         DriverOptions::default(),
     );
-    let (command_tx, mut commands) = mpsc::unbounded_channel::<(Address, LinkCommand)>();
+    let (command_tx, mut commands) = mpsc::unbounded_channel::<(SessionId, Address, LinkCommand)>();
     let mut contacts: BTreeMap<Key, Contact> = BTreeMap::new();
     let mut next_tag = 0u64;
     let why = loop {
@@ -134,6 +136,7 @@ async fn serve(
                         if let Some(mut old) = contacts.remove(&key(&remote)) {
                             old.session.link_down();
                             drain(&mut old, remote, peers, &command_tx, &handle.requests, events).await;
+                            end(old, events);
                         }
                         let mut session = match Session::new(setup.cl.clone()) {
                             Ok(session) => session,
@@ -145,6 +148,7 @@ async fn serve(
                             remote,
                             session,
                             up: false,
+                            ended: None,
                             transfers: BTreeMap::new(),
                         });
                         drain(contact, remote, peers, &command_tx, &handle.requests, events).await;
@@ -159,19 +163,22 @@ async fn serve(
                         if let Some(mut contact) = contacts.remove(&key(&remote)) {
                             contact.session.link_down();
                             drain(&mut contact, remote, peers, &command_tx, &handle.requests, events).await;
+                            end(contact, events);
                         }
                     }
                     _ => {}
                 }
             }
             command = commands.recv() => {
-                let Some((remote, command)) = command else { continue };
-                let Some(contact) = contacts.get_mut(&key(&remote)) else {
+                let Some((session, remote, command)) = command else { continue };
+                let contact = contacts.get_mut(&key(&remote)).filter(|c| c.id == session);
+                let Some(contact) = contact else {
+                    // The session is over, its Down reported or on the way.
                     if let LinkCommand::Send { transmit, .. } = command {
                         let _ = events.send(LinkEvent::Sent {
-                            session: SessionId(0),
+                            session,
                             transmit,
-                            outcome: Err(format!("no AX.25 link with {remote}")),
+                            outcome: Err(format!("the AX.25 link with {remote} is gone")),
                         });
                     }
                     continue;
@@ -217,9 +224,22 @@ async fn serve(
             events,
         )
         .await;
+        end(contact, events);
     }
     handle.task.abort();
     why
+}
+
+/// Reports the end of a contact whose link is gone.
+fn end(contact: Contact, events: &mpsc::UnboundedSender<LinkEvent>) {
+    if contact.up {
+        let _ = events.send(LinkEvent::Down {
+            session: contact.id,
+            why: contact
+                .ended
+                .unwrap_or_else(|| "the AX.25 link went down".into()),
+        });
+    }
 }
 
 /// Passes the session's events to the node and its messages to the link.
@@ -227,7 +247,7 @@ async fn drain(
     contact: &mut Contact,
     remote: Address,
     peers: &[Ax25Peer],
-    command_tx: &mpsc::UnboundedSender<(Address, LinkCommand)>,
+    command_tx: &mpsc::UnboundedSender<(SessionId, Address, LinkCommand)>,
     requests: &mpsc::UnboundedSender<Request>,
     events: &mpsc::UnboundedSender<LinkEvent>,
 ) {
@@ -248,7 +268,7 @@ async fn drain(
                 let forward = command_tx.clone();
                 tokio::spawn(async move {
                     while let Some(command) = command_rx.recv().await {
-                        if forward.send((remote, command)).is_err() {
+                        if forward.send((id, remote, command)).is_err() {
                             break;
                         }
                     }
@@ -308,14 +328,9 @@ async fn drain(
             // whole bundle again.
             Event::PartialReceived { .. } => {}
             Event::SessionEnded { cause } => {
+                // Down goes to the node once the link is released too.
                 release = cause.release_link();
-                if contact.up {
-                    contact.up = false;
-                    let _ = events.send(LinkEvent::Down {
-                        session: id,
-                        why: format!("{cause:?}"),
-                    });
-                }
+                contact.ended = Some(format!("{cause:?}"));
             }
         }
     }
