@@ -128,7 +128,12 @@ async fn serve(
     let why = loop {
         tokio::select! {
             notice = handle.notices.recv() => {
-                let Some((_, notice)) = notice else { break "the KISS driver stopped".to_string() };
+                let Some((_, notice)) = notice else {
+                    break match (&mut handle.task).await {
+                        Ok(Err(e)) => e.to_string(),
+                        _ => "the KISS driver stopped".to_string(),
+                    };
+                };
                 let Notice::Station(StationEvent::Link { remote, event }) = notice else { continue };
                 match event {
                     LinkLayerEvent::Connected { .. } => {
