@@ -11,8 +11,11 @@ use clap::{Args, Subcommand};
 use linklab_dtn::{Eid, StatusKind};
 use linklab_dtnnode::app::Message;
 use linklab_dtnnode::{
-    AppAddress, BundleRef, Client, NodeConfig, PeerSpec, ReportNotice, RouteSpec,
+    AppAddress, Ax25Options, Ax25PeerSpec, BundleRef, Client, NodeConfig, PeerSpec, ReportNotice,
+    RouteSpec,
 };
+use linklab_io::KissAddress;
+use linklab_wire::ax25::Address;
 
 /// DTN time (RFC 9171 4.2.6) is counted from 2000-01-01 00:00 UTC.
 const DTN_EPOCH_UNIX_MS: u64 = 946_684_800_000;
@@ -69,6 +72,25 @@ struct NodeArgs {
     /// neighbour's own node ID are routed to it anyway.
     #[arg(long = "peer", value_name = "tcpcl:HOST:PORT[=PATTERN]", value_parser = parse_peer)]
     peers: Vec<PeerSpec>,
+    /// Run the AX.25 connected-mode convergence layer on this KISS TNC:
+    /// tcp:HOST:PORT or serial:DEVICE:BAUD. Incoming AX.25 connections
+    /// are accepted.
+    #[arg(long, value_name = "ADDRESS", requires = "mycall")]
+    ax25: Option<KissAddress>,
+    /// With --ax25: this node's callsign and SSID, e.g. N0CALL-2.
+    #[arg(long, value_name = "CALL", requires = "ax25")]
+    mycall: Option<Address>,
+    /// With --ax25: a neighbour station, connected to when a bundle for a
+    /// destination matching PATTERN is to go, e.g. N0CALL-3=ipn:3.*
+    /// (repeat for more).
+    #[arg(long = "ax25-peer", value_name = "CALL=PATTERN", requires = "ax25",
+          value_parser = parse_ax25_peer)]
+    ax25_peers: Vec<Ax25PeerSpec>,
+    /// With --ax25: the receiver acknowledges after every N segments (and
+    /// at the end of each bundle).
+    #[arg(long, value_name = "N", default_value_t = linklab_dtnnode::cl::ax25::DEFAULT_ACK_WINDOW,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    ack_window: u32,
     /// A static route: destinations matching PATTERN (*, ipn:N.*,
     /// dtn://node/* or an endpoint ID) go to the neighbour with node ID
     /// NODE, over any session with it (repeat for more).
@@ -132,6 +154,10 @@ fn parse_peer(text: &str) -> Result<PeerSpec, String> {
     text.parse()
 }
 
+fn parse_ax25_peer(text: &str) -> Result<Ax25PeerSpec, String> {
+    text.parse()
+}
+
 fn parse_route(text: &str) -> Result<RouteSpec, String> {
     text.parse()
 }
@@ -169,16 +195,24 @@ fn node(a: NodeArgs) -> anyhow::Result<()> {
             "--eid {node_id} is not a node ID (use ipn:N.0 or dtn://name/)"
         )));
     }
-    if a.tcpcl_listen.is_none() && a.peers.is_empty() {
+    if a.tcpcl_listen.is_none() && a.peers.is_empty() && a.ax25.is_none() {
         return Err(usage(
-            "a node needs --tcpcl-listen or at least one --peer to reach other nodes".into(),
+            "a node needs --tcpcl-listen, --ax25 or at least one --peer to reach other nodes"
+                .into(),
         ));
     }
+    let ax25 = a.ax25.zip(a.mycall).map(|(kiss, mycall)| Ax25Options {
+        kiss,
+        mycall,
+        peers: a.ax25_peers,
+        ack_window: a.ack_window,
+    });
     let config = NodeConfig {
         node_id,
         store: a.store,
         tcpcl_listen: a.tcpcl_listen,
         peers: a.peers,
+        ax25,
         routes: a.routes,
         app: a.app_socket,
         retry_after: Duration::from_secs(a.retry_after),

@@ -1,5 +1,8 @@
 //! `linklab dtn node`, `send` and `recv` as a user runs them: real node
-//! processes on loopback TCPCLv4 with their stores on disk.
+//! processes on loopback TCPCLv4 (and AX.25 over the KISS hub of
+//! [`cli`]) with their stores on disk.
+
+mod cli;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -233,6 +236,80 @@ fn two_nodes_carry_files_both_ways_byte_exact_with_delivery_reports() {
 }
 
 #[test]
+fn two_nodes_carry_a_file_over_ax25_on_a_kiss_hub_with_a_delivery_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let hub = cli::Hub::start();
+    let kiss = hub.address();
+    let b = Node::start(d, "b", "ipn:2.0", &["--ax25", &kiss, "--mycall", "N0DTN-2"]);
+    let a = Node::start(
+        d,
+        "a",
+        "ipn:1.0",
+        &[
+            "--ax25",
+            &kiss,
+            "--mycall",
+            "N0DTN-1",
+            "--ax25-peer",
+            "N0DTN-2=ipn:2.*",
+            "--ack-window",
+            "4",
+            "--retry-after",
+            "1",
+        ],
+    );
+    hub.wait_for_clients(2);
+
+    // a connects to b when the bundle is routed there; b sends the report
+    // back over the same AX.25 link, to a by its node ID.
+    let file = d.join("to-b");
+    fs::write(&file, payload(3, 20_000)).unwrap();
+    let out = d.join("got-b");
+    let recv = Command::new(LINKLAB)
+        .args([
+            "dtn",
+            "recv",
+            "--endpoint",
+            "ipn:2.1",
+            "--count",
+            "1",
+            "--node",
+        ])
+        .arg(&b.socket)
+        .arg("--out")
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let sent = linklab(&[
+        "dtn",
+        "send",
+        file.to_str().unwrap(),
+        "ipn:2.1",
+        "--report",
+        "--wait",
+        "30",
+        "--node",
+        a.socket.to_str().unwrap(),
+    ]);
+    let report = text(&sent);
+    assert!(sent.status.success(), "{report}\n{}\n{}", a.log(), b.log());
+    assert!(
+        report.contains("byte report from [ipn:2.0]: time=") && report.contains("delivered"),
+        "{report}"
+    );
+    let recv = recv.wait_with_output().unwrap();
+    assert!(recv.status.success(), "{}", text(&recv));
+    assert_eq!(fs::read(&out).unwrap(), fs::read(&file).unwrap());
+    assert!(a.log().contains("(ax25 N0DTN-2) up"), "{}", a.log());
+    assert!(b.log().contains("(ax25 N0DTN-1) up"), "{}", b.log());
+    assert!(a.terminate().success());
+    assert!(b.terminate().success());
+}
+
+#[test]
 fn bad_clients_peers_and_command_lines_do_not_take_a_node_down() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -355,7 +432,27 @@ fn bad_clients_peers_and_command_lines_do_not_take_a_node_down() {
                 "x.sock",
             ],
             2,
-            "--tcpcl-listen or at least one --peer",
+            "--tcpcl-listen, --ax25 or at least one --peer",
+        ),
+        (
+            vec![
+                "dtn",
+                "node",
+                "--eid",
+                "ipn:1.0",
+                "--store",
+                "s",
+                "--ax25",
+                "tcp:127.0.0.1:1",
+                "--mycall",
+                "N0DTN-1",
+                "--ax25-peer",
+                "N0DTN-2",
+                "--app-socket",
+                "x.sock",
+            ],
+            2,
+            "use CALL=PATTERN",
         ),
         (
             vec![

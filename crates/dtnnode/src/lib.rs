@@ -9,7 +9,8 @@
 //!   agent's timers, and ends cleanly on SIGINT or SIGTERM.
 //! - [`cl`]: convergence layers, each a session task behind a small
 //!   channel contract; [`cl::tcpcl`] is TCPCLv4 (RFC 9174), passive and
-//!   active with reconnection and backoff. A received bundle is
+//!   active with reconnection and backoff; [`cl::ax25`] is the AX.25
+//!   connected-mode CL over a KISS TNC, connecting on demand. A received bundle is
 //!   acknowledged to the peer only once stored, so a node killed at any
 //!   moment loses no bundle it acknowledged, and the agent's duplicate
 //!   check means none is delivered twice.
@@ -30,5 +31,5 @@ pub mod report;
 
 pub use client::{Client, ClientError};
 pub use node::{run, NodeConfig, NodeError};
-pub use options::{AppAddress, PeerSpec, RouteSpec};
+pub use options::{AppAddress, Ax25Options, Ax25PeerSpec, PeerSpec, RouteSpec};
 pub use report::{BundleRef, ReportNotice};

@@ -18,8 +18,8 @@ use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::mpsc;
 
 use crate::app::{self, Message};
-use crate::cl::{tcpcl, LinkCommand, LinkEvent, SessionId};
-use crate::options::{AppAddress, PeerSpec, RouteSpec};
+use crate::cl::{ax25, tcpcl, LinkCommand, LinkEvent, SessionId};
+use crate::options::{AppAddress, Ax25Options, PeerSpec, RouteSpec};
 use crate::report;
 
 /// DTN time (RFC 9171 4.2.6) at the Unix epoch's 2000-01-01.
@@ -39,6 +39,8 @@ pub struct NodeConfig {
     pub tcpcl_listen: Option<String>,
     /// Neighbours to connect to.
     pub peers: Vec<PeerSpec>,
+    /// The AX.25 convergence layer over a KISS TNC.
+    pub ax25: Option<Ax25Options>,
     /// Static routes to neighbours by node ID.
     pub routes: Vec<RouteSpec>,
     /// Where applications connect.
@@ -143,6 +145,11 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
             link_tx.clone(),
         )));
     }
+    if let Some(options) = &config.ax25 {
+        tasks.push(tokio::spawn(start_ax25(
+            options, &node_text, &mut core, &link_tx,
+        )?));
+    }
     tasks.push(tokio::spawn(app_listener.serve(client_tx, node_text)));
     drop(link_tx);
 
@@ -154,6 +161,48 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
         let _ = std::fs::remove_file(path);
     }
     result
+}
+
+/// Sets up the AX.25 convergence layer: a link with a route for each
+/// configured peer, dialled on the node's demand.
+fn start_ax25(
+    options: &Ax25Options,
+    node: &str,
+    core: &mut Core,
+    events: &mpsc::UnboundedSender<LinkEvent>,
+) -> Result<impl std::future::Future<Output = ()>, NodeError> {
+    let link = linklab_link::Config::default();
+    let mut cl = linklab_ax25cl::Config::new(node)
+        .fit_frame(link.n1)
+        .map_err(|e| NodeError::Config(format!("ax25: {e}")))?;
+    cl.ack_window = options.ack_window;
+    cl.validate()
+        .map_err(|e| NodeError::Config(format!("ax25: {e}")))?;
+    let (demand, demand_rx) = mpsc::unbounded_channel();
+    let mut peers = Vec::new();
+    for peer in &options.peers {
+        let id = core.new_link();
+        core.agent.add_route(peer.pattern.clone(), id);
+        // Up for the agent while no session carries it, so that bundles
+        // routed there come out and ask for a connection.
+        core.agent.link_up(id, None);
+        core.dialers.insert(id, demand.clone());
+        peers.push(ax25::Ax25Peer {
+            call: peer.call,
+            link: id,
+        });
+    }
+    eprintln!(
+        "linklab dtn node: ax25 as {} on {}",
+        options.mycall, options.kiss
+    );
+    let setup = ax25::Ax25Setup {
+        kiss: options.kiss.clone(),
+        mycall: options.mycall,
+        link,
+        cl,
+    };
+    Ok(ax25::run(setup, peers, demand_rx, events.clone()))
 }
 
 /// The listening socket of the application interface.
@@ -291,6 +340,10 @@ struct Core {
     /// The sessions carrying each link that is up.
     carriers: BTreeMap<LinkId, Vec<SessionId>>,
     sessions: BTreeMap<SessionId, Neighbour>,
+    /// Links whose convergence layer connects when told it is wanted: the
+    /// agent sees them up, and a transmission on one with no session asks
+    /// for a connection and waits `retry_after`.
+    dialers: BTreeMap<LinkId, mpsc::UnboundedSender<LinkId>>,
     flights: BTreeMap<TransmitId, (SessionId, LinkId)>,
     clients: BTreeMap<ClientId, Client>,
     registrations: BTreeMap<Eid, ClientId>,
@@ -311,6 +364,7 @@ impl Core {
             by_node: BTreeMap::new(),
             carriers: BTreeMap::new(),
             sessions: BTreeMap::new(),
+            dialers: BTreeMap::new(),
             flights: BTreeMap::new(),
             clients: BTreeMap::new(),
             registrations: BTreeMap::new(),
@@ -420,7 +474,12 @@ impl Core {
                 Some(session) if sent => {
                     self.flights.insert(transmit.id, (session, transmit.link));
                 }
-                _ => self.agent.transfer_failed(now, transmit.id),
+                _ => {
+                    if let Some(dialer) = self.dialers.get(&transmit.link) {
+                        let _ = dialer.send(transmit.link);
+                    }
+                    self.agent.transfer_failed(now, transmit.id)
+                }
             }
         }
         while let Some(delivery) = self.agent.poll_delivery() {
@@ -562,6 +621,9 @@ impl Core {
                             self.carriers.remove(link);
                             // Its transfers go again on the next contact.
                             self.agent.link_down(*link);
+                            if self.dialers.contains_key(link) {
+                                self.agent.link_up(*link, None);
+                            }
                         }
                     }
                 }

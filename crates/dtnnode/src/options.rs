@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use linklab_dtn::{Eid, EidPattern};
+use linklab_io::KissAddress;
+use linklab_wire::ax25::Address;
 
 /// A neighbour the node connects to: `tcpcl:HOST:PORT`, optionally
 /// `=PATTERN` for the destinations routed to it.
@@ -45,6 +47,49 @@ impl FromStr for PeerSpec {
             address: address.to_string(),
             pattern,
         })
+    }
+}
+
+/// The AX.25 convergence layer: a KISS TNC, the node's callsign, the
+/// neighbours it connects to and the receiver's `ack_window`.
+#[derive(Debug, Clone)]
+pub struct Ax25Options {
+    /// The TNC.
+    pub kiss: KissAddress,
+    /// The node's callsign and SSID.
+    pub mycall: Address,
+    /// Neighbours connected to when bundles are routed to them.
+    pub peers: Vec<Ax25PeerSpec>,
+    /// An ACK_SEGMENT after every this many DATA_SEGMENTs.
+    pub ack_window: u32,
+}
+
+/// A neighbour over AX.25: `CALL=PATTERN`, bundles for endpoints matching
+/// `PATTERN` go to the station `CALL`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ax25PeerSpec {
+    /// Its callsign and SSID.
+    pub call: Address,
+    /// The destinations routed to it.
+    pub pattern: EidPattern,
+}
+
+impl FromStr for Ax25PeerSpec {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Ax25PeerSpec, String> {
+        let Some((call, pattern)) = text.split_once('=') else {
+            return Err(format!(
+                "AX.25 peer {text:?}: use CALL=PATTERN, e.g. N0CALL-2=ipn:2.*"
+            ));
+        };
+        let call = call
+            .parse()
+            .map_err(|e| format!("AX.25 peer {text:?}: {e}"))?;
+        let pattern = pattern
+            .parse()
+            .map_err(|e| format!("AX.25 peer {text:?}: {e}"))?;
+        Ok(Ax25PeerSpec { call, pattern })
     }
 }
 
@@ -131,6 +176,8 @@ mod tests {
         assert_eq!(peer.pattern, Some("ipn:2.*".parse().unwrap()));
         let peer: PeerSpec = "tcpcl:localhost:4556".parse().unwrap();
         assert_eq!(peer.pattern, None);
+        let peer: Ax25PeerSpec = "N0CALL-2=ipn:2.*".parse().unwrap();
+        assert_eq!(peer.call.ssid(), 2);
         let route: RouteSpec = "dtn://far/*=dtn://near/".parse().unwrap();
         assert_eq!(route.next_hop, "dtn://near/".parse::<Eid>().unwrap());
         assert_eq!(
@@ -159,6 +206,14 @@ mod tests {
             ("ipn:2.*=ipn:2.1", "not a node ID"),
         ] {
             let e = bad.parse::<RouteSpec>().unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+        for (bad, why) in [
+            ("N0CALL-2", "use CALL=PATTERN"),
+            ("N0CALL-99=ipn:2.*", "AX.25 peer"),
+            ("N0CALL-2=nonsense", "bad endpoint pattern"),
+        ] {
+            let e = bad.parse::<Ax25PeerSpec>().unwrap_err();
             assert!(e.contains(why), "{bad}: {e}");
         }
         let e = "10.1.2.3:7000".parse::<AppAddress>().unwrap_err();

@@ -18,16 +18,17 @@
 //! - it ends the session on [`LinkCommand::Close`], and sends
 //!   [`LinkEvent::Down`] when the session is over, whatever the cause.
 //!
-//! [`tcpcl`] is TCPCLv4 (RFC 9174) over TCP, active and passive. A new
-//! convergence layer (the AX.25 connected-mode CL over KISS) is another
-//! module here whose session task keeps the same contract, plus the option
-//! in the node's configuration that starts it.
+//! [`tcpcl`] is TCPCLv4 (RFC 9174) over TCP, active and passive; [`ax25`]
+//! is the AX.25 connected-mode CL over a KISS TNC, which connects to a
+//! configured peer when the node asks for it (a bundle is routed there
+//! and no session carries that link).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use linklab_dtn::{LinkId, TransmitId};
 use tokio::sync::{mpsc, oneshot};
 
+pub mod ax25;
 pub mod tcpcl;
 
 /// One session of a convergence layer within the node.
