@@ -2,7 +2,6 @@
 //! that use it, `send` (a file as one bundle, with the delivery report
 //! awaited and timed) and `recv` (bundles for an endpoint, to files).
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -17,24 +16,10 @@ use linklab_dtnnode::{
 use linklab_io::KissAddress;
 use linklab_wire::ax25::Address;
 
+use crate::usage::usage;
+
 /// DTN time (RFC 9171 4.2.6) is counted from 2000-01-01 00:00 UTC.
 const DTN_EPOCH_UNIX_MS: u64 = 946_684_800_000;
-
-/// A command line that cannot work as given (exit status 2).
-#[derive(Debug)]
-pub struct UsageError(String);
-
-impl fmt::Display for UsageError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
-
-fn usage(text: String) -> anyhow::Error {
-    anyhow::Error::new(UsageError(text))
-}
 
 /// `linklab dtn` and its actions.
 #[derive(Args)]

@@ -3,7 +3,6 @@
 //! run by [`linklab_io::ip_driver`], with one action: ping a neighbour,
 //! serve TCP file transfers, or send a file.
 
-use std::fmt;
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -20,22 +19,7 @@ use linklab_wire::monitor;
 use smoltcp::wire::{IpAddress, IpCidr, IpEndpoint};
 
 use crate::link_cmd::{block_on, CommonArgs};
-
-/// A command line that cannot work as given (exit status 2).
-#[derive(Debug)]
-pub struct UsageError(String);
-
-impl fmt::Display for UsageError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
-
-fn usage(text: String) -> anyhow::Error {
-    anyhow::Error::new(UsageError(text))
-}
+use crate::usage::usage;
 
 /// Options of every `linklab ip` action.
 #[derive(Args)]

@@ -8,6 +8,7 @@ mod model;
 mod reproduce;
 mod sim_cmd;
 mod table;
+mod usage;
 mod windows;
 
 use std::process::ExitCode;
@@ -66,10 +67,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("linklab: error: {e:#}");
-            if e.is::<sim_cmd::InputError>()
-                || e.is::<ip_cmd::UsageError>()
-                || e.is::<dtn_cmd::UsageError>()
-            {
+            if e.is::<sim_cmd::InputError>() || e.is::<usage::UsageError>() {
                 ExitCode::from(2)
             } else {
                 ExitCode::FAILURE
