@@ -132,6 +132,54 @@ fn sent_id(output: &Output) -> Option<String> {
         .find_map(|l| l.split_once(" as bundle ").map(|(_, id)| id.to_string()))
 }
 
+/// Sends `file` from node `from` to `endpoint` on node `to` with
+/// `linklab dtn send --report --wait WAIT_S`, while `linklab dtn recv`
+/// takes one bundle for `endpoint` on `to` into `out`; the two outputs (the
+/// receiver is stopped if the send fails).
+fn send_with_report(
+    from: &Node,
+    to: &Node,
+    endpoint: &str,
+    file: &Path,
+    out: &Path,
+    wait_s: &str,
+) -> (Output, Output) {
+    let mut recv = Command::new(LINKLAB)
+        .args([
+            "dtn",
+            "recv",
+            "--endpoint",
+            endpoint,
+            "--count",
+            "1",
+            "--node",
+        ])
+        .arg(&to.socket)
+        .arg("--out")
+        .arg(out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let sent = linklab(&[
+        "dtn",
+        "send",
+        file.to_str().unwrap(),
+        endpoint,
+        "--report",
+        "--wait",
+        wait_s,
+        "--node",
+        from.socket.to_str().unwrap(),
+    ]);
+    if !sent.status.success() {
+        // Nothing will arrive: stop the receiver so the caller's
+        // assertions on `sent` report the failure.
+        let _ = recv.kill();
+    }
+    (sent, recv.wait_with_output().unwrap())
+}
+
 #[test]
 fn two_nodes_carry_files_both_ways_byte_exact_with_delivery_reports() {
     let dir = tempfile::tempdir().unwrap();
@@ -144,41 +192,13 @@ fn two_nodes_carry_files_both_ways_byte_exact_with_delivery_reports() {
     let file = d.join("to-b");
     fs::write(&file, payload(1, 150_000)).unwrap();
     let out = d.join("got-b");
-    let recv = Command::new(LINKLAB)
-        .args([
-            "dtn",
-            "recv",
-            "--endpoint",
-            "ipn:2.1",
-            "--count",
-            "1",
-            "--node",
-        ])
-        .arg(&b.socket)
-        .arg("--out")
-        .arg(&out)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let sent = linklab(&[
-        "dtn",
-        "send",
-        file.to_str().unwrap(),
-        "ipn:2.1",
-        "--report",
-        "--wait",
-        "20",
-        "--node",
-        a.socket.to_str().unwrap(),
-    ]);
+    let (sent, recv) = send_with_report(&a, &b, "ipn:2.1", &file, &out, "20");
     let report = text(&sent);
     assert!(sent.status.success(), "{report}\n{}", a.log());
     assert!(
         report.contains("byte report from [ipn:2.0]: time=") && report.contains("delivered"),
         "{report}"
     );
-    let recv = recv.wait_with_output().unwrap();
     assert!(recv.status.success(), "{}", text(&recv));
     assert_eq!(fs::read(&out).unwrap(), fs::read(&file).unwrap());
     let id = sent_id(&sent).expect("send names the bundle");
@@ -189,37 +209,9 @@ fn two_nodes_carry_files_both_ways_byte_exact_with_delivery_reports() {
     fs::write(&file, payload(2, 70_000)).unwrap();
     let out_dir = d.join("got-a");
     fs::create_dir(&out_dir).unwrap();
-    let recv = Command::new(LINKLAB)
-        .args([
-            "dtn",
-            "recv",
-            "--endpoint",
-            "ipn:1.7",
-            "--count",
-            "1",
-            "--node",
-        ])
-        .arg(&a.socket)
-        .arg("--out")
-        .arg(&out_dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let sent = linklab(&[
-        "dtn",
-        "send",
-        file.to_str().unwrap(),
-        "ipn:1.7",
-        "--report",
-        "--wait",
-        "20",
-        "--node",
-        b.socket.to_str().unwrap(),
-    ]);
+    let (sent, recv) = send_with_report(&b, &a, "ipn:1.7", &file, &out_dir, "20");
     assert!(sent.status.success(), "{}\n{}", text(&sent), b.log());
     assert!(text(&sent).contains("byte report from [ipn:1.0]"));
-    let recv = recv.wait_with_output().unwrap();
     assert!(recv.status.success(), "{}", text(&recv));
     let files: Vec<_> = fs::read_dir(&out_dir).unwrap().collect();
     assert_eq!(files.len(), 1);
@@ -266,41 +258,13 @@ fn two_nodes_carry_a_file_over_ax25_on_a_kiss_hub_with_a_delivery_report() {
     let file = d.join("to-b");
     fs::write(&file, payload(3, 20_000)).unwrap();
     let out = d.join("got-b");
-    let recv = Command::new(LINKLAB)
-        .args([
-            "dtn",
-            "recv",
-            "--endpoint",
-            "ipn:2.1",
-            "--count",
-            "1",
-            "--node",
-        ])
-        .arg(&b.socket)
-        .arg("--out")
-        .arg(&out)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let sent = linklab(&[
-        "dtn",
-        "send",
-        file.to_str().unwrap(),
-        "ipn:2.1",
-        "--report",
-        "--wait",
-        "30",
-        "--node",
-        a.socket.to_str().unwrap(),
-    ]);
+    let (sent, recv) = send_with_report(&a, &b, "ipn:2.1", &file, &out, "30");
     let report = text(&sent);
     assert!(sent.status.success(), "{report}\n{}\n{}", a.log(), b.log());
     assert!(
         report.contains("byte report from [ipn:2.0]: time=") && report.contains("delivered"),
         "{report}"
     );
-    let recv = recv.wait_with_output().unwrap();
     assert!(recv.status.success(), "{}", text(&recv));
     assert_eq!(fs::read(&out).unwrap(), fs::read(&file).unwrap());
     assert!(a.log().contains("(ax25 N0DTN-2) up"), "{}", a.log());
