@@ -11,12 +11,13 @@ use linklab_link::Instant;
 use linklab_wire::ax25::Address;
 use linklab_wire::kiss;
 use thiserror::Error;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::sleep_until;
 
 use crate::address::KissStream;
+use crate::kiss_writer::KissWriter;
 use crate::params::KissParams;
 use crate::station::{Station, StationError, StationEvent};
 
@@ -138,21 +139,8 @@ pub async fn run(
     notices: mpsc::UnboundedSender<(Duration, Notice)>,
 ) -> Result<(), DriverError> {
     let start = tokio::time::Instant::now();
-    let (mut reader, mut writer) = tokio::io::split(stream);
-    // Writes go through their own task so a slow TNC never stalls reading.
-    let (write_tx, mut write_rx) = mpsc::unbounded_channel::<Vec<u8>>();
-    let mut write_task = tokio::spawn(async move {
-        while let Some(bytes) = write_rx.recv().await {
-            writer.write_all(&bytes).await?;
-            writer.flush().await?;
-        }
-        writer.shutdown().await.ok();
-        Ok::<(), std::io::Error>(())
-    });
-    let setup = params.encode();
-    if !setup.is_empty() {
-        write_tx.send(setup).ok();
-    }
+    let (mut reader, writer) = tokio::io::split(stream);
+    let mut writer = KissWriter::spawn(writer, &params);
     let port = params.port;
     let mut shutdown_at: Option<tokio::time::Instant> = None;
     let mut buf = vec![0u8; 4096];
@@ -169,9 +157,7 @@ pub async fn run(
                 &mut out,
             );
         }
-        if !out.is_empty() {
-            write_tx.send(out).ok();
-        }
+        writer.send(out);
         let at = start.elapsed();
         while let Some(event) = station.poll_event() {
             notices.send((at, Notice::Station(event))).ok();
@@ -221,20 +207,9 @@ pub async fn run(
                 }
                 station.handle_timeout(instant(start));
             },
-            written = &mut write_task => {
-                break Err(DriverError::Write(match written {
-                    Ok(Err(e)) => e,
-                    _ => std::io::Error::other("writer stopped"),
-                }));
-            },
+            written = &mut writer.task => break Err(KissWriter::failed(written)),
         }
     };
-    if result.is_ok() {
-        // Flush: let the writer send everything queued, then close.
-        drop(write_tx);
-        if let Ok(Err(e)) = write_task.await {
-            return Err(DriverError::Write(e));
-        }
-    }
-    result
+    result?;
+    writer.finish().await
 }

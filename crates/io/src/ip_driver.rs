@@ -11,13 +11,13 @@ use core::time::Duration;
 
 use linklab_ip::Host;
 use linklab_link::{Instant, State};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::sync::mpsc;
+use tokio::io::AsyncReadExt;
 use tokio::time::sleep_until;
 
 use crate::address::KissStream;
 use crate::driver::{instant, DriverError};
 use crate::ip_station::{IpEvent, IpStation};
+use crate::kiss_writer::KissWriter;
 use crate::params::KissParams;
 
 /// Shortest sleep of the loop, so that a component asking for attention
@@ -73,21 +73,8 @@ pub async fn run<A: Application>(
     options: IpDriverOptions,
 ) -> Result<(), DriverError> {
     let start = tokio::time::Instant::now();
-    let (mut reader, mut writer) = tokio::io::split(stream);
-    // Writes go through their own task so a slow TNC never stalls reading.
-    let (write_tx, mut write_rx) = mpsc::unbounded_channel::<Vec<u8>>();
-    let mut write_task = tokio::spawn(async move {
-        while let Some(bytes) = write_rx.recv().await {
-            writer.write_all(&bytes).await?;
-            writer.flush().await?;
-        }
-        writer.shutdown().await.ok();
-        Ok::<(), std::io::Error>(())
-    });
-    let setup = params.encode();
-    if !setup.is_empty() {
-        write_tx.send(setup).ok();
-    }
+    let (mut reader, writer) = tokio::io::split(stream);
+    let mut writer = KissWriter::spawn(writer, &params);
     let mut phase = Phase::Running;
     let mut interrupts = 0u32;
     let mut buf = vec![0u8; 4096];
@@ -100,9 +87,7 @@ pub async fn run<A: Application>(
         while let Some(bytes) = station.poll_transmit(now) {
             out.extend_from_slice(&bytes);
         }
-        if !out.is_empty() {
-            write_tx.send(out).ok();
-        }
+        writer.send(out);
         let at = start.elapsed();
         while let Some(event) = station.poll_event() {
             app.event(at, event);
@@ -163,20 +148,9 @@ pub async fn run<A: Application>(
                 }
                 app.interrupt(instant(start));
             },
-            written = &mut write_task => {
-                break Err(DriverError::Write(match written {
-                    Ok(Err(e)) => e,
-                    _ => std::io::Error::other("writer stopped"),
-                }));
-            },
+            written = &mut writer.task => break Err(KissWriter::failed(written)),
         }
     };
-    if result.is_ok() {
-        // Flush: let the writer send everything queued, then close.
-        drop(write_tx);
-        if let Ok(Err(e)) = write_task.await {
-            return Err(DriverError::Write(e));
-        }
-    }
-    result
+    result?;
+    writer.finish().await
 }

@@ -21,6 +21,7 @@ pub mod driver;
 pub mod ip_driver;
 mod ip_station;
 mod kiss_input;
+mod kiss_writer;
 mod params;
 mod station;
 
