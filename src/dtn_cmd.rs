@@ -10,11 +10,12 @@ use clap::{Args, Subcommand};
 use linklab_dtn::{Eid, StatusKind};
 use linklab_dtnnode::app::Message;
 use linklab_dtnnode::{
-    AppAddress, Ax25Options, Ax25PeerSpec, BundleRef, Client, NodeConfig, PeerSpec, ReportNotice,
-    RouteSpec,
+    AppAddress, Ax25LinkOptions, Ax25Options, Ax25PeerSpec, BundleRef, Client, NodeConfig,
+    PeerSpec, ReportNotice, RouteSpec,
 };
 use linklab_io::KissAddress;
 use linklab_wire::ax25::Address;
+use linklab_wire::control::Modulus;
 
 use crate::usage::usage;
 
@@ -76,6 +77,26 @@ struct NodeArgs {
     #[arg(long, value_name = "N", default_value_t = linklab_dtnnode::cl::ax25::DEFAULT_ACK_WINDOW,
           value_parser = clap::value_parser!(u32).range(1..))]
     ack_window: u32,
+    /// With --ax25: initial T1, the acknowledgement timer (FRACK), in
+    /// milliseconds [default: 3000].
+    #[arg(long, value_name = "MS", requires = "ax25")]
+    ax25_t1_ms: Option<u64>,
+    /// With --ax25: N2, the most tries of one frame [default: 10].
+    #[arg(long, value_name = "N", requires = "ax25")]
+    ax25_n2: Option<u8>,
+    /// With --ax25: the window k (1-7 modulo 8, 1-64 modulo 128)
+    /// [default: 7 or 32].
+    #[arg(long, value_name = "K", requires = "ax25")]
+    ax25_window: Option<u8>,
+    /// With --ax25: PACLEN, the largest information field (N1) in octets,
+    /// 7-2048; each DATA_SEGMENT fills one [default: 256].
+    #[arg(long, value_name = "N", requires = "ax25")]
+    ax25_paclen: Option<usize>,
+    /// With --ax25: modulus of the links this node sets up, 8 (SABM) or
+    /// 128 (SABME, falling back to SABM) [default: 128].
+    #[arg(long, value_name = "8|128", requires = "ax25",
+          value_parser = linklab_dtnnode::options::parse_modulus)]
+    ax25_modulus: Option<Modulus>,
     /// A static route: destinations matching PATTERN (*, ipn:N.*,
     /// dtn://node/* or an endpoint ID) go to the neighbour with node ID
     /// NODE, over any session with it (repeat for more).
@@ -191,6 +212,13 @@ fn node(a: NodeArgs) -> anyhow::Result<()> {
         mycall,
         peers: a.ax25_peers,
         ack_window: a.ack_window,
+        link: Ax25LinkOptions {
+            t1: a.ax25_t1_ms.map(Duration::from_millis),
+            n2: a.ax25_n2,
+            window: a.ax25_window,
+            paclen: a.ax25_paclen,
+            modulus: a.ax25_modulus,
+        },
     });
     let config = NodeConfig {
         node_id,

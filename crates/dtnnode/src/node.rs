@@ -171,7 +171,7 @@ fn start_ax25(
     core: &mut Core,
     events: &mpsc::UnboundedSender<LinkEvent>,
 ) -> Result<impl std::future::Future<Output = ()>, NodeError> {
-    let link = linklab_link::Config::default();
+    let link = options.link.config().map_err(NodeError::Config)?;
     let mut cl = linklab_ax25cl::Config::new(node)
         .fit_frame(link.n1)
         .map_err(|e| NodeError::Config(format!("ax25: {e}")))?;
@@ -342,9 +342,13 @@ struct Core {
     sessions: BTreeMap<SessionId, Neighbour>,
     /// Links whose convergence layer connects when told it is wanted: the
     /// agent sees them up, and a transmission on one with no session asks
-    /// for a connection and waits `retry_after`.
+    /// for a connection at once and waits in `waiting`.
     dialers: BTreeMap<LinkId, mpsc::UnboundedSender<LinkId>>,
-    flights: BTreeMap<TransmitId, (SessionId, LinkId)>,
+    /// Transmissions on a dialer's link while no session carries it, in
+    /// the order the agent gave them: handed to the first session up.
+    waiting: BTreeMap<LinkId, Vec<(TransmitId, Vec<u8>)>>,
+    /// Transmissions handed to a session: its link and the bundle's length.
+    flights: BTreeMap<TransmitId, (SessionId, LinkId, usize)>,
     clients: BTreeMap<ClientId, Client>,
     registrations: BTreeMap<Eid, ClientId>,
     /// Deliveries handed out and not yet confirmed, with the connection
@@ -365,6 +369,7 @@ impl Core {
             carriers: BTreeMap::new(),
             sessions: BTreeMap::new(),
             dialers: BTreeMap::new(),
+            waiting: BTreeMap::new(),
             flights: BTreeMap::new(),
             clients: BTreeMap::new(),
             registrations: BTreeMap::new(),
@@ -461,25 +466,20 @@ impl Core {
                 .get(&transmit.link)
                 .and_then(|sessions| sessions.first())
                 .copied();
-            let sent = carrier.is_some_and(|session| {
-                self.sessions[&session]
-                    .commands
-                    .send(LinkCommand::Send {
-                        transmit: transmit.id,
-                        octets: transmit.octets,
-                    })
-                    .is_ok()
-            });
-            match carrier {
-                Some(session) if sent => {
-                    self.flights.insert(transmit.id, (session, transmit.link));
+            match (carrier, self.dialers.get(&transmit.link)) {
+                (Some(session), _) => {
+                    self.hand_over(now, session, transmit.link, transmit.id, transmit.octets)
                 }
-                _ => {
-                    if let Some(dialer) = self.dialers.get(&transmit.link) {
-                        let _ = dialer.send(transmit.link);
-                    }
-                    self.agent.transfer_failed(now, transmit.id)
+                (None, Some(dialer)) => {
+                    // The convergence layer connects at once; the bundle
+                    // goes as soon as the session is up.
+                    let _ = dialer.send(transmit.link);
+                    self.waiting
+                        .entry(transmit.link)
+                        .or_default()
+                        .push((transmit.id, transmit.octets));
                 }
+                (None, None) => self.agent.transfer_failed(now, transmit.id),
             }
         }
         while let Some(delivery) = self.agent.poll_delivery() {
@@ -493,6 +493,27 @@ impl Core {
             self.on_agent_event(event);
         }
         Ok(())
+    }
+
+    /// Gives transmission `transmit` on `link` to `session`.
+    fn hand_over(
+        &mut self,
+        now: Instant,
+        session: SessionId,
+        link: LinkId,
+        transmit: TransmitId,
+        octets: Vec<u8>,
+    ) {
+        let length = octets.len();
+        let sent = self.sessions[&session]
+            .commands
+            .send(LinkCommand::Send { transmit, octets })
+            .is_ok();
+        if sent {
+            self.flights.insert(transmit, (session, link, length));
+        } else {
+            self.agent.transfer_failed(now, transmit);
+        }
     }
 
     fn offer(&self, client: ClientId, delivery: &Delivery) {
@@ -558,6 +579,13 @@ impl Core {
                     carriers.push(session);
                 }
                 eprintln!("linklab dtn node: session with {peer} ({remote}) up");
+                let waiting: Vec<(LinkId, TransmitId, Vec<u8>)> = links
+                    .iter()
+                    .flat_map(|link| {
+                        let queued = self.waiting.remove(link).unwrap_or_default();
+                        queued.into_iter().map(|(t, o)| (*link, t, o))
+                    })
+                    .collect();
                 self.sessions.insert(
                     session,
                     Neighbour {
@@ -567,6 +595,9 @@ impl Core {
                         links,
                     },
                 );
+                for (link, transmit, octets) in waiting {
+                    self.hand_over(now, session, link, transmit, octets);
+                }
             }
             LinkEvent::Received {
                 session,
@@ -586,6 +617,54 @@ impl Core {
                     Err(e) => eprintln!("linklab dtn node: a bundle from {from} is refused: {e}"),
                 }
                 let _ = stored.send(());
+            }
+            LinkEvent::PartialReceived {
+                session,
+                octets,
+                stored,
+            } => {
+                let from = self
+                    .sessions
+                    .get(&session)
+                    .map_or_else(|| "a peer".to_string(), |n| n.peer.clone());
+                let length = octets.len();
+                match self.agent.handle_partial_bundle(now, &octets) {
+                    Ok(Some(Reception::Accepted(id))) => eprintln!(
+                        "linklab dtn node: kept the first {length} octets of an interrupted bundle from {from} as {id}"
+                    ),
+                    Ok(Some(Reception::Duplicate(id))) => {
+                        eprintln!("linklab dtn node: {id} from {from} was here already")
+                    }
+                    Ok(Some(Reception::Discarded { bundle, reason })) => {
+                        eprintln!("linklab dtn node: {bundle} from {from} discarded ({reason:?})")
+                    }
+                    Ok(None) => eprintln!(
+                        "linklab dtn node: the first {length} octets of an interrupted bundle from {from} are too few to keep"
+                    ),
+                    Err(ReceiveError::Store(e)) => return Err(e.into()),
+                    Err(e) => eprintln!(
+                        "linklab dtn node: the first {length} octets of an interrupted bundle from {from} are refused: {e}"
+                    ),
+                }
+                let _ = stored.send(());
+            }
+            LinkEvent::Interrupted {
+                transmit,
+                acknowledged,
+                ..
+            } => {
+                if let Some((session, _, length)) = self.flights.remove(&transmit) {
+                    let to = self
+                        .sessions
+                        .get(&session)
+                        .map_or_else(|| "a peer".to_string(), |n| n.peer.clone());
+                    eprintln!(
+                        "linklab dtn node: a transfer to {to} broke off after {acknowledged} of {length} octets acknowledged"
+                    );
+                    // The rest goes again as a fragment (or the whole
+                    // bundle, if nothing of its payload got through).
+                    self.agent.transfer_partial(now, transmit, acknowledged)?;
+                }
             }
             LinkEvent::Sent {
                 transmit, outcome, ..
@@ -611,8 +690,8 @@ impl Core {
                 let lost: Vec<(TransmitId, LinkId)> = self
                     .flights
                     .iter()
-                    .filter(|(_, (s, _))| *s == session)
-                    .map(|(t, (_, l))| (*t, *l))
+                    .filter(|(_, (s, _, _))| *s == session)
+                    .map(|(t, (_, l, _))| (*t, *l))
                     .collect();
                 for link in &neighbour.links {
                     if let Some(carriers) = self.carriers.get_mut(link) {

@@ -7,9 +7,18 @@
 //! Each AX.25 link is one session of the node's contract ([`super`]):
 //! `Established` is [`LinkEvent::Up`]; a received bundle is acknowledged
 //! only once stored, because the session's queued ACK_SEGMENT goes out
-//! after the node answers; an outgoing bundle interrupted by a link loss
-//! is reported as a failed transfer and sent again whole on the next
-//! contact.
+//! after the node answers. A link lost inside a bundle is reactive
+//! fragmentation (Ronan et al., section V.B; RFC 9171 5.8): the sender
+//! reports the octets the peer acknowledged ([`LinkEvent::Interrupted`]),
+//! so that only the rest goes again, as a fragment, and the receiver hands
+//! the node the CRC-checked octets that arrived
+//! ([`LinkEvent::PartialReceived`]) before the session's
+//! [`LinkEvent::Down`].
+//!
+//! A configured peer is connected to as soon as the node has a bundle for
+//! it; a connection that fails is tried again with a backoff, from
+//! [`MIN_CONNECT_BACKOFF`] doubling up to [`MAX_CONNECT_BACKOFF`], until
+//! it is made.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -18,9 +27,10 @@ use linklab_ax25cl::wire::RefuseReason;
 use linklab_ax25cl::{Event, Session};
 use linklab_dtn::{LinkId, TransmitId};
 use linklab_io::{
-    driver, DriverOptions, KissAddress, KissParams, Notice, Request, Station, StationEvent,
+    driver, DriverOptions, KissAddress, KissParams, Notice, Request, Station, StationError,
+    StationEvent,
 };
-use linklab_link::Event as LinkLayerEvent;
+use linklab_link::{Event as LinkLayerEvent, LinkError};
 use linklab_wire::ax25::{Address, Callsign};
 use tokio::sync::{mpsc, oneshot};
 
@@ -34,6 +44,13 @@ const MIN_BACKOFF: Duration = Duration::from_millis(250);
 
 /// The longest wait between two attempts to reach the TNC.
 const MAX_BACKOFF: Duration = Duration::from_secs(8);
+
+/// The first wait before connecting again to a configured peer that did
+/// not answer; it doubles up to [`MAX_CONNECT_BACKOFF`].
+pub const MIN_CONNECT_BACKOFF: Duration = Duration::from_millis(500);
+
+/// The longest wait between two connection attempts to a peer.
+pub const MAX_CONNECT_BACKOFF: Duration = Duration::from_secs(30);
 
 /// How the AX.25 convergence layer is set up.
 #[derive(Debug, Clone)]
@@ -74,7 +91,36 @@ struct Contact {
     ended: Option<String>,
     /// Outgoing bundles by the session's tag.
     transfers: BTreeMap<u64, TransmitId>,
+    /// Started by a link reset the peer made (DL-ERROR F): a DL-CONNECT
+    /// indication for the same reset may follow, and starts nothing new.
+    reset: bool,
 }
+
+impl Contact {
+    fn new(remote: Address, session: Session, reset: bool) -> Contact {
+        Contact {
+            id: SessionId::next(),
+            remote,
+            session,
+            up: false,
+            ended: None,
+            transfers: BTreeMap::new(),
+            reset,
+        }
+    }
+}
+
+/// A configured peer the node has bundles for and no AX.25 link with.
+struct Wanted {
+    call: Address,
+    /// The wait before the next attempt, after a failed one.
+    backoff: Duration,
+    /// When to try again; `None` while an attempt is under way.
+    retry_at: Option<tokio::time::Instant>,
+}
+
+/// The peers to connect to, by station.
+type WantedPeers = BTreeMap<Key, Wanted>;
 
 /// Runs the convergence layer for ever: reaches the TNC (again, with
 /// backoff, whenever it is lost), then serves AX.25 links. `demand` names
@@ -86,11 +132,12 @@ pub async fn run(
     events: mpsc::UnboundedSender<LinkEvent>,
 ) {
     let mut wait = MIN_BACKOFF;
+    let mut wanted = WantedPeers::new();
     loop {
         match setup.kiss.connect().await {
             Ok(stream) => {
                 wait = MIN_BACKOFF;
-                let why = serve(&setup, &peers, stream, &mut demand, &events).await;
+                let why = serve(&setup, &peers, stream, &mut demand, &mut wanted, &events).await;
                 eprintln!("linklab dtn node: ax25: {why} (reconnecting)");
             }
             Err(e) => eprintln!("linklab dtn node: ax25: {e} (retrying)"),
@@ -109,6 +156,7 @@ async fn serve(
     peers: &[Ax25Peer],
     stream: Box<dyn linklab_io::KissStream>,
     demand: &mut mpsc::UnboundedReceiver<LinkId>,
+    wanted: &mut WantedPeers,
     events: &mpsc::UnboundedSender<LinkEvent>,
 ) -> String {
     let mut station = match Station::new(setup.mycall, setup.link.clone()) {
@@ -125,7 +173,12 @@ async fn serve(
     let (command_tx, mut commands) = mpsc::unbounded_channel::<(SessionId, Address, LinkCommand)>();
     let mut contacts: BTreeMap<Key, Contact> = BTreeMap::new();
     let mut next_tag = 0u64;
+    // Peers wanted before the TNC was (re)gained are tried at once.
+    for want in wanted.values_mut() {
+        want.retry_at = Some(tokio::time::Instant::now());
+    }
     let why = loop {
+        let retry = wanted.values().filter_map(|w| w.retry_at).min();
         tokio::select! {
             notice = handle.notices.recv() => {
                 let Some((_, notice)) = notice else {
@@ -134,10 +187,27 @@ async fn serve(
                         _ => "the KISS driver stopped".to_string(),
                     };
                 };
-                let Notice::Station(StationEvent::Link { remote, event }) = notice else { continue };
+                let (remote, event) = match notice {
+                    Notice::Station(StationEvent::Link { remote, event }) => (remote, event),
+                    // A connection asked for while the link is still being
+                    // released: tried again later.
+                    Notice::Rejected(StationError::AlreadyLinked { remote, .. }) => {
+                        connect_failed(wanted, &remote, "the previous link is still being released");
+                        continue;
+                    }
+                    _ => continue,
+                };
+                // The peer reset the link (SABM on a link up): its stream
+                // starts again. A DL-CONNECT indication follows if data
+                // was lost; it is the same reset.
+                let reset = matches!(event, LinkLayerEvent::Error(LinkError::ResetByPeer));
                 match event {
-                    LinkLayerEvent::Connected { .. } => {
-                        // A link reset loses data: the stream starts again.
+                    LinkLayerEvent::Connected { .. } | LinkLayerEvent::Error(LinkError::ResetByPeer) => {
+                        wanted.remove(&key(&remote));
+                        if let Some(contact) = contacts.get_mut(&key(&remote)).filter(|c| c.reset && !reset) {
+                            contact.reset = false;
+                            continue;
+                        }
                         if let Some(mut old) = contacts.remove(&key(&remote)) {
                             old.session.link_down();
                             drain(&mut old, remote, peers, &command_tx, &handle.requests, events).await;
@@ -148,28 +218,25 @@ async fn serve(
                             Err(e) => break format!("invalid convergence layer parameters: {e}"),
                         };
                         session.link_up();
-                        let contact = contacts.entry(key(&remote)).or_insert(Contact {
-                            id: SessionId::next(),
-                            remote,
-                            session,
-                            up: false,
-                            ended: None,
-                            transfers: BTreeMap::new(),
-                        });
+                        let contact = contacts
+                            .entry(key(&remote))
+                            .or_insert(Contact::new(remote, session, reset));
                         drain(contact, remote, peers, &command_tx, &handle.requests, events).await;
                     }
                     LinkLayerEvent::Data { data, .. } => {
                         if let Some(contact) = contacts.get_mut(&key(&remote)) {
+                            contact.reset = false;
                             contact.session.handle_input(&data);
                             drain(contact, remote, peers, &command_tx, &handle.requests, events).await;
                         }
                     }
-                    LinkLayerEvent::Disconnected { .. } | LinkLayerEvent::LinkFailure { .. } => {
-                        if let Some(mut contact) = contacts.remove(&key(&remote)) {
-                            contact.session.link_down();
-                            drain(&mut contact, remote, peers, &command_tx, &handle.requests, events).await;
-                            end(contact, events);
-                        }
+                    LinkLayerEvent::Disconnected { reason } => {
+                        link_gone(&mut contacts, remote, peers, &command_tx, &handle.requests, events).await;
+                        connect_failed(wanted, &remote, &format!("{reason:?}"));
+                    }
+                    LinkLayerEvent::LinkFailure { reason } => {
+                        link_gone(&mut contacts, remote, peers, &command_tx, &handle.requests, events).await;
+                        connect_failed(wanted, &remote, &format!("{reason:?}"));
                     }
                     _ => {}
                 }
@@ -210,9 +277,17 @@ async fn serve(
             }
             Some(link) = demand.recv() => {
                 let Some(peer) = peers.iter().find(|p| p.link == link) else { continue };
-                if !contacts.contains_key(&key(&peer.call)) {
-                    // Refused (a connection under way) is harmless.
+                let k = key(&peer.call);
+                if !contacts.contains_key(&k) && !wanted.contains_key(&k) {
+                    wanted.insert(k, Wanted { call: peer.call, backoff: MIN_CONNECT_BACKOFF, retry_at: None });
                     let _ = handle.requests.send(Request::Connect { remote: peer.call, via: Vec::new() });
+                }
+            }
+            _ = sleep_until(retry), if retry.is_some() => {
+                let now = tokio::time::Instant::now();
+                for want in wanted.values_mut().filter(|w| w.retry_at.is_some_and(|at| at <= now)) {
+                    want.retry_at = None;
+                    let _ = handle.requests.send(Request::Connect { remote: want.call, via: Vec::new() });
                 }
             }
         }
@@ -233,6 +308,47 @@ async fn serve(
     }
     handle.task.abort();
     why
+}
+
+/// The link with `remote` is gone: its session ends.
+async fn link_gone(
+    contacts: &mut BTreeMap<Key, Contact>,
+    remote: Address,
+    peers: &[Ax25Peer],
+    command_tx: &mpsc::UnboundedSender<(SessionId, Address, LinkCommand)>,
+    requests: &mpsc::UnboundedSender<Request>,
+    events: &mpsc::UnboundedSender<LinkEvent>,
+) {
+    if let Some(mut contact) = contacts.remove(&key(&remote)) {
+        contact.session.link_down();
+        drain(&mut contact, remote, peers, command_tx, requests, events).await;
+        end(contact, events);
+    }
+}
+
+/// A connection to `remote` was not made (or a link with it ended) while
+/// the node wants one: it is tried again after the peer's backoff.
+fn connect_failed(wanted: &mut WantedPeers, remote: &Address, why: &str) {
+    let Some(want) = wanted.get_mut(&key(remote)) else {
+        return;
+    };
+    if want.retry_at.is_some() {
+        return;
+    }
+    eprintln!(
+        "linklab dtn node: ax25: no link with {remote} ({why}); trying again in {:?}",
+        want.backoff
+    );
+    want.retry_at = Some(tokio::time::Instant::now() + want.backoff);
+    want.backoff = (want.backoff * 2).min(MAX_CONNECT_BACKOFF);
+}
+
+/// Sleeps until `deadline`, or for ever without one.
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Reports the end of a contact whose link is gone.
@@ -320,18 +436,34 @@ async fn drain(
                 id: tag,
                 acknowledged,
             } => {
-                if let Some(transmit) = contact.transfers.remove(&tag) {
-                    sent(
+                let Some(transmit) = contact.transfers.remove(&tag) else {
+                    continue;
+                };
+                match usize::try_from(acknowledged) {
+                    Ok(acknowledged) if acknowledged > 0 => {
+                        let _ = events.send(LinkEvent::Interrupted {
+                            session: id,
+                            transmit,
+                            acknowledged,
+                        });
+                    }
+                    _ => sent(
                         transmit,
-                        Err(format!(
-                            "the AX.25 session ended after {acknowledged} acknowledged octets"
-                        )),
-                    );
+                        Err("the AX.25 session ended before the peer acknowledged any of the bundle".into()),
+                    ),
                 }
             }
-            // The node keeps no partial bundles: the sender sends the
-            // whole bundle again.
-            Event::PartialReceived { .. } => {}
+            Event::PartialReceived { data } => {
+                // Kept as a fragment; the sender resumes after what it saw
+                // acknowledged.
+                let (stored, done) = oneshot::channel();
+                let _ = events.send(LinkEvent::PartialReceived {
+                    session: id,
+                    octets: data,
+                    stored,
+                });
+                let _ = done.await;
+            }
             Event::SessionEnded { cause } => {
                 // Down goes to the node once the link is released too.
                 release = cause.release_link();

@@ -14,7 +14,13 @@
 //!   5.6), so an acknowledged bundle survives a crash;
 //! - it sends each bundle of [`LinkCommand::Send`] and reports the outcome
 //!   with [`LinkEvent::Sent`], success meaning the peer acknowledged all of
-//!   it;
+//!   it, or, when the session ends with only a first part of it
+//!   acknowledged, with [`LinkEvent::Interrupted`] (reactive
+//!   fragmentation, RFC 9171 5.8: the node sends the rest as a fragment);
+//! - when the session ends inside an incoming bundle, a layer that checks
+//!   what arrived hands the node that prefix with
+//!   [`LinkEvent::PartialReceived`] (kept as a fragment) before
+//!   [`LinkEvent::Down`], and waits until the node has stored it;
 //! - it ends the session on [`LinkCommand::Close`], and sends
 //!   [`LinkEvent::Down`] when the session is over, whatever the cause.
 //!
@@ -79,6 +85,30 @@ pub enum LinkEvent {
         transmit: TransmitId,
         /// `Ok` once the peer acknowledged the whole bundle.
         outcome: Result<(), String>,
+    },
+    /// The session ended with only the first `acknowledged` octets of a
+    /// [`LinkCommand::Send`] acknowledged by the peer, which keeps them
+    /// (reactive fragmentation, RFC 9171 5.8). Reported before
+    /// [`LinkEvent::Down`].
+    Interrupted {
+        /// The session.
+        session: SessionId,
+        /// The agent's transmission.
+        transmit: TransmitId,
+        /// Octets from the start of the bundle the peer acknowledged.
+        acknowledged: usize,
+    },
+    /// The session ended inside an incoming bundle: the octets that
+    /// arrived, each checked by the layer's own integrity check, for the
+    /// node to keep as a fragment. Reported before [`LinkEvent::Down`];
+    /// the session waits for `stored` as for [`LinkEvent::Received`].
+    PartialReceived {
+        /// The session.
+        session: SessionId,
+        /// The first octets of the encoded bundle.
+        octets: Vec<u8>,
+        /// Answered when the node has stored what it keeps.
+        stored: oneshot::Sender<()>,
     },
     /// The session is over; transmissions not reported are lost.
     Down {
