@@ -6,10 +6,12 @@ mod cli;
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const LINKLAB: &str = env!("CARGO_BIN_EXE_linklab");
@@ -247,18 +249,17 @@ fn two_nodes_carry_a_file_over_ax25_on_a_kiss_hub_with_a_delivery_report() {
             "N0DTN-2=ipn:2.*",
             "--ack-window",
             "4",
-            "--retry-after",
-            "1",
         ],
     );
     hub.wait_for_clients(2);
 
-    // a connects to b when the bundle is routed there; b sends the report
-    // back over the same AX.25 link, to a by its node ID.
+    // a connects to b as soon as the bundle is routed there (not after the
+    // 30 s --retry-after, longer than the wait for the report); b sends
+    // the report back over the same AX.25 link, to a by its node ID.
     let file = d.join("to-b");
     fs::write(&file, payload(3, 20_000)).unwrap();
     let out = d.join("got-b");
-    let (sent, recv) = send_with_report(&a, &b, "ipn:2.1", &file, &out, "30");
+    let (sent, recv) = send_with_report(&a, &b, "ipn:2.1", &file, &out, "20");
     let report = text(&sent);
     assert!(sent.status.success(), "{report}\n{}\n{}", a.log(), b.log());
     assert!(
@@ -417,6 +418,48 @@ fn bad_clients_peers_and_command_lines_do_not_take_a_node_down() {
             ],
             2,
             "use CALL=PATTERN",
+        ),
+        (
+            vec![
+                "dtn",
+                "node",
+                "--eid",
+                "ipn:1.0",
+                "--store",
+                "s",
+                "--ax25",
+                "tcp:127.0.0.1:1",
+                "--mycall",
+                "N0DTN-1",
+                "--ax25-modulus",
+                "8",
+                "--ax25-window",
+                "9",
+                "--app-socket",
+                "x.sock",
+            ],
+            2,
+            "--ax25-window: window k = 9 is out of range for modulo 8: 1-7 allowed",
+        ),
+        (
+            vec![
+                "dtn",
+                "node",
+                "--eid",
+                "ipn:1.0",
+                "--store",
+                "s",
+                "--ax25",
+                "tcp:127.0.0.1:1",
+                "--mycall",
+                "N0DTN-1",
+                "--ax25-modulus",
+                "16",
+                "--app-socket",
+                "x.sock",
+            ],
+            2,
+            "use 8 (SABM, AX.25 v2.0) or 128",
         ),
         (
             vec![
@@ -657,4 +700,222 @@ fn a_node_killed_mid_transfer_delivers_every_accepted_bundle_once() {
     drop(a);
     let _ = recv.kill();
     let _ = recv.wait();
+}
+
+/// A KISS relay between the stations on 127.0.0.1: each whole KISS frame
+/// (FEND to FEND) one client sends goes to every other, like a radio
+/// channel, until the channel is cut (a fade: frames are read and
+/// dropped) and after it is restored. It counts the octets it relays.
+struct Relay {
+    port: u16,
+    channel: Arc<Mutex<Channel>>,
+}
+
+#[derive(Default)]
+struct Channel {
+    clients: Vec<TcpStream>,
+    cut: bool,
+    /// Cut once this many octets are relayed.
+    cut_after: Option<u64>,
+    /// Octets relayed since the start or the last restore.
+    relayed: u64,
+}
+
+impl Relay {
+    fn start() -> Relay {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let channel: Arc<Mutex<Channel>> = Arc::default();
+        let all = channel.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                let Ok(me) = stream.peer_addr() else { continue };
+                all.lock()
+                    .unwrap()
+                    .clients
+                    .push(stream.try_clone().unwrap());
+                let all = all.clone();
+                std::thread::spawn(move || {
+                    let mut pending = Vec::new();
+                    let mut buf = [0u8; 4096];
+                    while let Ok(n) = stream.read(&mut buf) {
+                        if n == 0 {
+                            break;
+                        }
+                        pending.extend_from_slice(&buf[..n]);
+                        // Whole frames only: a cut never leaves half a
+                        // frame on the channel.
+                        while let Some(end) = pending.iter().skip(1).position(|&b| b == 0xC0) {
+                            let frame: Vec<u8> = pending.drain(..end + 2).collect();
+                            let frame = [&[0xC0], &frame[..], &[0xC0]].concat();
+                            let mut channel = all.lock().unwrap();
+                            if channel.cut {
+                                continue;
+                            }
+                            for other in &mut channel.clients {
+                                if other.peer_addr().ok() != Some(me) {
+                                    other.write_all(&frame).ok();
+                                }
+                            }
+                            channel.relayed += frame.len() as u64;
+                            if channel.cut_after.is_some_and(|n| channel.relayed >= n) {
+                                channel.cut = true;
+                                channel.cut_after = None;
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        Relay { port, channel }
+    }
+
+    fn address(&self) -> String {
+        format!("tcp:127.0.0.1:{}", self.port)
+    }
+
+    fn wait_for_clients(&self, n: usize) {
+        let end = Instant::now() + Duration::from_secs(20);
+        while self.channel.lock().unwrap().clients.len() < n {
+            assert!(Instant::now() < end, "relay: {n} clients never attached");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Cuts the channel once `octets` more are relayed.
+    fn cut_after(&self, octets: u64) {
+        let mut channel = self.channel.lock().unwrap();
+        channel.cut_after = Some(channel.relayed + octets);
+    }
+
+    fn is_cut(&self) -> bool {
+        self.channel.lock().unwrap().cut
+    }
+
+    /// Restores the channel and starts counting again.
+    fn restore(&self) {
+        let mut channel = self.channel.lock().unwrap();
+        channel.cut = false;
+        channel.relayed = 0;
+    }
+
+    fn relayed(&self) -> u64 {
+        self.channel.lock().unwrap().relayed
+    }
+}
+
+/// Waits (at most 30 s) until `node`'s log says `what`.
+fn wait_for_log(node: &Node, what: &str) {
+    let end = Instant::now() + Duration::from_secs(30);
+    while !node.log().contains(what) {
+        assert!(
+            Instant::now() < end,
+            "no {what:?} in the log:\n{}",
+            node.log()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn an_ax25_link_cut_mid_bundle_resends_only_the_unacknowledged_rest() {
+    const LENGTH: usize = 30_000;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let relay = Relay::start();
+    let kiss = relay.address();
+    // Short T1 and N2 so that a cut is found in about a second; a window
+    // of 8 frames keeps the acknowledgements close behind the data.
+    let link = [
+        "--ax25-t1-ms",
+        "200",
+        "--ax25-n2",
+        "3",
+        "--ax25-window",
+        "8",
+        "--retry-after",
+        "1",
+    ];
+    let b_args = [&["--ax25", &kiss, "--mycall", "N0DTN-2"][..], &link].concat();
+    let b = Node::start(d, "b", "ipn:2.0", &b_args);
+    let a_args = [
+        &[
+            "--ax25",
+            &kiss,
+            "--mycall",
+            "N0DTN-1",
+            "--ax25-peer",
+            "N0DTN-2=ipn:2.*",
+            "--ack-window",
+            "4",
+        ][..],
+        &link,
+    ]
+    .concat();
+    let a = Node::start(d, "a", "ipn:1.0", &a_args);
+    relay.wait_for_clients(2);
+    // The channel fades about halfway through the bundle.
+    relay.cut_after(LENGTH as u64 / 2);
+
+    let file = d.join("to-b");
+    fs::write(&file, payload(4, LENGTH)).unwrap();
+    let out = d.join("got-b");
+    let (sent, recv) = std::thread::scope(|scope| {
+        let transfer = scope.spawn(|| send_with_report(&a, &b, "ipn:2.1", &file, &out, "60"));
+        // The channel comes back once the sender has given the link up.
+        wait_for_log(&a, "broke off after");
+        assert!(relay.is_cut());
+        relay.restore();
+        transfer.join().unwrap()
+    });
+    let logs = format!("a:\n{}\nb:\n{}", a.log(), b.log());
+    assert!(sent.status.success(), "{}\n{logs}", text(&sent));
+    assert!(text(&sent).contains("delivered"), "{}", text(&sent));
+    assert!(recv.status.success(), "{}", text(&recv));
+    assert_eq!(fs::read(&out).unwrap(), fs::read(&file).unwrap());
+
+    // The sender saw part of the bundle acknowledged and sent on only a
+    // fragment with the rest; the receiver kept what arrived.
+    let (acknowledged, length) = a
+        .log()
+        .lines()
+        .find_map(|l| {
+            let (_, rest) = l.split_once("broke off after ")?;
+            let (acknowledged, rest) = rest.split_once(" of ")?;
+            let (length, _) = rest.split_once(' ')?;
+            Some((
+                acknowledged.parse::<usize>().ok()?,
+                length.parse::<usize>().ok()?,
+            ))
+        })
+        .unwrap();
+    assert!(0 < acknowledged && acknowledged < length, "{logs}");
+    assert!(b.log().contains("kept the first"), "{logs}");
+    let a_log = a.log();
+    let forwarded: Vec<&str> = a_log
+        .lines()
+        .filter(|l| l.contains("forwarded ["))
+        .collect();
+    assert_eq!(forwarded.len(), 1, "{logs}");
+    assert!(
+        forwarded[0].contains(" fragment ") && !forwarded[0].contains(" fragment 0/"),
+        "{logs}"
+    );
+    // After the cut the channel carried less than the bundle: a whole
+    // resend would need all of it and more.
+    let after = relay.relayed();
+    assert!(
+        after < LENGTH as u64,
+        "{after} octets relayed after the cut\n{logs}"
+    );
+    eprintln!(
+        "cut after {acknowledged} of {length} octets acknowledged; {after} octets on the channel after it"
+    );
+
+    // Delivered once: nothing of the bundle is left in b's store.
+    assert!(b.terminate().success());
+    let b = Node::start(d, "b", "ipn:2.0", &b_args);
+    assert_eq!(stored_at_start(&b.log()), 0, "{}", b.log());
+    assert!(a.terminate().success());
 }

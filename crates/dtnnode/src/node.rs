@@ -83,6 +83,11 @@ pub fn run(config: NodeConfig) -> Result<(), NodeError> {
 }
 
 async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
+    // Checked before anything is opened.
+    let ax25_link = match &config.ax25 {
+        Some(options) => Some(options.link.config().map_err(NodeError::Config)?),
+        None => None,
+    };
     std::fs::create_dir_all(&config.store).map_err(io_error(format!(
         "cannot create the store directory {}",
         config.store.display()
@@ -145,9 +150,9 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
             link_tx.clone(),
         )));
     }
-    if let Some(options) = &config.ax25 {
+    if let (Some(options), Some(link)) = (&config.ax25, ax25_link) {
         tasks.push(tokio::spawn(start_ax25(
-            options, &node_text, &mut core, &link_tx,
+            options, link, &node_text, &mut core, &link_tx,
         )?));
     }
     tasks.push(tokio::spawn(app_listener.serve(client_tx, node_text)));
@@ -167,11 +172,11 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
 /// configured peer, dialled on the node's demand.
 fn start_ax25(
     options: &Ax25Options,
+    link: linklab_link::Config,
     node: &str,
     core: &mut Core,
     events: &mpsc::UnboundedSender<LinkEvent>,
 ) -> Result<impl std::future::Future<Output = ()>, NodeError> {
-    let link = options.link.config().map_err(NodeError::Config)?;
     let mut cl = linklab_ax25cl::Config::new(node)
         .fit_frame(link.n1)
         .map_err(|e| NodeError::Config(format!("ax25: {e}")))?;
@@ -881,5 +886,142 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     match deadline {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::sync::oneshot;
+
+    /// A node's core on a store in `dir`, bundles retried after `retry`.
+    fn core(dir: &std::path::Path, node: &str, retry: Duration) -> Core {
+        let store = RedbStore::open(&dir.join(format!("{node}.redb"))).unwrap();
+        let mut config = Config::new(node.parse().unwrap());
+        config.retry_after = retry;
+        Core::new(Agent::open(config, store).unwrap())
+    }
+
+    /// A session with `peer` comes up on `core`; its command receiver.
+    fn up(
+        core: &mut Core,
+        peer: &str,
+        configured: Option<LinkId>,
+    ) -> (SessionId, mpsc::UnboundedReceiver<LinkCommand>) {
+        let (commands, rx) = mpsc::unbounded_channel();
+        let session = SessionId::next();
+        let event = LinkEvent::Up {
+            session,
+            peer: peer.into(),
+            remote: "test".into(),
+            configured,
+            mtu: None,
+            commands,
+        };
+        core.on_link(event, false).unwrap();
+        (session, rx)
+    }
+
+    fn next_send(rx: &mut mpsc::UnboundedReceiver<LinkCommand>) -> (TransmitId, Vec<u8>) {
+        match rx.try_recv() {
+            Ok(LinkCommand::Send { transmit, octets }) => (transmit, octets),
+            other => panic!("expected a Send, got {other:?}"),
+        }
+    }
+
+    fn send(core: &mut Core, payload: &[u8]) {
+        let request = SendRequest::new(
+            "ipn:1.1".parse().unwrap(),
+            "ipn:2.1".parse().unwrap(),
+            payload.to_vec(),
+        );
+        let now = core.now();
+        core.agent.send(now, &request).unwrap();
+        core.pump().unwrap();
+    }
+
+    #[test]
+    fn a_broken_transfer_resends_only_the_rest_and_the_receiver_delivers_it_whole_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = core(dir.path(), "ipn:1.0", Duration::ZERO);
+        let mut b = core(dir.path(), "ipn:2.0", Duration::ZERO);
+        b.agent.register("ipn:2.1".parse().unwrap()).unwrap();
+        let payload: Vec<u8> = (0..5000u32).map(|i| (i * 7 + i / 256) as u8).collect();
+
+        let (a_session, mut a_rx) = up(&mut a, "ipn:2.0", None);
+        let (b_session, _b_rx) = up(&mut b, "ipn:1.0", None);
+        send(&mut a, &payload);
+        let (transmit, whole) = next_send(&mut a_rx);
+
+        // The link drops: b got 3000 octets, a saw 2500 acknowledged.
+        let (stored, kept) = oneshot::channel();
+        let partial = LinkEvent::PartialReceived {
+            session: b_session,
+            octets: whole[..3000].to_vec(),
+            stored,
+        };
+        b.on_link(partial, false).unwrap();
+        kept.blocking_recv().expect("answered once stored");
+        let interrupted = LinkEvent::Interrupted {
+            session: a_session,
+            transmit,
+            acknowledged: 2500,
+        };
+        a.on_link(interrupted, false).unwrap();
+        for (core, session) in [(&mut a, a_session), (&mut b, b_session)] {
+            let why = "the link went down".to_string();
+            core.on_link(LinkEvent::Down { session, why }, false)
+                .unwrap();
+        }
+        b.pump().unwrap();
+        assert!(b.unconfirmed.is_empty(), "a fragment is not delivered");
+
+        // The next contact carries only the rest.
+        let (a_session, mut a_rx) = up(&mut a, "ipn:2.0", None);
+        let (b_session, _b_rx) = up(&mut b, "ipn:1.0", None);
+        a.pump().unwrap();
+        let (transmit, rest) = next_send(&mut a_rx);
+        assert!(rest.len() < whole.len() - 2000, "{} octets", rest.len());
+        let (stored, _kept) = oneshot::channel();
+        let received = LinkEvent::Received {
+            session: b_session,
+            octets: rest,
+            stored,
+        };
+        b.on_link(received, false).unwrap();
+        let sent = LinkEvent::Sent {
+            session: a_session,
+            transmit,
+            outcome: Ok(()),
+        };
+        a.on_link(sent, false).unwrap();
+        b.pump().unwrap();
+        let deliveries: Vec<&Delivery> = b.unconfirmed.values().map(|(d, _)| d).collect();
+        assert_eq!(deliveries.len(), 1);
+        assert_eq!(deliveries[0].payload, payload);
+        assert_eq!(a.agent.stored(), 0, "the sender keeps nothing");
+    }
+
+    #[test]
+    fn a_bundle_for_an_idle_ax25_peer_goes_when_the_session_is_up() {
+        let dir = tempfile::tempdir().unwrap();
+        // A retry after a failure would take an hour.
+        let mut a = core(dir.path(), "ipn:1.0", Duration::from_secs(3600));
+        let link = a.new_link();
+        a.agent.add_route("ipn:2.*".parse().unwrap(), link);
+        a.agent.link_up(link, None);
+        let (demand, mut wanted) = mpsc::unbounded_channel();
+        a.dialers.insert(link, demand);
+
+        send(&mut a, b"hello");
+        assert_eq!(
+            wanted.try_recv().ok(),
+            Some(link),
+            "a connection is asked for"
+        );
+        let (_, mut rx) = up(&mut a, "ipn:2.0", Some(link));
+        let (_, octets) = next_send(&mut rx);
+        assert!(octets.ends_with(&[0xFF]), "a whole encoded bundle");
+        assert!(a.waiting.is_empty());
     }
 }
