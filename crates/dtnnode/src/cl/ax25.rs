@@ -16,9 +16,16 @@
 //! [`LinkEvent::Down`].
 //!
 //! A configured peer is connected to as soon as the node has a bundle for
-//! it; a connection that fails is tried again with a backoff, from
-//! [`MIN_CONNECT_BACKOFF`] doubling up to [`MAX_CONNECT_BACKOFF`], until
-//! it is made.
+//! it; a connection that fails (or a link that fails before the session is
+//! established) is tried again with a backoff, from
+//! [`MIN_CONNECT_BACKOFF`] doubling up to [`MAX_CONNECT_BACKOFF`], until a
+//! session is up.
+//!
+//! Limit: ACK_SEGMENTs inside a bundle go out as its segments arrive
+//! (every `ack_window`), before the node has stored anything of it. A link
+//! loss is safe, since the prefix is stored before the session is reported
+//! down; a receiving node killed inside a bundle loses the prefix it
+//! acknowledged, which the sender does not send again.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -178,6 +185,9 @@ async fn serve(
         want.retry_at = Some(tokio::time::Instant::now());
     }
     let why = loop {
+        // A peer is wanted until a session with it is established (a link
+        // that fails before that is tried again).
+        wanted.retain(|k, _| !contacts.get(k).is_some_and(|c| c.up));
         let retry = wanted.values().filter_map(|w| w.retry_at).min();
         tokio::select! {
             notice = handle.notices.recv() => {
@@ -203,7 +213,6 @@ async fn serve(
                 let reset = matches!(event, LinkLayerEvent::Error(LinkError::ResetByPeer));
                 match event {
                     LinkLayerEvent::Connected { .. } | LinkLayerEvent::Error(LinkError::ResetByPeer) => {
-                        wanted.remove(&key(&remote));
                         if let Some(contact) = contacts.get_mut(&key(&remote)).filter(|c| c.reset && !reset) {
                             contact.reset = false;
                             continue;

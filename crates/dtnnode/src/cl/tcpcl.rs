@@ -191,6 +191,12 @@ async fn run(
                     }
                 }
                 Event::TransferAborted { id: transfer } => {
+                    // A failure, not a partial transfer: XFER_ACKs (RFC
+                    // 9174 5.2.3) acknowledge octets as they arrive, not
+                    // as they are stored, and the receiving session keeps
+                    // nothing of a transfer cut off, so the peer may hold
+                    // none of what it acknowledged. The whole bundle goes
+                    // again.
                     if let Some(transmit) = transfers.remove(&transfer) {
                         let _ = events.send(LinkEvent::Sent {
                             session: id,
