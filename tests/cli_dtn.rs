@@ -27,7 +27,7 @@ struct Node {
 impl Node {
     /// Starts `linklab dtn node` in `dir` (store `dir/NAME`, socket
     /// `dir/NAME.sock`, log `dir/NAME.log`) and waits until it is ready.
-    fn start(dir: &Path, name: &str, eid: &str, extra: &[&str]) -> Node {
+    fn start<S: AsRef<std::ffi::OsStr>>(dir: &Path, name: &str, eid: &str, extra: &[S]) -> Node {
         let log = dir.join(format!("{name}.log"));
         let socket = dir.join(format!("{name}.sock"));
         let mut command = Command::new(LINKLAB);
@@ -818,16 +818,12 @@ fn wait_for_log(node: &Node, what: &str) {
     }
 }
 
-#[test]
-fn an_ax25_link_cut_mid_bundle_resends_only_the_unacknowledged_rest() {
-    const LENGTH: usize = 30_000;
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let relay = Relay::start();
-    let kiss = relay.address();
-    // Short T1 and N2 so that a cut is found in about a second; modulo 8
-    // links (SABM: no SABME tried first) with a window of 7 frames keep
-    // the acknowledgements close behind the data.
+/// The command-line options of nodes b (ipn:2.0, N0DTN-2) and a (ipn:1.0,
+/// N0DTN-1, routing ipn:2.* to b) on `relay`: short T1 and N2 so that a
+/// cut is found in about a second; modulo 8 links (SABM: no SABME tried
+/// first) with a window of 7 frames keep the acknowledgements close
+/// behind the data; a bundle cut off goes again after a second.
+fn ax25_pair_args(relay: &Relay) -> (Vec<String>, Vec<String>) {
     let link = [
         "--ax25-t1-ms",
         "200",
@@ -839,23 +835,69 @@ fn an_ax25_link_cut_mid_bundle_resends_only_the_unacknowledged_rest() {
         "7",
         "--retry-after",
         "1",
+        "--ax25",
+        &relay.address(),
     ];
-    let b_args = [&["--ax25", &kiss, "--mycall", "N0DTN-2"][..], &link].concat();
+    let owned = |extra: &[&str]| -> Vec<String> {
+        link.iter().chain(extra).map(|s| s.to_string()).collect()
+    };
+    let b = owned(&["--mycall", "N0DTN-2"]);
+    let a = owned(&[
+        "--mycall",
+        "N0DTN-1",
+        "--ax25-peer",
+        "N0DTN-2=ipn:2.*",
+        "--ack-window",
+        "4",
+    ]);
+    (b, a)
+}
+
+/// The first "broke off after N of M" in a sender's log: (N, M).
+fn broke_off(log: &str) -> Option<(usize, usize)> {
+    log.lines().find_map(|l| {
+        let (_, rest) = l.split_once("broke off after ")?;
+        let (acknowledged, rest) = rest.split_once(" of ")?;
+        let (length, _) = rest.split_once(' ')?;
+        Some((acknowledged.parse().ok()?, length.parse().ok()?))
+    })
+}
+
+/// The "kept the first N" octets in a receiver's log.
+fn kept_first(log: &str) -> Option<usize> {
+    log.lines().find_map(|l| {
+        l.split_once("kept the first ")?
+            .1
+            .split_once(' ')?
+            .0
+            .parse()
+            .ok()
+    })
+}
+
+/// Asserts that `a` sent one bundle on, a fragment with a later part of
+/// the payload.
+fn forwarded_only_a_rest(a: &Node, logs: &str) {
+    let a_log = a.log();
+    let forwarded: Vec<&str> = a_log
+        .lines()
+        .filter(|l| l.contains("forwarded ["))
+        .collect();
+    assert_eq!(forwarded.len(), 1, "{logs}");
+    assert!(
+        forwarded[0].contains(" fragment ") && !forwarded[0].contains(" fragment 0/"),
+        "{logs}"
+    );
+}
+
+#[test]
+fn an_ax25_link_cut_mid_bundle_resends_only_the_unacknowledged_rest() {
+    const LENGTH: usize = 30_000;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let relay = Relay::start();
+    let (b_args, a_args) = ax25_pair_args(&relay);
     let b = Node::start(d, "b", "ipn:2.0", &b_args);
-    let a_args = [
-        &[
-            "--ax25",
-            &kiss,
-            "--mycall",
-            "N0DTN-1",
-            "--ax25-peer",
-            "N0DTN-2=ipn:2.*",
-            "--ack-window",
-            "4",
-        ][..],
-        &link,
-    ]
-    .concat();
     let a = Node::start(d, "a", "ipn:1.0", &a_args);
     relay.wait_for_clients(2);
     // The channel fades about halfway through the bundle.
@@ -882,43 +924,11 @@ fn an_ax25_link_cut_mid_bundle_resends_only_the_unacknowledged_rest() {
 
     // The sender saw part of the bundle acknowledged and sent on only a
     // fragment with the rest; the receiver kept what arrived.
-    let (acknowledged, length) = a
-        .log()
-        .lines()
-        .find_map(|l| {
-            let (_, rest) = l.split_once("broke off after ")?;
-            let (acknowledged, rest) = rest.split_once(" of ")?;
-            let (length, _) = rest.split_once(' ')?;
-            Some((
-                acknowledged.parse::<usize>().ok()?,
-                length.parse::<usize>().ok()?,
-            ))
-        })
-        .unwrap();
+    let (acknowledged, length) = broke_off(&a.log()).expect(&logs);
     assert!(0 < acknowledged && acknowledged < length, "{logs}");
-    let kept: usize = b
-        .log()
-        .lines()
-        .find_map(|l| {
-            l.split_once("kept the first ")?
-                .1
-                .split_once(' ')?
-                .0
-                .parse()
-                .ok()
-        })
-        .unwrap_or_else(|| panic!("the receiver kept nothing\n{logs}"));
+    let kept = kept_first(&b.log()).expect(&logs);
     assert!(acknowledged <= kept && kept < length, "{logs}");
-    let a_log = a.log();
-    let forwarded: Vec<&str> = a_log
-        .lines()
-        .filter(|l| l.contains("forwarded ["))
-        .collect();
-    assert_eq!(forwarded.len(), 1, "{logs}");
-    assert!(
-        forwarded[0].contains(" fragment ") && !forwarded[0].contains(" fragment 0/"),
-        "{logs}"
-    );
+    forwarded_only_a_rest(&a, &logs);
     // After the cut the channel carried less than the bundle: a whole
     // resend would need all of it and more.
     let after = relay.relayed();
@@ -935,5 +945,98 @@ fn an_ax25_link_cut_mid_bundle_resends_only_the_unacknowledged_rest() {
     assert!(b.terminate().success());
     let b = Node::start(d, "b", "ipn:2.0", &b_args);
     assert_eq!(stored_at_start(&b.log()), 0, "{}", b.log());
+    assert!(a.terminate().success());
+}
+
+/// The size of the AX.25 spool in a node's store, if there is one.
+fn spool_size(store: &Path) -> Option<u64> {
+    fs::read_dir(store).ok()?.find_map(|entry| {
+        let entry = entry.ok()?;
+        let name = entry.file_name();
+        let ours = name.to_str()?.starts_with("ax25-partial-");
+        ours.then(|| entry.metadata().ok().map(|m| m.len()))?
+    })
+}
+
+#[test]
+fn a_receiver_killed_mid_bundle_over_ax25_keeps_what_it_acknowledged() {
+    const LENGTH: usize = 30_000;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let relay = Relay::start();
+    let (b_args, a_args) = ax25_pair_args(&relay);
+    let b = Node::start(d, "b", "ipn:2.0", &b_args);
+    let a = Node::start(d, "a", "ipn:1.0", &a_args);
+    relay.wait_for_clients(2);
+
+    let file = d.join("to-b");
+    fs::write(&file, payload(5, LENGTH)).unwrap();
+    let send = Command::new(LINKLAB)
+        .args(["dtn", "send"])
+        .arg(&file)
+        .args(["ipn:2.1", "--report", "--wait", "60", "--node"])
+        .arg(&a.socket)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // b is killed (SIGKILL) once it has acknowledged a third of the
+    // bundle, which it spooled to disk first.
+    let until = Instant::now() + Duration::from_secs(30);
+    while spool_size(&d.join("b")).is_none_or(|n| n < LENGTH as u64 / 3) {
+        assert!(Instant::now() < until, "b spooled nothing:\n{}", b.log());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    drop(b);
+    let b = Node::start(d, "b", "ipn:2.0", &b_args);
+    let kept = kept_first(&b.log()).unwrap_or_else(|| panic!("b kept nothing:\n{}", b.log()));
+
+    let out = d.join("got-b");
+    let mut recv = Command::new(LINKLAB)
+        .args([
+            "dtn",
+            "recv",
+            "--endpoint",
+            "ipn:2.1",
+            "--count",
+            "1",
+            "--node",
+        ])
+        .arg(&b.socket)
+        .arg("--out")
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(60);
+    let received = loop {
+        if let Some(status) = recv.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > until {
+            recv.kill().unwrap();
+            panic!("nothing delivered\na:\n{}\nb:\n{}", a.log(), b.log());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let sent = send.wait_with_output().unwrap();
+    let logs = format!("a:\n{}\nb:\n{}", a.log(), b.log());
+    assert!(received.success(), "{logs}");
+    assert!(sent.status.success(), "{}\n{logs}", text(&sent));
+    assert!(text(&sent).contains("delivered"), "{}", text(&sent));
+    assert_eq!(fs::read(&out).unwrap(), fs::read(&file).unwrap());
+    // a resumed after what b had acknowledged, which b had kept.
+    let (acknowledged, length) = broke_off(&a.log()).expect(&logs);
+    assert!(
+        0 < acknowledged && acknowledged <= kept && kept < length,
+        "{logs}"
+    );
+    forwarded_only_a_rest(&a, &logs);
+
+    assert!(b.terminate().success());
+    let b = Node::start(d, "b", "ipn:2.0", &b_args);
+    assert_eq!(stored_at_start(&b.log()), 0, "{}", b.log());
+    assert_eq!(spool_size(&d.join("b")), None);
     assert!(a.terminate().success());
 }

@@ -113,6 +113,18 @@ impl Session {
         self.peer_eid.as_deref()
     }
 
+    /// The octets of the incoming bundle received so far, each segment
+    /// checked by its CRC-32 (`None` between bundles and in a refused
+    /// one): what an ACK_SEGMENT [`poll_transmit`](Self::poll_transmit)
+    /// returns inside a bundle acknowledges, for a user that keeps them
+    /// durably before sending it.
+    pub fn incoming(&self) -> Option<&[u8]> {
+        self.incoming
+            .as_ref()
+            .filter(|i| !i.refused)
+            .map(|i| i.data.as_slice())
+    }
+
     /// Octets of outgoing bundles not yet acknowledged, queued ones
     /// included.
     pub fn unacknowledged(&self) -> u64 {
@@ -389,5 +401,62 @@ impl Session {
         }
         self.events.push_back(Event::SessionEnded { cause });
         self.state = State::Closed;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two established sessions, `ack_window` 2, segments of 100 octets.
+    fn pair() -> (Session, Session) {
+        let config = |eid: &str| Config {
+            ack_window: 2,
+            segment_data: 100,
+            ..Config::new(eid)
+        };
+        let mut a = Session::new(config("ipn:1.0")).unwrap();
+        let mut b = Session::new(config("ipn:2.0")).unwrap();
+        a.link_up();
+        b.link_up();
+        b.handle_input(&a.poll_transmit().unwrap());
+        a.handle_input(&b.poll_transmit().unwrap());
+        assert_eq!(
+            (a.state(), b.state()),
+            (State::Established, State::Established)
+        );
+        (a, b)
+    }
+
+    #[test]
+    fn incoming_is_what_each_acknowledgement_covers() {
+        let (mut a, mut b) = pair();
+        let bundle: Vec<u8> = (0..450u32).map(|i| i as u8).collect();
+        a.send_bundle(7, bundle.clone()).unwrap();
+        let mut fed = 0;
+        let mut acked = Vec::new();
+        while let Some(segment) = a.poll_transmit() {
+            b.handle_input(&segment);
+            fed = (fed + 100).min(bundle.len());
+            if fed < bundle.len() {
+                assert_eq!(b.incoming(), Some(&bundle[..fed]));
+            }
+            while let Some(reply) = b.poll_transmit() {
+                if let Ok(Decoded::Message {
+                    message:
+                        Message::AckSegment {
+                            acknowledged_length,
+                        },
+                    ..
+                }) = Message::decode(&reply, u64::MAX)
+                {
+                    let prefix = b.incoming().map_or(bundle.len(), <[u8]>::len);
+                    assert_eq!(acknowledged_length, prefix as u64);
+                    acked.push(acknowledged_length);
+                }
+            }
+        }
+        assert_eq!(acked, [200, 400, 450]);
+        assert_eq!(b.incoming(), None, "between bundles");
     }
 }

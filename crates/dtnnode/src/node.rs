@@ -112,6 +112,9 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
     let (link_tx, link_rx) = mpsc::unbounded_channel();
     let (client_tx, client_rx) = mpsc::unbounded_channel();
     let mut core = Core::new(agent);
+    if config.ax25.is_some() {
+        core.keep_spooled(&config.store)?;
+    }
     for route in &config.routes {
         let link = core.neighbour_link(&route.next_hop.to_string());
         core.agent.add_route(route.pattern.clone(), link);
@@ -152,7 +155,12 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
     }
     if let (Some(options), Some(link)) = (&config.ax25, ax25_link) {
         tasks.push(tokio::spawn(start_ax25(
-            options, link, &node_text, &mut core, &link_tx,
+            options,
+            link,
+            &config.store,
+            &node_text,
+            &mut core,
+            &link_tx,
         )?));
     }
     tasks.push(tokio::spawn(app_listener.serve(client_tx, node_text)));
@@ -173,6 +181,7 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
 fn start_ax25(
     options: &Ax25Options,
     link: linklab_link::Config,
+    store: &std::path::Path,
     node: &str,
     core: &mut Core,
     events: &mpsc::UnboundedSender<LinkEvent>,
@@ -206,6 +215,7 @@ fn start_ax25(
         mycall: options.mycall,
         link,
         cl,
+        spool_dir: store.to_path_buf(),
     };
     Ok(ax25::run(setup, peers, demand_rx, events.clone()))
 }
@@ -496,6 +506,33 @@ impl Core {
         }
         while let Some(event) = self.agent.poll_event() {
             self.on_agent_event(event);
+        }
+        Ok(())
+    }
+
+    /// Keeps as fragments the first octets of bundles that AX.25 links
+    /// were bringing in when the node stopped, which their senders were
+    /// told they need not send again ([`ax25::spooled`]).
+    fn keep_spooled(&mut self, dir: &std::path::Path) -> Result<(), NodeError> {
+        let spooled = ax25::spooled(dir).map_err(io_error(format!(
+            "cannot read the AX.25 spools in {}",
+            dir.display()
+        )))?;
+        for (path, octets) in spooled {
+            let now = self.now();
+            let length = octets.len();
+            match self.agent.handle_partial_bundle(now, &octets) {
+                Ok(Some(Reception::Accepted(id))) => eprintln!(
+                    "linklab dtn node: kept the first {length} octets of a bundle cut off when the node stopped as {id}"
+                ),
+                Ok(_) => {}
+                Err(ReceiveError::Store(e)) => return Err(e.into()),
+                Err(e) => eprintln!(
+                    "linklab dtn node: the first {length} octets of a bundle cut off when the node stopped are refused: {e}"
+                ),
+            }
+            std::fs::remove_file(&path)
+                .map_err(io_error(format!("cannot remove {}", path.display())))?;
         }
         Ok(())
     }
@@ -1000,6 +1037,24 @@ mod tests {
         assert_eq!(deliveries.len(), 1);
         assert_eq!(deliveries[0].payload, payload);
         assert_eq!(a.agent.stored(), 0, "the sender keeps nothing");
+    }
+
+    #[test]
+    fn a_spooled_prefix_left_at_a_stop_is_kept_as_a_fragment_at_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = core(dir.path(), "ipn:1.0", Duration::ZERO);
+        let (_, mut rx) = up(&mut a, "ipn:2.0", None);
+        send(&mut a, &[7; 4000]);
+        let (_, whole) = next_send(&mut rx);
+        let spools = dir.path().join("b");
+        std::fs::create_dir(&spools).unwrap();
+        let spool = spools.join("ax25-partial-N0DTN-1.bin");
+        std::fs::write(&spool, &whole[..2500]).unwrap();
+
+        let mut b = core(dir.path(), "ipn:2.0", Duration::ZERO);
+        b.keep_spooled(&spools).unwrap();
+        assert_eq!(b.agent.stored(), 1, "the prefix, as a fragment");
+        assert!(!spool.exists(), "the spool is gone once stored");
     }
 
     #[test]

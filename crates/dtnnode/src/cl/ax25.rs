@@ -21,16 +21,15 @@
 //! [`MIN_CONNECT_BACKOFF`] doubling up to [`MAX_CONNECT_BACKOFF`], until a
 //! session is up.
 //!
-//! Limit: ACK_SEGMENTs inside a bundle go out as its segments arrive
-//! (every `ack_window`), before the node has stored anything of it. A link
-//! loss is safe, since the prefix is stored before the session is reported
-//! down; a receiving node killed inside a bundle loses the prefix it
-//! acknowledged, which the sender does not send again.
+//! An ACK_SEGMENT inside a bundle (every `ack_window` segments) goes out
+//! only once the octets it acknowledges are on disk ([`spool`]), so the
+//! prefix a sender will not send again survives this node being killed.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::Duration;
 
-use linklab_ax25cl::wire::RefuseReason;
+use linklab_ax25cl::wire::{Decoded, Message, RefuseReason};
 use linklab_ax25cl::{Event, Session};
 use linklab_dtn::{LinkId, TransmitId};
 use linklab_io::{
@@ -42,6 +41,11 @@ use linklab_wire::ax25::{Address, Callsign};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{LinkCommand, LinkEvent, SessionId};
+
+mod spool;
+
+pub use spool::spooled;
+use spool::Spool;
 
 pub use linklab_ax25cl::DEFAULT_ACK_WINDOW;
 
@@ -70,6 +74,9 @@ pub struct Ax25Setup {
     pub link: linklab_link::Config,
     /// The convergence layer's parameters (`ack_window`, local EID).
     pub cl: linklab_ax25cl::Config,
+    /// Where incoming bundles are spooled before they are acknowledged
+    /// (the store directory; see [`spooled`]).
+    pub spool_dir: PathBuf,
 }
 
 /// One configured neighbour: its callsign and the node's link to it.
@@ -101,10 +108,12 @@ struct Contact {
     /// Started by a link reset the peer made (DL-ERROR F): a DL-CONNECT
     /// indication for the same reset may follow, and starts nothing new.
     reset: bool,
+    /// The incoming bundle's acknowledged octets, on disk.
+    spool: Spool,
 }
 
 impl Contact {
-    fn new(remote: Address, session: Session, reset: bool) -> Contact {
+    fn new(remote: Address, session: Session, reset: bool, setup: &Ax25Setup) -> Contact {
         Contact {
             id: SessionId::next(),
             remote,
@@ -113,6 +122,7 @@ impl Contact {
             ended: None,
             transfers: BTreeMap::new(),
             reset,
+            spool: Spool::new(&setup.spool_dir, &remote),
         }
     }
 }
@@ -229,7 +239,7 @@ async fn serve(
                         session.link_up();
                         let contact = contacts
                             .entry(key(&remote))
-                            .or_insert(Contact::new(remote, session, reset));
+                            .or_insert(Contact::new(remote, session, reset, setup));
                         drain(contact, remote, peers, &command_tx, &handle.requests, events).await;
                     }
                     LinkLayerEvent::Data { data, .. } => {
@@ -361,7 +371,9 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
 }
 
 /// Reports the end of a contact whose link is gone.
-fn end(contact: Contact, events: &mpsc::UnboundedSender<LinkEvent>) {
+fn end(mut contact: Contact, events: &mpsc::UnboundedSender<LinkEvent>) {
+    // What arrived of a bundle is stored by now, if anything was.
+    contact.spool.clear();
     if contact.up {
         let _ = events.send(LinkEvent::Down {
             session: contact.id,
@@ -370,6 +382,17 @@ fn end(contact: Contact, events: &mpsc::UnboundedSender<LinkEvent>) {
                 .unwrap_or_else(|| "the AX.25 link went down".into()),
         });
     }
+}
+
+/// Whether a message the session sends is an ACK_SEGMENT.
+fn is_ack(message: &[u8]) -> bool {
+    matches!(
+        Message::decode(message, u64::MAX),
+        Ok(Decoded::Message {
+            message: Message::AckSegment { .. },
+            ..
+        })
+    )
 }
 
 /// Passes the session's events to the node and its messages to the link.
@@ -425,6 +448,7 @@ async fn drain(
                     stored,
                 });
                 let _ = done.await;
+                contact.spool.clear();
             }
             Event::BundleSent { id: tag } => {
                 if let Some(transmit) = contact.transfers.remove(&tag) {
@@ -472,6 +496,7 @@ async fn drain(
                     stored,
                 });
                 let _ = done.await;
+                contact.spool.clear();
             }
             Event::SessionEnded { cause } => {
                 // Down goes to the node once the link is released too.
@@ -481,6 +506,17 @@ async fn drain(
         }
     }
     while let Some(data) = contact.session.poll_transmit() {
+        if is_ack(&data) {
+            // The octets it acknowledges go on disk first.
+            let prefix = contact.session.incoming().unwrap_or_default();
+            if let Err(e) = contact.spool.keep(prefix) {
+                eprintln!(
+                    "linklab dtn node: ax25: cannot keep the bundle coming from {remote} ({e}): releasing the link"
+                );
+                let _ = requests.send(Request::Disconnect { remote });
+                return;
+            }
+        }
         let _ = requests.send(Request::Send { remote, data });
     }
     if release {
