@@ -22,8 +22,9 @@
 //! session is up.
 //!
 //! An ACK_SEGMENT inside a bundle (every `ack_window` segments) goes out
-//! only once the octets it acknowledges are on disk ([`spool`]), so the
-//! prefix a sender will not send again survives this node being killed.
+//! only once the octets it acknowledges are synced to a spool file in the
+//! store directory, so the prefix a sender will not send again survives
+//! this node being killed ([`spooled`] finds what a stopped node left).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -127,7 +128,7 @@ impl Contact {
     }
 }
 
-/// A configured peer the node has bundles for and no AX.25 link with.
+/// A configured peer the node has bundles for and no session with.
 struct Wanted {
     call: Address,
     /// The wait before the next attempt, after a failed one.
