@@ -10,7 +10,8 @@
 //! - [`cl`]: convergence layers, each a session task behind a small
 //!   channel contract; [`cl::tcpcl`] is TCPCLv4 (RFC 9174), passive and
 //!   active with reconnection and backoff; [`cl::ax25`] is the AX.25
-//!   connected-mode CL over a KISS TNC, connecting on demand. A received bundle is
+//!   connected-mode CL over a KISS TNC, connecting on demand; [`cl::norm`]
+//!   is the NORM CL over UDP. A received bundle is
 //!   acknowledged to the peer only once stored, so a node killed at any
 //!   moment loses no bundle it acknowledged, and the agent's duplicate
 //!   check means none is delivered twice.
@@ -31,5 +32,7 @@ pub mod report;
 
 pub use client::{Client, ClientError};
 pub use node::{run, NodeConfig, NodeError};
-pub use options::{AppAddress, Ax25Options, Ax25PeerSpec, PeerSpec, RouteSpec};
+pub use options::{
+    AppAddress, Ax25Options, Ax25PeerSpec, NormOptions, NormPeerSpec, PeerSpec, RouteSpec,
+};
 pub use report::{BundleRef, ReportNotice};
