@@ -206,7 +206,7 @@ fn node(a: NodeArgs) -> anyhow::Result<()> {
     }
     if a.tcpcl_listen.is_none() && a.peers.is_empty() && a.ax25.is_none() && a.norm_bind.is_none() {
         return Err(usage(
-            "a node needs --tcpcl-listen, --ax25, --norm-bind or at least one --peer to reach other nodes"
+            "a node needs --tcpcl-listen, --ax25 or at least one --peer (or --norm-bind) to reach other nodes"
                 .into(),
         ));
     }
