@@ -71,9 +71,9 @@ pub async fn run(
             Err(e) => eprintln!("linklab dtn node: norm: peer {}: {e}", peer.node),
         }
     }
-    // Commands of every session, tagged with the contact, and stored
-    // bundles' receipts.
-    let (command_tx, mut command_rx) = mpsc::unbounded_channel::<(usize, LinkCommand)>();
+    // Commands of every session, tagged with the contact and the session
+    // they were given to, and stored bundles' receipts.
+    let (command_tx, mut command_rx) = mpsc::unbounded_channel::<(usize, SessionId, LinkCommand)>();
     let (stored_tx, mut stored_rx) = mpsc::unbounded_channel::<(usize, ReceiptId)>();
     let mut buffer = vec![0u8; 65_536];
     loop {
@@ -105,8 +105,13 @@ pub async fn run(
                 }
                 Err(e) => eprintln!("linklab dtn node: norm: receive: {e}"),
             },
-            Some((index, command)) = command_rx.recv() => {
+            Some((index, session, command)) = command_rx.recv() => {
                 let c = &mut contacts[index];
+                // A session that went down: the node has failed its
+                // transfers already.
+                if c.id != Some(session) {
+                    continue;
+                }
                 match command {
                     LinkCommand::Send { transmit, octets } => {
                         match c.session.send_bundle(now(), &octets) {
@@ -114,13 +119,11 @@ pub async fn run(
                                 c.transfers.insert(transfer, transmit);
                             }
                             Err(e) => {
-                                if let Some(session) = c.id {
-                                    let _ = events.send(LinkEvent::Sent {
-                                        session,
-                                        transmit,
-                                        outcome: Err(e.to_string()),
-                                    });
-                                }
+                                let _ = events.send(LinkEvent::Sent {
+                                    session,
+                                    transmit,
+                                    outcome: Err(e.to_string()),
+                                });
                             }
                         }
                     }
@@ -146,7 +149,7 @@ fn report(
     c: &mut Contact,
     event: Event,
     events: &mpsc::UnboundedSender<LinkEvent>,
-    command_tx: &mpsc::UnboundedSender<(usize, LinkCommand)>,
+    command_tx: &mpsc::UnboundedSender<(usize, SessionId, LinkCommand)>,
     stored_tx: &mpsc::UnboundedSender<(usize, ReceiptId)>,
 ) {
     match event {
@@ -157,7 +160,7 @@ fn report(
             let forward = command_tx.clone();
             tokio::spawn(async move {
                 while let Some(command) = rx.recv().await {
-                    if forward.send((index, command)).is_err() {
+                    if forward.send((index, session, command)).is_err() {
                         break;
                     }
                 }
