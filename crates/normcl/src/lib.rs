@@ -45,7 +45,8 @@
 //!
 //! The session's NORM receiver follows the peer's sender (NORM_SYNC_ALL,
 //! so a bundle whose first datagrams were lost is still repaired). A
-//! bundle is delivered once per object transport ID and sender instance;
+//! bundle is delivered once per object transport ID and sender instance
+//! (NORM's receiver completes each object once);
 //! an object whose header is malformed or names another node than the
 //! configured peer is reported and never acknowledged, so the peer's
 //! transfers fail instead of vanishing. NormNodeIds come from the node

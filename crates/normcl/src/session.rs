@@ -2,7 +2,7 @@
 //! NORM receiver for the peer's, and the link state between them.
 
 use core::time::Duration;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::net::SocketAddr;
 
 use linklab_norm::wire::{Message, Packet};
@@ -85,10 +85,6 @@ struct Watermark {
     progress: Option<Instant>,
 }
 
-/// How many (instance, object) pairs are remembered to drop duplicates:
-/// below half of the 16-bit object ID space, so IDs do not wrap within it.
-const DEDUPE_LEN: usize = 4096;
-
 /// A NORM convergence-layer session: see the crate documentation.
 pub struct Session {
     config: Config,
@@ -103,10 +99,8 @@ pub struct Session {
     retry_at: Option<Instant>,
     closed: bool,
     unanswered: u32,
-    /// The peer's NORM instance and the objects of it already delivered.
-    instance: Option<u16>,
-    delivered: BTreeSet<(u16, u16)>,
-    delivered_order: VecDeque<(u16, u16)>,
+    /// Bundles handed to the node and not yet stored: their object IDs in
+    /// the peer's current NORM instance.
     receipts: BTreeMap<ReceiptId, u16>,
     next_receipt: u64,
     events: VecDeque<Event>,
@@ -151,9 +145,6 @@ impl Session {
             retry_at: None,
             closed: false,
             unanswered: 0,
-            instance: None,
-            delivered: BTreeSet::new(),
-            delivered_order: VecDeque::new(),
             receipts: BTreeMap::new(),
             next_receipt: 0,
             events: VecDeque::from([Event::LinkUp]),
@@ -391,14 +382,9 @@ impl Session {
         }
         while let Some(e) = self.receiver.poll_event() {
             match e {
-                ReceiverEvent::SenderStarted {
-                    sender,
-                    instance_id,
-                } if sender == self.peer_id => {
-                    // A new instance: its object IDs start afresh.
-                    self.instance = Some(instance_id);
-                    self.delivered.clear();
-                    self.delivered_order.clear();
+                ReceiverEvent::SenderStarted { sender, .. } if sender == self.peer_id => {
+                    // A new instance: its object IDs start afresh, and the
+                    // old instance's objects are no longer held.
                     self.receipts.clear();
                 }
                 ReceiverEvent::ObjectCompleted {
@@ -406,7 +392,7 @@ impl Session {
                     object_id,
                     data,
                     ..
-                } if sender == self.peer_id => self.object_completed(now, object_id, &data),
+                } if sender == self.peer_id => self.object_completed(object_id, &data),
                 _ => {}
             }
         }
@@ -460,19 +446,10 @@ impl Session {
         self.fill_window(now);
     }
 
-    fn object_completed(&mut self, now: Instant, object_id: u16, data: &[u8]) {
-        let instance = self.instance.unwrap_or_default();
-        if !self.delivered.insert((instance, object_id)) {
-            // Delivered before: the peer only needs the acknowledgement.
-            self.receiver.release(now, self.peer_id, object_id);
-            return;
-        }
-        self.delivered_order.push_back((instance, object_id));
-        if self.delivered_order.len() > DEDUPE_LEN {
-            if let Some(old) = self.delivered_order.pop_front() {
-                self.delivered.remove(&old);
-            }
-        }
+    /// A whole object from the peer. NORM's receiver completes each object
+    /// transport ID of a sender instance once (it keeps the IDs done), so
+    /// each bundle object is delivered once.
+    fn object_completed(&mut self, object_id: u16, data: &[u8]) {
         match BundleObject::decode(data) {
             Ok(o) if o.node_id == self.config.peer_node_id => {
                 let receipt = ReceiptId(self.next_receipt);

@@ -334,3 +334,51 @@ fn an_object_naming_another_node_is_refused_and_never_acknowledged() {
     assert!(refused[0].contains("ipn:5.0"));
     assert!(matches!(outcome, SenderEvent::WatermarkCompleted { acked, .. } if acked.is_empty()));
 }
+
+#[test]
+fn replayed_datagrams_deliver_a_bundle_once_per_sender_instance() {
+    use linklab_norm::{ObjectKind, Sender, SenderConfig};
+    use linklab_normcl::header::BundleObject;
+    let object = BundleObject {
+        node_id: A,
+        bundle: &[7; 3000],
+    }
+    .encode();
+    // Every datagram of one object from a sender instance.
+    let datagrams = |instance_id: u16| {
+        let mut c = SenderConfig::new(linklab_normcl::norm_node_id(A), addr(2), 1e6);
+        c.instance_id = instance_id;
+        let mut sender = Sender::new(c, Instant::ZERO).unwrap();
+        sender
+            .enqueue(Instant::ZERO, object.clone(), ObjectKind::Data)
+            .unwrap();
+        let mut out = Vec::new();
+        let mut now = Instant::ZERO;
+        while now < Instant::from_micros(200_000) {
+            while let Some(t) = sender.poll_transmit(now) {
+                out.push(t.payload);
+            }
+            now = now + Duration::from_millis(1);
+        }
+        out
+    };
+    let mut b = Session::new(config(B, A, addr(1)), Instant::ZERO).unwrap();
+    let mut received = 0;
+    let mut now = Instant::ZERO;
+    // Instance 1 twice over, then instance 2 (the peer restarted): the
+    // same object ID, a new object.
+    for run in [datagrams(1), datagrams(1), datagrams(2)] {
+        for d in run {
+            now = now + Duration::from_millis(1);
+            b.handle_datagram(now, addr(1), &d);
+            while let Some(e) = b.poll_event() {
+                if let linklab_normcl::Event::BundleReceived { receipt, bundle } = e {
+                    assert_eq!(bundle, vec![7; 3000]);
+                    b.bundle_stored(now, receipt);
+                    received += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(received, 2);
+}
