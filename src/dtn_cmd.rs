@@ -11,7 +11,7 @@ use linklab_dtn::{Eid, StatusKind};
 use linklab_dtnnode::app::Message;
 use linklab_dtnnode::{
     AppAddress, Ax25LinkOptions, Ax25Options, Ax25PeerSpec, BundleRef, Client, NodeConfig,
-    PeerSpec, ReportNotice, RouteSpec,
+    NormOptions, NormPeerSpec, PeerSpec, ReportNotice, RouteSpec,
 };
 use linklab_io::KissAddress;
 use linklab_wire::ax25::Address;
@@ -33,7 +33,7 @@ pub struct DtnArgs {
 enum Action {
     /// Run a DTN node: a BPv7 bundle agent with a store on disk, TCPCLv4
     /// sessions to its neighbours and a socket for applications.
-    Node(NodeArgs),
+    Node(Box<NodeArgs>),
     /// Send a file as one bundle through a node.
     Send(SendArgs),
     /// Receive bundles for an endpoint of a node and write them to files.
@@ -97,6 +97,19 @@ struct NodeArgs {
     #[arg(long, value_name = "8|128", requires = "ax25",
           value_parser = linklab_dtnnode::options::parse_modulus)]
     ax25_modulus: Option<Modulus>,
+    /// Run the NORM convergence layer (RFC 5740 over UDP) on this address.
+    #[arg(long, value_name = "ADDR:PORT")]
+    norm_bind: Option<std::net::SocketAddr>,
+    /// With --norm-bind: a neighbour over NORM, its node ID and UDP
+    /// address, e.g. ipn:2.0=127.0.0.1:4560 (repeat for more).
+    #[arg(long = "norm-peer", value_name = "NODE=ADDR:PORT", requires = "norm_bind",
+          value_parser = parse_norm_peer)]
+    norm_peers: Vec<NormPeerSpec>,
+    /// With --norm-bind: the fixed NORM rate in bit/s, IP and UDP headers
+    /// counted (the D-STAR data rate of 128 kbit/s by default).
+    #[arg(long, value_name = "BIT/S", default_value_t = 128_000.0, requires = "norm_bind",
+          value_parser = parse_rate)]
+    norm_rate: f64,
     /// A static route: destinations matching PATTERN (*, ipn:N.*,
     /// dtn://node/* or an endpoint ID) go to the neighbour with node ID
     /// NODE, over any session with it (repeat for more).
@@ -164,6 +177,17 @@ fn parse_ax25_peer(text: &str) -> Result<Ax25PeerSpec, String> {
     text.parse()
 }
 
+fn parse_norm_peer(text: &str) -> Result<NormPeerSpec, String> {
+    text.parse()
+}
+
+fn parse_rate(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(r) if r.is_finite() && r >= 1000.0 => Ok(r),
+        _ => Err(format!("{text:?} is not a rate of at least 1000 bit/s")),
+    }
+}
+
 fn parse_route(text: &str) -> Result<RouteSpec, String> {
     text.parse()
 }
@@ -180,7 +204,7 @@ fn parse_eid(what: &str, text: &str) -> anyhow::Result<Eid> {
 /// Runs `linklab dtn ACTION`.
 pub fn run(args: DtnArgs) -> anyhow::Result<()> {
     match args.action {
-        Action::Node(a) => node(a),
+        Action::Node(a) => node(*a),
         Action::Send(a) => block_on(send(a)),
         Action::Recv(a) => block_on(recv(a)),
     }
@@ -201,12 +225,17 @@ fn node(a: NodeArgs) -> anyhow::Result<()> {
             "--eid {node_id} is not a node ID (use ipn:N.0 or dtn://name/)"
         )));
     }
-    if a.tcpcl_listen.is_none() && a.peers.is_empty() && a.ax25.is_none() {
+    if a.tcpcl_listen.is_none() && a.peers.is_empty() && a.ax25.is_none() && a.norm_bind.is_none() {
         return Err(usage(
-            "a node needs --tcpcl-listen, --ax25 or at least one --peer to reach other nodes"
+            "a node needs --tcpcl-listen, --ax25 or at least one --peer (or --norm-bind) to reach other nodes"
                 .into(),
         ));
     }
+    let norm = a.norm_bind.map(|bind| NormOptions {
+        bind,
+        peers: a.norm_peers,
+        bits_per_second: a.norm_rate,
+    });
     let ax25 = a.ax25.zip(a.mycall).map(|(kiss, mycall)| Ax25Options {
         kiss,
         mycall,
@@ -226,6 +255,7 @@ fn node(a: NodeArgs) -> anyhow::Result<()> {
         tcpcl_listen: a.tcpcl_listen,
         peers: a.peers,
         ax25,
+        norm,
         routes: a.routes,
         app: a.app_socket,
         retry_after: Duration::from_secs(a.retry_after),

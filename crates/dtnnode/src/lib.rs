@@ -11,7 +11,8 @@
 //!   channel contract; [`cl::tcpcl`] is TCPCLv4 (RFC 9174), passive and
 //!   active with reconnection and backoff; [`cl::ax25`] is the AX.25
 //!   connected-mode CL over a KISS TNC, connecting on demand, with reactive
-//!   fragmentation when a link drops inside a bundle. A received bundle is
+//!   fragmentation when a link drops inside a bundle; [`cl::norm`] is the
+//!   NORM CL over UDP. A received bundle is
 //!   acknowledged to the peer only once stored, so a node killed at any
 //!   moment loses no bundle it acknowledged, and the agent's duplicate
 //!   check means none is delivered twice.
@@ -32,5 +33,8 @@ pub mod report;
 
 pub use client::{Client, ClientError};
 pub use node::{run, NodeConfig, NodeError};
-pub use options::{AppAddress, Ax25LinkOptions, Ax25Options, Ax25PeerSpec, PeerSpec, RouteSpec};
+pub use options::{
+    AppAddress, Ax25LinkOptions, Ax25Options, Ax25PeerSpec, NormOptions, NormPeerSpec, PeerSpec,
+    RouteSpec,
+};
 pub use report::{BundleRef, ReportNotice};

@@ -18,8 +18,8 @@ use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::mpsc;
 
 use crate::app::{self, Message};
-use crate::cl::{ax25, tcpcl, LinkCommand, LinkEvent, SessionId};
-use crate::options::{AppAddress, Ax25Options, PeerSpec, RouteSpec};
+use crate::cl::{ax25, norm, tcpcl, LinkCommand, LinkEvent, SessionId};
+use crate::options::{AppAddress, Ax25Options, NormOptions, PeerSpec, RouteSpec};
 use crate::report;
 
 /// DTN time (RFC 9171 4.2.6) at the Unix epoch's 2000-01-01.
@@ -41,6 +41,8 @@ pub struct NodeConfig {
     pub peers: Vec<PeerSpec>,
     /// The AX.25 convergence layer over a KISS TNC.
     pub ax25: Option<Ax25Options>,
+    /// The NORM convergence layer over UDP.
+    pub norm: Option<NormOptions>,
     /// Static routes to neighbours by node ID.
     pub routes: Vec<RouteSpec>,
     /// Where applications connect.
@@ -163,6 +165,11 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
             &link_tx,
         )?));
     }
+    if let Some(options) = &config.norm {
+        tasks.push(tokio::spawn(
+            start_norm(options, &node_text, &link_tx).await?,
+        ));
+    }
     tasks.push(tokio::spawn(app_listener.serve(client_tx, node_text)));
     drop(link_tx);
 
@@ -218,6 +225,36 @@ fn start_ax25(
         spool_dir: store.to_path_buf(),
     };
     Ok(ax25::run(setup, peers, demand_rx, events.clone()))
+}
+
+/// Sets up the NORM convergence layer: the UDP socket and a session for
+/// each configured peer.
+async fn start_norm(
+    options: &NormOptions,
+    node: &str,
+    events: &mpsc::UnboundedSender<LinkEvent>,
+) -> Result<impl std::future::Future<Output = ()>, NodeError> {
+    let socket = tokio::net::UdpSocket::bind(options.bind)
+        .await
+        .map_err(io_error(format!("cannot bind NORM to {}", options.bind)))?;
+    let local = socket.local_addr().map_err(io_error("NORM socket"))?;
+    let mut sessions = Vec::new();
+    for spec in &options.peers {
+        let peer = norm::NormPeer {
+            node: spec.node.to_string(),
+            address: spec.address,
+        };
+        let config = norm::session_config(node, &peer, options.bits_per_second);
+        config
+            .validate()
+            .map_err(|e| NodeError::Config(format!("norm: peer {}: {e}", peer.node)))?;
+        sessions.push((peer, config));
+    }
+    eprintln!(
+        "linklab dtn node: norm on {local} at {} bit/s",
+        options.bits_per_second
+    );
+    Ok(norm::run(socket, sessions, events.clone()))
 }
 
 /// The listening socket of the application interface.

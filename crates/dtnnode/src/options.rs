@@ -176,6 +176,53 @@ impl FromStr for Ax25PeerSpec {
     }
 }
 
+/// The NORM convergence layer: the UDP address it binds, its neighbours
+/// and the fixed rate it sends at.
+#[derive(Debug, Clone)]
+pub struct NormOptions {
+    /// Where the UDP socket is bound.
+    pub bind: SocketAddr,
+    /// The neighbours.
+    pub peers: Vec<NormPeerSpec>,
+    /// The rate of NORM messages, bits per second (IP and UDP headers
+    /// counted).
+    pub bits_per_second: f64,
+}
+
+/// A neighbour over NORM: `NODE=ADDR:PORT`, its node ID and UDP address.
+/// Endpoints of its node ID are routed to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NormPeerSpec {
+    /// Its node ID.
+    pub node: Eid,
+    /// Its UDP address.
+    pub address: SocketAddr,
+}
+
+impl FromStr for NormPeerSpec {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<NormPeerSpec, String> {
+        let Some((node, address)) = text.rsplit_once('=') else {
+            return Err(format!(
+                "NORM peer {text:?}: use NODE=ADDR:PORT, e.g. ipn:2.0=127.0.0.1:4560"
+            ));
+        };
+        let node: Eid = node
+            .parse()
+            .map_err(|e| format!("NORM peer {text:?}: {e}"))?;
+        if !node.is_admin_endpoint() {
+            return Err(format!(
+                "NORM peer {text:?}: {node} is not a node ID (ipn:N.0 or dtn://name/)"
+            ));
+        }
+        let address = address
+            .parse()
+            .map_err(|e| format!("NORM peer {text:?}: {address:?}: {e}"))?;
+        Ok(NormPeerSpec { node, address })
+    }
+}
+
 /// A static route: `PATTERN=NODE`, bundles for endpoints matching
 /// `PATTERN` go to the neighbour whose node ID is `NODE`, over whichever
 /// session with it is up (opened by either side).
@@ -261,6 +308,9 @@ mod tests {
         assert_eq!(peer.pattern, None);
         let peer: Ax25PeerSpec = "N0CALL-2=ipn:2.*".parse().unwrap();
         assert_eq!(peer.call.ssid(), 2);
+        let peer: NormPeerSpec = "dtn://b/=127.0.0.1:4560".parse().unwrap();
+        assert_eq!(peer.node, "dtn://b/".parse::<Eid>().unwrap());
+        assert_eq!(peer.address, "127.0.0.1:4560".parse().unwrap());
         let route: RouteSpec = "dtn://far/*=dtn://near/".parse().unwrap();
         assert_eq!(route.next_hop, "dtn://near/".parse::<Eid>().unwrap());
         assert_eq!(
@@ -297,6 +347,14 @@ mod tests {
             ("N0CALL-2=nonsense", "bad endpoint pattern"),
         ] {
             let e = bad.parse::<Ax25PeerSpec>().unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+        for (bad, why) in [
+            ("127.0.0.1:4560", "use NODE=ADDR:PORT"),
+            ("ipn:2.1=127.0.0.1:4560", "not a node ID"),
+            ("ipn:2.0=localhost", "NORM peer"),
+        ] {
+            let e = bad.parse::<NormPeerSpec>().unwrap_err();
             assert!(e.contains(why), "{bad}: {e}");
         }
         let e = "10.1.2.3:7000".parse::<AppAddress>().unwrap_err();

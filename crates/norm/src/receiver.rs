@@ -60,6 +60,12 @@ pub struct ReceiverConfig {
     /// falls silent, one activity interval (2 · robust factor · GRTT, at
     /// least a second) apart, as libnorm does.
     pub robust_factor: u32,
+    /// Whether a completed object counts towards a watermark
+    /// acknowledgement (RFC 5740 section 5.1.3) only once the application
+    /// has [released](Receiver::release) it, e.g. after storing it, so
+    /// that an ACK means the object is safe here. Off by default: an
+    /// object counts as soon as it is complete.
+    pub hold_acks: bool,
     /// Seed of the receiver's random stream (NACK backoff).
     pub seed: u64,
 }
@@ -75,6 +81,7 @@ impl ReceiverConfig {
             max_pending_objects: 256,
             max_nack_len: 1024,
             robust_factor: 20,
+            hold_acks: false,
             seed: 2,
         }
     }
@@ -172,6 +179,12 @@ struct Remote {
     objects: BTreeMap<u16, RxObject>,
     /// Relative IDs of objects completed or given up.
     done: BTreeSet<u16>,
+    /// Object IDs completed but not yet released (with
+    /// [`ReceiverConfig::hold_acks`]).
+    held: BTreeSet<u16>,
+    /// The last watermark naming this receiver that it could not
+    /// acknowledge yet: object and payload ID.
+    watermark: Option<(u16, PayloadId)>,
     position: Option<Position>,
     nack_at: Option<Instant>,
     holdoff_until: Instant,
@@ -543,6 +556,8 @@ impl Receiver {
                 base: 0,
                 objects: BTreeMap::new(),
                 done: BTreeSet::new(),
+                held: BTreeSet::new(),
+                watermark: None,
                 position: None,
                 nack_at: None,
                 holdoff_until: now,
@@ -755,6 +770,9 @@ impl Receiver {
         if o.blocks_left == 0 {
             if let Some(o) = r.objects.remove(&rel) {
                 r.done.insert(rel);
+                if self.config.hold_acks {
+                    r.held.insert(o.id);
+                }
                 self.events.push_back(ReceiverEvent::ObjectCompleted {
                     sender,
                     object_id: o.id,
@@ -792,19 +810,8 @@ impl Receiver {
                     r.position = Some(at);
                 }
                 if acking_nodes.contains(&me) {
-                    let complete =
-                        (0..=rel).all(|x| r.done.contains(&x) && !r.objects.contains_key(&x));
-                    if complete {
-                        self.send_ack(
-                            now,
-                            sender,
-                            AckContent::Flush {
-                                object_id,
-                                payload_id,
-                            },
-                            0,
-                        );
-                    }
+                    r.watermark = Some((object_id, payload_id));
+                    self.ack_watermark(now, sender);
                 }
             }
             Command::Squelch {
@@ -869,6 +876,50 @@ impl Receiver {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Acknowledges the watermark a sender asked this receiver for, if
+    /// every object up to it is complete (and released, with
+    /// [`ReceiverConfig::hold_acks`]): RFC 5740 section 5.1.3.
+    fn ack_watermark(&mut self, now: Instant, sender: NodeId) {
+        let Some(r) = self.remotes.get_mut(&sender) else {
+            return;
+        };
+        let Some((object_id, payload_id)) = r.watermark else {
+            return;
+        };
+        let rel = r.rel(object_id);
+        let complete = rel < 0x8000
+            && (0..=rel).all(|x| {
+                r.done.contains(&x)
+                    && !r.objects.contains_key(&x)
+                    && !r.held.contains(&r.base.wrapping_add(x))
+            });
+        if complete {
+            r.watermark = None;
+            self.send_ack(
+                now,
+                sender,
+                AckContent::Flush {
+                    object_id,
+                    payload_id,
+                },
+                0,
+            );
+        }
+    }
+
+    /// The application has taken object `object_id` of `sender` (stored
+    /// it): with [`ReceiverConfig::hold_acks`] it now counts towards
+    /// watermark acknowledgements, and a watermark that waited only for
+    /// it is acknowledged at once.
+    pub fn release(&mut self, now: Instant, sender: NodeId, object_id: u16) {
+        let Some(r) = self.remotes.get_mut(&sender) else {
+            return;
+        };
+        if r.held.remove(&object_id) {
+            self.ack_watermark(now, sender);
         }
     }
 

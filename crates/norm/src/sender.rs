@@ -421,7 +421,13 @@ impl Sender {
             pending: nodes.iter().copied().collect(),
             acked: Vec::new(),
         });
-        self.flushes_left = 0;
+        // Flushing (the acknowledgement requests) starts once everything
+        // queued has been sent; at once if that is already so.
+        self.flushes_left = if self.cursor.is_none() {
+            self.config.robust_factor
+        } else {
+            0
+        };
         self.flush_announced = false;
         true
     }

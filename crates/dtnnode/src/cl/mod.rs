@@ -27,7 +27,8 @@
 //! [`tcpcl`] is TCPCLv4 (RFC 9174) over TCP, active and passive; [`ax25`]
 //! is the AX.25 connected-mode CL over a KISS TNC, which connects to a
 //! configured peer when the node asks for it (a bundle is routed there
-//! and no session carries that link).
+//! and no session carries that link); [`norm`] is the NORM CL over UDP
+//! to configured peers.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -35,6 +36,7 @@ use linklab_dtn::{LinkId, TransmitId};
 use tokio::sync::{mpsc, oneshot};
 
 pub mod ax25;
+pub mod norm;
 pub mod tcpcl;
 
 /// One session of a convergence layer within the node.
