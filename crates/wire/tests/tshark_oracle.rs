@@ -4,8 +4,9 @@
 //!
 //! tshark is not a build dependency: without it the test says so and passes,
 //! except under CI (`CI` set), where a missing tshark is a failure
-//! (`linklab_testkit::tshark`). tshark decodes every I and S frame as modulo 8, so modulo-128 frames are
-//! covered by golden bytes in `ax25_golden.rs` instead.
+//! (`linklab_testkit::tshark`). tshark decodes every I and S frame as
+//! modulo 8, so modulo-128 frames are covered by golden bytes in
+//! `ax25_golden.rs` instead.
 
 use std::collections::BTreeMap;
 use std::path::Path;
