@@ -1,10 +1,11 @@
 # Shared pieces of the Dire Wolf interop scripts (direwolf-pair.sh,
 # linklab-direwolf.sh): two Dire Wolf 1.6 instances joined by
-# interop/audio_relay.py.  Sourced, not run.  Expects:
+# interop/audio_relay.py.  Sourced, not run, after interop/netns-lib.sh.
+# Expects:
 #   $here    the interop/ directory
 #   $out     the output directory (absolute)
 #   $baud    9600 or 1200
-#   pids=()  an array the caller's cleanup kills
+#   pids     netns_pids's array, which netns_cleanup kills
 #
 #   dw_txdelay                      TXDELAY (10 ms units) for $baud -> $txdelay
 #   dw_mkconf NAME MYCALL KISSPORT AGWPORT
@@ -16,7 +17,7 @@
 #                                   under `timeout SECONDS`; logs go to
 #                                   $out/PREFIX{relay.log,relay.err,A.log,B.log};
 #                                   returns when all four TCP ports answer
-#   dw_waitport PORT                wait (10 s at most) until PORT accepts
+#                                   (netns-lib.sh's wait_port, 10 s each)
 #
 # Audio: each instance transmits through an ALSA `file` PCM (slave "null")
 # that writes raw S16_LE mono at 48000 Hz to NAME.tx, and receives from its
@@ -62,14 +63,6 @@ AGWPORT $4
 EOF
 }
 
-dw_waitport() {
-    for _ in $(seq 100); do
-        (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0
-        sleep 0.1
-    done
-    return 1
-}
-
 # Ports of the instances made by dw_mkconf, read back from the configs.
 dw_ports() { sed -n 's/^\(KISS\|AGW\)PORT //p' "$out/$1.conf"; }
 
@@ -91,7 +84,7 @@ dw_start() { # PREFIX SECONDS DROP SEED
             < "$out/$n.rx" > "$out/${prefix}$n.log" 2>&1 ) & pids+=($!)
     done
     for p in $(dw_ports A) $(dw_ports B); do
-        dw_waitport "$p" || {
+        wait_port "$p" || {
             echo "direwolf: port $p never opened"
             tail "$out/${prefix}A.log" "$out/${prefix}B.log"
             return 1

@@ -25,13 +25,11 @@
 # direwolf, python3, iproute2.  Exits non-zero on failure.
 set -u
 
-if [ -z "${DW_PAIR_IN_NETNS:-}" ]; then
-    command -v direwolf >/dev/null ||
-        { echo "direwolf-pair: needs direwolf (apt-get install direwolf)" >&2; exit 2; }
-    exec timeout -k 5 900 unshare -n env DW_PAIR_IN_NETNS=1 bash "$0" "$@"
-fi
-
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/netns-lib.sh"
+netns_need direwolf-pair "apt-get install direwolf" direwolf
+netns_enter DW_PAIR_IN_NETNS 900 "$@"
+
 baud=9600; drop=0; seed=1; size=5120; out=""; linklab="${LINKLAB:-}"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -53,11 +51,8 @@ fi
 # Transfer budget: bits on air at the modem rate, times 4, plus a minute.
 budget=$(( size * 8 * 4 / baud + 60 ))
 
-ip link set lo up
-
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
-trap cleanup EXIT
+netns_lo
+netns_pids
 
 . "$here/direwolf-lib.sh"
 dw_mkconf A N0CALL-3 8011 8010 || exit 2
@@ -117,7 +112,7 @@ else
     echo "(b) connected mode A->B $size bytes: FAIL (connect rc=$rc, listen rc=$lrc)"; fail=1
 fi
 sleep 1
-cleanup; pids=()
+netns_cleanup
 
 sort "$out/A.mon" "$out/B.mon" 2>/dev/null | cut -c1-110 > "$out/timeline.txt"
 # frames each side transmitted, by kind (from the 'T' monitor lines)

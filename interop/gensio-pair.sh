@@ -20,13 +20,11 @@
 # plus gensio-bin, python3 and iproute2.  Exits non-zero on any failure.
 set -u
 
-if [ -z "${GENSIO_PAIR_IN_NETNS:-}" ]; then
-    command -v gensiot >/dev/null && command -v greflector >/dev/null ||
-        { echo "gensio-pair: needs gensiot and greflector (apt-get install gensio-bin)" >&2; exit 2; }
-    exec timeout -k 5 300 unshare -n env GENSIO_PAIR_IN_NETNS=1 bash "$0" "$@"
-fi
-
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/netns-lib.sh"
+netns_need gensio-pair "apt-get install gensio-bin" gensiot greflector
+netns_enter GENSIO_PAIR_IN_NETNS 300 "$@"
+
 out=""; size=20480; linklab="${LINKLAB:-}"; loss=0
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -44,18 +42,13 @@ if [ -z "$linklab" ]; then
     elif command -v linklab >/dev/null; then linklab=$(command -v linklab); fi
 fi
 
-# Loopback only.  gensio resolves addresses with AI_ADDRCONFIG, which finds
-# no IPv4 at all when the only address is 127.0.0.1 ("Unable to find a valid
-# name on the name server"); any non-127 address on lo cures that.
-ip link set lo up
-ip addr add 192.0.2.1/32 dev lo
+# Loopback only, with the address gensio's AI_ADDRCONFIG needs.
+netns_lo --gensio-addr
 
 head -c "$size" /dev/urandom > "$out/a.bin"
 head -c "$size" /dev/urandom > "$out/b.bin"
 
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
-trap cleanup EXIT
+netns_pids
 
 fail=0
 port=8000
@@ -65,10 +58,7 @@ run() {
     port=$((port + 1))
     local hub="kiss,tcp,127.0.0.1,$port"
     timeout 120 greflector "$hub" > "$out/$name.hub.log" 2>&1 & local hubpid=$!; pids+=($hubpid)
-    # wait for the hub to listen
-    for _ in $(seq 50); do
-        (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1
-    done
+    wait_port "$port" 5 # at most 5 s; the run fails and says so if it never listens
     timeout 120 python3 "$here/kiss_tap.py" 127.0.0.1 "$port" "$out/$name.kiss" \
         --pcap "$out/$name.pcap" --times "$out/$name.times" & local tappid=$!; pids+=($tappid)
     local opts="extended=$ext$extra"

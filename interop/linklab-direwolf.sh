@@ -30,19 +30,15 @@
 # iproute2.
 set -u
 
-if [ -z "${LINKLAB_DW_IN_NETNS:-}" ]; then
-    for tool in direwolf tshark mergecap python3; do
-        command -v "$tool" >/dev/null ||
-            { echo "linklab-direwolf: needs $tool (apt-get install direwolf tshark python3)" >&2; exit 2; }
-    done
-    # 400 s for all runs at 9600 bd (they take about 150 s); 1200 bd is 8
-    # times slower on the air.
-    limit=400
-    case " $* " in *" -b 1200 "*) limit=2400 ;; esac
-    exec timeout -k 5 "$limit" unshare -n env LINKLAB_DW_IN_NETNS=1 bash "$0" "$@"
-fi
-
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/netns-lib.sh"
+netns_need linklab-direwolf "apt-get install direwolf tshark python3" direwolf tshark mergecap python3
+# 400 s for all runs at 9600 bd (they take about 150 s); 1200 bd is 8
+# times slower on the air.
+limit=400
+case " $* " in *" -b 1200 "*) limit=2400 ;; esac
+netns_enter LINKLAB_DW_IN_NETNS "$limit" "$@"
+
 out=""; baud=9600; size=5120; linklab=""; only=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -62,7 +58,7 @@ linklab=$(cd "$(dirname "$linklab")" && pwd)/$(basename "$linklab")
 . "$here/direwolf-lib.sh"
 dw_mkconf A N0CALL-3 8011 8010 || exit 2
 dw_mkconf B N0CALL-4 8021 8020
-ip link set lo up
+netns_lo
 
 # linklab's timers for a half-duplex radio channel behind a KISS TNC (see
 # docs/interop.md): KISS tells linklab nothing about the channel, so T1
@@ -96,9 +92,7 @@ budget=$(( (size * 8 * 4 / baud) + 43 ))
 python3 -c 'import random, sys; sys.stdout.buffer.write(random.Random(7).randbytes(int(sys.argv[1])))' \
     "$size" > "$out/data.bin"
 
-pids=()
-cleanup() { local q; for q in "${pids[@]}"; do kill "$q" 2>/dev/null; done; wait 2>/dev/null; pids=(); }
-trap cleanup EXIT
+netns_pids
 
 fail=0
 # run NAME DIRECTION DROP SEED [extra linklab options]
@@ -106,7 +100,7 @@ run() {
     local name=$1 dir=$2 drop=$3 seed=$4; shift 4
     local extra="$*" p="$out/$name"
     case "$only" in ""|*",$name,"*) ;; *) return ;; esac
-    dw_start "$name." $((budget + 30)) "$drop" "$seed" || { echo "$name FAIL (Dire Wolf did not start)"; fail=1; cleanup; return; }
+    dw_start "$name." $((budget + 30)) "$drop" "$seed" || { echo "$name FAIL (Dire Wolf did not start)"; fail=1; netns_cleanup; return; }
     timeout $((budget + 25)) python3 "$here/kiss_tap.py" 127.0.0.1 8011 "$p.A.kiss" \
         --pcap "$p.A.pcap" --times "$p.A.times" & local tapa=$!; pids+=($tapa)
     timeout $((budget + 25)) python3 "$here/kiss_tap.py" 127.0.0.1 8021 "$p.B.kiss" \
@@ -136,7 +130,7 @@ run() {
     fi
     t1=$(date +%s.%N)
     sleep 0.5
-    cleanup
+    netns_cleanup
 
     local ok=1 why=""
     [ "$rc_l" = 0 ] && [ "$rc_a" = 0 ] || { ok=0; why="$why exit codes linklab=$rc_l agw_client=$rc_a;"; }

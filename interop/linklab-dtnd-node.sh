@@ -21,13 +21,10 @@
 # on any failure; bounded to 120 s.
 set -u
 
-if [ -z "${LINKLAB_DTND_NODE_IN_NETNS:-}" ]; then
-    for tool in dtnd dtnsend dtnrecv unshare ip; do
-        command -v "$tool" >/dev/null ||
-            { echo "linklab-dtnd-node: needs $tool (cargo install dtn7 --locked; apt-get install iproute2)" >&2; exit 2; }
-    done
-    exec timeout -k 5 120 unshare -n env LINKLAB_DTND_NODE_IN_NETNS=1 bash "$0" "$@"
-fi
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/netns-lib.sh"
+netns_need linklab-dtnd-node "cargo install dtn7 --locked; apt-get install iproute2" dtnd dtnsend dtnrecv unshare ip
+netns_enter LINKLAB_DTND_NODE_IN_NETNS 120 "$@"
 
 out=""; linklab=""
 while [ $# -gt 0 ]; do
@@ -41,20 +38,8 @@ done
 [ -n "$out" ] || out=$(mktemp -d /tmp/linklab-dtnd-node.XXXXXX)
 mkdir -p "$out"
 
-ip link set lo up
-
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
-trap cleanup EXIT
-
-wait_port() {
-    for _ in $(seq 100); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-        sleep 0.1
-    done
-    echo "linklab-dtnd-node: nothing listens on port $1" >&2
-    return 1
-}
+netns_lo
+netns_pids
 
 echo "--- dtnd $(dtnd --version 2>&1 | head -n 1)"
 # dtnd sends the status reports it makes at its janitor's rounds (10 s by
@@ -63,7 +48,10 @@ RUST_LOG=info dtnd -n node1 -W "$out/dtnd" -D mem -r epidemic --disable_nd -i 0 
     -C tcp:port=4556:bind=127.0.0.1 -w 3000 -e incoming --generate-status-reports \
     > "$out/dtnd.log" 2>&1 &
 pids+=($!)
-wait_port 3000 && wait_port 4556 || { tail -n 20 "$out/dtnd.log"; exit 1; }
+for port in 3000 4556; do
+    wait_port "$port" ||
+        { echo "linklab-dtnd-node: nothing listens on port $port" >&2; tail -n 20 "$out/dtnd.log"; exit 1; }
+done
 
 sock="$out/linklab.sock"
 "$linklab" dtn node --eid dtn://linklab/ --store "$out/store" \

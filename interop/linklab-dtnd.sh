@@ -16,13 +16,10 @@
 # iproute2. Exits non-zero on any failure; bounded to 180 s.
 set -u
 
-if [ -z "${LINKLAB_DTND_IN_NETNS:-}" ]; then
-    for tool in dtnd tshark unshare ip; do
-        command -v "$tool" >/dev/null ||
-            { echo "linklab-dtnd: needs $tool (cargo install dtn7 --locked; apt-get install tshark iproute2)" >&2; exit 2; }
-    done
-    exec timeout -k 5 180 unshare -n env LINKLAB_DTND_IN_NETNS=1 bash "$0" "$@"
-fi
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/netns-lib.sh"
+netns_need linklab-dtnd "cargo install dtn7 --locked; apt-get install tshark iproute2" dtnd tshark unshare ip
+netns_enter LINKLAB_DTND_IN_NETNS 180 "$@"
 
 out=""; peer=""
 while [ $# -gt 0 ]; do
@@ -36,20 +33,8 @@ done
 [ -n "$out" ] || out=$(mktemp -d /tmp/linklab-dtnd.XXXXXX)
 mkdir -p "$out"
 
-ip link set lo up
-
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
-trap cleanup EXIT
-
-wait_port() {
-    for _ in $(seq 100); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-        sleep 0.1
-    done
-    echo "linklab-dtnd: nothing listens on port $1" >&2
-    return 1
-}
+netns_lo
+netns_pids
 
 pcap="$out/tcpcl.pcapng"
 tshark -i lo -f "tcp port 4556" -w "$pcap" > "$out/capture.log" 2>&1 &
@@ -61,7 +46,10 @@ RUST_LOG=info dtnd -n node1 -W "$out/dtnd" -D mem -r epidemic --disable_nd -i 0 
     -C tcp:port=4556:bind=127.0.0.1 -w 3000 -e incoming --generate-status-reports \
     > "$out/dtnd.log" 2>&1 &
 pids+=($!)
-wait_port 3000 && wait_port 4556 || { tail -n 20 "$out/dtnd.log"; exit 1; }
+for port in 3000 4556; do
+    wait_port "$port" ||
+        { echo "linklab-dtnd: nothing listens on port $port" >&2; tail -n 20 "$out/dtnd.log"; exit 1; }
+done
 
 fail=0
 timeout 60 "$peer" --tcpcl 127.0.0.1:4556 --http 127.0.0.1:3000 --dtnd-node dtn://node1/ \

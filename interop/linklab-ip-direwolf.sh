@@ -18,15 +18,11 @@
 # Needs root (unshare), direwolf, python3, iproute2. About a minute.
 set -u
 
-if [ -z "${LINKLAB_IPDW_IN_NETNS:-}" ]; then
-    for tool in direwolf python3; do
-        command -v "$tool" >/dev/null ||
-            { echo "linklab-ip-direwolf: needs $tool (apt-get install direwolf python3)" >&2; exit 2; }
-    done
-    exec timeout -k 5 240 unshare -n env LINKLAB_IPDW_IN_NETNS=1 bash "$0" "$@"
-fi
-
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/netns-lib.sh"
+netns_need linklab-ip-direwolf "apt-get install direwolf python3" direwolf python3
+netns_enter LINKLAB_IPDW_IN_NETNS 240 "$@"
+
 out=""; baud=9600; size=5120; linklab=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -44,7 +40,7 @@ linklab=$(cd "$(dirname "$linklab")" && pwd)/$(basename "$linklab")
 . "$here/direwolf-lib.sh"
 dw_mkconf A N0CALL-3 8011 8010 || exit 2
 dw_mkconf B N0CALL-4 8021 8020
-ip link set lo up
+netns_lo
 
 # The AX.25 timers of interop/linklab-direwolf.sh at 9600 bd (T1 4 s from
 # the hand-over to Dire Wolf, 4 I frames a window, P on the last); a TCP
@@ -54,9 +50,7 @@ opts=(--window 4 --t1-ms 4000 --poll-last --tcp-window 864 --timeout 60)
 budget=$(( size * 8 * 4 / baud + 40 ))
 head -c "$size" /dev/urandom > "$out/data.bin"
 
-pids=()
-cleanup() { local q; for q in "${pids[@]}"; do kill "$q" 2>/dev/null; done; wait 2>/dev/null; pids=(); }
-trap cleanup EXIT
+netns_pids
 
 fail=0
 # run NAME MODE
@@ -67,7 +61,7 @@ run() {
         n1=(--no-arp --neighbour 44.0.0.2=N0CALL-2)
         n2=(--no-arp --neighbour 44.0.0.1=N0CALL-1)
     fi
-    dw_start "$name." $((budget + 30)) 0 1 || { echo "$name FAIL (Dire Wolf did not start)"; fail=1; cleanup; return; }
+    dw_start "$name." $((budget + 30)) 0 1 || { echo "$name FAIL (Dire Wolf did not start)"; fail=1; netns_cleanup; return; }
     timeout "$budget" "$linklab" ip --kiss tcp:127.0.0.1:8021 --mycall N0CALL-2 --addr 44.0.0.2/24 \
         --mode "$mode" "${opts[@]}" "${n2[@]}" --monitor serve --port 5001 --count 1 --out "$p.out" \
         > "$p.serve.out" 2> "$p.serve.log" &
@@ -85,7 +79,7 @@ run() {
     rc_s=$?
     wait "$server"; rc_v=$?
     t1=$(date +%s.%N)
-    cleanup
+    netns_cleanup
     local ok=1
     [ "$rc_p" = 0 ] && [ "$rc_s" = 0 ] && [ "$rc_v" = 0 ] ||
         { ok=0; echo "  $name: exit codes ping=$rc_p send=$rc_s serve=$rc_v (logs in $out)"; }

@@ -16,15 +16,11 @@
 # on any failure.
 set -u
 
-if [ -z "${LINKLAB_IP_GENSIO_IN_NETNS:-}" ]; then
-    for tool in greflector tshark python3; do
-        command -v "$tool" >/dev/null ||
-            { echo "linklab-ip-gensio: needs $tool (apt-get install gensio-bin tshark python3)" >&2; exit 2; }
-    done
-    exec timeout -k 5 120 unshare -n env LINKLAB_IP_GENSIO_IN_NETNS=1 bash "$0" "$@"
-fi
-
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/netns-lib.sh"
+netns_need linklab-ip-gensio "apt-get install gensio-bin tshark python3" greflector tshark python3
+netns_enter LINKLAB_IP_GENSIO_IN_NETNS 120 "$@"
+
 out=""; size=20480; linklab=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -38,16 +34,12 @@ done
 [ -n "$out" ] || out=$(mktemp -d /tmp/linklab-ip-gensio.XXXXXX)
 mkdir -p "$out"
 
-# gensio resolves with AI_ADDRCONFIG and finds no IPv4 when 127.0.0.1 is the
-# only address; any other address on lo cures that (see docs/interop.md).
-ip link set lo up
-ip addr add 192.0.2.1/32 dev lo
+# Loopback, with the address gensio's AI_ADDRCONFIG needs.
+netns_lo --gensio-addr
 
 head -c "$size" /dev/urandom > "$out/data.bin"
 
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
-trap cleanup EXIT
+netns_pids
 
 fail=0
 port=8200
@@ -62,9 +54,7 @@ run() {
         n2=(--no-arp --neighbour 44.0.0.1=N0CALL-1)
     fi
     timeout 60 greflector "$hub" > "$out/$name.hub.log" 2>&1 & local hubpid=$!; pids+=($hubpid)
-    for _ in $(seq 50); do
-        (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1
-    done
+    wait_port "$port" 5 # at most 5 s; the run fails and says so if it never listens
     timeout 60 python3 "$here/kiss_tap.py" 127.0.0.1 "$port" "$out/$name.kiss" \
         --pcap "$out/$name.pcap" & local tappid=$!; pids+=($tappid)
     local common=(ip --kiss "$kiss" --mode "$mode" --monitor)

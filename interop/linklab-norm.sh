@@ -22,17 +22,13 @@
 # g++, libnorm-dev, tshark. Exits non-zero on any failure.
 set -u
 
-if [ -z "${LINKLAB_NORM_IN_NETNS:-}" ]; then
-    for tool in g++ tshark dumpcap unshare; do
-        command -v "$tool" >/dev/null ||
-            { echo "linklab-norm: needs $tool (apt-get install g++ tshark libnorm-dev)" >&2; exit 2; }
-    done
-    [ -f /usr/include/normApi.h ] ||
-        { echo "linklab-norm: needs libnorm-dev (apt-get install libnorm-dev)" >&2; exit 2; }
-    exec timeout -k 5 300 unshare -n env LINKLAB_NORM_IN_NETNS=1 bash "$0" "$@"
-fi
-
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/netns-lib.sh"
+netns_need linklab-norm "apt-get install g++ tshark libnorm-dev" g++ tshark dumpcap unshare
+[ -f /usr/include/normApi.h ] ||
+    { echo "linklab-norm: needs libnorm-dev (apt-get install libnorm-dev)" >&2; exit 2; }
+netns_enter LINKLAB_NORM_IN_NETNS 300 "$@"
+
 out=""; norm_udp=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -44,15 +40,13 @@ done
 [ -x "$norm_udp" ] || { echo "linklab-norm: -u must name the norm_udp example binary" >&2; exit 2; }
 [ -n "$out" ] || out=$(mktemp -d /tmp/linklab-norm.XXXXXX)
 mkdir -p "$out"
-ip link set lo up
+netns_lo
 
 peer="$out/norm_peer"
 g++ -x c++ -O1 -Wall -o "$peer" "$here/norm/norm_peer.c" -lnorm ||
     { echo "linklab-norm: norm_peer does not build against libnorm" >&2; exit 1; }
 
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
-trap cleanup EXIT
+netns_pids
 
 fail=0
 port=6100

@@ -10,25 +10,13 @@
 
 mod support;
 
-use std::process::Command;
 use std::time::Duration;
 
 use linklab_tcpcl::wire::ContactHeader;
 use linklab_tcpcl::{Event, RefuseReason, SessTermReason};
+use linklab_testkit::tshark;
 use linklab_wire::pcap::{LinkType, PcapWriter};
 use support::{config, decode_stream, Pair};
-
-fn tshark_available() -> bool {
-    let found = Command::new("tshark").arg("--version").output().is_ok();
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "tshark is required under CI (apt-get install tshark)"
-        );
-        eprintln!("tshark not installed: skipping the TCPCLv4 tshark oracle");
-    }
-    found
-}
 
 /// An IPv4 + TCP packet (LINKTYPE_RAW) from `from` (0: 10.0.0.1:40000,
 /// 1: 10.0.0.2:4556); checksums are left zero (tshark does not check them).
@@ -94,12 +82,11 @@ fn transcript() -> Pair {
 
 #[test]
 fn tshark_agrees_with_every_message_of_a_session() {
-    if !tshark_available() {
+    if !tshark::available("TCPCLv4") {
         return;
     }
     let pair = transcript();
-    let dir = std::env::temp_dir().join(format!("linklab-tcpcl-tshark-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tshark::pcap_dir("tcpcl");
     let path = dir.join("tcpcl.pcap");
     let mut writer =
         PcapWriter::new(std::fs::File::create(&path).unwrap(), LinkType::Other(101)).unwrap();
@@ -127,47 +114,22 @@ fn tshark_agrees_with_every_message_of_a_session() {
     }
     drop(writer);
 
-    let out = Command::new("tshark")
+    let rows = tshark::fields(
+        &path,
         // Two passes, so that segments and their acknowledgements are
         // related whichever comes first in the file.
-        .args([
-            "-2",
-            "-n",
-            "-r",
-            path.to_str().unwrap(),
-            "-d",
-            "tcp.port==4556,tcpcl",
-        ])
-        .args([
-            "-T",
-            "fields",
-            "-E",
-            "separator=|",
-            "-e",
+        &["-2", "-d", "tcp.port==4556,tcpcl"],
+        &[
             "tcp.srcport",
-            "-e",
             "tcpcl.v4.mhdr.type",
-        ])
-        .args([
-            "-e",
             "_ws.malformed",
-            "-e",
             "_ws.expert.severity",
-            "-e",
             "_ws.expert.message",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
-    let text = String::from_utf8(out.stdout).unwrap();
     let mut seen: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
-    for line in text.lines() {
-        let fields: Vec<&str> = line.split('|').collect();
-        assert_eq!(fields[2], "", "malformed: {line}");
+    for fields in &rows {
+        assert_eq!(fields[2], "", "malformed: {fields:?}");
         // Severity 0x00800000 is an error. Notes remain on the segments of
         // the refused transfer that went out before the refusal (no
         // XFER_ACK: rightly).
@@ -176,7 +138,7 @@ fn tshark_agrees_with_every_message_of_a_session() {
                 Some(hex) => u32::from_str_radix(hex, 16).unwrap(),
                 None => severity.parse().unwrap(),
             };
-            assert!(value < 0x0080_0000, "expert error: {line}");
+            assert!(value < 0x0080_0000, "expert error: {fields:?}");
         }
         let from = usize::from(fields[0] == "4556");
         for code in fields[1].split(',').filter(|s| !s.is_empty()) {

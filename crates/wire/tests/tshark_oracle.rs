@@ -3,15 +3,16 @@
 //! tshark's decode must agree with ours field by field.
 //!
 //! tshark is not a build dependency: without it the test says so and passes,
-//! except under CI (`CI` set), where a missing tshark is a failure.
-//! tshark decodes every I and S frame as modulo 8, so modulo-128 frames are
-//! covered by golden bytes in `ax25_golden.rs` instead.
+//! except under CI (`CI` set), where a missing tshark is a failure
+//! (`linklab_testkit::tshark`). tshark decodes every I and S frame as
+//! modulo 8, so modulo-128 frames are covered by golden bytes in
+//! `ax25_golden.rs` instead.
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
+use linklab_testkit::tshark;
 use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame, Pid};
 use linklab_wire::control::{Control, Modulus, Supervisory, Unnumbered};
 use linklab_wire::pcap::{LinkType, PcapWriter};
@@ -109,33 +110,6 @@ fn random_frame(rng: &mut Rng, kind: &str) -> Frame {
         }
     };
     Frame::new(address, Modulus::Mod8, control, pid, info).unwrap()
-}
-
-fn tshark_available() -> bool {
-    let found = Command::new("tshark").arg("--version").output().is_ok();
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "tshark is required under CI (apt-get install tshark)"
-        );
-        eprintln!("tshark not installed: skipping the tshark oracle (apt-get install tshark)");
-    }
-    found
-}
-
-fn tshark(pcap: &Path, output: &str) -> String {
-    let out = Command::new("tshark")
-        .args(["-n", "-r"])
-        .arg(pcap)
-        .args(["-T", output])
-        .output()
-        .expect("tshark runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8 from tshark")
 }
 
 /// `showname` of every field of each packet of a PDML document, by field name.
@@ -294,8 +268,8 @@ fn check_kind(kind: &str, rng: &mut Rng, dir: &Path) {
     }
     std::fs::write(&path, writer.into_inner()).unwrap();
 
-    let json: Vec<Value> = serde_json::from_str(&tshark(&path, "json")).unwrap();
-    let names = pdml_shownames(&tshark(&path, "pdml"));
+    let json: Vec<Value> = serde_json::from_str(&tshark::run(&path, &["-T", "json"])).unwrap();
+    let names = pdml_shownames(&tshark::run(&path, &["-T", "pdml"]));
     assert_eq!(
         json.len(),
         PER_KIND,
@@ -311,20 +285,13 @@ fn check_kind(kind: &str, rng: &mut Rng, dir: &Path) {
 
 #[test]
 fn tshark_agrees_on_every_modulo_8_frame_kind() {
-    if !tshark_available() {
+    if !tshark::available("AX.25") {
         return;
     }
-    let dir = tempfile_dir();
+    let dir = tshark::pcap_dir("wire");
     let mut rng = Rng(0x4C49_4E4B_4C41_4221);
     for kind in KINDS {
         check_kind(kind, &mut rng, &dir);
     }
     std::fs::remove_dir_all(&dir).ok();
-}
-
-/// A fresh directory under the target's temporary space.
-fn tempfile_dir() -> std::path::PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("tshark-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }

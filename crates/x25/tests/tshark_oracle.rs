@@ -10,24 +10,12 @@
 
 mod support;
 
-use std::process::Command;
 use std::time::Duration;
 
+use linklab_testkit::tshark;
 use linklab_wire::pcap::{LinkType, PcapWriter};
 use linklab_x25::{Body, CallOptions, DteAddress, Packet, Role};
 use support::{config, Pipe};
-
-fn tshark_available() -> bool {
-    let found = Command::new("tshark").arg("--version").output().is_ok();
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "tshark is required under CI (apt-get install tshark)"
-        );
-        eprintln!("tshark not installed: skipping the X.25 tshark oracle");
-    }
-    found
-}
 
 /// An AX.25 UI frame, DEST <- SRC, PID 0x01 (X.25 PLP), carrying `packet`.
 fn ui_frame(packet: &[u8]) -> Vec<u8> {
@@ -142,12 +130,11 @@ const FIELDS: [&str; 11] = [
 
 #[test]
 fn tshark_agrees_with_every_packet_of_a_session() {
-    if !tshark_available() {
+    if !tshark::available("X.25") {
         return;
     }
     let packets = transcript();
-    let dir = std::env::temp_dir().join(format!("linklab-x25-tshark-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tshark::pcap_dir("x25");
     let path = dir.join("x25.pcap");
     let mut writer =
         PcapWriter::new(std::fs::File::create(&path).unwrap(), LinkType::Ax25).unwrap();
@@ -158,24 +145,9 @@ fn tshark_agrees_with_every_packet_of_a_session() {
             .unwrap();
     }
     drop(writer);
-    let mut args = vec!["-n", "-r"];
-    let path_str = path.to_str().unwrap();
-    args.push(path_str);
-    args.extend(["-T", "fields", "-E", "separator=|"]);
-    for field in FIELDS.iter().chain(&["_ws.malformed"]) {
-        args.extend(["-e", field]);
-    }
-    let out = Command::new("tshark").args(&args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), packets.len());
-    for (line, packet) in lines.iter().zip(&packets) {
-        let got: Vec<&str> = line.split('|').collect();
+    let rows = tshark::fields(&path, &[], &[&FIELDS[..], &["_ws.malformed"]].concat());
+    assert_eq!(rows.len(), packets.len());
+    for (got, packet) in rows.iter().zip(&packets) {
         assert_eq!(
             got[..FIELDS.len()],
             expected(packet),
