@@ -457,13 +457,15 @@ pub fn table_4(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, Ko
                  re-sent segments' round trips (Karn) and adapts to the long round trip (up \
                  to 60 s). A 4.2BSD timer would not: it set the time-out to twice a smoothed \
                  round trip (gain 0.1) between 1 and 30 s, and on each expiry re-sent every \
-                 unacknowledged segment (CSRG tcp_timer.h 6.1). Each expiry then adds a \
-                 window of copies behind the originals, until the queue holds 4.2BSD's \
-                 50 datagrams (IFQ_MAXLEN) and waits {:.0} s for the circuit, longer than the \
-                 30 s ceiling: every segment's timer expires before its first copy is \
-                 through, the circuit carries mostly copies, and after 10 expiries \
-                 (TCP_MAXRXTSHIFT) 4.2BSD drops the connection, as in the paper's starred \
-                 rows. That collapse needs a settable retransmission timer, which smoltcp \
+                 unacknowledged segment (CSRG tcp_timer.h 6.1). By arithmetic, not \
+                 simulated: each expiry adds a window of copies behind the originals, and \
+                 once the interface queue holds 4.2BSD's IFQ_MAXLEN of 50 datagrams (the \
+                 CSNET interface's own limit is not published) it waits {:.0} s for the \
+                 circuit, longer than the 30 s ceiling, so every segment's timer expires \
+                 before its first copy is through and the circuit carries mostly copies; \
+                 after 10 expiries (TCP_MAXRXTSHIFT) 4.2BSD drops the connection, which may \
+                 be what the paper's starred rows (one transfer of five failed) show. That \
+                 collapse needs a settable retransmission timer, which smoltcp \
                  0.14 does not have, so it is not modelled.",
                 row_text(r),
                 r.dropped,
