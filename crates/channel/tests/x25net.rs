@@ -439,7 +439,7 @@ fn each_call_is_held_to_its_own_class() {
         let span = times[messages - 1].saturating_duration_since(times[9]);
         let bps = (messages - 10) as f64 * 500.0 * 8.0 / span.as_secs_f64();
         // Each call at its own class, together twice it: neither waits
-        // for the other (the line's 63% share, 35 kbit/s, is not reached).
+        // for the other (the line's share, 48 kbit/s, is not reached).
         assert!(
             (bps / rate - 1.0).abs() < 0.05,
             "{bps:.0} bit/s, class {rate}"

@@ -73,8 +73,8 @@ fn a_file_arrives_intact_both_ways() {
             t.sent.payload_octets, 30_000,
             "{direction:?}: no re-sent data"
         );
-        // One circuit: its throughput class, 6,791 bit/s of datagrams,
-        // about 6,300 of file data (less the start of the transfer).
+        // One circuit: its throughput class, 6,902 bit/s of datagrams,
+        // about 6,400 of file data (less the start of the transfer).
         let class = config.net.per_call.unwrap().rate_bps * 512.0 / 552.0;
         assert!(
             (0.8 * class..=1.02 * class).contains(&t.rate_bps),

@@ -288,8 +288,8 @@ pub struct FtpExperiment {
     /// TCP congestion control.
     pub congestion: Congestion,
     /// The network's per-call throughput class, bit/s of user data, in
-    /// place of the calibrated model's (absent: the calibrated 6,791
-    /// bit/s; the bucket depth stays one 576-octet datagram; see
+    /// place of the calibrated model's (absent: the fitted 6,902 bit/s;
+    /// the bucket depth stays one 576-octet datagram; see
     /// `linklab_channel::x25net::PerCallLimit`).
     #[serde(default)]
     pub per_call_limit_bps: Option<f64>,

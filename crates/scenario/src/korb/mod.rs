@@ -10,6 +10,23 @@
 //! - [`table_1`], [`tables_2_3`], [`table_4`], [`retransmissions`]: the
 //!   sections of the report, with checks.
 //!
+//! # The network's flow control
+//! Two mechanisms of the simulated ACCUNET ([`linklab_channel::x25net`])
+//! shape Tables 2-4: each call is held to a throughput class (X.25 6.13,
+//! a token bucket per call at the ingress, the call held with RNR while
+//! its datagrams wait), and the access port accepts at most a share of
+//! the line (the paper saw "packets being queued waiting for the network
+//! to accept them", section 3.5). The class sets what one circuit carries
+//! (Tables 3 and 4 up to six circuits), the share the saturated level
+//! (Table 4 from seven). An end-to-end window instead of the class (each
+//! packet acknowledged by the far DTE) would give a circuit at most two
+//! packets per round trip, about 5.4 kbit/s for 552-octet datagrams of
+//! four full packets and a short one, which puts two circuits near 10
+//! kbit/s, under Table 3's 12.6. Both parameters were fitted once by
+//! simulation (the example `korb_fit`; values and method in
+//! `X25NetConfig::korb1987`): the class to Table 3's two-circuit row, the
+//! share to the paper's saturated 35,000 bit/s with ten circuits.
+//!
 //! # smoltcp's retransmission timer cannot be tuned
 //! The paper's lesson is that "the TCP timeout period must be carefully
 //! adjusted for X.25 carriers". smoltcp 0.14 computes its RTO as RFC 6298
