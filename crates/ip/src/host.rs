@@ -11,6 +11,7 @@ use linklab_link::Instant;
 
 use crate::device::Ax25Device;
 use crate::iface::{Ax25Config, Ax25ConfigError, Ax25Interface};
+use crate::timestamps;
 
 /// smoltcp's time for a link-engine instant.
 pub fn smol_instant(now: Instant) -> SmolInstant {
@@ -131,6 +132,8 @@ pub struct Host<L: IpLink = Ax25Interface> {
     iface: Interface,
     sockets: SocketSet<'static>,
     link: L,
+    /// TCP sockets use the timestamps option ([`Host::set_tcp_timestamps`]).
+    tcp_timestamps: bool,
 }
 
 impl<L: IpLink + core::fmt::Debug> core::fmt::Debug for Host<L> {
@@ -189,6 +192,7 @@ impl<L: IpLink> Host<L> {
             iface,
             sockets: SocketSet::new(Vec::new()),
             link,
+            tcp_timestamps: false,
         }
     }
 
@@ -204,7 +208,33 @@ impl<L: IpLink> Host<L> {
 
     /// Adds a socket.
     pub fn add_socket(&mut self, socket: impl smoltcp::socket::AnySocket<'static>) -> SocketHandle {
-        self.sockets.add(socket)
+        let handle = self.sockets.add(socket);
+        self.stamp(handle);
+        handle
+    }
+
+    /// Switches the TCP timestamps option (RFC 7323 section 3) on or off
+    /// for every TCP socket of the host, present and future, as Linux's
+    /// `net.ipv4.tcp_timestamps` does (on by default there, off by default
+    /// here): a connection uses it when both ends offer it, and its
+    /// segments then carry 12 octets of options and 12 octets less data.
+    pub fn set_tcp_timestamps(&mut self, on: bool) {
+        self.tcp_timestamps = on;
+        for (_, socket) in self.sockets.iter_mut() {
+            if let smoltcp::socket::Socket::Tcp(tcp) = socket {
+                timestamps::apply(tcp, on);
+            }
+        }
+    }
+
+    /// Gives the socket at `handle` the host's timestamps setting.
+    fn stamp(&mut self, handle: SocketHandle) {
+        let on = self.tcp_timestamps;
+        if let Some((_, smoltcp::socket::Socket::Tcp(tcp))) =
+            self.sockets.iter_mut().find(|(h, _)| *h == handle)
+        {
+            timestamps::apply(tcp, on);
+        }
     }
 
     /// Adds a socket after every socket in the set. smoltcp offers a
@@ -233,6 +263,7 @@ impl<L: IpLink> Host<L> {
         for h in placeholders {
             self.sockets.remove(h);
         }
+        self.stamp(handle);
         handle
     }
 
@@ -268,6 +299,7 @@ impl<L: IpLink> Host<L> {
     /// Lets smoltcp process received datagrams and send what its sockets
     /// have, then hands the datagrams to the link.
     pub fn poll(&mut self, now: Instant) {
+        timestamps::set_clock(now);
         self.iface
             .poll(smol_instant(now), self.link.device_mut(), &mut self.sockets);
         self.link.serve(now);
@@ -305,9 +337,34 @@ mod tests {
         host.remove_socket(b);
         let last = host.add_socket_last(tcp.socket());
         assert!(last > c, "{last:?} {c:?}");
+        assert!(!host.tcp(last).timestamp_enabled());
         // The placeholders are gone: the free slots below are reused.
         assert_eq!(host.add_socket(tcp.socket()), a);
         assert_eq!(host.add_socket(tcp.socket()), b);
         assert_eq!(host.sockets.iter().count(), 4);
+    }
+
+    #[test]
+    fn the_timestamps_switch_covers_every_tcp_socket_present_and_future() {
+        let ax25 = Ax25Config::new("N0CALL".parse().unwrap(), 256, LinkConfig::default());
+        let mut host = Host::new(ax25, &[], 1, Instant::ZERO).unwrap();
+        let tcp = TcpConfig::ronan_table_4(1);
+        let before = host.add_socket(tcp.socket());
+        // An ICMP socket in the set is left alone.
+        host.add_socket(icmp::Socket::new(
+            icmp::PacketBuffer::new(Vec::new(), Vec::new()),
+            icmp::PacketBuffer::new(Vec::new(), Vec::new()),
+        ));
+        host.set_tcp_timestamps(true);
+        let after = host.add_socket(tcp.socket());
+        let last = host.add_socket_last(tcp.socket());
+        for handle in [before, after, last] {
+            assert!(host.tcp(handle).timestamp_enabled(), "{handle:?}");
+        }
+        host.set_tcp_timestamps(false);
+        let later = host.add_socket(tcp.socket());
+        for handle in [before, later] {
+            assert!(!host.tcp(handle).timestamp_enabled(), "{handle:?}");
+        }
     }
 }

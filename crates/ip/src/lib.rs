@@ -101,6 +101,7 @@ mod iface;
 pub mod server;
 pub mod sim;
 mod sniff;
+mod timestamps;
 pub mod workload;
 mod x25;
 

@@ -156,3 +156,45 @@ fn tcp_over_ui_frames_recovers_lost_datagrams_itself() {
     assert!(net.hosts()[0].ax25().stats().arp_requests >= 1);
     assert!(net.hosts()[1].ax25().stats().arp_replies >= 1);
 }
+
+/// The 7182-octet transfer at Table IV window 1 in UI frames, the TCP
+/// timestamps option switched on at the hosts `timestamps` says; the
+/// sender's sniffer counters.
+fn timestamped_transfer(timestamps: [bool; 2]) -> linklab_ip::TcpCounters {
+    let config = NetworkConfig::ronan_table_1(9600, 21);
+    let setup = HostSetup {
+        encapsulation: Encapsulation::Datagram,
+        ..HostSetup::ronan_table_4(1)
+    };
+    let mut net = Network::new(&config, &setup).expect("hosts set up");
+    for (host, on) in net.hosts_mut().iter_mut().zip(timestamps) {
+        host.set_tcp_timestamps(on);
+    }
+    let now = net.now();
+    let server = Addresses::standard().ipv4_address(1);
+    let tcp = TcpConfig::ronan_table_4(1);
+    let mut ft = FileTransfer::start(net.hosts_mut(), server, &tcp, file(7182, 6), now)
+        .expect("transfer starts");
+    if let Err(e) = net.run(&mut ft, Duration::from_secs(3600)) {
+        panic!("{e}; {:?}; {:?}", ft.report(), ft.failure());
+    }
+    assert!(ft.report().byte_exact, "{:?}", ft.report());
+    net.hosts()[0].ax25().device().tx_sniffer().counters()
+}
+
+#[test]
+fn with_timestamps_at_both_ends_each_segment_carries_12_octets_less_data() {
+    // MTU 168: 128 octets of data a segment without the option, 116 with
+    // it (RFC 7323 3.2, as Linux's tcp_current_mss), so 62 data segments
+    // instead of 57 and at least 52 octets of IP and TCP header on each.
+    let both = timestamped_transfer([true, true]);
+    assert!(both.data_segments >= 7182_u64.div_ceil(116), "{both:?}");
+    let headers = both.datagram_octets - both.payload_octets;
+    assert!(headers >= 52 * both.segments, "{both:?}");
+    // Offered by one end only, the option is not used (RFC 7323 3.2).
+    let one = timestamped_transfer([true, false]);
+    assert!(one.data_segments >= 7182_u64.div_ceil(128), "{one:?}");
+    assert!(one.data_segments < 7182_u64.div_ceil(116), "{one:?}");
+    let headers = one.datagram_octets - one.payload_octets;
+    assert!(headers < 52 * one.segments, "{one:?}");
+}
