@@ -822,7 +822,9 @@ fn wait_for_log(node: &Node, what: &str) {
 /// N0DTN-1, routing ipn:2.* to b) on `relay`: short T1 and N2 so that a
 /// cut is found in about a second; modulo 8 links (SABM: no SABME tried
 /// first) with a window of 7 frames keep the acknowledgements close
-/// behind the data; a bundle cut off goes again after a second.
+/// behind the data. The default 30 s `--retry-after` is left: the rest of
+/// a bundle cut off asks for a connection at once and goes as soon as the
+/// session is up.
 fn ax25_pair_args(relay: &Relay) -> (Vec<String>, Vec<String>) {
     let link = [
         "--ax25-t1-ms",
@@ -833,8 +835,6 @@ fn ax25_pair_args(relay: &Relay) -> (Vec<String>, Vec<String>) {
         "8",
         "--ax25-window",
         "7",
-        "--retry-after",
-        "1",
         "--ax25",
         &relay.address(),
     ];

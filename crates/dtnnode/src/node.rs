@@ -656,6 +656,9 @@ impl Core {
                         self.agent.link_up(*link, mtu);
                     }
                     carriers.push(session);
+                    // Bundles whose transfer failed or broke off go now,
+                    // not when their retry wait runs out.
+                    self.agent.retry_now(*link);
                 }
                 eprintln!("linklab dtn node: session with {peer} ({remote}) up");
                 let waiting: Vec<(LinkId, TransmitId, Vec<u8>)> = links
@@ -780,7 +783,11 @@ impl Core {
                             // Its transfers go again on the next contact.
                             self.agent.link_down(*link);
                             if self.dialers.contains_key(link) {
+                                // The convergence layer connects on
+                                // demand, pacing its attempts: the rest
+                                // of a broken transfer asks at once.
                                 self.agent.link_up(*link, None);
+                                self.agent.retry_now(*link);
                             }
                         }
                     }
@@ -1074,6 +1081,59 @@ mod tests {
         assert_eq!(deliveries.len(), 1);
         assert_eq!(deliveries[0].payload, payload);
         assert_eq!(a.agent.stored(), 0, "the sender keeps nothing");
+    }
+
+    #[test]
+    fn the_rest_of_a_broken_transfer_asks_for_a_connection_and_goes_when_it_is_up() {
+        let dir = tempfile::tempdir().unwrap();
+        // A retry after a break would take an hour.
+        let mut a = core(dir.path(), "ipn:1.0", Duration::from_secs(3600));
+        let link = a.new_link();
+        a.agent.add_route("ipn:2.*".parse().unwrap(), link);
+        a.agent.link_up(link, None);
+        let (demand, mut wanted) = mpsc::unbounded_channel();
+        a.dialers.insert(link, demand);
+        send(&mut a, &[9; 4000]);
+        assert_eq!(wanted.try_recv().ok(), Some(link));
+        let (session, mut rx) = up(&mut a, "ipn:2.0", Some(link));
+        let (transmit, whole) = next_send(&mut rx);
+
+        let interrupted = LinkEvent::Interrupted {
+            session,
+            transmit,
+            acknowledged: 2000,
+        };
+        a.on_link(interrupted, false).unwrap();
+        let why = "T1 ran out N2 times".to_string();
+        a.on_link(LinkEvent::Down { session, why }, false).unwrap();
+        a.pump().unwrap();
+        assert_eq!(wanted.try_recv().ok(), Some(link), "asked again at once");
+        let (_, mut rx) = up(&mut a, "ipn:2.0", Some(link));
+        let (_, rest) = next_send(&mut rx);
+        assert!(rest.len() < whole.len() - 1000, "{} octets", rest.len());
+    }
+
+    #[test]
+    fn a_failed_transfer_goes_again_when_a_new_session_comes_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = core(dir.path(), "ipn:1.0", Duration::from_secs(3600));
+        let (session, mut rx) = up(&mut a, "ipn:2.0", None);
+        send(&mut a, b"again");
+        let (transmit, first) = next_send(&mut rx);
+        let sent = LinkEvent::Sent {
+            session,
+            transmit,
+            outcome: Err("refused".into()),
+        };
+        a.on_link(sent, false).unwrap();
+        a.pump().unwrap();
+        assert!(rx.try_recv().is_err(), "not on the same session");
+        let why = "closed".to_string();
+        a.on_link(LinkEvent::Down { session, why }, false).unwrap();
+        let (_, mut rx) = up(&mut a, "ipn:2.0", None);
+        a.pump().unwrap();
+        let (_, again) = next_send(&mut rx);
+        assert_eq!(again, first);
     }
 
     #[test]
