@@ -942,9 +942,16 @@ fn an_ax25_link_cut_mid_bundle_resends_only_the_unacknowledged_rest() {
     );
 
     // Delivered once: nothing of the bundle is left in b's store.
+    // b's delivery report has reached a; b's transfer of it ends too.
+    wait_for_log(&b, "forwarded [");
     assert!(b.terminate().success());
+    let before = format!(
+        "a:\n{}\nb:\n{}",
+        a.log(),
+        fs::read_to_string(d.join("b.log")).unwrap()
+    );
     let b = Node::start(d, "b", "ipn:2.0", &b_args);
-    assert_eq!(stored_at_start(&b.log()), 0, "{}", b.log());
+    assert_eq!(stored_at_start(&b.log()), 0, "{before}\n{}", b.log());
     assert!(a.terminate().success());
 }
 
@@ -1034,9 +1041,132 @@ fn a_receiver_killed_mid_bundle_over_ax25_keeps_what_it_acknowledged() {
     );
     forwarded_only_a_rest(&a, &logs);
 
+    // b's delivery report has reached a; b's transfer of it ends too.
+    wait_for_log(&b, "forwarded [");
     assert!(b.terminate().success());
     let b = Node::start(d, "b", "ipn:2.0", &b_args);
     assert_eq!(stored_at_start(&b.log()), 0, "{}", b.log());
     assert_eq!(spool_size(&d.join("b")), None);
+    assert!(a.terminate().success());
+}
+
+/// A TCP relay on 127.0.0.1 to `target`, one connection on for each it
+/// accepts. The first is cut once `cut_at` octets have gone from the
+/// client to the target: the target sees the stream end there (the rest
+/// is read and dropped), and the client sees it end once everything the
+/// target sent before closing has reached it. The later ones are relayed
+/// whole. It counts the client's octets relayed on each connection.
+struct TcpCut {
+    port: u16,
+    relayed: Arc<Mutex<Vec<u64>>>,
+}
+
+impl TcpCut {
+    fn start(target: String, cut_at: u64) -> TcpCut {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let relayed: Arc<Mutex<Vec<u64>>> = Arc::default();
+        let counts = relayed.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(mut client) = client else { return };
+                let Ok(mut server) = TcpStream::connect(&target) else {
+                    continue;
+                };
+                let connection = {
+                    let mut counts = counts.lock().unwrap();
+                    counts.push(0);
+                    counts.len() - 1
+                };
+                let limit = if connection == 0 { cut_at } else { u64::MAX };
+                let (mut from_server, mut to_client) =
+                    (server.try_clone().unwrap(), client.try_clone().unwrap());
+                std::thread::spawn(move || {
+                    std::io::copy(&mut from_server, &mut to_client).ok();
+                    to_client.shutdown(std::net::Shutdown::Write).ok();
+                });
+                let counts = counts.clone();
+                std::thread::spawn(move || {
+                    let mut buf = [0u8; 4096];
+                    let mut forwarded = 0u64;
+                    while let Ok(n) = client.read(&mut buf) {
+                        if n == 0 {
+                            break;
+                        }
+                        let room = limit.saturating_sub(forwarded).min(n as u64) as usize;
+                        if room > 0 {
+                            server.write_all(&buf[..room]).ok();
+                            forwarded += room as u64;
+                            counts.lock().unwrap()[connection] = forwarded;
+                            if forwarded == limit {
+                                server.shutdown(std::net::Shutdown::Write).ok();
+                            }
+                        }
+                    }
+                    server.shutdown(std::net::Shutdown::Write).ok();
+                });
+            }
+        });
+        TcpCut { port, relayed }
+    }
+
+    /// The client's octets relayed on each connection so far.
+    fn relayed(&self) -> Vec<u64> {
+        self.relayed.lock().unwrap().clone()
+    }
+}
+
+#[test]
+fn a_tcpcl_session_cut_mid_bundle_resends_only_the_unacknowledged_rest() {
+    const LENGTH: usize = 300_000;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let b = Node::start(d, "b", "ipn:2.0", &["--tcpcl-listen", "127.0.0.1:0"]);
+    // The first session is cut about halfway through the bundle (whole
+    // 64 KiB segments are acknowledged); a reconnects after 250 ms.
+    let relay = TcpCut::start(format!("127.0.0.1:{}", b.port()), LENGTH as u64 / 2);
+    let peer = format!("tcpcl:127.0.0.1:{}=ipn:2.*", relay.port);
+    let a = Node::start(d, "a", "ipn:1.0", &["--peer", &peer]);
+    wait_for_log(&a, "session with ipn:2.0");
+
+    let file = d.join("to-b");
+    fs::write(&file, payload(6, LENGTH)).unwrap();
+    let out = d.join("got-b");
+    let (sent, recv) = send_with_report(&a, &b, "ipn:2.1", &file, &out, "30");
+    let logs = format!("a:\n{}\nb:\n{}", a.log(), b.log());
+    assert!(sent.status.success(), "{}\n{logs}", text(&sent));
+    assert!(text(&sent).contains("delivered"), "{}", text(&sent));
+    assert!(recv.status.success(), "{}", text(&recv));
+    assert_eq!(fs::read(&out).unwrap(), fs::read(&file).unwrap());
+
+    // a saw whole segments acknowledged, b kept exactly those (its
+    // XFER_ACKs went out once they were on disk), and only the rest went
+    // again, on the second connection.
+    let (acknowledged, length) = broke_off(&a.log()).expect(&logs);
+    assert!(0 < acknowledged && acknowledged < length, "{logs}");
+    assert_eq!(acknowledged % (64 * 1024), 0, "{logs}");
+    assert_eq!(kept_first(&b.log()), Some(acknowledged), "{logs}");
+    forwarded_only_a_rest(&a, &logs);
+    let relayed = relay.relayed();
+    assert_eq!(relayed.len(), 2, "{relayed:?}\n{logs}");
+    assert!(relayed[1] < LENGTH as u64, "{relayed:?}\n{logs}");
+    eprintln!(
+        "cut after {acknowledged} of {length} octets acknowledged and kept; \
+         {} octets from a on the second connection",
+        relayed[1]
+    );
+
+    // Delivered once: nothing of the bundle is left in b's store, and no
+    // spool.
+    // b's delivery report has reached a; b's transfer of it ends too.
+    wait_for_log(&b, "forwarded [");
+    assert!(b.terminate().success());
+    let names: Vec<String> = fs::read_dir(d.join("b"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains("-partial-")), "{names:?}");
+    let b = Node::start(d, "b", "ipn:2.0", &["--tcpcl-listen", "127.0.0.1:0"]);
+    assert_eq!(stored_at_start(&b.log()), 0, "{}", b.log());
     assert!(a.terminate().success());
 }

@@ -114,9 +114,7 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
     let (link_tx, link_rx) = mpsc::unbounded_channel();
     let (client_tx, client_rx) = mpsc::unbounded_channel();
     let mut core = Core::new(agent);
-    if config.ax25.is_some() {
-        core.keep_spooled(&config.store)?;
-    }
+    core.keep_spooled(&config.store)?;
     for route in &config.routes {
         let link = core.neighbour_link(&route.next_hop.to_string());
         core.agent.add_route(route.pattern.clone(), link);
@@ -133,6 +131,7 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
         tasks.push(tokio::spawn(tcpcl::listen(
             listener,
             session_config.clone(),
+            config.store.clone(),
             link_tx.clone(),
         )));
     }
@@ -152,6 +151,7 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
             peer.address.clone(),
             session_config.clone(),
             link,
+            config.store.clone(),
             link_tx.clone(),
         )));
     }
@@ -547,12 +547,12 @@ impl Core {
         Ok(())
     }
 
-    /// Keeps as fragments the first octets of bundles that AX.25 links
-    /// were bringing in when the node stopped, which their senders were
-    /// told they need not send again ([`ax25::spooled`]).
+    /// Keeps as fragments the first octets of bundles that AX.25 links and
+    /// TCPCL sessions were bringing in when the node stopped, which their
+    /// senders were told they need not send again ([`crate::cl::spooled`]).
     fn keep_spooled(&mut self, dir: &std::path::Path) -> Result<(), NodeError> {
-        let spooled = ax25::spooled(dir).map_err(io_error(format!(
-            "cannot read the AX.25 spools in {}",
+        let spooled = crate::cl::spooled(dir).map_err(io_error(format!(
+            "cannot read the spools in {}",
             dir.display()
         )))?;
         for (path, octets) in spooled {
