@@ -106,10 +106,11 @@ struct NodeArgs {
           value_parser = parse_norm_peer)]
     norm_peers: Vec<NormPeerSpec>,
     /// With --norm-bind: the fixed NORM rate in bit/s, IP and UDP headers
-    /// counted (the D-STAR data rate of 128 kbit/s by default).
-    #[arg(long, value_name = "BIT/S", default_value_t = 128_000.0, requires = "norm_bind",
-          value_parser = parse_rate)]
-    norm_rate: f64,
+    /// counted (the D-STAR data rate of 128 kbit/s by default), or cc for
+    /// NORM-CC (RFC 5740 5.5) starting at 128 kbit/s.
+    #[arg(long, value_name = "BIT/S|cc", default_value = "128000", requires = "norm_bind",
+          value_parser = linklab_dtnnode::options::parse_norm_rate)]
+    norm_rate: linklab_dtnnode::options::NormRate,
     /// A static route: destinations matching PATTERN (*, ipn:N.*,
     /// dtn://node/* or an endpoint ID) go to the neighbour with node ID
     /// NODE, over any session with it (repeat for more).
@@ -181,13 +182,6 @@ fn parse_norm_peer(text: &str) -> Result<NormPeerSpec, String> {
     text.parse()
 }
 
-fn parse_rate(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(r) if r.is_finite() && r >= 1000.0 => Ok(r),
-        _ => Err(format!("{text:?} is not a rate of at least 1000 bit/s")),
-    }
-}
-
 fn parse_route(text: &str) -> Result<RouteSpec, String> {
     text.parse()
 }
@@ -234,7 +228,7 @@ fn node(a: NodeArgs) -> anyhow::Result<()> {
     let norm = a.norm_bind.map(|bind| NormOptions {
         bind,
         peers: a.norm_peers,
-        bits_per_second: a.norm_rate,
+        rate: a.norm_rate,
     });
     let ax25 = a.ax25.zip(a.mycall).map(|(kiss, mycall)| Ax25Options {
         kiss,

@@ -244,16 +244,21 @@ async fn start_norm(
             node: spec.node.to_string(),
             address: spec.address,
         };
-        let config = norm::session_config(node, &peer, options.bits_per_second);
+        let config = norm::session_config(node, &peer, options.rate);
         config
             .validate()
             .map_err(|e| NodeError::Config(format!("norm: peer {}: {e}", peer.node)))?;
         sessions.push((peer, config));
     }
-    eprintln!(
-        "linklab dtn node: norm on {local} at {} bit/s",
-        options.bits_per_second
-    );
+    let rate = match options.rate {
+        linklab_normcl::Rate::Fixed { bits_per_second } => format!("at {bits_per_second} bit/s"),
+        linklab_normcl::Rate::Cc {
+            initial_bps,
+            min_bps,
+            max_bps,
+        } => format!("with NORM-CC from {initial_bps} bit/s ({min_bps} to {max_bps})"),
+    };
+    eprintln!("linklab dtn node: norm on {local} {rate}");
     Ok(norm::run(socket, sessions, events.clone()))
 }
 

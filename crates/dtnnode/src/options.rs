@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use linklab_dtn::{Eid, EidPattern};
 use linklab_io::KissAddress;
+/// How the NORM convergence layer chooses its rate.
+pub use linklab_normcl::Rate as NormRate;
 use linklab_wire::ax25::Address;
 use linklab_wire::control::Modulus;
 
@@ -177,16 +179,49 @@ impl FromStr for Ax25PeerSpec {
 }
 
 /// The NORM convergence layer: the UDP address it binds, its neighbours
-/// and the fixed rate it sends at.
+/// and the rate it sends at.
 #[derive(Debug, Clone)]
 pub struct NormOptions {
     /// Where the UDP socket is bound.
     pub bind: SocketAddr,
     /// The neighbours.
     pub peers: Vec<NormPeerSpec>,
-    /// The rate of NORM messages, bits per second (IP and UDP headers
-    /// counted).
-    pub bits_per_second: f64,
+    /// A fixed rate of NORM messages (IP and UDP headers counted) or
+    /// NORM-CC.
+    pub rate: NormRate,
+}
+
+/// NORM-CC's rate before the first feedback: the D-STAR data rate, the
+/// fixed rate's default.
+pub const NORM_CC_INITIAL_BPS: f64 = 128_000.0;
+
+/// NORM-CC's lowest rate: one 1024-octet segment (with its headers) a
+/// second, about.
+pub const NORM_CC_MIN_BPS: f64 = 8_000.0;
+
+/// NORM-CC's highest rate.
+pub const NORM_CC_MAX_BPS: f64 = 100_000_000.0;
+
+/// `--norm-rate`: `cc` for NORM-CC (RFC 5740 5.5: the rate follows the
+/// peer's congestion feedback, from [`NORM_CC_INITIAL_BPS`] within
+/// [`NORM_CC_MIN_BPS`]..=[`NORM_CC_MAX_BPS`]), or a fixed rate of at least
+/// 1000 bit/s.
+pub fn parse_norm_rate(text: &str) -> Result<NormRate, String> {
+    if text == "cc" {
+        return Ok(NormRate::Cc {
+            initial_bps: NORM_CC_INITIAL_BPS,
+            min_bps: NORM_CC_MIN_BPS,
+            max_bps: NORM_CC_MAX_BPS,
+        });
+    }
+    match text.parse::<f64>() {
+        Ok(bits_per_second) if bits_per_second.is_finite() && bits_per_second >= 1000.0 => {
+            Ok(NormRate::Fixed { bits_per_second })
+        }
+        _ => Err(format!(
+            "{text:?} is neither cc (NORM-CC) nor a rate of at least 1000 bit/s"
+        )),
+    }
 }
 
 /// A neighbour over NORM: `NODE=ADDR:PORT`, its node ID and UDP address.
@@ -298,6 +333,23 @@ impl fmt::Display for AppAddress {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn norm_rates_are_fixed_or_cc() {
+        assert_eq!(
+            parse_norm_rate("64000"),
+            Ok(NormRate::Fixed {
+                bits_per_second: 64_000.0
+            })
+        );
+        assert!(matches!(
+            parse_norm_rate("cc"),
+            Ok(NormRate::Cc { initial_bps, .. }) if initial_bps == NORM_CC_INITIAL_BPS
+        ));
+        for bad in ["999", "CC", "nan", "fast", ""] {
+            assert!(parse_norm_rate(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn peers_routes_and_addresses() {
