@@ -81,6 +81,11 @@ struct NodeArgs {
     /// milliseconds [default: 3000].
     #[arg(long, value_name = "MS", requires = "ax25")]
     ax25_t1_ms: Option<u64>,
+    /// With --ax25: T3, the inactive link timer, in milliseconds: an idle
+    /// link is polled after it, so a dead one is noticed even with nothing
+    /// to send [default: 300000].
+    #[arg(long, value_name = "MS", requires = "ax25")]
+    ax25_t3_ms: Option<u64>,
     /// With --ax25: N2, the most tries of one frame [default: 10].
     #[arg(long, value_name = "N", requires = "ax25")]
     ax25_n2: Option<u8>,
@@ -237,6 +242,7 @@ fn node(a: NodeArgs) -> anyhow::Result<()> {
         ack_window: a.ack_window,
         link: Ax25LinkOptions {
             t1: a.ax25_t1_ms.map(Duration::from_millis),
+            t3: a.ax25_t3_ms.map(Duration::from_millis),
             n2: a.ax25_n2,
             window: a.ax25_window,
             paclen: a.ax25_paclen,

@@ -789,6 +789,11 @@ impl Relay {
         channel.cut_after = Some(channel.relayed + octets);
     }
 
+    /// Cuts the channel now.
+    fn cut(&self) {
+        self.channel.lock().unwrap().cut = true;
+    }
+
     fn is_cut(&self) -> bool {
         self.channel.lock().unwrap().cut
     }
@@ -1168,5 +1173,58 @@ fn a_tcpcl_session_cut_mid_bundle_resends_only_the_unacknowledged_rest() {
     assert!(!names.iter().any(|n| n.contains("-partial-")), "{names:?}");
     let b = Node::start(d, "b", "ipn:2.0", &["--tcpcl-listen", "127.0.0.1:0"]);
     assert_eq!(stored_at_start(&b.log()), 0, "{}", b.log());
+    assert!(a.terminate().success());
+}
+
+#[test]
+fn an_idle_ax25_receiver_notices_a_dead_link_after_t3() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let relay = Relay::start();
+    // T3 of half a second: an idle link is polled, and given up after N2
+    // unanswered tries of T1. (With the default T3, 300 s, b does not
+    // notice within the 30 s this test waits.)
+    let link = [
+        "--ax25-t1-ms",
+        "200",
+        "--ax25-n2",
+        "2",
+        "--ax25-t3-ms",
+        "500",
+        "--ax25",
+        &relay.address(),
+    ];
+    let b_args: Vec<&str> = link
+        .iter()
+        .copied()
+        .chain(["--mycall", "N0DTN-2"])
+        .collect();
+    let a_args: Vec<&str> = link
+        .iter()
+        .copied()
+        .chain(["--mycall", "N0DTN-1", "--ax25-peer", "N0DTN-2=ipn:2.*"])
+        .collect();
+    let b = Node::start(d, "b", "ipn:2.0", &b_args);
+    let a = Node::start(d, "a", "ipn:1.0", &a_args);
+    relay.wait_for_clients(2);
+
+    let file = d.join("to-b");
+    fs::write(&file, payload(7, 2_000)).unwrap();
+    let out = d.join("got-b");
+    let (sent, recv) = send_with_report(&a, &b, "ipn:2.1", &file, &out, "20");
+    let logs = || format!("a:\n{}\nb:\n{}", a.log(), b.log());
+    assert!(sent.status.success(), "{}\n{}", text(&sent), logs());
+    assert!(recv.status.success(), "{}", text(&recv));
+    wait_for_log(&b, "forwarded [");
+    // Idle for several T3 periods, the polls answered: the link stays up.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(!b.log().contains(") down"), "{}", logs());
+
+    // The channel dies with nothing outstanding either way; b, which has
+    // nothing to send, finds out by its T3 poll going unanswered.
+    relay.cut();
+    wait_for_log(&b, "session with ipn:1.0 (ax25 N0DTN-1) down");
+    wait_for_log(&a, "session with ipn:2.0 (ax25 N0DTN-2) down");
+    assert!(b.terminate().success());
     assert!(a.terminate().success());
 }

@@ -71,7 +71,8 @@ pub struct Ax25Options {
 }
 
 /// The AX.25 link parameters a node may set (AX.25 v2.2 6.7); each one
-/// not given keeps the default of [`linklab_link::Config`]: T1 3 s, N2 10,
+/// not given keeps the default of [`linklab_link::Config`]: T1 3 s, T3
+/// 300 s, N2 10,
 /// modulo 128 (SABME, falling back to SABM) with k = 32 (7 on a modulo-8
 /// link), N1 = PACLEN 256.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -79,6 +80,11 @@ pub struct Ax25LinkOptions {
     /// Initial T1, the acknowledgement timer (FRACK; 6.7.1.1). It is also
     /// the lower bound of the adaptive T1 if that is below 1 s.
     pub t1: Option<Duration>,
+    /// T3, the inactive link timer (6.7.1.3): a link with nothing sent or
+    /// outstanding for this long is polled, so that a station with
+    /// nothing to send (a receiver) notices a dead link after T3 and N2
+    /// tries of T1.
+    pub t3: Option<Duration>,
     /// N2, the most tries of one frame (6.7.2.2).
     pub n2: Option<u8>,
     /// k, the window of I frames sent and not acknowledged (6.7.2.3), of
@@ -104,6 +110,9 @@ impl Ax25LinkOptions {
             config.t1 = t1;
             config.t1_min = config.t1_min.min(t1);
         }
+        if let Some(t3) = self.t3 {
+            config.t3 = t3;
+        }
         if let Some(n2) = self.n2 {
             config.n2 = n2;
         }
@@ -127,6 +136,7 @@ impl Ax25LinkOptions {
                 linklab_link::ConfigError::N1 { .. } => "--ax25-paclen",
                 linklab_link::ConfigError::N2 => "--ax25-n2",
                 linklab_link::ConfigError::Timer { name: "T1", .. } => "--ax25-t1-ms",
+                linklab_link::ConfigError::Timer { name: "T3", .. } => "--ax25-t3-ms",
                 _ => "AX.25 link parameters",
             };
             format!("{option}: {e}")
@@ -419,6 +429,7 @@ mod tests {
         assert_eq!(default, linklab_link::Config::default());
         let set = Ax25LinkOptions {
             t1: Some(Duration::from_millis(200)),
+            t3: Some(Duration::from_millis(1500)),
             n2: Some(3),
             window: Some(4),
             paclen: Some(128),
@@ -431,6 +442,7 @@ mod tests {
             (set.t1, set.t1_min),
             (Duration::from_millis(200), Duration::from_millis(200))
         );
+        assert_eq!(set.t3, Duration::from_millis(1500));
         assert_eq!((set.n2, set.window_mod8, set.n1), (3, 4, 128));
         let wide = Ax25LinkOptions {
             window: Some(63),
@@ -482,6 +494,13 @@ mod tests {
                     ..Ax25LinkOptions::default()
                 },
                 "--ax25-t1-ms: timer T1",
+            ),
+            (
+                Ax25LinkOptions {
+                    t3: Some(Duration::ZERO),
+                    ..Ax25LinkOptions::default()
+                },
+                "--ax25-t3-ms: timer T3",
             ),
         ] {
             let e = bad.config().unwrap_err();
