@@ -1056,9 +1056,9 @@ fn a_receiver_killed_mid_bundle_over_ax25_keeps_what_it_acknowledged() {
 }
 
 /// A TCP relay on 127.0.0.1 to `target`, one connection on for each it
-/// accepts. The first is cut once `cut_at` octets have gone from the
-/// client to the target: the target sees the stream end there (the rest
-/// is read and dropped), and the client sees it end once everything the
+/// accepts. The first carries only `cut_at` octets from the client to the
+/// target (the rest is read and dropped); with `close`, the target then
+/// sees the stream end, and the client sees it end once everything the
 /// target sent before closing has reached it. The later ones are relayed
 /// whole. It counts the client's octets relayed on each connection.
 struct TcpCut {
@@ -1067,7 +1067,7 @@ struct TcpCut {
 }
 
 impl TcpCut {
-    fn start(target: String, cut_at: u64) -> TcpCut {
+    fn start(target: String, cut_at: u64, close: bool) -> TcpCut {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let relayed: Arc<Mutex<Vec<u64>>> = Arc::default();
@@ -1103,7 +1103,7 @@ impl TcpCut {
                             server.write_all(&buf[..room]).ok();
                             forwarded += room as u64;
                             counts.lock().unwrap()[connection] = forwarded;
-                            if forwarded == limit {
+                            if forwarded == limit && close {
                                 server.shutdown(std::net::Shutdown::Write).ok();
                             }
                         }
@@ -1129,7 +1129,7 @@ fn a_tcpcl_session_cut_mid_bundle_resends_only_the_unacknowledged_rest() {
     let b = Node::start(d, "b", "ipn:2.0", &["--tcpcl-listen", "127.0.0.1:0"]);
     // The first session is cut about halfway through the bundle (whole
     // 64 KiB segments are acknowledged); a reconnects after 250 ms.
-    let relay = TcpCut::start(format!("127.0.0.1:{}", b.port()), LENGTH as u64 / 2);
+    let relay = TcpCut::start(format!("127.0.0.1:{}", b.port()), LENGTH as u64 / 2, true);
     let peer = format!("tcpcl:127.0.0.1:{}=ipn:2.*", relay.port);
     let a = Node::start(d, "a", "ipn:1.0", &["--peer", &peer]);
     wait_for_log(&a, "session with ipn:2.0");
@@ -1226,5 +1226,85 @@ fn an_idle_ax25_receiver_notices_a_dead_link_after_t3() {
     wait_for_log(&b, "session with ipn:1.0 (ax25 N0DTN-1) down");
     wait_for_log(&a, "session with ipn:2.0 (ax25 N0DTN-2) down");
     assert!(b.terminate().success());
+    assert!(a.terminate().success());
+}
+
+/// The size of the TCPCL spool in a node's store, if there is one.
+fn tcpcl_spool_size(store: &Path) -> Option<u64> {
+    fs::read_dir(store).ok()?.find_map(|entry| {
+        let entry = entry.ok()?;
+        let ours = entry.file_name().to_str()?.starts_with("tcpcl-partial-");
+        ours.then(|| entry.metadata().ok().map(|m| m.len()))?
+    })
+}
+
+#[test]
+fn a_receiver_killed_mid_bundle_over_tcpcl_keeps_what_it_acknowledged() {
+    const LENGTH: usize = 300_000;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let b = Node::start(d, "b", "ipn:2.0", &["--tcpcl-listen", "127.0.0.1:0"]);
+    let listen = format!("127.0.0.1:{}", b.port());
+    // The first connection stalls about halfway through the bundle.
+    let relay = TcpCut::start(listen.clone(), LENGTH as u64 / 2, false);
+    let peer = format!("tcpcl:127.0.0.1:{}=ipn:2.*", relay.port);
+    let a = Node::start(d, "a", "ipn:1.0", &["--peer", &peer]);
+    wait_for_log(&a, "session with ipn:2.0");
+
+    let file = d.join("to-b");
+    fs::write(&file, payload(8, LENGTH)).unwrap();
+    let send = Command::new(LINKLAB)
+        .args(["dtn", "send"])
+        .arg(&file)
+        .args(["ipn:2.1", "--report", "--wait", "30", "--node"])
+        .arg(&a.socket)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // b is killed (SIGKILL) once it has spooled, and so may have
+    // acknowledged, two 64 KiB segments; it starts again on its port.
+    let until = Instant::now() + Duration::from_secs(30);
+    while tcpcl_spool_size(&d.join("b")).is_none_or(|n| n < 2 * 64 * 1024) {
+        assert!(Instant::now() < until, "b spooled nothing:\n{}", b.log());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    drop(b);
+    let b = Node::start(d, "b", "ipn:2.0", &["--tcpcl-listen", &listen]);
+    let kept = kept_first(&b.log()).unwrap_or_else(|| panic!("b kept nothing:\n{}", b.log()));
+    assert_eq!(kept, 2 * 64 * 1024, "{}", b.log());
+
+    let out = d.join("got-b");
+    let recv = linklab(&[
+        "dtn",
+        "recv",
+        "--endpoint",
+        "ipn:2.1",
+        "--count",
+        "1",
+        "--node",
+        b.socket.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let sent = send.wait_with_output().unwrap();
+    let logs = format!("a:\n{}\nb:\n{}", a.log(), b.log());
+    assert!(recv.status.success(), "{}\n{logs}", text(&recv));
+    assert!(sent.status.success(), "{}\n{logs}", text(&sent));
+    assert!(text(&sent).contains("delivered"), "{}", text(&sent));
+    assert_eq!(fs::read(&out).unwrap(), fs::read(&file).unwrap());
+    // a resumed after what b had acknowledged, which b had kept.
+    let (acknowledged, length) = broke_off(&a.log()).expect(&logs);
+    assert!(
+        0 < acknowledged && acknowledged <= kept && kept < length,
+        "{logs}"
+    );
+    forwarded_only_a_rest(&a, &logs);
+
+    wait_for_log(&b, "forwarded [");
+    assert!(b.terminate().success());
+    assert_eq!(tcpcl_spool_size(&d.join("b")), None);
+    let b = Node::start(d, "b", "ipn:2.0", &["--tcpcl-listen", &listen]);
+    assert_eq!(stored_at_start(&b.log()), 0, "{}", b.log());
     assert!(a.terminate().success());
 }
