@@ -81,6 +81,11 @@ struct NodeArgs {
     /// milliseconds [default: 3000].
     #[arg(long, value_name = "MS", requires = "ax25")]
     ax25_t1_ms: Option<u64>,
+    /// With --ax25: T3, the inactive link timer, in milliseconds: an idle
+    /// link is polled after it, so a dead one is noticed even with nothing
+    /// to send [default: 300000].
+    #[arg(long, value_name = "MS", requires = "ax25")]
+    ax25_t3_ms: Option<u64>,
     /// With --ax25: N2, the most tries of one frame [default: 10].
     #[arg(long, value_name = "N", requires = "ax25")]
     ax25_n2: Option<u8>,
@@ -106,10 +111,11 @@ struct NodeArgs {
           value_parser = parse_norm_peer)]
     norm_peers: Vec<NormPeerSpec>,
     /// With --norm-bind: the fixed NORM rate in bit/s, IP and UDP headers
-    /// counted (the D-STAR data rate of 128 kbit/s by default).
-    #[arg(long, value_name = "BIT/S", default_value_t = 128_000.0, requires = "norm_bind",
-          value_parser = parse_rate)]
-    norm_rate: f64,
+    /// counted (the D-STAR data rate of 128 kbit/s by default), or cc for
+    /// NORM-CC (RFC 5740 5.5) starting at 128 kbit/s.
+    #[arg(long, value_name = "BIT/S|cc", default_value = "128000", requires = "norm_bind",
+          value_parser = linklab_dtnnode::options::parse_norm_rate)]
+    norm_rate: linklab_dtnnode::options::NormRate,
     /// A static route: destinations matching PATTERN (*, ipn:N.*,
     /// dtn://node/* or an endpoint ID) go to the neighbour with node ID
     /// NODE, over any session with it (repeat for more).
@@ -181,13 +187,6 @@ fn parse_norm_peer(text: &str) -> Result<NormPeerSpec, String> {
     text.parse()
 }
 
-fn parse_rate(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(r) if r.is_finite() && r >= 1000.0 => Ok(r),
-        _ => Err(format!("{text:?} is not a rate of at least 1000 bit/s")),
-    }
-}
-
 fn parse_route(text: &str) -> Result<RouteSpec, String> {
     text.parse()
 }
@@ -234,7 +233,7 @@ fn node(a: NodeArgs) -> anyhow::Result<()> {
     let norm = a.norm_bind.map(|bind| NormOptions {
         bind,
         peers: a.norm_peers,
-        bits_per_second: a.norm_rate,
+        rate: a.norm_rate,
     });
     let ax25 = a.ax25.zip(a.mycall).map(|(kiss, mycall)| Ax25Options {
         kiss,
@@ -243,6 +242,7 @@ fn node(a: NodeArgs) -> anyhow::Result<()> {
         ack_window: a.ack_window,
         link: Ax25LinkOptions {
             t1: a.ax25_t1_ms.map(Duration::from_millis),
+            t3: a.ax25_t3_ms.map(Duration::from_millis),
             n2: a.ax25_n2,
             window: a.ax25_window,
             paclen: a.ax25_paclen,

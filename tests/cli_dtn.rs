@@ -789,6 +789,11 @@ impl Relay {
         channel.cut_after = Some(channel.relayed + octets);
     }
 
+    /// Cuts the channel now.
+    fn cut(&self) {
+        self.channel.lock().unwrap().cut = true;
+    }
+
     fn is_cut(&self) -> bool {
         self.channel.lock().unwrap().cut
     }
@@ -822,7 +827,9 @@ fn wait_for_log(node: &Node, what: &str) {
 /// N0DTN-1, routing ipn:2.* to b) on `relay`: short T1 and N2 so that a
 /// cut is found in about a second; modulo 8 links (SABM: no SABME tried
 /// first) with a window of 7 frames keep the acknowledgements close
-/// behind the data; a bundle cut off goes again after a second.
+/// behind the data. The default 30 s `--retry-after` is left: the rest of
+/// a bundle cut off asks for a connection at once and goes as soon as the
+/// session is up.
 fn ax25_pair_args(relay: &Relay) -> (Vec<String>, Vec<String>) {
     let link = [
         "--ax25-t1-ms",
@@ -833,8 +840,6 @@ fn ax25_pair_args(relay: &Relay) -> (Vec<String>, Vec<String>) {
         "8",
         "--ax25-window",
         "7",
-        "--retry-after",
-        "1",
         "--ax25",
         &relay.address(),
     ];
@@ -942,9 +947,16 @@ fn an_ax25_link_cut_mid_bundle_resends_only_the_unacknowledged_rest() {
     );
 
     // Delivered once: nothing of the bundle is left in b's store.
+    // b's delivery report has reached a; b's transfer of it ends too.
+    wait_for_log(&b, "forwarded [");
     assert!(b.terminate().success());
+    let before = format!(
+        "a:\n{}\nb:\n{}",
+        a.log(),
+        fs::read_to_string(d.join("b.log")).unwrap()
+    );
     let b = Node::start(d, "b", "ipn:2.0", &b_args);
-    assert_eq!(stored_at_start(&b.log()), 0, "{}", b.log());
+    assert_eq!(stored_at_start(&b.log()), 0, "{before}\n{}", b.log());
     assert!(a.terminate().success());
 }
 
@@ -1034,9 +1046,265 @@ fn a_receiver_killed_mid_bundle_over_ax25_keeps_what_it_acknowledged() {
     );
     forwarded_only_a_rest(&a, &logs);
 
+    // b's delivery report has reached a; b's transfer of it ends too.
+    wait_for_log(&b, "forwarded [");
     assert!(b.terminate().success());
     let b = Node::start(d, "b", "ipn:2.0", &b_args);
     assert_eq!(stored_at_start(&b.log()), 0, "{}", b.log());
     assert_eq!(spool_size(&d.join("b")), None);
+    assert!(a.terminate().success());
+}
+
+/// A TCP relay on 127.0.0.1 to `target`, one connection on for each it
+/// accepts. The first carries only `cut_at` octets from the client to the
+/// target (the rest is read and dropped); with `close`, the target then
+/// sees the stream end, and the client sees it end once everything the
+/// target sent before closing has reached it. The later ones are relayed
+/// whole. It counts the client's octets relayed on each connection.
+struct TcpCut {
+    port: u16,
+    relayed: Arc<Mutex<Vec<u64>>>,
+}
+
+impl TcpCut {
+    fn start(target: String, cut_at: u64, close: bool) -> TcpCut {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let relayed: Arc<Mutex<Vec<u64>>> = Arc::default();
+        let counts = relayed.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(mut client) = client else { return };
+                let Ok(mut server) = TcpStream::connect(&target) else {
+                    continue;
+                };
+                let connection = {
+                    let mut counts = counts.lock().unwrap();
+                    counts.push(0);
+                    counts.len() - 1
+                };
+                let limit = if connection == 0 { cut_at } else { u64::MAX };
+                let (mut from_server, mut to_client) =
+                    (server.try_clone().unwrap(), client.try_clone().unwrap());
+                std::thread::spawn(move || {
+                    std::io::copy(&mut from_server, &mut to_client).ok();
+                    to_client.shutdown(std::net::Shutdown::Write).ok();
+                });
+                let counts = counts.clone();
+                std::thread::spawn(move || {
+                    let mut buf = [0u8; 4096];
+                    let mut forwarded = 0u64;
+                    while let Ok(n) = client.read(&mut buf) {
+                        if n == 0 {
+                            break;
+                        }
+                        let room = limit.saturating_sub(forwarded).min(n as u64) as usize;
+                        if room > 0 {
+                            server.write_all(&buf[..room]).ok();
+                            forwarded += room as u64;
+                            counts.lock().unwrap()[connection] = forwarded;
+                            if forwarded == limit && close {
+                                server.shutdown(std::net::Shutdown::Write).ok();
+                            }
+                        }
+                    }
+                    server.shutdown(std::net::Shutdown::Write).ok();
+                });
+            }
+        });
+        TcpCut { port, relayed }
+    }
+
+    /// The client's octets relayed on each connection so far.
+    fn relayed(&self) -> Vec<u64> {
+        self.relayed.lock().unwrap().clone()
+    }
+}
+
+#[test]
+fn a_tcpcl_session_cut_mid_bundle_resends_only_the_unacknowledged_rest() {
+    const LENGTH: usize = 300_000;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let b = Node::start(d, "b", "ipn:2.0", &["--tcpcl-listen", "127.0.0.1:0"]);
+    // The first session is cut about halfway through the bundle (whole
+    // 64 KiB segments are acknowledged); a reconnects after 250 ms.
+    let relay = TcpCut::start(format!("127.0.0.1:{}", b.port()), LENGTH as u64 / 2, true);
+    let peer = format!("tcpcl:127.0.0.1:{}=ipn:2.*", relay.port);
+    let a = Node::start(d, "a", "ipn:1.0", &["--peer", &peer]);
+    wait_for_log(&a, "session with ipn:2.0");
+
+    let file = d.join("to-b");
+    fs::write(&file, payload(6, LENGTH)).unwrap();
+    let out = d.join("got-b");
+    let (sent, recv) = send_with_report(&a, &b, "ipn:2.1", &file, &out, "30");
+    let logs = format!("a:\n{}\nb:\n{}", a.log(), b.log());
+    assert!(sent.status.success(), "{}\n{logs}", text(&sent));
+    assert!(text(&sent).contains("delivered"), "{}", text(&sent));
+    assert!(recv.status.success(), "{}", text(&recv));
+    assert_eq!(fs::read(&out).unwrap(), fs::read(&file).unwrap());
+
+    // a saw whole segments acknowledged, b kept exactly those (its
+    // XFER_ACKs went out once they were on disk), and only the rest went
+    // again, on the second connection.
+    let (acknowledged, length) = broke_off(&a.log()).expect(&logs);
+    assert!(0 < acknowledged && acknowledged < length, "{logs}");
+    assert_eq!(acknowledged % (64 * 1024), 0, "{logs}");
+    assert_eq!(kept_first(&b.log()), Some(acknowledged), "{logs}");
+    forwarded_only_a_rest(&a, &logs);
+    let relayed = relay.relayed();
+    assert_eq!(relayed.len(), 2, "{relayed:?}\n{logs}");
+    assert!(relayed[1] < LENGTH as u64, "{relayed:?}\n{logs}");
+    eprintln!(
+        "cut after {acknowledged} of {length} octets acknowledged and kept; \
+         {} octets from a on the second connection",
+        relayed[1]
+    );
+
+    // Delivered once: nothing of the bundle is left in b's store, and no
+    // spool.
+    // b's delivery report has reached a; b's transfer of it ends too.
+    wait_for_log(&b, "forwarded [");
+    assert!(b.terminate().success());
+    let names: Vec<String> = fs::read_dir(d.join("b"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains("-partial-")), "{names:?}");
+    let b = Node::start(d, "b", "ipn:2.0", &["--tcpcl-listen", "127.0.0.1:0"]);
+    assert_eq!(stored_at_start(&b.log()), 0, "{}", b.log());
+    assert!(a.terminate().success());
+}
+
+#[test]
+fn an_idle_ax25_receiver_notices_a_dead_link_after_t3() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let relay = Relay::start();
+    // T3 of half a second: an idle link is polled, and given up after N2
+    // unanswered tries of T1. (With the default T3, 300 s, b does not
+    // notice within the 30 s this test waits.)
+    let link = [
+        "--ax25-t1-ms",
+        "200",
+        "--ax25-n2",
+        "2",
+        "--ax25-t3-ms",
+        "500",
+        "--ax25",
+        &relay.address(),
+    ];
+    let b_args: Vec<&str> = link
+        .iter()
+        .copied()
+        .chain(["--mycall", "N0DTN-2"])
+        .collect();
+    let a_args: Vec<&str> = link
+        .iter()
+        .copied()
+        .chain(["--mycall", "N0DTN-1", "--ax25-peer", "N0DTN-2=ipn:2.*"])
+        .collect();
+    let b = Node::start(d, "b", "ipn:2.0", &b_args);
+    let a = Node::start(d, "a", "ipn:1.0", &a_args);
+    relay.wait_for_clients(2);
+
+    let file = d.join("to-b");
+    fs::write(&file, payload(7, 2_000)).unwrap();
+    let out = d.join("got-b");
+    let (sent, recv) = send_with_report(&a, &b, "ipn:2.1", &file, &out, "20");
+    let logs = || format!("a:\n{}\nb:\n{}", a.log(), b.log());
+    assert!(sent.status.success(), "{}\n{}", text(&sent), logs());
+    assert!(recv.status.success(), "{}", text(&recv));
+    wait_for_log(&b, "forwarded [");
+    // Idle for several T3 periods, the polls answered: the link stays up.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(!b.log().contains(") down"), "{}", logs());
+
+    // The channel dies with nothing outstanding either way; b, which has
+    // nothing to send, finds out by its T3 poll going unanswered.
+    relay.cut();
+    wait_for_log(&b, "session with ipn:1.0 (ax25 N0DTN-1) down");
+    wait_for_log(&a, "session with ipn:2.0 (ax25 N0DTN-2) down");
+    assert!(b.terminate().success());
+    assert!(a.terminate().success());
+}
+
+/// The size of the TCPCL spool in a node's store, if there is one.
+fn tcpcl_spool_size(store: &Path) -> Option<u64> {
+    fs::read_dir(store).ok()?.find_map(|entry| {
+        let entry = entry.ok()?;
+        let ours = entry.file_name().to_str()?.starts_with("tcpcl-partial-");
+        ours.then(|| entry.metadata().ok().map(|m| m.len()))?
+    })
+}
+
+#[test]
+fn a_receiver_killed_mid_bundle_over_tcpcl_keeps_what_it_acknowledged() {
+    const LENGTH: usize = 300_000;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let b = Node::start(d, "b", "ipn:2.0", &["--tcpcl-listen", "127.0.0.1:0"]);
+    let listen = format!("127.0.0.1:{}", b.port());
+    // The first connection stalls about halfway through the bundle.
+    let relay = TcpCut::start(listen.clone(), LENGTH as u64 / 2, false);
+    let peer = format!("tcpcl:127.0.0.1:{}=ipn:2.*", relay.port);
+    let a = Node::start(d, "a", "ipn:1.0", &["--peer", &peer]);
+    wait_for_log(&a, "session with ipn:2.0");
+
+    let file = d.join("to-b");
+    fs::write(&file, payload(8, LENGTH)).unwrap();
+    let send = Command::new(LINKLAB)
+        .args(["dtn", "send"])
+        .arg(&file)
+        .args(["ipn:2.1", "--report", "--wait", "30", "--node"])
+        .arg(&a.socket)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // b is killed (SIGKILL) once it has spooled, and so may have
+    // acknowledged, two 64 KiB segments; it starts again on its port.
+    let until = Instant::now() + Duration::from_secs(30);
+    while tcpcl_spool_size(&d.join("b")).is_none_or(|n| n < 2 * 64 * 1024) {
+        assert!(Instant::now() < until, "b spooled nothing:\n{}", b.log());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    drop(b);
+    let b = Node::start(d, "b", "ipn:2.0", &["--tcpcl-listen", &listen]);
+    let kept = kept_first(&b.log()).unwrap_or_else(|| panic!("b kept nothing:\n{}", b.log()));
+    assert_eq!(kept, 2 * 64 * 1024, "{}", b.log());
+
+    let out = d.join("got-b");
+    let recv = linklab(&[
+        "dtn",
+        "recv",
+        "--endpoint",
+        "ipn:2.1",
+        "--count",
+        "1",
+        "--node",
+        b.socket.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let sent = send.wait_with_output().unwrap();
+    let logs = format!("a:\n{}\nb:\n{}", a.log(), b.log());
+    assert!(recv.status.success(), "{}\n{logs}", text(&recv));
+    assert!(sent.status.success(), "{}\n{logs}", text(&sent));
+    assert!(text(&sent).contains("delivered"), "{}", text(&sent));
+    assert_eq!(fs::read(&out).unwrap(), fs::read(&file).unwrap());
+    // a resumed after what b had acknowledged, which b had kept.
+    let (acknowledged, length) = broke_off(&a.log()).expect(&logs);
+    assert!(
+        0 < acknowledged && acknowledged <= kept && kept < length,
+        "{logs}"
+    );
+    forwarded_only_a_rest(&a, &logs);
+
+    wait_for_log(&b, "forwarded [");
+    assert!(b.terminate().success());
+    assert_eq!(tcpcl_spool_size(&d.join("b")), None);
+    let b = Node::start(d, "b", "ipn:2.0", &["--tcpcl-listen", &listen]);
+    assert_eq!(stored_at_start(&b.log()), 0, "{}", b.log());
     assert!(a.terminate().success());
 }

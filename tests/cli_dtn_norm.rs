@@ -178,3 +178,112 @@ fn two_nodes_over_norm_carry_files_both_ways_byte_exact() {
         b.log()
     );
 }
+
+/// A UDP relay between two NORM nodes on loopback: `a` is told `b` is at
+/// `to_b`, `b` that `a` is at `to_a`; each datagram goes on unchanged from
+/// the other socket, so each node hears its peer at the address it was
+/// given. It keeps a copy of what each side sent.
+struct UdpRelay {
+    to_b: UdpSocket,
+    to_a: UdpSocket,
+}
+
+/// What went through a [`UdpRelay`]: the datagrams from a, from b.
+type Seen = std::sync::Arc<std::sync::Mutex<[Vec<Vec<u8>>; 2]>>;
+
+impl UdpRelay {
+    fn bind() -> UdpRelay {
+        UdpRelay {
+            to_b: UdpSocket::bind("127.0.0.1:0").unwrap(),
+            to_a: UdpSocket::bind("127.0.0.1:0").unwrap(),
+        }
+    }
+
+    fn port(socket: &UdpSocket) -> u16 {
+        socket.local_addr().unwrap().port()
+    }
+
+    /// Relays between `a` and `b` from now on (threads that end with the
+    /// test process).
+    fn run(self, a: u16, b: u16) -> Seen {
+        let seen = Seen::default();
+        let (to_b, to_a) = (self.to_b, self.to_a);
+        for (from, out, peer, side) in [
+            (to_b.try_clone().unwrap(), to_a.try_clone().unwrap(), b, 0),
+            (to_a, to_b, a, 1),
+        ] {
+            let seen = seen.clone();
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 65_536];
+                while let Ok(n) = from.recv(&mut buf) {
+                    seen.lock().unwrap()[side].push(buf[..n].to_vec());
+                    out.send_to(&buf[..n], ("127.0.0.1", peer)).ok();
+                }
+            });
+        }
+        seen
+    }
+}
+
+/// NORM_CMD(CC) (RFC 5740 4.2.3: message type 3, flavor 4 in octet 12).
+fn is_cmd_cc(datagram: &[u8]) -> bool {
+    datagram.len() > 12 && datagram[0] & 0x0f == 3 && datagram[12] == 4
+}
+
+/// NORM_ACK(CC) (RFC 5740 4.3.2: message type 5, ack_type 1 in octet
+/// 14), a receiver's congestion feedback.
+fn is_ack_cc(datagram: &[u8]) -> bool {
+    datagram.len() > 14 && datagram[0] & 0x0f == 5 && datagram[14] == 1
+}
+
+#[test]
+fn two_nodes_over_norm_cc_carry_a_file_with_congestion_feedback() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (pa, pb) = (free_port(), free_port());
+    let relay = UdpRelay::bind();
+    let (to_a, to_b) = (UdpRelay::port(&relay.to_a), UdpRelay::port(&relay.to_b));
+    let seen = relay.run(pa, pb);
+    let node = |name, eid, port: u16, peer: String| {
+        let bind = format!("127.0.0.1:{port}");
+        Node::start(
+            d,
+            name,
+            eid,
+            &[
+                "--norm-bind",
+                &bind,
+                "--norm-peer",
+                &peer,
+                "--norm-rate",
+                "cc",
+            ],
+        )
+    };
+    let a = node("a", "ipn:1.0", pa, format!("ipn:2.0=127.0.0.1:{to_b}"));
+    let b = node("b", "ipn:2.0", pb, format!("ipn:1.0=127.0.0.1:{to_a}"));
+    assert!(a.log().contains("with NORM-CC from 128000"), "{}", a.log());
+
+    let file = d.join("file");
+    let content = payload(3, 200_000);
+    fs::write(&file, &content).unwrap();
+    let out = d.join("got");
+    let sent = send_and_receive(&a, &b, "ipn:2.1", &file, &out);
+    let report = text(&sent);
+    assert!(
+        sent.status.success() && report.contains("delivered"),
+        "{report}\n{}\n{}",
+        a.log(),
+        b.log()
+    );
+    assert_eq!(fs::read(&out).unwrap(), content, "byte-exact");
+    // a probed for congestion and b answered as its only receiver.
+    let seen = seen.lock().unwrap();
+    let probes = seen[0].iter().filter(|d| is_cmd_cc(d)).count();
+    let feedback = seen[1].iter().filter(|d| is_ack_cc(d)).count();
+    assert!(
+        probes > 0 && feedback > 0,
+        "{probes} NORM_CMD(CC), {feedback} NORM_ACK(CC)"
+    );
+    eprintln!("{probes} NORM_CMD(CC) from a, {feedback} NORM_ACK(CC) from b");
+}

@@ -185,6 +185,26 @@ impl<S: Store> Agent<S> {
         }
     }
 
+    /// A contact on `link` began (a session to the next hop is up): every
+    /// bundle waiting out [`Config::retry_after`] after a failed or broken
+    /// transfer whose route now leads to `link` is offered at once, by the
+    /// next [`poll_transmit`](Agent::poll_transmit). Returns how many.
+    pub fn retry_now(&mut self, link: LinkId) -> usize {
+        let waiting: Vec<u64> = self
+            .entries
+            .iter()
+            .filter(|(_, e)| {
+                matches!(e.state, State::RetryAt(_))
+                    && self.route(&e.bundle.destination).map(|(l, _)| l) == Some(link)
+            })
+            .map(|(key, _)| *key)
+            .collect();
+        for key in &waiting {
+            self.set_state(*key, State::Idle);
+        }
+        waiting.len()
+    }
+
     /// Sends an application data unit (RFC 9171 5.2). When this returns the
     /// bundle is in the store.
     pub fn send(&mut self, now: Instant, request: &SendRequest) -> Result<Id, SendError> {

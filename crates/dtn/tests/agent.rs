@@ -403,6 +403,56 @@ fn a_failed_transfer_is_tried_again_later() {
 }
 
 #[test]
+fn a_waiting_bundle_goes_at_once_when_its_link_has_a_new_contact() {
+    let mut net = Net::line(&["ipn:1.0", "ipn:2.0", "ipn:3.0"], None);
+    net.nodes[1].register(eid("ipn:2.1")).unwrap();
+    let to_1 = SendRequest::new(eid("ipn:2.1"), eid("ipn:1.1"), b"west".to_vec());
+    let to_3 = SendRequest::new(eid("ipn:2.1"), eid("ipn:3.1"), b"east".to_vec());
+    net.nodes[1].send(net.now, &to_1).unwrap();
+    net.nodes[1].send(net.now, &to_3).unwrap();
+    while let Some(transmit) = net.nodes[1].poll_transmit(net.now).unwrap() {
+        net.nodes[1].transfer_failed(net.now, transmit.id);
+    }
+    // A contact with ipn:3.0 frees only the bundle routed there.
+    assert_eq!(net.nodes[1].retry_now(LinkId(2)), 1);
+    let transmit = net.nodes[1].poll_transmit(net.now).unwrap().unwrap();
+    assert_eq!(transmit.link, LinkId(2));
+    assert!(net.nodes[1].poll_transmit(net.now).unwrap().is_none());
+    // A bundle in flight is not retried; nothing waits for link 2 now.
+    assert_eq!(net.nodes[1].retry_now(LinkId(2)), 0);
+    net.nodes[1]
+        .transfer_succeeded(net.now, transmit.id)
+        .unwrap();
+    assert_eq!(net.nodes[1].stored(), 1, "the other still waits");
+}
+
+#[test]
+fn the_rest_of_a_broken_transfer_goes_at_once_on_the_next_contact() {
+    let mut net = Net::line(&["ipn:1.0", "ipn:2.0"], None);
+    net.nodes[1].register(eid("ipn:2.1")).unwrap();
+    let payload: Vec<u8> = (0..3000u32).map(|i| (i % 253) as u8).collect();
+    let request = SendRequest::new(eid("ipn:1.1"), eid("ipn:2.1"), payload.clone());
+    net.nodes[0].send(net.now, &request).unwrap();
+    let transmit = net.nodes[0].poll_transmit(net.now).unwrap().unwrap();
+    net.nodes[1]
+        .handle_partial_bundle(net.now, &transmit.octets[..1500])
+        .unwrap();
+    net.nodes[0]
+        .transfer_partial(net.now, transmit.id, 1500)
+        .unwrap();
+    net.nodes[0].link_down(LinkId(1));
+    assert!(net.nodes[0].poll_transmit(net.now).unwrap().is_none());
+    // The same instant: no retry wait is let run out.
+    net.nodes[0].link_up(LinkId(1), None);
+    assert_eq!(net.nodes[0].retry_now(LinkId(1)), 1);
+    net.run();
+    let delivered = net.deliveries(1);
+    assert_eq!(delivered.len(), 1);
+    assert_eq!(delivered[0].payload, payload);
+    assert_eq!(net.nodes[0].stored(), 0);
+}
+
+#[test]
 fn a_link_going_down_takes_its_transfers_back() {
     let mut net = Net::line(&["ipn:1.0", "ipn:2.0"], None);
     net.nodes[0].register(eid("ipn:1.1")).unwrap();

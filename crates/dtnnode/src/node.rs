@@ -114,9 +114,7 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
     let (link_tx, link_rx) = mpsc::unbounded_channel();
     let (client_tx, client_rx) = mpsc::unbounded_channel();
     let mut core = Core::new(agent);
-    if config.ax25.is_some() {
-        core.keep_spooled(&config.store)?;
-    }
+    core.keep_spooled(&config.store)?;
     for route in &config.routes {
         let link = core.neighbour_link(&route.next_hop.to_string());
         core.agent.add_route(route.pattern.clone(), link);
@@ -133,6 +131,7 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
         tasks.push(tokio::spawn(tcpcl::listen(
             listener,
             session_config.clone(),
+            config.store.clone(),
             link_tx.clone(),
         )));
     }
@@ -152,6 +151,7 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
             peer.address.clone(),
             session_config.clone(),
             link,
+            config.store.clone(),
             link_tx.clone(),
         )));
     }
@@ -244,16 +244,21 @@ async fn start_norm(
             node: spec.node.to_string(),
             address: spec.address,
         };
-        let config = norm::session_config(node, &peer, options.bits_per_second);
+        let config = norm::session_config(node, &peer, options.rate);
         config
             .validate()
             .map_err(|e| NodeError::Config(format!("norm: peer {}: {e}", peer.node)))?;
         sessions.push((peer, config));
     }
-    eprintln!(
-        "linklab dtn node: norm on {local} at {} bit/s",
-        options.bits_per_second
-    );
+    let rate = match options.rate {
+        linklab_normcl::Rate::Fixed { bits_per_second } => format!("at {bits_per_second} bit/s"),
+        linklab_normcl::Rate::Cc {
+            initial_bps,
+            min_bps,
+            max_bps,
+        } => format!("with NORM-CC from {initial_bps} bit/s ({min_bps} to {max_bps})"),
+    };
+    eprintln!("linklab dtn node: norm on {local} {rate}");
     Ok(norm::run(socket, sessions, events.clone()))
 }
 
@@ -547,12 +552,12 @@ impl Core {
         Ok(())
     }
 
-    /// Keeps as fragments the first octets of bundles that AX.25 links
-    /// were bringing in when the node stopped, which their senders were
-    /// told they need not send again ([`ax25::spooled`]).
+    /// Keeps as fragments the first octets of bundles that AX.25 links and
+    /// TCPCL sessions were bringing in when the node stopped, which their
+    /// senders were told they need not send again ([`crate::cl::spooled`]).
     fn keep_spooled(&mut self, dir: &std::path::Path) -> Result<(), NodeError> {
-        let spooled = ax25::spooled(dir).map_err(io_error(format!(
-            "cannot read the AX.25 spools in {}",
+        let spooled = crate::cl::spooled(dir).map_err(io_error(format!(
+            "cannot read the spools in {}",
             dir.display()
         )))?;
         for (path, octets) in spooled {
@@ -656,6 +661,9 @@ impl Core {
                         self.agent.link_up(*link, mtu);
                     }
                     carriers.push(session);
+                    // Bundles whose transfer failed or broke off go now,
+                    // not when their retry wait runs out.
+                    self.agent.retry_now(*link);
                 }
                 eprintln!("linklab dtn node: session with {peer} ({remote}) up");
                 let waiting: Vec<(LinkId, TransmitId, Vec<u8>)> = links
@@ -780,7 +788,11 @@ impl Core {
                             // Its transfers go again on the next contact.
                             self.agent.link_down(*link);
                             if self.dialers.contains_key(link) {
+                                // The convergence layer connects on
+                                // demand, pacing its attempts: the rest
+                                // of a broken transfer asks at once.
                                 self.agent.link_up(*link, None);
+                                self.agent.retry_now(*link);
                             }
                         }
                     }
@@ -1074,6 +1086,65 @@ mod tests {
         assert_eq!(deliveries.len(), 1);
         assert_eq!(deliveries[0].payload, payload);
         assert_eq!(a.agent.stored(), 0, "the sender keeps nothing");
+    }
+
+    #[test]
+    fn the_rest_of_a_broken_transfer_asks_for_a_connection_and_goes_when_it_is_up() {
+        let dir = tempfile::tempdir().unwrap();
+        // A retry after a break would take an hour.
+        let mut a = core(dir.path(), "ipn:1.0", Duration::from_secs(3600));
+        let link = a.new_link();
+        a.agent.add_route("ipn:2.*".parse().unwrap(), link);
+        a.agent.link_up(link, None);
+        let (demand, mut wanted) = mpsc::unbounded_channel();
+        a.dialers.insert(link, demand);
+        send(&mut a, &[9; 4000]);
+        assert_eq!(wanted.try_recv().ok(), Some(link));
+        let (session, mut rx) = up(&mut a, "ipn:2.0", Some(link));
+        let (transmit, whole) = next_send(&mut rx);
+
+        let interrupted = LinkEvent::Interrupted {
+            session,
+            transmit,
+            acknowledged: 2000,
+        };
+        a.on_link(interrupted, false).unwrap();
+        let why = "T1 ran out N2 times".to_string();
+        a.on_link(LinkEvent::Down { session, why }, false).unwrap();
+        a.pump().unwrap();
+        assert_eq!(wanted.try_recv().ok(), Some(link), "asked again at once");
+        let (_, mut rx) = up(&mut a, "ipn:2.0", Some(link));
+        let (_, rest) = next_send(&mut rx);
+        assert!(rest.len() < whole.len() - 1000, "{} octets", rest.len());
+    }
+
+    #[test]
+    fn a_failed_transfer_goes_again_when_a_new_session_comes_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = core(dir.path(), "ipn:1.0", Duration::from_secs(3600));
+        let (session, mut rx) = up(&mut a, "ipn:2.0", None);
+        send(&mut a, b"again");
+        let (transmit, first) = next_send(&mut rx);
+        let sent = LinkEvent::Sent {
+            session,
+            transmit,
+            outcome: Err("refused".into()),
+        };
+        a.on_link(sent, false).unwrap();
+        a.pump().unwrap();
+        assert!(rx.try_recv().is_err(), "not on the same session");
+        let why = "closed".to_string();
+        a.on_link(LinkEvent::Down { session, why }, false).unwrap();
+        let (_, mut rx) = up(&mut a, "ipn:2.0", None);
+        a.pump().unwrap();
+        let (_, again) = next_send(&mut rx);
+        // The same bundle (its age block has grown).
+        let [first, again] = [first, again].map(|octets| {
+            let bundle = linklab_dtn::bundle::decode(&octets).unwrap();
+            let payload = linklab_dtn::bundle::payload(&bundle, &octets).to_vec();
+            (bundle.id, payload)
+        });
+        assert_eq!(again, first);
     }
 
     #[test]

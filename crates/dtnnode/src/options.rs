@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use linklab_dtn::{Eid, EidPattern};
 use linklab_io::KissAddress;
+/// How the NORM convergence layer chooses its rate.
+pub use linklab_normcl::Rate as NormRate;
 use linklab_wire::ax25::Address;
 use linklab_wire::control::Modulus;
 
@@ -69,7 +71,8 @@ pub struct Ax25Options {
 }
 
 /// The AX.25 link parameters a node may set (AX.25 v2.2 6.7); each one
-/// not given keeps the default of [`linklab_link::Config`]: T1 3 s, N2 10,
+/// not given keeps the default of [`linklab_link::Config`]: T1 3 s, T3
+/// 300 s, N2 10,
 /// modulo 128 (SABME, falling back to SABM) with k = 32 (7 on a modulo-8
 /// link), N1 = PACLEN 256.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -77,6 +80,11 @@ pub struct Ax25LinkOptions {
     /// Initial T1, the acknowledgement timer (FRACK; 6.7.1.1). It is also
     /// the lower bound of the adaptive T1 if that is below 1 s.
     pub t1: Option<Duration>,
+    /// T3, the inactive link timer (6.7.1.3): a link with nothing sent or
+    /// outstanding for this long is polled, so that a station with
+    /// nothing to send (a receiver) notices a dead link after T3 and N2
+    /// tries of T1.
+    pub t3: Option<Duration>,
     /// N2, the most tries of one frame (6.7.2.2).
     pub n2: Option<u8>,
     /// k, the window of I frames sent and not acknowledged (6.7.2.3), of
@@ -102,6 +110,9 @@ impl Ax25LinkOptions {
             config.t1 = t1;
             config.t1_min = config.t1_min.min(t1);
         }
+        if let Some(t3) = self.t3 {
+            config.t3 = t3;
+        }
         if let Some(n2) = self.n2 {
             config.n2 = n2;
         }
@@ -125,6 +136,7 @@ impl Ax25LinkOptions {
                 linklab_link::ConfigError::N1 { .. } => "--ax25-paclen",
                 linklab_link::ConfigError::N2 => "--ax25-n2",
                 linklab_link::ConfigError::Timer { name: "T1", .. } => "--ax25-t1-ms",
+                linklab_link::ConfigError::Timer { name: "T3", .. } => "--ax25-t3-ms",
                 _ => "AX.25 link parameters",
             };
             format!("{option}: {e}")
@@ -177,16 +189,49 @@ impl FromStr for Ax25PeerSpec {
 }
 
 /// The NORM convergence layer: the UDP address it binds, its neighbours
-/// and the fixed rate it sends at.
+/// and the rate it sends at.
 #[derive(Debug, Clone)]
 pub struct NormOptions {
     /// Where the UDP socket is bound.
     pub bind: SocketAddr,
     /// The neighbours.
     pub peers: Vec<NormPeerSpec>,
-    /// The rate of NORM messages, bits per second (IP and UDP headers
-    /// counted).
-    pub bits_per_second: f64,
+    /// A fixed rate of NORM messages (IP and UDP headers counted) or
+    /// NORM-CC.
+    pub rate: NormRate,
+}
+
+/// NORM-CC's rate before the first feedback: the D-STAR data rate, the
+/// fixed rate's default.
+pub const NORM_CC_INITIAL_BPS: f64 = 128_000.0;
+
+/// NORM-CC's lowest rate: one 1024-octet segment (with its headers) a
+/// second, about.
+pub const NORM_CC_MIN_BPS: f64 = 8_000.0;
+
+/// NORM-CC's highest rate.
+pub const NORM_CC_MAX_BPS: f64 = 100_000_000.0;
+
+/// `--norm-rate`: `cc` for NORM-CC (RFC 5740 5.5: the rate follows the
+/// peer's congestion feedback, from [`NORM_CC_INITIAL_BPS`] within
+/// [`NORM_CC_MIN_BPS`]..=[`NORM_CC_MAX_BPS`]), or a fixed rate of at least
+/// 1000 bit/s.
+pub fn parse_norm_rate(text: &str) -> Result<NormRate, String> {
+    if text == "cc" {
+        return Ok(NormRate::Cc {
+            initial_bps: NORM_CC_INITIAL_BPS,
+            min_bps: NORM_CC_MIN_BPS,
+            max_bps: NORM_CC_MAX_BPS,
+        });
+    }
+    match text.parse::<f64>() {
+        Ok(bits_per_second) if bits_per_second.is_finite() && bits_per_second >= 1000.0 => {
+            Ok(NormRate::Fixed { bits_per_second })
+        }
+        _ => Err(format!(
+            "{text:?} is neither cc (NORM-CC) nor a rate of at least 1000 bit/s"
+        )),
+    }
 }
 
 /// A neighbour over NORM: `NODE=ADDR:PORT`, its node ID and UDP address.
@@ -300,6 +345,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn norm_rates_are_fixed_or_cc() {
+        assert_eq!(
+            parse_norm_rate("64000"),
+            Ok(NormRate::Fixed {
+                bits_per_second: 64_000.0
+            })
+        );
+        assert!(matches!(
+            parse_norm_rate("cc"),
+            Ok(NormRate::Cc { initial_bps, .. }) if initial_bps == NORM_CC_INITIAL_BPS
+        ));
+        for bad in ["999", "CC", "nan", "fast", ""] {
+            assert!(parse_norm_rate(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn peers_routes_and_addresses() {
         let peer: PeerSpec = "tcpcl:127.0.0.1:4556=ipn:2.*".parse().unwrap();
         assert_eq!(peer.address, "127.0.0.1:4556");
@@ -367,6 +429,7 @@ mod tests {
         assert_eq!(default, linklab_link::Config::default());
         let set = Ax25LinkOptions {
             t1: Some(Duration::from_millis(200)),
+            t3: Some(Duration::from_millis(1500)),
             n2: Some(3),
             window: Some(4),
             paclen: Some(128),
@@ -379,6 +442,7 @@ mod tests {
             (set.t1, set.t1_min),
             (Duration::from_millis(200), Duration::from_millis(200))
         );
+        assert_eq!(set.t3, Duration::from_millis(1500));
         assert_eq!((set.n2, set.window_mod8, set.n1), (3, 4, 128));
         let wide = Ax25LinkOptions {
             window: Some(63),
@@ -430,6 +494,13 @@ mod tests {
                     ..Ax25LinkOptions::default()
                 },
                 "--ax25-t1-ms: timer T1",
+            ),
+            (
+                Ax25LinkOptions {
+                    t3: Some(Duration::ZERO),
+                    ..Ax25LinkOptions::default()
+                },
+                "--ax25-t3-ms: timer T3",
             ),
         ] {
             let e = bad.config().unwrap_err();

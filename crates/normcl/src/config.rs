@@ -66,11 +66,17 @@ impl Config {
         peer: SocketAddr,
         bits_per_second: f64,
     ) -> Config {
+        Config::with_rate(node_id, peer_node_id, peer, Rate::Fixed { bits_per_second })
+    }
+
+    /// The same defaults at `rate`: a fixed rate or NORM-CC (RFC 5740
+    /// section 5.5).
+    pub fn with_rate(node_id: &str, peer_node_id: &str, peer: SocketAddr, rate: Rate) -> Config {
         Config {
             node_id: node_id.to_string(),
             peer_node_id: peer_node_id.to_string(),
             peer,
-            rate: Rate::Fixed { bits_per_second },
+            rate,
             segment_size: 1024,
             block_len: 64,
             num_parity: 16,

@@ -253,6 +253,20 @@ impl Session {
         }
     }
 
+    /// The incoming transfer in progress and its octets so far: every
+    /// segment's once its XFER_ACK is queued (RFC 9174 5.2.3). A caller
+    /// that makes these durable before it writes out what
+    /// [`poll_transmit`](Self::poll_transmit) gives acknowledges only
+    /// octets it keeps, and can keep the prefix of a transfer cut off for
+    /// reactive fragmentation (RFC 9171 5.8). `None` between transfers and
+    /// while a refused one is skipped.
+    pub fn incoming(&self) -> Option<(TransferId, &[u8])> {
+        self.incoming
+            .as_ref()
+            .filter(|incoming| !incoming.refused)
+            .map(|incoming| (incoming.id, incoming.data.as_slice()))
+    }
+
     /// The peer closed its side of the TCP connection.
     pub fn handle_eof(&mut self, _now: Instant) {
         let cause = match self.term_received {

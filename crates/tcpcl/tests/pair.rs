@@ -144,6 +144,48 @@ fn transfers_both_ways_are_segmented_and_acknowledged() {
 }
 
 #[test]
+fn the_incoming_prefix_is_what_the_queued_acks_acknowledge() {
+    let mut a = config("a");
+    a.max_segment = 100;
+    let mut pair = Pair::established(a, config("b"), 3);
+    assert_eq!(pair.s[1].incoming(), None);
+    let data = payload(450, 3);
+    let id = pair.s[0].send_transfer(pair.now, &data).unwrap();
+    // Segments reach b one octet at a time; b's XFER_ACKs are held back.
+    let mut sent = Vec::new();
+    while let Some(octets) = pair.s[0].poll_transmit() {
+        sent.extend(octets);
+    }
+    let mut prefixes = Vec::new();
+    for octet in &sent {
+        pair.s[1].handle_input(pair.now, std::slice::from_ref(octet));
+        let prefix = pair.s[1].incoming().map(|(i, p)| (i, p.to_vec()));
+        if let Some((incoming, prefix)) = prefix {
+            assert_eq!(incoming, id);
+            assert_eq!(prefix, data[..prefix.len()]);
+            if prefixes.last() != Some(&prefix.len()) {
+                prefixes.push(prefix.len());
+            }
+        }
+    }
+    // Whole segments only, never part of one.
+    assert_eq!(prefixes, vec![100, 200, 300, 400]);
+    assert_eq!(pair.s[1].incoming(), None, "received whole");
+    let mut acked = Vec::new();
+    while let Some(octets) = pair.s[1].poll_transmit() {
+        acked.extend(octets);
+    }
+    let acks: Vec<u64> = support::decode_stream(&acked)
+        .into_iter()
+        .filter_map(|m| match m {
+            Message::XferAck(ack) => Some(ack.acknowledged_length),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(acks, vec![100, 200, 300, 400, 450]);
+}
+
+#[test]
 fn an_empty_transfer_is_one_segment() {
     let mut pair = Pair::established(config("a"), config("b"), 3);
     pair.s[0].send_transfer(pair.now, &[]).unwrap();

@@ -24,7 +24,7 @@
 //! An ACK_SEGMENT inside a bundle (every `ack_window` segments) goes out
 //! only once the octets it acknowledges are synced to a spool file in the
 //! store directory, so the prefix a sender will not send again survives
-//! this node being killed ([`spooled`] finds what a stopped node left).
+//! this node being killed ([`super::spooled`] finds what a stopped node left).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -43,10 +43,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::{LinkCommand, LinkEvent, SessionId};
 
-mod spool;
-
-pub use spool::spooled;
-use spool::Spool;
+use super::spool::Spool;
 
 pub use linklab_ax25cl::DEFAULT_ACK_WINDOW;
 
@@ -76,7 +73,7 @@ pub struct Ax25Setup {
     /// The convergence layer's parameters (`ack_window`, local EID).
     pub cl: linklab_ax25cl::Config,
     /// Where incoming bundles are spooled before they are acknowledged
-    /// (the store directory; see [`spooled`]).
+    /// (the store directory; see [`super::spooled`]).
     pub spool_dir: PathBuf,
 }
 
@@ -123,7 +120,7 @@ impl Contact {
             ended: None,
             transfers: BTreeMap::new(),
             reset,
-            spool: Spool::new(&setup.spool_dir, &remote),
+            spool: Spool::new(&setup.spool_dir, "ax25", &remote.to_string()),
         }
     }
 }

@@ -37,7 +37,10 @@ use tokio::sync::{mpsc, oneshot};
 
 pub mod ax25;
 pub mod norm;
+mod spool;
 pub mod tcpcl;
+
+pub use spool::spooled;
 
 /// One session of a convergence layer within the node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -15,7 +15,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use linklab_dtn::TransmitId;
-use linklab_normcl::{Config, Event, Instant, ReceiptId, Session, TransferId};
+use linklab_normcl::{Config, Event, Instant, Rate, ReceiptId, Session, TransferId};
 use tokio::net::UdpSocket;
 use tokio::sync::{mpsc, oneshot};
 
@@ -39,13 +39,13 @@ struct Contact {
     transfers: BTreeMap<TransferId, TransmitId>,
 }
 
-/// The session configuration for a peer: `bits_per_second` fixed rate,
-/// a NORM instance ID and seeds new at each start.
-pub fn session_config(node: &str, peer: &NormPeer, bits_per_second: f64) -> Config {
+/// The session configuration for a peer: `rate` (fixed or NORM-CC), a
+/// NORM instance ID and seeds new at each start.
+pub fn session_config(node: &str, peer: &NormPeer, rate: Rate) -> Config {
     let clock = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
-    let mut config = Config::new(node, &peer.node, peer.address, bits_per_second);
+    let mut config = Config::with_rate(node, &peer.node, peer.address, rate);
     config.instance_id = (clock >> 10) as u16;
     config.seed = clock ^ u64::from(peer.address.port());
     config

@@ -1,16 +1,33 @@
 //! TCPCLv4 (RFC 9174) sessions: the sans-IO [`linklab_tcpcl::Session`]
 //! on a tokio TCP stream, passive ([`listen`]) and active ([`dial`], which
 //! reconnects with exponential backoff).
+//!
+//! A transfer cut off is reactive fragmentation (RFC 9171 5.8), as on the
+//! AX.25 CL. The receiving session spools the segments of the incoming
+//! bundle to a file in the store directory ([`super::spooled`]) and
+//! writes out the XFER_ACKs that acknowledge them (RFC 9174 5.2.3) only
+//! once they are synced, so an acknowledged octet survives this node
+//! stopping; when the session ends inside the transfer it hands the node
+//! the spooled prefix ([`LinkEvent::PartialReceived`]) to keep as a
+//! fragment. The sending session reports a transfer the session ended
+//! with part of it acknowledged as [`LinkEvent::Interrupted`] with the
+//! last acknowledged length, and the node sends only the rest. A peer that
+//! acknowledges segments it does not keep (RFC 9174 does not require it
+//! to) loses the first part of such a bundle.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::Duration;
 
-use linklab_dtn::LinkId;
-use linklab_tcpcl::{Config, Event, Instant, RefuseReason, Role, SessTermReason, Session};
+use linklab_dtn::{LinkId, TransmitId};
+use linklab_tcpcl::{
+    Config, Event, Instant, RefuseReason, Role, SessTermReason, Session, TransferId,
+};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, oneshot};
 
+use super::spool::Spool;
 use super::{LinkCommand, LinkEvent, SessionId};
 
 /// The first wait before reconnecting to a peer; it doubles after each
@@ -31,20 +48,27 @@ pub fn session_config(node_id: &str) -> Config {
     config
 }
 
-/// Accepts TCPCL connections for ever, a passive session for each.
+/// Accepts TCPCL connections for ever, a passive session for each;
+/// incoming bundles are spooled in `spool_dir` (the store directory).
 pub async fn listen(
     listener: TcpListener,
     config: Config,
+    spool_dir: PathBuf,
     events: mpsc::UnboundedSender<LinkEvent>,
 ) {
     loop {
         match listener.accept().await {
             Ok((stream, from)) => {
-                let config = config.clone();
+                let session = Setup {
+                    role: Role::Passive,
+                    config: config.clone(),
+                    remote: format!("tcpcl from {from}"),
+                    configured: None,
+                    spool_dir: spool_dir.clone(),
+                };
                 let events = events.clone();
                 tokio::spawn(async move {
-                    let remote = format!("tcpcl from {from}");
-                    run(stream, Role::Passive, config, remote, None, events).await;
+                    run(stream, session, events).await;
                 });
             }
             Err(e) => {
@@ -57,11 +81,12 @@ pub async fn listen(
 
 /// Opens sessions to `address` for ever: reconnects after each session
 /// ends or each failed attempt, waiting [`MIN_BACKOFF`] doubling up to
-/// [`MAX_BACKOFF`].
+/// [`MAX_BACKOFF`]. Incoming bundles are spooled in `spool_dir`.
 pub async fn dial(
     address: String,
     config: Config,
     link: LinkId,
+    spool_dir: PathBuf,
     events: mpsc::UnboundedSender<LinkEvent>,
 ) {
     let mut wait = MIN_BACKOFF;
@@ -70,16 +95,14 @@ pub async fn dial(
         match TcpStream::connect(&address).await {
             Ok(stream) => {
                 reported = false;
-                let remote = format!("tcpcl to {address}");
-                let up = run(
-                    stream,
-                    Role::Active,
-                    config.clone(),
-                    remote,
-                    Some(link),
-                    events.clone(),
-                )
-                .await;
+                let session = Setup {
+                    role: Role::Active,
+                    config: config.clone(),
+                    remote: format!("tcpcl to {address}"),
+                    configured: Some(link),
+                    spool_dir: spool_dir.clone(),
+                };
+                let up = run(stream, session, events.clone()).await;
                 if up {
                     wait = MIN_BACKOFF;
                 }
@@ -101,18 +124,80 @@ pub async fn dial(
     }
 }
 
-/// Runs one session until it is over; whether it was established.
-async fn run(
-    stream: TcpStream,
+/// How one session is run.
+struct Setup {
     role: Role,
     config: Config,
+    /// Where it goes, for the log.
     remote: String,
+    /// The link of the configured peer it was opened for.
     configured: Option<LinkId>,
-    events: mpsc::UnboundedSender<LinkEvent>,
-) -> bool {
+    /// Where the incoming bundle is spooled.
+    spool_dir: PathBuf,
+}
+
+/// The incoming bundle's octets acknowledged so far: on disk, and in
+/// memory for the node if the session ends inside it.
+struct Incoming {
+    spool: Spool,
+    transfer: Option<TransferId>,
+    octets: Vec<u8>,
+}
+
+impl Incoming {
+    /// Makes `prefix` of `transfer` durable before its XFER_ACKs go out.
+    fn keep(&mut self, transfer: TransferId, prefix: &[u8]) -> std::io::Result<()> {
+        if self.transfer != Some(transfer) {
+            self.clear();
+            self.transfer = Some(transfer);
+        }
+        self.spool.keep(prefix)?;
+        self.octets.extend_from_slice(&prefix[self.octets.len()..]);
+        Ok(())
+    }
+
+    /// The bundle (or its prefix) is stored: nothing is kept.
+    fn clear(&mut self) {
+        self.spool.clear();
+        self.transfer = None;
+        self.octets.clear();
+    }
+}
+
+/// What the node is told of an outgoing transfer the session ended:
+/// interrupted after the octets the peer acknowledged, or failed if none.
+fn cut_off(session: SessionId, transmit: TransmitId, acknowledged: u64) -> LinkEvent {
+    match usize::try_from(acknowledged) {
+        Ok(acknowledged) if acknowledged > 0 => LinkEvent::Interrupted {
+            session,
+            transmit,
+            acknowledged,
+        },
+        _ => LinkEvent::Sent {
+            session,
+            transmit,
+            outcome: Err("the session ended before the peer acknowledged any of the bundle".into()),
+        },
+    }
+}
+
+/// Runs one session until it is over; whether it was established.
+async fn run(stream: TcpStream, setup: Setup, events: mpsc::UnboundedSender<LinkEvent>) -> bool {
+    let Setup {
+        role,
+        config,
+        remote,
+        configured,
+        spool_dir,
+    } = setup;
     let id = SessionId::next();
     let origin = tokio::time::Instant::now();
     let now = move || Instant::from_micros(origin.elapsed().as_micros() as u64);
+    let mut incoming = Incoming {
+        spool: Spool::new(&spool_dir, "tcpcl", &id.0.to_string()),
+        transfer: None,
+        octets: Vec::new(),
+    };
     let mut session = match Session::new(role, config, now()) {
         Ok(session) => session,
         Err(e) => {
@@ -134,7 +219,9 @@ async fn run(
         let _ = writer.shutdown().await;
     });
     let (commands, mut command_rx) = mpsc::unbounded_channel();
-    let mut transfers = BTreeMap::new();
+    // Outgoing transfers: the node's transmission, octets acknowledged.
+    let mut transfers: BTreeMap<TransferId, (TransmitId, u64)> = BTreeMap::new();
+    let mut failed = None;
     let mut up = false;
     let mut ended = None;
     let mut buffer = vec![0u8; 64 * 1024];
@@ -163,9 +250,19 @@ async fn run(
                         stored,
                     });
                     let _ = done.await;
+                    incoming.clear();
+                }
+                Event::TransferAcked {
+                    id: transfer,
+                    octets,
+                    ..
+                } => {
+                    if let Some((_, acknowledged)) = transfers.get_mut(&transfer) {
+                        *acknowledged = octets;
+                    }
                 }
                 Event::TransferSucceeded { id: transfer } => {
-                    if let Some(transmit) = transfers.remove(&transfer) {
+                    if let Some((transmit, _)) = transfers.remove(&transfer) {
                         let _ = events.send(LinkEvent::Sent {
                             session: id,
                             transmit,
@@ -177,7 +274,7 @@ async fn run(
                     id: transfer,
                     reason,
                 } => {
-                    if let Some(transmit) = transfers.remove(&transfer) {
+                    if let Some((transmit, _)) = transfers.remove(&transfer) {
                         // "Completed": the peer has the bundle already.
                         let outcome = match reason {
                             RefuseReason::Completed => Ok(()),
@@ -191,18 +288,8 @@ async fn run(
                     }
                 }
                 Event::TransferAborted { id: transfer } => {
-                    // A failure, not a partial transfer: XFER_ACKs (RFC
-                    // 9174 5.2.3) acknowledge octets as they arrive, not
-                    // as they are stored, and the receiving session keeps
-                    // nothing of a transfer cut off, so the peer may hold
-                    // none of what it acknowledged. The whole bundle goes
-                    // again.
-                    if let Some(transmit) = transfers.remove(&transfer) {
-                        let _ = events.send(LinkEvent::Sent {
-                            session: id,
-                            transmit,
-                            outcome: Err("the session ended before the transfer".into()),
-                        });
+                    if let Some((transmit, acknowledged)) = transfers.remove(&transfer) {
+                        let _ = events.send(cut_off(id, transmit, acknowledged));
                     }
                 }
                 Event::SessionTerminated(termination) => ended = Some(termination.to_string()),
@@ -212,9 +299,14 @@ async fn run(
                 } => eprintln!(
                     "linklab dtn node: {remote}: the peer rejected message type {rejected_header:#04x} ({reason})"
                 ),
-                Event::TransferStarted { .. }
-                | Event::TransferAcked { .. }
-                | Event::SessionEnding { .. } => {}
+                Event::TransferStarted { .. } | Event::SessionEnding { .. } => {}
+            }
+        }
+        if let Some((transfer, prefix)) = session.incoming() {
+            // The XFER_ACKs about to go out acknowledge this much.
+            if let Err(e) = incoming.keep(transfer, prefix) {
+                failed = Some(format!("cannot keep the bundle coming in ({e})"));
+                break;
             }
         }
         while let Some(octets) = session.poll_transmit() {
@@ -238,7 +330,7 @@ async fn run(
                 Some(LinkCommand::Send { transmit, octets }) => {
                     match session.send_transfer(now(), &octets) {
                         Ok(transfer) => {
-                            transfers.insert(transfer, transmit);
+                            transfers.insert(transfer, (transmit, 0));
                         }
                         Err(e) => {
                             let _ = events.send(LinkEvent::Sent {
@@ -258,17 +350,25 @@ async fn run(
     drop(out_tx);
     // Let the last octets (SESS_TERM, acknowledgements) leave, briefly.
     let _ = tokio::time::timeout(Duration::from_secs(2), write_task).await;
-    for (_, transmit) in std::mem::take(&mut transfers) {
-        let _ = events.send(LinkEvent::Sent {
-            session: id,
-            transmit,
-            outcome: Err("the session ended before the transfer".into()),
-        });
+    for (_, (transmit, acknowledged)) in std::mem::take(&mut transfers) {
+        let _ = events.send(cut_off(id, transmit, acknowledged));
     }
+    if !incoming.octets.is_empty() {
+        // Cut off inside a bundle: the node keeps what was acknowledged
+        // as a fragment; the sender resumes after what it saw acknowledged.
+        let (stored, done) = oneshot::channel();
+        let _ = events.send(LinkEvent::PartialReceived {
+            session: id,
+            octets: std::mem::take(&mut incoming.octets),
+            stored,
+        });
+        let _ = done.await;
+    }
+    incoming.clear();
     if up {
         let _ = events.send(LinkEvent::Down {
             session: id,
-            why: ended.unwrap_or_else(|| "closed".into()),
+            why: failed.or(ended).unwrap_or_else(|| "closed".into()),
         });
     } else if let Some(why) = ended {
         eprintln!("linklab dtn node: {remote}: no session: {why}");

@@ -1,29 +1,29 @@
 //! The first octets of an incoming bundle, kept on disk before the
-//! ACK_SEGMENT that acknowledges them goes out.
+//! acknowledgement that covers them goes out (an AX.25 CL ACK_SEGMENT, a
+//! TCPCL XFER_ACK).
 //!
-//! An ACK_SEGMENT inside a bundle tells the sender that the octets before
-//! it need never be sent again (reactive fragmentation, RFC 9171 5.8), so
-//! they must survive this node stopping at any moment, as a whole bundle
-//! must before its last acknowledgement (RFC 9171 5.6). Each AX.25 link
-//! spools the bundle it is receiving to one file in the store directory,
-//! appending and syncing what arrived since the last acknowledgement just
-//! before the next one is sent; the file goes once the node has stored the
-//! bundle (whole, or the prefix as a fragment when the link drops). A file
-//! left by a node that stopped is a prefix the peer was told it need not
-//! send again: the node keeps it as a fragment when it starts
-//! ([`spooled`]).
+//! An acknowledgement inside a bundle tells the sender that the octets
+//! before it need never be sent again (reactive fragmentation, RFC 9171
+//! 5.8), so they must survive this node stopping at any moment, as a whole
+//! bundle must before its last acknowledgement (RFC 9171 5.6). Each
+//! session spools the bundle it is receiving to one file in the store
+//! directory, appending and syncing what arrived since the last
+//! acknowledgement just before the next one is sent; the file goes once
+//! the node has stored the bundle (whole, or the prefix as a fragment when
+//! the session ends inside it). A file left by a node that stopped is a
+//! prefix the peer was told it need not send again: the node keeps it as
+//! a fragment when it starts ([`spooled`]).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use linklab_wire::ax25::Address;
-
-/// File names: this prefix, the remote station, [`SUFFIX`].
-const PREFIX: &str = "ax25-partial-";
+/// File names: the layer, this infix, the session's name, [`SUFFIX`]
+/// (`ax25-partial-N0CALL-3.bin`).
+const INFIX: &str = "-partial-";
 const SUFFIX: &str = ".bin";
 
-/// The spool of the bundle coming in on the link with one station.
+/// The spool of the bundle coming in on one session.
 #[derive(Debug)]
 pub(super) struct Spool {
     dir: PathBuf,
@@ -33,21 +33,26 @@ pub(super) struct Spool {
 }
 
 impl Spool {
-    /// The spool in `dir` for the link with `remote` (a file is made only
-    /// when there is something to keep).
-    pub(super) fn new(dir: &Path, remote: &Address) -> Spool {
+    /// The spool in `dir` of `layer`'s session `name` (`ax25` and the
+    /// remote station, say), unique among the sessions alive; a file is
+    /// made only when there is something to keep.
+    pub(super) fn new(dir: &Path, layer: &str, name: &str) -> Spool {
         Spool {
             dir: dir.to_path_buf(),
-            path: dir.join(format!("{PREFIX}{remote}{SUFFIX}")),
+            path: dir.join(format!("{layer}{INFIX}{name}{SUFFIX}")),
             file: None,
         }
+    }
+
+    /// The octets kept.
+    pub(super) fn kept(&self) -> usize {
+        self.file.as_ref().map_or(0, |(_, kept)| *kept)
     }
 
     /// Makes `prefix`, the incoming bundle's octets so far (which extend
     /// those kept before), durable.
     pub(super) fn keep(&mut self, prefix: &[u8]) -> io::Result<()> {
-        let kept = self.file.as_ref().map_or(0, |(_, kept)| *kept);
-        if prefix.len() <= kept {
+        if prefix.len() <= self.kept() {
             return Ok(());
         }
         if self.file.is_none() {
@@ -85,7 +90,7 @@ pub fn spooled(dir: &Path) -> io::Result<Vec<(PathBuf, Vec<u8>)>> {
         let ours = path
             .file_name()
             .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with(PREFIX) && n.ends_with(SUFFIX));
+            .is_some_and(|n| n.contains(INFIX) && n.ends_with(SUFFIX));
         if ours {
             let octets = fs::read(&path)?;
             found.push((path, octets));
@@ -102,13 +107,13 @@ mod tests {
     #[test]
     fn a_spool_grows_with_the_prefix_and_goes_when_cleared() {
         let dir = tempfile::tempdir().unwrap();
-        let remote: Address = "N0CALL-3".parse().unwrap();
-        let mut spool = Spool::new(dir.path(), &remote);
+        let mut spool = Spool::new(dir.path(), "ax25", "N0CALL-3");
         spool.keep(&[]).unwrap();
         assert!(spooled(dir.path()).unwrap().is_empty(), "nothing to keep");
         spool.keep(b"abc").unwrap();
         spool.keep(b"abc").unwrap();
         spool.keep(b"abcdef").unwrap();
+        assert_eq!(spool.kept(), 6);
         let found = spooled(dir.path()).unwrap();
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].1, b"abcdef");
