@@ -67,31 +67,9 @@ pub fn linux_tcp(timeout: Option<Duration>) -> TcpConfig {
     }
 }
 
-/// What a TCP bulk run measured.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TcpRun {
-    /// Octets received by the server during the run.
-    pub received: usize,
-    /// Goodput, octets per second of the run's duration.
-    pub bytes_per_s: f64,
-    /// The connection was aborted (user timeout) before the end.
-    pub timed_out: bool,
-    /// The sender's radio counters.
-    pub radio: [DdStats; 2],
-}
-
-/// iperf -t `duration`: host 0 sends to host 1 over IPv4 or IPv6 as fast
-/// as TCP lets it for `duration`; goodput is what arrived over the
-/// duration (iperf's summary line).
-pub fn tcp_bulk(
-    channel: DdConfig,
-    ipv6: bool,
-    tcp: &TcpConfig,
-    duration: Duration,
-    seed: u64,
-) -> Result<TcpRun, BenchError> {
-    let streams = Streams::new(seed);
-    let mut medium = DdChannel::new(channel, &streams);
+/// The two PCs: smoltcp hosts on Ethernet with the paper's IPv4 and IPv6
+/// addresses, each host's ISNs drawn from `streams`.
+pub(crate) fn pcs(streams: &Streams) -> [Host<EthInterface>; 2] {
     let host = |i: usize| {
         let link = EthInterface::new(MACS[i], MACS[1 - i], MTU, 100);
         let cidrs = [
@@ -101,38 +79,39 @@ pub fn tcp_bulk(
         let seed = streams.stream(&format!("host/{i}")).next_u64();
         Host::on_link(link, &cidrs, seed, Instant::ZERO)
     };
-    let mut hosts = [host(0), host(1)];
-    let server = if ipv6 {
-        IpAddress::Ipv6(IPV6[1])
-    } else {
-        IpAddress::Ipv4(IPV4[1])
-    };
-    // Enough data never to run out: the air rate for the whole run.
-    let octets = (duration.as_secs_f64() * f64::from(channel.bit_rate) / 8.0) as usize + 1;
-    let mut receiver =
-        FileReceiver::listen(&mut hosts[1], tcp, IPERF_PORT).map_err(BenchError::Setup)?;
-    let remote = smoltcp::wire::IpEndpoint::new(server, IPERF_PORT);
-    let mut sender = FileSender::connect(
-        &mut hosts[0],
-        tcp,
-        remote,
-        49152,
-        vec![0x5A; octets],
-        Instant::ZERO,
-    )
-    .map_err(BenchError::Setup)?;
-    let end = Instant::ZERO + duration;
+    [host(0), host(1)]
+}
+
+/// What runs on the two PCs above their TCP/IP stacks.
+pub(crate) trait Application {
+    /// Moves data between the application and its sockets, and runs its
+    /// timers due at `now`.
+    fn step(&mut self, hosts: &mut [Host<EthInterface>; 2], now: Instant);
+    /// When the application's own timers are next due.
+    fn poll_timeout(&self) -> Option<Instant>;
+    /// The run is over (done, or failed for good).
+    fn finished(&self) -> bool;
+}
+
+/// Runs `app` on `hosts` over `medium` from time zero until it is
+/// finished, `end` comes or nothing is left scheduled; returns the instant
+/// the run stopped.
+pub(crate) fn run_pcs(
+    medium: &mut DdChannel,
+    hosts: &mut [Host<EthInterface>; 2],
+    app: &mut impl Application,
+    end: Instant,
+) -> Result<Instant, BenchError> {
     let mut now = Instant::ZERO;
     let mut steps_here = 0u32;
     loop {
         // Settle at `now`.
         loop {
             let mut busy = false;
-            for host in &mut hosts {
+            for host in hosts.iter_mut() {
                 host.poll(now);
             }
-            sender.step(&mut hosts[0], now);
-            receiver.step(&mut hosts[1]);
+            app.step(hosts, now);
             for (i, host) in hosts.iter_mut().enumerate() {
                 host.poll(now);
                 while let Some(frame) = host.link_mut().poll_transmit() {
@@ -153,18 +132,17 @@ pub fn tcp_bulk(
                 break;
             }
         }
-        if sender.failure().is_some() || now >= end {
-            break;
+        if app.finished() || now >= end {
+            return Ok(now);
         }
-        let next = [medium.poll_timeout()]
+        let next = [medium.poll_timeout(), app.poll_timeout()]
             .into_iter()
             .chain(hosts.iter_mut().map(|h| h.poll_at(now)))
             .flatten()
             .min();
-        // Nothing scheduled: the engines gave up (NORM) or wait for
-        // nothing (TCP aborted); the run ends here.
+        // Nothing scheduled: the stacks wait for nothing (TCP aborted).
         let Some(next) = next else {
-            break;
+            return Ok(now);
         };
         let next = next.max(now).min(end);
         steps_here = if next == now { steps_here + 1 } else { 0 };
@@ -174,11 +152,91 @@ pub fn tcp_bulk(
         now = next;
         medium.handle_timeout(now);
     }
-    let received = receiver.received().len();
+}
+
+/// What a TCP bulk run measured.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TcpRun {
+    /// Octets received by the server during the run.
+    pub received: usize,
+    /// Goodput, octets per second of the run's duration.
+    pub bytes_per_s: f64,
+    /// The connection was aborted (user timeout) before the end.
+    pub timed_out: bool,
+    /// The radios' counters.
+    pub radio: [DdStats; 2],
+}
+
+/// iperf's client and server: one connection that sends for the run's
+/// duration.
+struct Iperf {
+    client: FileSender,
+    server: FileReceiver,
+}
+
+impl Application for Iperf {
+    fn step(&mut self, hosts: &mut [Host<EthInterface>; 2], now: Instant) {
+        let [client, server] = hosts;
+        self.client.step(client, now);
+        self.server.step(server);
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        None
+    }
+
+    fn finished(&self) -> bool {
+        self.client.failure().is_some()
+    }
+}
+
+/// iperf -t `duration`: host 0 sends to host 1 over IPv4 or IPv6 as fast
+/// as TCP lets it for `duration`; goodput is what arrived over the
+/// duration (iperf's summary line).
+pub fn tcp_bulk(
+    channel: DdConfig,
+    ipv6: bool,
+    tcp: &TcpConfig,
+    duration: Duration,
+    seed: u64,
+) -> Result<TcpRun, BenchError> {
+    let streams = Streams::new(seed);
+    let mut medium = DdChannel::new(channel, &streams);
+    let mut hosts = pcs(&streams);
+    let server = if ipv6 {
+        IpAddress::Ipv6(IPV6[1])
+    } else {
+        IpAddress::Ipv4(IPV4[1])
+    };
+    // Enough data never to run out: the air rate for the whole run.
+    let octets = (duration.as_secs_f64() * f64::from(channel.bit_rate) / 8.0) as usize + 1;
+    let server_socket =
+        FileReceiver::listen(&mut hosts[1], tcp, IPERF_PORT).map_err(BenchError::Setup)?;
+    let remote = smoltcp::wire::IpEndpoint::new(server, IPERF_PORT);
+    let client = FileSender::connect(
+        &mut hosts[0],
+        tcp,
+        remote,
+        49152,
+        vec![0x5A; octets],
+        Instant::ZERO,
+    )
+    .map_err(BenchError::Setup)?;
+    let mut iperf = Iperf {
+        client,
+        server: server_socket,
+    };
+    run_pcs(
+        &mut medium,
+        &mut hosts,
+        &mut iperf,
+        Instant::ZERO + duration,
+    )?;
+    let received = iperf.server.received().len();
     Ok(TcpRun {
         received,
         bytes_per_s: received as f64 / duration.as_secs_f64(),
-        timed_out: sender.failure().is_some(),
+        timed_out: iperf.client.failure().is_some(),
         radio: [medium.stats(StationId(0)), medium.stats(StationId(1))],
     })
 }

@@ -5,9 +5,11 @@
 //! - [`bench`](mod@bench): two PCs on the ID-1 DD channel
 //!   ([`linklab_channel::dstar`]): iperf over smoltcp TCP (IPv4, IPv6),
 //!   DTN bundles over NORM;
+//! - [`tcpcl`](mod@tcpcl): DTN over TCPCLv4 on the same PCs (dtnsend);
 //! - [`table_1`], [`table_2`]: the report sections, with checks.
 
 pub mod bench;
 mod sections;
+pub mod tcpcl;
 
 pub use sections::{hostile, table_1, table_2};
