@@ -12,7 +12,9 @@ use linklab_ip::ether::{decapsulate, encapsulate, MacAddress, ETHERTYPE_IPV4};
 use linklab_ip::workload::{FileReceiver, FileSender};
 use linklab_ip::{CongestionControl, EthInterface, Host, TcpConfig};
 use linklab_link::Instant;
-use linklab_norm::{NodeId, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig};
+use linklab_norm::{
+    NodeId, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig, SenderEvent, SyncPolicy,
+};
 use linklab_sim::Streams;
 use smoltcp::wire::{IpAddress, IpCidr};
 use thiserror::Error;
@@ -319,11 +321,23 @@ pub struct NormRun {
     pub repairs: u64,
 }
 
+/// The NormNodeIds of the PCs' NORM receivers (their senders use the
+/// same).
+const RECEIVER_IDS: [NodeId; 2] = [1, 2];
+
 /// NORM at a fixed `bits_per_second` carrying `object` (an encoded bundle)
 /// from host 0 to host 1, then `receipt` (the delivery report) back from
 /// host 1 to host 0 in the same way; done when the receipt arrives or
 /// `horizon` passes. The segment size is the Ethernet MTU less the IPv4,
 /// UDP and NORM_DATA headers.
+///
+/// Each sender asks the other PC's receiver for positive acknowledgement
+/// of its object (a watermark, RFC 5740 section 5.1.3) and, when its
+/// robust factor of NORM_CMD(FLUSH) goes unanswered (a fade), sets it
+/// again: the sender stays active and keeps repairing until the object is
+/// acknowledged, and the receiver, which hears it, keeps its state for it
+/// and keeps asking for what it misses (section 5: a receiver keeps a
+/// sender's state while the sender is active).
 pub fn norm_transfer(
     channel: DdConfig,
     bits_per_second: f64,
@@ -344,19 +358,23 @@ pub fn norm_transfer(
         Sender::new(config, Instant::ZERO).map_err(|e| setup(e.to_string()))
     };
     let receiver = |i: usize| {
-        let mut config = ReceiverConfig::new(i as NodeId + 1);
+        let mut config = ReceiverConfig::new(RECEIVER_IDS[i]);
+        // Every bundle the sender has is wanted, also one whose first
+        // block fell in a fade (libnorm's NORM_SYNC_ALL).
+        config.sync = SyncPolicy::All;
         config.seed = streams.stream(&format!("norm/receiver/{i}")).next_u64();
         Receiver::new(config)
     };
     let mut senders = [sender(0)?, sender(1)?];
     let mut receivers = [receiver(0), receiver(1)];
-    senders[0]
+    let id = senders[0]
         .enqueue(
             Instant::ZERO,
             object.to_vec(),
             linklab_norm::ObjectKind::Data,
         )
         .map_err(|e| setup(e.to_string()))?;
+    senders[0].set_watermark(id, &[RECEIVER_IDS[1]]);
     let mut delivered = false;
     let mut completed = None;
     let end = Instant::ZERO + horizon;
@@ -380,7 +398,18 @@ pub fn norm_transfer(
                         medium.transmit(now, StationId(i), frame);
                     }
                 }
-                while senders[i].poll_event().is_some() {}
+                while let Some(event) = senders[i].poll_event() {
+                    // Not acknowledged after the robust factor's flushes:
+                    // ask again, the object is still wanted.
+                    if let SenderEvent::WatermarkCompleted {
+                        object_id, missing, ..
+                    } = event
+                    {
+                        if !missing.is_empty() && completed.is_none() {
+                            senders[i].set_watermark(object_id, &missing);
+                        }
+                    }
+                }
             }
             while medium.poll_event().is_some() {}
             while let Some(delivery) = medium.poll_delivery() {
@@ -410,9 +439,10 @@ pub fn norm_transfer(
                     if let ReceiverEvent::ObjectCompleted { data, .. } = event {
                         if j == 1 && !delivered && data == object {
                             delivered = true;
-                            senders[1]
+                            let id = senders[1]
                                 .enqueue(now, receipt.to_vec(), linklab_norm::ObjectKind::Data)
                                 .map_err(|e| setup(e.to_string()))?;
+                            senders[1].set_watermark(id, &[RECEIVER_IDS[0]]);
                             busy = true;
                         } else if j == 0 && delivered && data == receipt && completed.is_none() {
                             completed = Some(now.saturating_duration_since(Instant::ZERO));
