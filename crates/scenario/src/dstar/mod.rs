@@ -12,4 +12,6 @@ pub mod bench;
 mod sections;
 pub mod tcpcl;
 
-pub use sections::{hostile, table_1, table_2};
+pub use sections::{
+    hostile, table_1, table_1_with, table_2, table_2_with, Table1Config, Table2Config, FILE_OCTETS,
+};

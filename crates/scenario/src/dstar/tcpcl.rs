@@ -13,6 +13,13 @@
 //! the run ends when PC 1's agent receives the report. Throughput is the
 //! file's octets over the time from the send request to the report, the
 //! "time=" of dtnsend's report line (section III of the paper).
+//!
+//! When a session ends (the TCP connection aborted by its user timeout in
+//! a fade, the peer's keepalive or establishment timer, RFC 9174 sections
+//! 5.1.1 and 6.1), both PCs drop it: the agent takes its link down, which
+//! returns a bundle in flight to its store, PC 2 listens again and PC 1
+//! connects again [`RECONNECT_AFTER`] later; on the new session the
+//! bundle goes again, whole (the session keeps no partial transfer).
 
 use std::collections::VecDeque;
 
@@ -37,6 +44,9 @@ use super::bench::{pcs, run_pcs, Application, BenchError, IPV4};
 
 /// TCPCL's registered port (RFC 9174 section 8.1).
 pub const TCPCL_PORT: u16 = 4556;
+/// How long PC 1 waits after a session ended before it connects again
+/// (DTN2's minimum link retry interval, 5 s).
+pub const RECONNECT_AFTER: Duration = Duration::from_secs(5);
 /// The link each agent names its TCPCL session by.
 const LINK: LinkId = LinkId(0);
 /// DTN time at the start of a run: 2010-06-01, ms since 2000-01-01.
@@ -52,8 +62,12 @@ pub struct DtnRun {
     pub bytes_per_s: f64,
     /// Octets of the encoded bundle.
     pub bundle_octets: usize,
-    /// Why the run stopped early, if it did (session ended, bad delivery).
+    /// Why the run stopped early, if it did (an agent error, a bad
+    /// delivery).
     pub failure: Option<String>,
+    /// TCPCL sessions that ended before the report came (each followed by
+    /// a new one).
+    pub sessions_ended: u32,
     /// The radios' counters.
     pub radio: [DdStats; 2],
 }
@@ -68,11 +82,71 @@ struct Node {
     sent_of_front: usize,
     /// Transfers in the session and the agent's transmissions they carry.
     transfers: Vec<(TransferId, TransmitId)>,
+    /// PC 1 connects again at this instant (the session having ended).
+    reconnect_at: Option<Instant>,
+    /// Sessions that ended.
+    sessions_ended: u32,
+}
+
+impl Node {
+    /// A TCP socket and a session for PC `i`: PC 1 connects to PC 2's
+    /// TCPCL port (the active entity, RFC 9174 section 3.1), PC 2 listens.
+    fn open(
+        host: &mut Host<EthInterface>,
+        tcp: &TcpConfig,
+        i: usize,
+        now: Instant,
+    ) -> Result<(SocketHandle, Session), String> {
+        let text = |e: &dyn std::fmt::Display| e.to_string();
+        let socket = host.add_socket_last(tcp.socket());
+        let role = if i == 0 {
+            let remote = IpEndpoint::new(IpAddress::Ipv4(IPV4[1]), TCPCL_PORT);
+            host.tcp_connect(socket, remote, 49153)
+                .map_err(|e| text(&e))?;
+            Role::Active
+        } else {
+            host.tcp(socket).listen(TCPCL_PORT).map_err(|e| text(&e))?;
+            Role::Passive
+        };
+        let session = Session::new(role, ClConfig::new(format!("ipn:{}.0", i + 1)), now)
+            .map_err(|e| text(&e))?;
+        Ok((socket, session))
+    }
+
+    /// The session ended: the agent's link goes down (a bundle in flight
+    /// returns to the store), the connection is aborted and dropped; PC 2
+    /// listens again at once, PC 1 connects again after
+    /// [`RECONNECT_AFTER`].
+    fn session_ended(
+        &mut self,
+        host: &mut Host<EthInterface>,
+        tcp: &TcpConfig,
+        i: usize,
+        now: Instant,
+    ) -> Result<(), String> {
+        self.sessions_ended += 1;
+        self.agent.link_down(LINK);
+        self.transfers.clear();
+        self.outbox.clear();
+        self.sent_of_front = 0;
+        host.tcp(self.socket).abort();
+        host.remove_socket(self.socket);
+        if i == 0 {
+            self.reconnect_at = Some(now + RECONNECT_AFTER);
+            // Until then, a closed session on a socket that is not
+            // connected.
+            self.socket = host.add_socket_last(tcp.socket());
+        } else {
+            (self.socket, self.session) = Node::open(host, tcp, i, now)?;
+        }
+        Ok(())
+    }
 }
 
 /// The dtnsend application on both PCs.
 struct DtnOverTcpcl {
     nodes: [Node; 2],
+    tcp: TcpConfig,
     file: Vec<u8>,
     sent_at: Option<Instant>,
     report_at: Option<Instant>,
@@ -97,6 +171,9 @@ impl DtnOverTcpcl {
             let node = i + 1;
             let mut config = AgentConfig::new(eid(&format!("ipn:{node}.0"))?);
             config.dtn_time_at_zero = DTN_TIME_AT_ZERO;
+            // A bundle whose transfer was cut goes again on the next
+            // session, as soon as PC 1 could have connected again.
+            config.retry_after = RECONNECT_AFTER;
             let mut agent = Agent::open(config, MemoryStore::new()).map_err(|e| setup(&e))?;
             agent
                 .register(eid(&format!("ipn:{node}.1"))?)
@@ -105,18 +182,8 @@ impl DtnOverTcpcl {
                 .parse()
                 .map_err(|e| setup(&format!("{e:?}")))?;
             agent.add_route(route, LINK);
-            let socket = host.add_socket_last(tcp.socket());
-            let role = if i == 0 {
-                let remote = IpEndpoint::new(IpAddress::Ipv4(IPV4[1]), TCPCL_PORT);
-                host.tcp_connect(socket, remote, 49153)
-                    .map_err(|e| setup(&e))?;
-                Role::Active
-            } else {
-                host.tcp(socket).listen(TCPCL_PORT).map_err(|e| setup(&e))?;
-                Role::Passive
-            };
-            let session = Session::new(role, ClConfig::new(format!("ipn:{node}.0")), Instant::ZERO)
-                .map_err(|e| setup(&e))?;
+            let (socket, session) =
+                Node::open(host, tcp, i, Instant::ZERO).map_err(|e| setup(&e))?;
             nodes.push(Node {
                 agent,
                 session,
@@ -124,6 +191,8 @@ impl DtnOverTcpcl {
                 outbox: VecDeque::new(),
                 sent_of_front: 0,
                 transfers: Vec::new(),
+                reconnect_at: None,
+                sessions_ended: 0,
             });
         }
         let Ok(nodes) = nodes.try_into() else {
@@ -131,6 +200,7 @@ impl DtnOverTcpcl {
         };
         Ok(DtnOverTcpcl {
             nodes,
+            tcp: *tcp,
             file,
             sent_at: None,
             report_at: None,
@@ -163,6 +233,17 @@ impl DtnOverTcpcl {
     ) -> Result<(), String> {
         let text = |e: &dyn std::fmt::Display| e.to_string();
         let node = &mut self.nodes[i];
+        if node.reconnect_at.is_some_and(|t| t <= now) {
+            node.reconnect_at = None;
+            host.remove_socket(node.socket);
+            (node.socket, node.session) = Node::open(host, &self.tcp, i, now)?;
+        }
+        if node.agent.poll_timeout().is_some_and(|t| t <= now) {
+            node.agent.handle_timeout(now).map_err(|e| text(&e))?;
+        }
+        if node.reconnect_at.is_some() {
+            return Ok(());
+        }
         let socket = host.tcp(node.socket);
         let mut buf = [0u8; 4096];
         while socket.can_recv() {
@@ -180,10 +261,8 @@ impl DtnOverTcpcl {
         if node.session.poll_timeout().is_some_and(|t| t <= now) {
             node.session.handle_timeout(now);
         }
-        if node.agent.poll_timeout().is_some_and(|t| t <= now) {
-            node.agent.handle_timeout(now).map_err(|e| text(&e))?;
-        }
         let mut established = false;
+        let mut ended = false;
         while let Some(event) = node.session.poll_event() {
             match event {
                 ClEvent::SessionEstablished(_) => {
@@ -207,10 +286,7 @@ impl DtnOverTcpcl {
                         node.agent.transfer_failed(now, transmit);
                     }
                 }
-                ClEvent::SessionTerminated(end) => {
-                    node.agent.link_down(LINK);
-                    return Err(format!("the TCPCL session ended: {:?}", end.cause));
-                }
+                ClEvent::SessionTerminated(_) => ended = true,
                 ClEvent::TransferStarted { .. }
                 | ClEvent::TransferAcked { .. }
                 | ClEvent::MessageRejected { .. }
@@ -255,6 +331,9 @@ impl DtnOverTcpcl {
         while let Some(octets) = node.session.poll_transmit() {
             node.outbox.push_back(octets);
         }
+        if ended {
+            return node.session_ended(host, &self.tcp, i, now);
+        }
         let socket = host.tcp(node.socket);
         while socket.may_send() {
             let Some(front) = node.outbox.front() else {
@@ -290,7 +369,15 @@ impl Application for DtnOverTcpcl {
     fn poll_timeout(&self) -> Option<Instant> {
         self.nodes
             .iter()
-            .flat_map(|n| [n.session.poll_timeout(), n.agent.poll_timeout()])
+            .flat_map(|n| {
+                let live = n.reconnect_at.is_none() && !n.session.is_closed();
+                let session = live.then(|| n.session.poll_timeout());
+                // The agent's retry waits end in `poll_transmit`, which
+                // needs the link: they count while the session is up.
+                let up = n.session.state() == ClState::Established;
+                let agent = up.then(|| n.agent.poll_timeout());
+                [session.flatten(), agent.flatten(), n.reconnect_at]
+            })
             .flatten()
             .min()
     }
@@ -323,6 +410,7 @@ pub fn dtn_tcpcl_transfer(
         completed,
         bytes_per_s: completed.map_or(0.0, |t| octets as f64 / t.as_secs_f64()),
         bundle_octets: app.bundle_octets,
+        sessions_ended: app.nodes[0].sessions_ended,
         failure: app.failure,
         radio: [medium.stats(StationId(0)), medium.stats(StationId(1))],
     })
