@@ -6,9 +6,11 @@
 //!   ([`linklab_channel::dstar`]): iperf over smoltcp TCP (IPv4, IPv6),
 //!   DTN bundles over NORM;
 //! - [`tcpcl`](mod@tcpcl): DTN over TCPCLv4 on the same PCs (dtnsend);
-//! - [`table_1`], [`table_2`]: the report sections, with checks.
+//! - [`table_1`], [`table_2`]: the report sections, with checks, also
+//!   run from scenario files (`dstar-table-1`, `dstar-table-2`).
 
 pub mod bench;
+mod experiment;
 mod sections;
 pub mod tcpcl;
 
