@@ -11,6 +11,8 @@
 //! beat it; by how much it does is squared and added. Prints every point,
 //! then the best (the first of equal ones: the shorter turnaround, the
 //! smaller buffer); every other row of Table I is a prediction there.
+//! The result, recorded in `linklab_channel::dstar`: turnaround 30 ms,
+//! buffer 64 frames.
 //!
 //! `cargo run --release --locked -p linklab-scenario --example dstar_calibrate`
 

@@ -38,7 +38,7 @@ pub struct Table1Config {
     /// The radios' turnaround, ms (calibrated: 30).
     pub turnaround_ms: u64,
     /// The radios' transmit buffer, full Ethernet frames of 1514 octets
-    /// (calibrated: 56).
+    /// (calibrated: 64).
     pub buffer_frames: usize,
     /// iperf -t, seconds (the paper: 600).
     pub iperf_seconds: u64,
@@ -237,7 +237,7 @@ pub fn table_1_with(
                      transmission of its own and pays the turnaround, so the radio nets about \
                      7.7 frames a second against NORM's 10.8) and NORM repairs what the \
                      buffer dropped, but its repairs cost less than the paper measured: NORM \
-                     keeps the air busy with useful frames and the row stays about 19% above \
+                     keeps the air busy with useful frames and the row stays about 17% above \
                      the paper's (declared in experiments/gaps.toml)."
                 } else {
                     ""
