@@ -437,7 +437,11 @@ impl Table2Config {
 #[derive(Default)]
 struct Completions {
     completed: usize,
+    /// Throughput of the completed runs.
     rates: Vec<f64>,
+    /// Throughput of every run: what an iperf run moved over its
+    /// duration, 0 for a transfer that did not complete.
+    all: Vec<f64>,
 }
 
 impl Completions {
@@ -446,10 +450,15 @@ impl Completions {
             self.completed += 1;
             self.rates.push(bytes_per_s);
         }
+        self.all.push(bytes_per_s);
     }
 
     fn mean(&self) -> Option<f64> {
         (!self.rates.is_empty()).then(|| ci(&self.rates).0)
+    }
+
+    fn mean_all(&self) -> f64 {
+        ci(&self.all).0
     }
 }
 
@@ -485,6 +494,7 @@ pub fn table_2_with(
             ours[k].add(!run.timed_out, run.bytes_per_s);
             progress.advance(1, "D-STAR Table II: iperf");
         }
+        // A transfer not completed moved nothing the application can use.
         let dtn = dtn_tcpcl_transfer(channel, &tcp, file.clone(), horizon, seed)?;
         ours[2].add(dtn.completed.is_some(), dtn.bytes_per_s);
         progress.advance(1, "D-STAR Table II: DTN over TCPCL");
@@ -505,6 +515,7 @@ pub fn table_2_with(
             "paper average",
             "linklab completed",
             "linklab mean of completed",
+            "linklab mean of all runs",
         ]
         .map(String::from)
         .to_vec(),
@@ -518,6 +529,7 @@ pub fn table_2_with(
             format!("{avg:.0}"),
             format!("{}/{runs}", c.completed),
             c.mean().map_or("-".into(), |m| format!("{m:.0}")),
+            format!("{:.0}", c.mean_all()),
         ]);
     }
     let path = format!(
@@ -528,7 +540,7 @@ pub fn table_2_with(
     let tcp_runs = 2 * runs;
     let tcp_timed_out = tcp_runs - ours[0].completed - ours[1].completed;
     let norm_all = ours[3].completed == runs && ours[4].completed == runs;
-    let (v4, n84, n128) = (ours[0].mean(), ours[4].mean(), ours[3].mean());
+    let (v4, n84, n128) = (ours[0].mean_all(), ours[4].mean_all(), ours[3].mean_all());
     let checks = vec![
         Check::qualitative(
             "ronan-dstar/table-2/tcp-times-out",
@@ -566,17 +578,15 @@ pub fn table_2_with(
             Paper::RonanDstar,
             "Where TCP is unusable NORM still moves data: its throughput above IPv4's",
             "NORM-128 6490 and NORM-84 4363 B/s against IPv4 1117 B/s",
-            format!(
-                "NORM-128 {}, NORM-84 {}, IPv4 {} B/s (means of completed runs)",
-                fmt_mean(n128),
-                fmt_mean(n84),
-                fmt_mean(v4)
-            ),
-            matches!((v4, n84, n128), (v4, Some(a), Some(b)) if v4.is_none_or(|v| a > v && b > v)),
+            format!("NORM-128 {n128:.0}, NORM-84 {n84:.0}, IPv4 {v4:.0} B/s (means of all runs)"),
+            n128 > v4 && n84 > v4,
         )
         .with_note(
-            "IPv4's mean is over the runs that did not time out; the paper's NORM-84 run \
-             met the highest winds, so its order against NORM-128 is not checked.",
+            "Means over every run: an iperf run counts with what it moved before it ended or \
+             timed out, a NORM transfer that did not complete with nothing (the mean of the \
+             completed runs alone would set the few iperf runs a fade spared against every \
+             NORM run). The paper's NORM-84 run met the highest winds, so its order against \
+             NORM-128 is not checked.",
         ),
         Check::qualitative(
             "ronan-dstar/table-2/dtn-tcp-cl-completes",
@@ -609,8 +619,4 @@ pub fn table_2_with(
         figures: Vec::new(),
         checks,
     })
-}
-
-fn fmt_mean(m: Option<f64>) -> String {
-    m.map_or("-".into(), |m| format!("{m:.0}"))
 }
