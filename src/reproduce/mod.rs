@@ -137,10 +137,14 @@ fn jobs() -> Vec<Job> {
             paper: Paper::Korb1987,
             run: |o, p| Ok(linklab_scenario::korb::retransmissions(o, p)?),
         },
-        // D-STAR (Paper::RonanDstar): `linklab_scenario::dstar::table_1`
-        // and `table_2` run but are not listed yet: DTN over TCPCLv4 is not
-        // simulated and the NORM-128 overrun and Table II's NORM are short
-        // of the paper (issue 6).
+        Job {
+            paper: Paper::RonanDstar,
+            run: |o, p| Ok(linklab_scenario::dstar::table_1(o, p)?),
+        },
+        Job {
+            paper: Paper::RonanDstar,
+            run: |o, p| Ok(linklab_scenario::dstar::table_2(o, p)?),
+        },
     ]
 }
 

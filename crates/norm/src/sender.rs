@@ -404,7 +404,9 @@ impl Sender {
     /// Asks `nodes` to acknowledge receipt of everything up to the end of
     /// object `object_id` (RFC 5740 section 5.1.3, positive
     /// acknowledgement with NORM_CMD(FLUSH)); ends with
-    /// [`SenderEvent::WatermarkCompleted`]. Returns false for an unknown
+    /// [`SenderEvent::WatermarkCompleted`]. The flushes start once
+    /// everything queued is sent, or at once if it already is (a watermark
+    /// set again after an unanswered one). Returns false for an unknown
     /// object.
     pub fn set_watermark(&mut self, object_id: u16, nodes: &[NodeId]) -> bool {
         let Some(o) = self.objects.iter().find(|o| o.id == object_id) else {
@@ -421,12 +423,10 @@ impl Sender {
             pending: nodes.iter().copied().collect(),
             acked: Vec::new(),
         });
-        // Flushing (the acknowledgement requests) starts once everything
-        // queued has been sent; at once if that is already so.
-        self.flushes_left = if self.cursor.is_none() {
-            self.config.robust_factor
-        } else {
+        self.flushes_left = if self.has_work_to_send() {
             0
+        } else {
+            self.config.robust_factor
         };
         self.flush_announced = false;
         true
@@ -1099,6 +1099,37 @@ mod tests {
             Sender::new(c, Instant::ZERO),
             Err(ConfigError::Rate(_))
         ));
+    }
+
+    #[test]
+    fn a_watermark_set_after_the_data_was_sent_flushes_at_once() {
+        let mut c = SenderConfig::new(1, addr(), 128_000.0);
+        c.robust_factor = 3;
+        let mut s = Sender::new(c, Instant::ZERO).unwrap();
+        let id = s
+            .enqueue(Instant::ZERO, vec![7; 2_000], ObjectKind::Data)
+            .unwrap();
+        let mut now = Instant::ZERO;
+        // Send everything and let the plain flushes run out.
+        while let Some(t) = s.poll_timeout() {
+            now = t;
+            while s.poll_transmit(now).is_some() {}
+        }
+        assert!(s.set_watermark(id, &[2]));
+        let at = s.poll_timeout().expect("the watermark flushes");
+        let flush = s.poll_transmit(at.max(now)).expect("a NORM_CMD(FLUSH)");
+        let Ok(Packet {
+            message:
+                Message::Cmd(Cmd {
+                    command: Command::Flush { acking_nodes, .. },
+                    ..
+                }),
+            ..
+        }) = Packet::decode(&flush.payload)
+        else {
+            panic!("not a flush: {flush:?}");
+        };
+        assert_eq!(acking_nodes, [2]);
     }
 
     #[test]

@@ -136,6 +136,12 @@ experiments! {
     /// `kind = "korb-ftp"`: FTP transfers over the X.25 network with one
     /// or more circuits (Korb and Wills, sections 3.3-3.5, Tables 2-4).
     "korb-ftp" => KorbFtp(crate::korb::experiment::FtpExperiment),
+    /// `kind = "dstar-table-1"`: the five protocols on the calibrated ID-1
+    /// DD channel (Ronan et al., D-STAR, Table I).
+    "dstar-table-1" => DstarTable1(crate::dstar::Table1Config),
+    /// `kind = "dstar-table-2"`: completion on a hostile path of fades
+    /// (Ronan et al., D-STAR, Table II).
+    "dstar-table-2" => DstarTable2(crate::dstar::Table2Config),
 }
 
 /// A kind's configuration struct, as declared in `experiments!`: its name
@@ -743,7 +749,7 @@ replications = 2
             e,
             "line 2, column 8: unknown kind `ronan-transfers`, expected one of `ronan-transfer`, \
              `ronan-measured`, `zielinski-throughput`, `zielinski-real-window`, `bux-throughput`, \
-             `bux-transfer-time`, `korb-ping`, `korb-ftp`"
+             `bux-transfer-time`, `korb-ping`, `korb-ftp`, `dstar-table-1`, `dstar-table-2`"
         );
         let e = error(&with("kind = \"ronan-transfer\"", ""));
         assert!(e.starts_with("missing field `kind`"), "{e}");

@@ -12,7 +12,9 @@ use linklab_ip::ether::{decapsulate, encapsulate, MacAddress, ETHERTYPE_IPV4};
 use linklab_ip::workload::{FileReceiver, FileSender};
 use linklab_ip::{CongestionControl, EthInterface, Host, TcpConfig};
 use linklab_link::Instant;
-use linklab_norm::{NodeId, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig};
+use linklab_norm::{
+    NodeId, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig, SenderEvent, SyncPolicy,
+};
 use linklab_sim::Streams;
 use smoltcp::wire::{IpAddress, IpCidr};
 use thiserror::Error;
@@ -67,31 +69,9 @@ pub fn linux_tcp(timeout: Option<Duration>) -> TcpConfig {
     }
 }
 
-/// What a TCP bulk run measured.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TcpRun {
-    /// Octets received by the server during the run.
-    pub received: usize,
-    /// Goodput, octets per second of the run's duration.
-    pub bytes_per_s: f64,
-    /// The connection was aborted (user timeout) before the end.
-    pub timed_out: bool,
-    /// The sender's radio counters.
-    pub radio: [DdStats; 2],
-}
-
-/// iperf -t `duration`: host 0 sends to host 1 over IPv4 or IPv6 as fast
-/// as TCP lets it for `duration`; goodput is what arrived over the
-/// duration (iperf's summary line).
-pub fn tcp_bulk(
-    channel: DdConfig,
-    ipv6: bool,
-    tcp: &TcpConfig,
-    duration: Duration,
-    seed: u64,
-) -> Result<TcpRun, BenchError> {
-    let streams = Streams::new(seed);
-    let mut medium = DdChannel::new(channel, &streams);
+/// The two PCs: smoltcp hosts on Ethernet with the paper's IPv4 and IPv6
+/// addresses, each host's ISNs drawn from `streams`.
+pub(crate) fn pcs(streams: &Streams) -> [Host<EthInterface>; 2] {
     let host = |i: usize| {
         let link = EthInterface::new(MACS[i], MACS[1 - i], MTU, 100);
         let cidrs = [
@@ -101,38 +81,39 @@ pub fn tcp_bulk(
         let seed = streams.stream(&format!("host/{i}")).next_u64();
         Host::on_link(link, &cidrs, seed, Instant::ZERO)
     };
-    let mut hosts = [host(0), host(1)];
-    let server = if ipv6 {
-        IpAddress::Ipv6(IPV6[1])
-    } else {
-        IpAddress::Ipv4(IPV4[1])
-    };
-    // Enough data never to run out: the air rate for the whole run.
-    let octets = (duration.as_secs_f64() * f64::from(channel.bit_rate) / 8.0) as usize + 1;
-    let mut receiver =
-        FileReceiver::listen(&mut hosts[1], tcp, IPERF_PORT).map_err(BenchError::Setup)?;
-    let remote = smoltcp::wire::IpEndpoint::new(server, IPERF_PORT);
-    let mut sender = FileSender::connect(
-        &mut hosts[0],
-        tcp,
-        remote,
-        49152,
-        vec![0x5A; octets],
-        Instant::ZERO,
-    )
-    .map_err(BenchError::Setup)?;
-    let end = Instant::ZERO + duration;
+    [host(0), host(1)]
+}
+
+/// What runs on the two PCs above their TCP/IP stacks.
+pub(crate) trait Application {
+    /// Moves data between the application and its sockets, and runs its
+    /// timers due at `now`.
+    fn step(&mut self, hosts: &mut [Host<EthInterface>; 2], now: Instant);
+    /// When the application's own timers are next due.
+    fn poll_timeout(&self) -> Option<Instant>;
+    /// The run is over (done, or failed for good).
+    fn finished(&self) -> bool;
+}
+
+/// Runs `app` on `hosts` over `medium` from time zero until it is
+/// finished, `end` comes or nothing is left scheduled; returns the instant
+/// the run stopped.
+pub(crate) fn run_pcs(
+    medium: &mut DdChannel,
+    hosts: &mut [Host<EthInterface>; 2],
+    app: &mut impl Application,
+    end: Instant,
+) -> Result<Instant, BenchError> {
     let mut now = Instant::ZERO;
     let mut steps_here = 0u32;
     loop {
         // Settle at `now`.
         loop {
             let mut busy = false;
-            for host in &mut hosts {
+            for host in hosts.iter_mut() {
                 host.poll(now);
             }
-            sender.step(&mut hosts[0], now);
-            receiver.step(&mut hosts[1]);
+            app.step(hosts, now);
             for (i, host) in hosts.iter_mut().enumerate() {
                 host.poll(now);
                 while let Some(frame) = host.link_mut().poll_transmit() {
@@ -153,18 +134,17 @@ pub fn tcp_bulk(
                 break;
             }
         }
-        if sender.failure().is_some() || now >= end {
-            break;
+        if app.finished() || now >= end {
+            return Ok(now);
         }
-        let next = [medium.poll_timeout()]
+        let next = [medium.poll_timeout(), app.poll_timeout()]
             .into_iter()
             .chain(hosts.iter_mut().map(|h| h.poll_at(now)))
             .flatten()
             .min();
-        // Nothing scheduled: the engines gave up (NORM) or wait for
-        // nothing (TCP aborted); the run ends here.
+        // Nothing scheduled: the stacks wait for nothing (TCP aborted).
         let Some(next) = next else {
-            break;
+            return Ok(now);
         };
         let next = next.max(now).min(end);
         steps_here = if next == now { steps_here + 1 } else { 0 };
@@ -174,11 +154,91 @@ pub fn tcp_bulk(
         now = next;
         medium.handle_timeout(now);
     }
-    let received = receiver.received().len();
+}
+
+/// What a TCP bulk run measured.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TcpRun {
+    /// Octets received by the server during the run.
+    pub received: usize,
+    /// Goodput, octets per second of the run's duration.
+    pub bytes_per_s: f64,
+    /// The connection was aborted (user timeout) before the end.
+    pub timed_out: bool,
+    /// The radios' counters.
+    pub radio: [DdStats; 2],
+}
+
+/// iperf's client and server: one connection that sends for the run's
+/// duration.
+struct Iperf {
+    client: FileSender,
+    server: FileReceiver,
+}
+
+impl Application for Iperf {
+    fn step(&mut self, hosts: &mut [Host<EthInterface>; 2], now: Instant) {
+        let [client, server] = hosts;
+        self.client.step(client, now);
+        self.server.step(server);
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        None
+    }
+
+    fn finished(&self) -> bool {
+        self.client.failure().is_some()
+    }
+}
+
+/// iperf -t `duration`: host 0 sends to host 1 over IPv4 or IPv6 as fast
+/// as TCP lets it for `duration`; goodput is what arrived over the
+/// duration (iperf's summary line).
+pub fn tcp_bulk(
+    channel: DdConfig,
+    ipv6: bool,
+    tcp: &TcpConfig,
+    duration: Duration,
+    seed: u64,
+) -> Result<TcpRun, BenchError> {
+    let streams = Streams::new(seed);
+    let mut medium = DdChannel::new(channel, &streams);
+    let mut hosts = pcs(&streams);
+    let server = if ipv6 {
+        IpAddress::Ipv6(IPV6[1])
+    } else {
+        IpAddress::Ipv4(IPV4[1])
+    };
+    // Enough data never to run out: the air rate for the whole run.
+    let octets = (duration.as_secs_f64() * f64::from(channel.bit_rate) / 8.0) as usize + 1;
+    let server_socket =
+        FileReceiver::listen(&mut hosts[1], tcp, IPERF_PORT).map_err(BenchError::Setup)?;
+    let remote = smoltcp::wire::IpEndpoint::new(server, IPERF_PORT);
+    let client = FileSender::connect(
+        &mut hosts[0],
+        tcp,
+        remote,
+        49152,
+        vec![0x5A; octets],
+        Instant::ZERO,
+    )
+    .map_err(BenchError::Setup)?;
+    let mut iperf = Iperf {
+        client,
+        server: server_socket,
+    };
+    run_pcs(
+        &mut medium,
+        &mut hosts,
+        &mut iperf,
+        Instant::ZERO + duration,
+    )?;
+    let received = iperf.server.received().len();
     Ok(TcpRun {
         received,
         bytes_per_s: received as f64 / duration.as_secs_f64(),
-        timed_out: sender.failure().is_some(),
+        timed_out: iperf.client.failure().is_some(),
         radio: [medium.stats(StationId(0)), medium.stats(StationId(1))],
     })
 }
@@ -261,11 +321,23 @@ pub struct NormRun {
     pub repairs: u64,
 }
 
+/// The NormNodeIds of the PCs' NORM receivers (their senders use the
+/// same).
+const RECEIVER_IDS: [NodeId; 2] = [1, 2];
+
 /// NORM at a fixed `bits_per_second` carrying `object` (an encoded bundle)
 /// from host 0 to host 1, then `receipt` (the delivery report) back from
 /// host 1 to host 0 in the same way; done when the receipt arrives or
 /// `horizon` passes. The segment size is the Ethernet MTU less the IPv4,
 /// UDP and NORM_DATA headers.
+///
+/// Each sender asks the other PC's receiver for positive acknowledgement
+/// of its object (a watermark, RFC 5740 section 5.1.3) and, when its
+/// robust factor of NORM_CMD(FLUSH) goes unanswered (a fade), sets it
+/// again: the sender stays active and keeps repairing until the object is
+/// acknowledged, and the receiver, which hears it, keeps its state for it
+/// and keeps asking for what it misses (section 5: a receiver keeps a
+/// sender's state while the sender is active).
 pub fn norm_transfer(
     channel: DdConfig,
     bits_per_second: f64,
@@ -286,19 +358,23 @@ pub fn norm_transfer(
         Sender::new(config, Instant::ZERO).map_err(|e| setup(e.to_string()))
     };
     let receiver = |i: usize| {
-        let mut config = ReceiverConfig::new(i as NodeId + 1);
+        let mut config = ReceiverConfig::new(RECEIVER_IDS[i]);
+        // Every bundle the sender has is wanted, also one whose first
+        // block fell in a fade (libnorm's NORM_SYNC_ALL).
+        config.sync = SyncPolicy::All;
         config.seed = streams.stream(&format!("norm/receiver/{i}")).next_u64();
         Receiver::new(config)
     };
     let mut senders = [sender(0)?, sender(1)?];
     let mut receivers = [receiver(0), receiver(1)];
-    senders[0]
+    let id = senders[0]
         .enqueue(
             Instant::ZERO,
             object.to_vec(),
             linklab_norm::ObjectKind::Data,
         )
         .map_err(|e| setup(e.to_string()))?;
+    senders[0].set_watermark(id, &[RECEIVER_IDS[1]]);
     let mut delivered = false;
     let mut completed = None;
     let end = Instant::ZERO + horizon;
@@ -322,7 +398,18 @@ pub fn norm_transfer(
                         medium.transmit(now, StationId(i), frame);
                     }
                 }
-                while senders[i].poll_event().is_some() {}
+                while let Some(event) = senders[i].poll_event() {
+                    // Not acknowledged after the robust factor's flushes:
+                    // ask again, the object is still wanted.
+                    if let SenderEvent::WatermarkCompleted {
+                        object_id, missing, ..
+                    } = event
+                    {
+                        if !missing.is_empty() && completed.is_none() {
+                            senders[i].set_watermark(object_id, &missing);
+                        }
+                    }
+                }
             }
             while medium.poll_event().is_some() {}
             while let Some(delivery) = medium.poll_delivery() {
@@ -352,9 +439,10 @@ pub fn norm_transfer(
                     if let ReceiverEvent::ObjectCompleted { data, .. } = event {
                         if j == 1 && !delivered && data == object {
                             delivered = true;
-                            senders[1]
+                            let id = senders[1]
                                 .enqueue(now, receipt.to_vec(), linklab_norm::ObjectKind::Data)
                                 .map_err(|e| setup(e.to_string()))?;
+                            senders[1].set_watermark(id, &[RECEIVER_IDS[0]]);
                             busy = true;
                         } else if j == 0 && delivered && data == receipt && completed.is_none() {
                             completed = Some(now.saturating_duration_since(Instant::ZERO));

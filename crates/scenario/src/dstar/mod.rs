@@ -5,9 +5,15 @@
 //! - [`bench`](mod@bench): two PCs on the ID-1 DD channel
 //!   ([`linklab_channel::dstar`]): iperf over smoltcp TCP (IPv4, IPv6),
 //!   DTN bundles over NORM;
-//! - [`table_1`], [`table_2`]: the report sections, with checks.
+//! - [`tcpcl`](mod@tcpcl): DTN over TCPCLv4 on the same PCs (dtnsend);
+//! - [`table_1`], [`table_2`]: the report sections, with checks, also
+//!   run from scenario files (`dstar-table-1`, `dstar-table-2`).
 
 pub mod bench;
+mod experiment;
 mod sections;
+pub mod tcpcl;
 
-pub use sections::{hostile, table_1, table_2};
+pub use sections::{
+    hostile, table_1, table_1_with, table_2, table_2_with, Table1Config, Table2Config, FILE_OCTETS,
+};
