@@ -1,7 +1,7 @@
 //! One message over a half-duplex radio link: two AX.25 [`DataLink`]
-//! engines as stations on a [`RadioChannel`], driven by the sim
-//! [`EventQueue`] in virtual time (Ronan, Long and Walsh, section III.B,
-//! Table I and section IV).
+//! engines as stations on a [`RadioChannel`], driven in virtual time by
+//! [`linklab_sim::drive`] from the wake-ups in an [`EventQueue`] (Ronan,
+//! Long and Walsh, section III.B, Table I and section IV).
 //!
 //! # The set-up
 //! Station 0 (the sender) connects to station 1 (the receiver) with SABM
