@@ -4,9 +4,10 @@
 //! [`RadioChannel`] (p-persistent CSMA, TXDELAY, TXTAIL, collisions), and
 //! optionally a seeded loss of whole frames at the receivers.
 //!
-//! The runner advances time to the earliest of the channel's, the hosts'
-//! (smoltcp's `poll_at`, the links' timers) and the workload's wake-ups,
-//! and at each instant moves frames and datagrams until all is quiet.
+//! The runner ([`linklab_sim::drive`]) advances time to the earliest of
+//! the channel's, the hosts' (smoltcp's `poll_at`, the links' timers) and
+//! the workload's wake-ups, and at each instant moves frames and datagrams
+//! until all is quiet.
 //! Deterministic for a given seed.
 
 use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -14,7 +15,7 @@ use core::time::Duration;
 
 use linklab_channel::{Medium, MediumEvent, RadioChannel, RadioConfig, StationConfig, StationId};
 use linklab_link::{Config as LinkConfig, Instant};
-use linklab_sim::{Stream, Streams};
+use linklab_sim::{drive, DriveError, Stream, Streams, World};
 use linklab_wire::ax25::Address;
 use linklab_wire::control::Modulus;
 use smoltcp::wire::{IpAddress, IpCidr};
@@ -23,9 +24,6 @@ use thiserror::Error;
 use crate::host::Host;
 use crate::iface::{Ax25Config, Ax25ConfigError, Encapsulation};
 use crate::workload::Workload;
-
-/// Wake-ups at one instant after which the run is declared stuck.
-const MAX_STEPS_AT_ONE_INSTANT: u32 = 100_000;
 
 /// The radio channel and the loss model.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -259,49 +257,24 @@ impl Network {
     /// Runs until `workload` is done, or fails after `horizon` of virtual
     /// time from now.
     pub fn run(&mut self, workload: &mut dyn Workload, horizon: Duration) -> Result<(), SimError> {
-        let limit = self.now + horizon;
-        let mut steps_here = 0u32;
-        loop {
-            self.settle(workload);
-            if workload.done() {
-                return Ok(());
-            }
-            let now = self.now;
-            let next = [self.radio.poll_timeout(), workload.poll_at()]
-                .into_iter()
-                .chain(self.hosts.iter_mut().map(|h| h.poll_at(now)))
-                .flatten()
-                .min()
-                .ok_or(SimError::Stalled {
-                    at_s: secs(self.now),
-                })?
-                .max(now);
-            if next == now {
-                steps_here += 1;
-                if steps_here > MAX_STEPS_AT_ONE_INSTANT {
-                    return Err(SimError::Livelock { at_s: secs(now) });
-                }
-            } else {
-                steps_here = 0;
-            }
-            if next > limit {
-                return Err(SimError::Horizon {
+        let start = self.now;
+        let mut run = Run {
+            net: self,
+            workload,
+        };
+        drive(&mut run, start, start + horizon)
+            .map(|_| ())
+            .map_err(|e| match e {
+                DriveError::Stalled { at } => SimError::Stalled { at_s: secs(at) },
+                DriveError::Livelock { at } => SimError::Livelock { at_s: secs(at) },
+                DriveError::Horizon { .. } => SimError::Horizon {
                     horizon_s: horizon.as_secs_f64(),
-                });
-            }
-            self.now = next;
-            if self.radio.poll_timeout().is_some_and(|t| t <= next) {
-                self.radio.handle_timeout(next);
-            }
-            for host in &mut self.hosts {
-                host.ax25_mut().handle_timeout(next);
-            }
-        }
+                },
+            })
     }
 
-    /// Moves datagrams and frames at `self.now` until nothing moves.
-    fn settle(&mut self, workload: &mut dyn Workload) {
-        let now = self.now;
+    /// Moves datagrams and frames at `now` until nothing moves.
+    fn settle(&mut self, workload: &mut dyn Workload, now: Instant) {
         loop {
             let mut busy = false;
             for host in &mut self.hosts {
@@ -348,6 +321,44 @@ impl Network {
             if !busy {
                 break;
             }
+        }
+    }
+}
+
+/// A [`Network`] running a workload: what [`drive`] takes through time.
+struct Run<'a> {
+    net: &'a mut Network,
+    workload: &'a mut dyn Workload,
+}
+
+impl World for Run<'_> {
+    fn settle(&mut self, now: Instant) {
+        self.net.settle(self.workload, now);
+    }
+
+    fn done(&self) -> bool {
+        self.workload.done()
+    }
+
+    /// The earliest of the channel's, the workload's and the hosts'
+    /// wake-ups.
+    fn next_wake(&mut self, now: Instant) -> Option<Instant> {
+        let net = &mut *self.net;
+        [net.radio.poll_timeout(), self.workload.poll_at()]
+            .into_iter()
+            .chain(net.hosts.iter_mut().map(|h| h.poll_at(now)))
+            .flatten()
+            .min()
+    }
+
+    fn advance(&mut self, to: Instant) {
+        let net = &mut *self.net;
+        net.now = to;
+        if net.radio.poll_timeout().is_some_and(|t| t <= to) {
+            net.radio.handle_timeout(to);
+        }
+        for host in &mut net.hosts {
+            host.ax25_mut().handle_timeout(to);
         }
     }
 }

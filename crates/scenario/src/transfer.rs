@@ -1,7 +1,7 @@
 //! One message over a half-duplex radio link: two AX.25 [`DataLink`]
-//! engines as stations on a [`RadioChannel`], driven by the sim
-//! [`EventQueue`] in virtual time (Ronan, Long and Walsh, section III.B,
-//! Table I and section IV).
+//! engines as stations on a [`RadioChannel`], driven in virtual time by
+//! [`linklab_sim::drive`] from the wake-ups in an [`EventQueue`] (Ronan,
+//! Long and Walsh, section III.B, Table I and section IV).
 //!
 //! # The set-up
 //! Station 0 (the sender) connects to station 1 (the receiver) with SABM
@@ -59,7 +59,7 @@ use linklab_channel::{
     TncConfig,
 };
 use linklab_link::{AckPolicy, Config, DataLink, Event, Instant, NewLinkError, State};
-use linklab_sim::{EventId, EventQueue, Streams};
+use linklab_sim::{drive, DriveError, EventId, EventQueue, Streams, World};
 use linklab_wire::ax25::{Address, AddressError, Frame};
 use linklab_wire::control::Modulus;
 use thiserror::Error;
@@ -226,6 +226,14 @@ pub enum TransferError {
         /// Virtual time, microseconds.
         at_us: u64,
     },
+    /// The components kept asking for attention without time passing.
+    #[error("the simulation stopped advancing at {at_us} us in phase \"{phase}\"")]
+    Livelock {
+        /// Which part of the run.
+        phase: &'static str,
+        /// Virtual time, microseconds.
+        at_us: u64,
+    },
     /// A confidence interval needs at least two replications.
     #[error("{replications} replication(s): at least 2 are needed for a confidence interval")]
     TooFewReplications {
@@ -270,6 +278,24 @@ const WAKES: [Wake; 7] = [
     Wake::Host(SENDER),
     Wake::Host(RECEIVER),
 ];
+
+/// Which part of a run [`Bench`] is in, and so what ends it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Until the link is up, the application ready and the channel quiet.
+    Connect,
+    /// Until the end of the span is known.
+    Transfer,
+}
+
+impl Phase {
+    fn name(self) -> &'static str {
+        match self {
+            Phase::Connect => "connect",
+            Phase::Transfer => "transfer",
+        }
+    }
+}
 
 /// A received frame on its way to an engine, tagged with the number of
 /// the transmission that carried it.
@@ -495,7 +521,10 @@ struct Bench<'a> {
     /// What offers the message, consumes what arrives and says when the
     /// sender knows it is through.
     app: &'a mut dyn Application,
-    /// A data unit the application gave was refused by its engine.
+    /// The part of the run under way.
+    phase: Phase,
+    /// The application failed or its engine refused a data unit: the
+    /// current phase ends with this error.
     refused: Option<TransferError>,
     /// Key-ups per station so far (the tag of its current transmission).
     keyups: [u64; 2],
@@ -573,6 +602,7 @@ impl<'a> Bench<'a> {
             stations,
             wakes: [None; 7],
             app,
+            phase: Phase::Connect,
             refused: None,
             keyups: [0; 2],
             receiver_unkeys: Vec::new(),
@@ -588,48 +618,27 @@ impl<'a> Bench<'a> {
         })
     }
 
-    /// Pops one event and handles it with everything it sets off; `false`
-    /// when nothing is left before the horizon.
-    fn step(&mut self) -> Result<bool, TransferError> {
-        let Some((now, wake)) = self.queue.pop_until(HORIZON) else {
-            return Ok(false);
-        };
-        if let Some(slot) = WAKES.iter().position(|w| *w == wake) {
-            self.wakes[slot] = None;
-        }
-        match wake {
-            Wake::Radio => self.radio.handle_timeout(now),
-            Wake::Engine(i) => {
-                self.links[i].handle_timeout(now);
-                // The sender receives no I frames, so neither T2 nor (with
-                // frames outstanding) T3 runs there: a timer that makes it
-                // transmit while frames are outstanding is T1.
-                if i == SENDER && self.links[i].unacked() > 0 && self.offered.is_some() {
-                    self.t1_pending = true;
-                }
-            }
-            Wake::Tnc(i) => {
-                if let Some(stations) = self.stations.as_mut() {
-                    stations[i].tnc.handle_timeout(now);
-                }
-            }
-            Wake::Host(_) => {}
-            Wake::Offer => {
-                self.app.offer(now)?;
-                self.offered = Some(now);
-            }
-        }
-        self.settle(now);
-        self.t1_pending = false;
-        if let Some(error) = self.refused.take() {
-            return Err(error);
-        }
-        Ok(true)
+    /// Runs `phase` from now until it ends; [`HORIZON`] is far beyond any
+    /// transfer here, so a wake-up past it counts as running dry.
+    fn run_phase(&mut self, phase: Phase) -> Result<(), TransferError> {
+        self.phase = phase;
+        let start = self.queue.now();
+        drive(self, start, HORIZON).map_err(|e| match e {
+            DriveError::Stalled { at } | DriveError::Horizon { at, .. } => TransferError::Stalled {
+                phase: phase.name(),
+                at_us: at.as_micros(),
+            },
+            DriveError::Livelock { at } => TransferError::Livelock {
+                phase: phase.name(),
+                at_us: at.as_micros(),
+            },
+        })?;
+        self.refused.take().map_or(Ok(()), Err)
     }
 
     /// Moves frames and hints between engines, hosts, TNCs and channel
     /// until all is quiet at `now`, then re-arms the wake-ups.
-    fn settle(&mut self, now: Instant) {
+    fn settle_components(&mut self, now: Instant) {
         loop {
             let mut busy = false;
             for i in [SENDER, RECEIVER] {
@@ -852,6 +861,67 @@ impl<'a> Bench<'a> {
     }
 }
 
+/// The wake-ups are the events of the queue, one per component at its
+/// `poll_timeout` ([`Bench::rearm`]); each wakes only its own component.
+impl World for Bench<'_> {
+    fn settle(&mut self, now: Instant) {
+        self.settle_components(now);
+        self.t1_pending = false;
+    }
+
+    fn done(&self) -> bool {
+        self.refused.is_some()
+            || match self.phase {
+                Phase::Connect => {
+                    self.links
+                        .iter()
+                        .all(|l| l.state() == State::Connected && l.unacked() == 0)
+                        && self.app.ready()
+                        && self.quiet()
+                }
+                Phase::Transfer => self.end.is_some(),
+            }
+    }
+
+    fn next_wake(&mut self, _now: Instant) -> Option<Instant> {
+        self.queue.peek_time()
+    }
+
+    /// Pops the event due at `to` and hands it to its component.
+    fn advance(&mut self, to: Instant) {
+        let Some((now, wake)) = self.queue.pop_until(to) else {
+            return;
+        };
+        if let Some(slot) = WAKES.iter().position(|w| *w == wake) {
+            self.wakes[slot] = None;
+        }
+        match wake {
+            Wake::Radio => self.radio.handle_timeout(now),
+            Wake::Engine(i) => {
+                self.links[i].handle_timeout(now);
+                // The sender receives no I frames, so neither T2 nor (with
+                // frames outstanding) T3 runs there: a timer that makes it
+                // transmit while frames are outstanding is T1.
+                if i == SENDER && self.links[i].unacked() > 0 && self.offered.is_some() {
+                    self.t1_pending = true;
+                }
+            }
+            Wake::Tnc(i) => {
+                if let Some(stations) = self.stations.as_mut() {
+                    stations[i].tnc.handle_timeout(now);
+                }
+            }
+            Wake::Host(_) => {}
+            Wake::Offer => match self.app.offer(now) {
+                Ok(()) => self.offered = Some(now),
+                Err(error) => {
+                    self.refused.get_or_insert(error);
+                }
+            },
+        }
+    }
+}
+
 /// Simulates one transfer with the random streams `streams` (payload
 /// octets, slot-clock phases, persistence draws). Deterministic for given
 /// streams.
@@ -882,29 +952,14 @@ pub(crate) fn run_transfer_with(
 
     // Link set-up, then a quiet channel.
     bench.links[SENDER].connect(Instant::ZERO);
-    bench.settle(Instant::ZERO);
-    while !(bench
-        .links
-        .iter()
-        .all(|l| l.state() == State::Connected && l.unacked() == 0)
-        && bench.app.ready()
-        && bench.quiet())
-    {
-        if !bench.step()? {
-            return Err(bench.stalled("connect"));
-        }
-    }
+    bench.run_phase(Phase::Connect)?;
     let offer = bench.queue.now() + Duration::from_secs(1);
     bench
         .queue
         .schedule(offer, Wake::Offer)
         .map_err(|_| bench.stalled("offer"))?;
 
-    while bench.end.is_none() {
-        if !bench.step()? {
-            return Err(bench.stalled("transfer"));
-        }
-    }
+    bench.run_phase(Phase::Transfer)?;
     bench.app.verify()?;
     let (Some(start), Some(end)) = (bench.offered, bench.end) else {
         return Err(bench.stalled("transfer"));

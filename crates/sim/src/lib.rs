@@ -6,6 +6,9 @@
 //!   every platform.
 //! - [`stats`]: output analysis: tallies, time-weighted averages, Student-t
 //!   confidence intervals, MSER-5 warm-up detection.
+//! - [`driver`]: the virtual-time loop of the sans-IO benches: settle,
+//!   check the goal, wake the earliest component, with one verdict for
+//!   stalls, livelocks and runs past their horizon.
 //! - [`runner`]: the replication/deletion scenario runner that turns a
 //!   closure simulating one replication into confidence intervals.
 //!
@@ -15,11 +18,13 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod driver;
 pub mod queue;
 pub mod rng;
 pub mod runner;
 pub mod stats;
 
+pub use driver::{drive, DriveError, World, MAX_STEPS_AT_ONE_INSTANT};
 pub use linklab_link::Instant;
 pub use queue::{EventId, EventQueue, ScheduleError};
 pub use rng::{Stream, Streams};

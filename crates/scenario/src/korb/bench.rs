@@ -3,12 +3,12 @@
 //! circuits on the real X.25 packet layer and LAPB), on the two access
 //! lines of the simulated ACCUNET ([`X25Network`]), in virtual time.
 //!
-//! Host 0 is Purdue, host 1 CSNET. The runner advances time to the
-//! earliest of the network's, the hosts' (smoltcp's `poll_at`, LAPB and
-//! packet-layer timers) and the workloads' wake-ups, and at each instant
-//! moves frames and datagrams until all is quiet. Deterministic for the
-//! streams it is given: the network draws from `"net/..."`, smoltcp's
-//! initial sequence numbers from `"host/{i}"`.
+//! Host 0 is Purdue, host 1 CSNET. The runner ([`linklab_sim::drive`])
+//! advances time to the earliest of the network's, the hosts' (smoltcp's
+//! `poll_at`, LAPB and packet-layer timers) and the workloads' wake-ups,
+//! and at each instant moves frames and datagrams until all is quiet.
+//! Deterministic for the streams it is given: the network draws from
+//! `"net/..."`, smoltcp's initial sequence numbers from `"host/{i}"`.
 
 use core::net::Ipv4Addr;
 use core::time::Duration;
@@ -17,14 +17,11 @@ use linklab_channel::x25net::{X25NetConfig, X25NetError, X25Network};
 use linklab_ip::workload::Workload;
 use linklab_ip::{CongestionControl, Host, TcpConfig, X25IfConfig, X25IfError, X25Interface};
 use linklab_link::{Config as LinkConfig, Instant};
-use linklab_sim::Streams;
+use linklab_sim::{drive, DriveError, Streams, World};
 use linklab_x25::ip::{Encapsulation, IpConfig, Route};
 use linklab_x25::{Config as X25Config, DteAddress, Role};
 use smoltcp::wire::{IpAddress, IpCidr};
 use thiserror::Error;
-
-/// Wake-ups at one instant after which the run is declared stuck.
-const MAX_STEPS_AT_ONE_INSTANT: u32 = 100_000;
 
 /// The hosts' X.121 addresses (Purdue, CSNET).
 pub const X121: [&str; 2] = ["31106170001", "31106170002"];
@@ -238,44 +235,20 @@ impl Bench {
         workloads: &mut [&mut dyn Workload<X25Interface>],
         horizon: Duration,
     ) -> Result<(), BenchError> {
-        let limit = self.now + horizon;
-        let mut steps_here = 0u32;
-        loop {
-            self.settle(workloads);
-            if workloads.iter().all(|w| w.done()) {
-                return Ok(());
-            }
-            let now = self.now;
-            let next = workloads
-                .iter()
-                .map(|w| w.poll_at())
-                .chain([self.net.poll_timeout()])
-                .chain(self.hosts.iter_mut().map(|h| h.poll_at(now)))
-                .flatten()
-                .min()
-                .ok_or(BenchError::Stalled { at_s: secs(now) })?
-                .max(now);
-            if next == now {
-                steps_here += 1;
-                if steps_here > MAX_STEPS_AT_ONE_INSTANT {
-                    return Err(BenchError::Livelock { at_s: secs(now) });
-                }
-            } else {
-                steps_here = 0;
-            }
-            if next > limit {
-                return Err(BenchError::Horizon {
+        let start = self.now;
+        let mut run = Run {
+            bench: self,
+            workloads,
+        };
+        drive(&mut run, start, start + horizon)
+            .map(|_| ())
+            .map_err(|e| match e {
+                DriveError::Stalled { at } => BenchError::Stalled { at_s: secs(at) },
+                DriveError::Livelock { at } => BenchError::Livelock { at_s: secs(at) },
+                DriveError::Horizon { .. } => BenchError::Horizon {
                     horizon_s: horizon.as_secs_f64(),
-                });
-            }
-            self.now = next;
-            if self.net.poll_timeout().is_some_and(|t| t <= next) {
-                self.net.handle_timeout(next);
-            }
-            for host in &mut self.hosts {
-                host.link_mut().handle_timeout(next);
-            }
-        }
+                },
+            })
     }
 
     /// Runs for `duration` of virtual time with no workload (circuits
@@ -288,9 +261,8 @@ impl Bench {
         self.run(&mut [&mut waiter], duration + Duration::from_secs(1))
     }
 
-    /// Moves datagrams and frames at `self.now` until nothing moves.
-    fn settle(&mut self, workloads: &mut [&mut dyn Workload<X25Interface>]) {
-        let now = self.now;
+    /// Moves datagrams and frames at `now` until nothing moves.
+    fn settle(&mut self, workloads: &mut [&mut dyn Workload<X25Interface>], now: Instant) {
         loop {
             let mut busy = false;
             for host in &mut self.hosts {
@@ -317,6 +289,46 @@ impl Bench {
             if !busy {
                 break;
             }
+        }
+    }
+}
+
+/// A [`Bench`] running workloads: what [`drive`] takes through time.
+struct Run<'a, 'w> {
+    bench: &'a mut Bench,
+    workloads: &'a mut [&'w mut dyn Workload<X25Interface>],
+}
+
+impl World for Run<'_, '_> {
+    fn settle(&mut self, now: Instant) {
+        self.bench.settle(self.workloads, now);
+    }
+
+    fn done(&self) -> bool {
+        self.workloads.iter().all(|w| w.done())
+    }
+
+    /// The earliest of the workloads', the network's and the hosts'
+    /// wake-ups.
+    fn next_wake(&mut self, now: Instant) -> Option<Instant> {
+        let bench = &mut *self.bench;
+        self.workloads
+            .iter()
+            .map(|w| w.poll_at())
+            .chain([bench.net.poll_timeout()])
+            .chain(bench.hosts.iter_mut().map(|h| h.poll_at(now)))
+            .flatten()
+            .min()
+    }
+
+    fn advance(&mut self, to: Instant) {
+        let bench = &mut *self.bench;
+        bench.now = to;
+        if bench.net.poll_timeout().is_some_and(|t| t <= to) {
+            bench.net.handle_timeout(to);
+        }
+        for host in &mut bench.hosts {
+            host.link_mut().handle_timeout(to);
         }
     }
 }

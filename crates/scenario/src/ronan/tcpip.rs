@@ -32,7 +32,9 @@ use linklab_ip::sim::{hosts, Addresses, HostSetup, SimError};
 use linklab_ip::workload::{FileTransfer, Ping, PingConfig, Workload};
 use linklab_ip::{Encapsulation, Host, TcpConfig};
 use linklab_link::Instant;
-use linklab_sim::{ConfidenceInterval, ReplicationOutput, Runner, Streams};
+use linklab_sim::{
+    drive, ConfidenceInterval, DriveError, ReplicationOutput, Runner, Streams, World,
+};
 use thiserror::Error;
 
 use super::reference::{published, published_row, Published};
@@ -49,9 +51,6 @@ const TIMESTAMPS_OCTETS: usize = 12;
 
 /// Virtual-time limit of one phase of a run.
 const HORIZON: Duration = Duration::from_secs(3600);
-
-/// Wake-ups at one instant after which a run is declared stuck.
-const MAX_STEPS_AT_ONE_INSTANT: u32 = 100_000;
 
 /// Why the TCP/IP transfer could not be simulated.
 #[derive(Debug, Error)]
@@ -157,43 +156,23 @@ impl Bench {
         workload: &mut dyn Workload,
         stuck: impl Fn(Instant, &'static str) -> TcpipError,
     ) -> Result<(), TcpipError> {
-        let limit = self.now + HORIZON;
-        let mut steps_here = 0u32;
-        loop {
-            self.settle(workload);
-            if workload.done() {
-                return Ok(());
-            }
-            let now = self.now;
-            let next = [self.radio.poll_timeout(), workload.poll_at()]
-                .into_iter()
-                .chain(self.stations.iter().map(Station::next_wake))
-                .chain(self.hosts.iter_mut().map(|h| h.poll_at(now)))
-                .flatten()
-                .min()
-                .ok_or_else(|| stuck(now, "nothing left to happen"))?
-                .max(now);
-            steps_here = if next == now { steps_here + 1 } else { 0 };
-            if steps_here > MAX_STEPS_AT_ONE_INSTANT {
-                return Err(stuck(now, "components kept asking for attention"));
-            }
-            if next > limit {
-                return Err(stuck(now, "the horizon passed"));
-            }
-            self.now = next;
-            if self.radio.poll_timeout().is_some_and(|t| t <= next) {
-                self.radio.handle_timeout(next);
-            }
-            for host in &mut self.hosts {
-                host.ax25_mut().handle_timeout(next);
-            }
-        }
+        let start = self.now;
+        let mut run = Run {
+            bench: self,
+            workload,
+        };
+        drive(&mut run, start, start + HORIZON)
+            .map(|_| ())
+            .map_err(|e| match e {
+                DriveError::Stalled { at } => stuck(at, "nothing left to happen"),
+                DriveError::Livelock { at } => stuck(at, "components kept asking for attention"),
+                DriveError::Horizon { at, .. } => stuck(at, "the horizon passed"),
+            })
     }
 
-    /// Moves datagrams and frames at `self.now` until nothing moves. KISS
+    /// Moves datagrams and frames at `now` until nothing moves. KISS
     /// gives the hosts no carrier or key-up hints.
-    fn settle(&mut self, workload: &mut dyn Workload) {
-        let now = self.now;
+    fn settle(&mut self, workload: &mut dyn Workload, now: Instant) {
         loop {
             let mut busy = false;
             for host in &mut self.hosts {
@@ -256,6 +235,45 @@ impl Bench {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// A [`Bench`] running a workload: what [`drive`] takes through time.
+struct Run<'a> {
+    bench: &'a mut Bench,
+    workload: &'a mut dyn Workload,
+}
+
+impl World for Run<'_> {
+    fn settle(&mut self, now: Instant) {
+        self.bench.settle(self.workload, now);
+    }
+
+    fn done(&self) -> bool {
+        self.workload.done()
+    }
+
+    /// The earliest of the channel's, the workload's, the host and TNC
+    /// paths' and the hosts' wake-ups.
+    fn next_wake(&mut self, now: Instant) -> Option<Instant> {
+        let bench = &mut *self.bench;
+        [bench.radio.poll_timeout(), self.workload.poll_at()]
+            .into_iter()
+            .chain(bench.stations.iter().map(Station::next_wake))
+            .chain(bench.hosts.iter_mut().map(|h| h.poll_at(now)))
+            .flatten()
+            .min()
+    }
+
+    fn advance(&mut self, to: Instant) {
+        let bench = &mut *self.bench;
+        bench.now = to;
+        if bench.radio.poll_timeout().is_some_and(|t| t <= to) {
+            bench.radio.handle_timeout(to);
+        }
+        for host in &mut bench.hosts {
+            host.ax25_mut().handle_timeout(to);
         }
     }
 }
