@@ -598,11 +598,10 @@ pub fn table_2_with(
         )
         .with_note(format!(
             "A session lost in a fade (TCP user timeout, TCPCL keepalive) is dropped and PC 1 \
-             connects again after {} s; but linklab_tcpcl hands the receiving agent no part \
-             of a cut transfer, so there is no reactive fragmentation (RFC 9171 5.8) and the \
-             6 MiB bundle starts again whole each time, which needs about 15 minutes without \
-             a fade that breaks the session. DTN2, which the paper ran, fragments reactively \
-             and resumes where the session broke.",
+             connects again after {} s. The bundle cut off in it is fragmented reactively \
+             (RFC 9171 5.8), as DTN2 did: PC 2 keeps the prefix its XFER_ACKs covered as a \
+             fragment, PC 1 sends only the payload after the last Acknowledged Length it \
+             received, and PC 2 reassembles the file from the pieces (5.9).",
             super::tcpcl::RECONNECT_AFTER.as_secs()
         )),
     ];
