@@ -11,15 +11,17 @@
 //! beat it; by how much it does is squared and added. Prints every point,
 //! then the best (the first of equal ones: the shorter turnaround, the
 //! smaller buffer); every other row of Table I is a prediction there.
-//! The result, recorded in `linklab_channel::dstar`: turnaround 30 ms,
-//! buffer 64 frames.
+//! The NORM rows are dtnsend over the NORM CL
+//! (`linklab_scenario::dstar::normcl`). The result, recorded in
+//! `linklab_channel::dstar`: turnaround 30 ms, buffer 64 frames.
 //!
 //! `cargo run --release --locked -p linklab-scenario --example dstar_calibrate`
 
 use core::time::Duration;
 
 use linklab_channel::DdConfig;
-use linklab_scenario::dstar::bench::{linux_tcp, norm_transfer, tcp_bulk};
+use linklab_scenario::dstar::bench::{linux_tcp, tcp_bulk};
+use linklab_scenario::dstar::normcl::dtn_norm_transfer;
 
 /// Table I averages, bytes/s: IPv4 TCP and DTN NORM-CL 84k.
 const IPV4: f64 = 8576.03;
@@ -47,12 +49,12 @@ fn main() {
                     .bytes_per_s
             }));
             let n84 = mean(SEEDS.iter().map(|&s| {
-                norm_transfer(c, 84e3, &file, &[0x5A; 33], Duration::from_secs(12_000), s)
+                dtn_norm_transfer(c, 84e3, file.clone(), Duration::from_secs(12_000), s)
                     .expect("NORM runs")
                     .bytes_per_s
             }));
             let n96 = mean(SEEDS.iter().map(|&s| {
-                norm_transfer(c, 96e3, &file, &[0x5A; 33], Duration::from_secs(12_000), s)
+                dtn_norm_transfer(c, 96e3, file.clone(), Duration::from_secs(12_000), s)
                     .expect("NORM runs")
                     .bytes_per_s
             }));
