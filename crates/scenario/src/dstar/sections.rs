@@ -608,8 +608,9 @@ pub fn table_2_with(
         heading: "Table II: the hostile point-to-point path".into(),
         text: format!(
             "The calibrated radios with {path}. {runs} seeded runs per protocol: iperf -t {} s \
-             over IPv4 and IPv6 (TCP user timeout {} s); dtnsend over TCPCLv4 and NORM at 128 \
-             and 84 kbit/s with the {}-octet file (a transfer not done in {} s does not \
+             over IPv4 and IPv6 (TCP user timeout {} s); dtnsend over TCPCLv4 (reactive \
+             fragmentation when a session breaks) and over the NORM CL at 128 and 84 kbit/s \
+             with the {}-octet file (a transfer not done in {} s does not \
              complete).",
             config.iperf_seconds, config.tcp_timeout_s, config.file_octets, config.horizon_s
         ),
