@@ -233,10 +233,16 @@ pub fn table_1_with(
                 if row == 3 {
                     " The model overruns the radio at 128 kbit/s (each frame is a DD \
                      transmission of its own and pays the turnaround, so the radio nets about \
-                     7.7 frames a second against NORM's 10.8) and NORM repairs what the \
-                     buffer dropped, but its repairs cost less than the paper measured: NORM \
-                     keeps the air busy with useful frames and the row stays about 17% above \
-                     the paper's (declared in experiments/gaps.toml)."
+                     7.7 full frames a second against NORM's 10.8) and NORM repairs what the \
+                     buffer dropped, at less cost than the paper measured: NORM_DATA reaching \
+                     PC 2 beyond what it needed is under 1% (RFC 5740's hold-offs, with the \
+                     GRTT measured through the radio's full buffer at about 9 s, outlast a \
+                     repair's wait in it, so no NACK costs a duplicate repair) and the air is \
+                     busy about 93% of the run. Nothing in RFC 5740, the paper or what is known \
+                     of the radio accounts for the paper's 18% more air, so the row stays about \
+                     17% above the paper's (declared in experiments/gaps.toml). It depends on \
+                     the buffer, which the fit leaves uncertain: about 10000 B/s at 44 frames, \
+                     9500 at 64."
                 } else {
                     ""
                 }
