@@ -25,7 +25,7 @@
 //! `linklab_normcl`'s own bound (robust factor × 2·GRTT) would fail the
 //! 6 MiB bundle on the clean channel at 128 kbit/s whenever a round of
 //! FLUSHes sat in the radio's full transmit buffer longer than that
-//! (about 6 s against a GRTT measured at about 0.1 s when the buffer was
+//! (about 8 s against a GRTT measured at about 0.1 s when the buffer was
 //! empty), and the agent would send it again, whole.
 
 use core::net::{IpAddr, SocketAddr};
