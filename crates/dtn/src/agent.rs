@@ -258,16 +258,28 @@ impl<S: Store> Agent<S> {
     ) -> Result<Reception, ReceiveError> {
         let bundle = bundle::decode(octets)?;
         let id = bundle.id.clone();
-        if self.by_id.contains_key(&id)
-            || self
-                .delivered
-                .contains_key(&bundle::bundle_key(&bundle::whole(&id)))
+        let mut txn = Txn::default();
+        if self
+            .delivered
+            .contains_key(&bundle::bundle_key(&bundle::whole(&id)))
         {
             return Ok(Reception::Duplicate(id));
         }
+        if let Some(&key) = self.by_id.get(&id) {
+            // A fragment's ID names its offset, not its length (RFC 9171
+            // 4.3.1): a fragment kept from a transfer cut off here, and the
+            // same fragment sent again whole because its sender saw less
+            // of it acknowledged, share one. The longer one replaces the
+            // shorter, or the octets between them would never come again.
+            let entry = &self.entries[&key];
+            let held = bundle::payload(&entry.bundle, &entry.stored.octets).len();
+            if !bundle.flags.is_fragment || bundle::payload(&bundle, octets).len() <= held {
+                return Ok(Reception::Duplicate(id));
+            }
+            txn.batch.remove.push(key);
+        }
         let time = self.dtn_time(now);
         let expires_at = bundle::expires_at(&bundle, time);
-        let mut txn = Txn::default();
         self.report(
             &mut txn,
             &bundle,

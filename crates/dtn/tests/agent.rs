@@ -504,6 +504,46 @@ fn reactive_fragmentation_sends_only_what_did_not_get_through() {
         .is_none());
 }
 
+#[test]
+fn a_fragment_sent_again_whole_replaces_the_prefix_kept_of_it() {
+    let mut net = Net::line(&["ipn:1.0", "ipn:2.0"], None);
+    net.nodes[1].register(eid("ipn:2.1")).unwrap();
+    let payload: Vec<u8> = (0..3000u32).map(|i| (i % 251) as u8).collect();
+    let request = SendRequest::new(eid("ipn:1.1"), eid("ipn:2.1"), payload.clone());
+    net.nodes[0].send(net.now, &request).unwrap();
+    // A first transfer breaks after 1200 octets, both ends agreeing.
+    let first = net.nodes[0].poll_transmit(net.now).unwrap().unwrap();
+    net.nodes[1]
+        .handle_partial_bundle(net.now, &first.octets[..1200])
+        .unwrap();
+    net.nodes[0]
+        .transfer_partial(net.now, first.id, 1200)
+        .unwrap();
+    // The rest goes as a fragment; that transfer breaks too, the receiver
+    // keeping 600 octets of it whose acknowledgements never reached the
+    // sender, which sends the same fragment again.
+    net.now = net.nodes[0].poll_timeout().unwrap();
+    let rest = net.nodes[0].poll_transmit(net.now).unwrap().unwrap();
+    let kept = net.nodes[1]
+        .handle_partial_bundle(net.now, &rest.octets[..600])
+        .unwrap();
+    assert!(matches!(kept, Some(Reception::Accepted(_))), "{kept:?}");
+    net.nodes[0].transfer_partial(net.now, rest.id, 0).unwrap();
+    net.now = net.nodes[0].poll_timeout().unwrap();
+    let again = net.nodes[0].poll_transmit(net.now).unwrap().unwrap();
+    assert_eq!(again.octets.len(), rest.octets.len(), "the same fragment");
+    let whole = net.nodes[1].handle_bundle(net.now, &again.octets).unwrap();
+    assert!(matches!(whole, Reception::Accepted(_)), "{whole:?}");
+    let delivered = net.deliveries(1);
+    assert_eq!(delivered.len(), 1);
+    assert_eq!(delivered[0].payload, payload);
+    // A shorter copy of what is held is still a duplicate.
+    let short = net.nodes[1]
+        .handle_partial_bundle(net.now, &rest.octets[..600])
+        .unwrap();
+    assert!(!matches!(short, Some(Reception::Accepted(_))), "{short:?}");
+}
+
 /// The bundle a node sends for `payload`, with blocks of `crc_type`.
 fn sample_bundle(crc_type: CrcType, hop_limit: Option<u64>) -> Vec<u8> {
     let mut config = Config::new(eid("ipn:1.0"));

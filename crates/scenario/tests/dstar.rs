@@ -4,7 +4,8 @@
 use core::time::Duration;
 
 use linklab_channel::DdConfig;
-use linklab_scenario::dstar::bench::{linux_tcp, norm_transfer, tcp_bulk};
+use linklab_scenario::dstar::bench::{linux_tcp, tcp_bulk};
+use linklab_scenario::dstar::normcl::dtn_norm_transfer;
 use linklab_scenario::dstar::{table_1_with, table_2_with, Table1Config, Table2Config};
 use linklab_scenario::report::{NoProgress, RunOptions};
 
@@ -26,13 +27,12 @@ fn tcp_over_ipv4_and_ipv6_moves_data_on_a_clean_channel() {
 }
 
 #[test]
-fn norm_delivers_the_object_and_its_receipt_back() {
+fn dtn_over_norm_delivers_the_bundle_and_its_report_back() {
     for rate in [84e3, 128e3] {
-        let run = norm_transfer(
+        let run = dtn_norm_transfer(
             DdConfig::id1(),
             rate,
-            &[3; 600_000],
-            &[4; 33],
+            vec![3; 600_000],
             Duration::from_secs(600),
             11,
         )

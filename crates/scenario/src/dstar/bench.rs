@@ -1,20 +1,17 @@
 //! Two Linux PCs, each on the Ethernet port of an ID-1 in DD mode, in
-//! virtual time: smoltcp over [`EthInterface`] for TCP (iperf), and NORM
-//! datagrams in UDP/IPv4 carried by this module itself (the workspace's
+//! virtual time: smoltcp over [`EthInterface`] for TCP (iperf), and UDP/IPv4
+//! for NORM datagrams carried by this module itself (the workspace's
 //! smoltcp has no UDP sockets; the 28 octets of IPv4 and UDP header are
-//! written here, see [`udp_ipv4`]).
+//! written here, see [`udp_ipv4`]; [`normcl`](super::normcl) uses them).
 
 use core::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use core::time::Duration;
 
 use linklab_channel::{DdChannel, DdConfig, DdStats, Medium, StationId};
-use linklab_ip::ether::{decapsulate, encapsulate, MacAddress, ETHERTYPE_IPV4};
+use linklab_ip::ether::MacAddress;
 use linklab_ip::workload::{FileReceiver, FileSender};
 use linklab_ip::{CongestionControl, EthInterface, Host, TcpConfig};
 use linklab_link::Instant;
-use linklab_norm::{
-    NodeId, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig, SenderEvent, SyncPolicy,
-};
 use linklab_sim::Streams;
 use smoltcp::wire::{IpAddress, IpCidr};
 use thiserror::Error;
@@ -305,194 +302,6 @@ fn checksum(header: &[u8]) -> u16 {
         sum = (sum & 0xFFFF) + (sum >> 16);
     }
     !(sum as u16)
-}
-
-/// What a NORM run measured.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NormRun {
-    /// When the object arrived whole and its acknowledgement was back at
-    /// the sender (`None`: not within the horizon).
-    pub completed: Option<Duration>,
-    /// Goodput: object octets over the completion time.
-    pub bytes_per_s: f64,
-    /// The radios' counters.
-    pub radio: [DdStats; 2],
-    /// NORM_DATA retransmitted by the sender (repairs).
-    pub repairs: u64,
-}
-
-/// The NormNodeIds of the PCs' NORM receivers (their senders use the
-/// same).
-const RECEIVER_IDS: [NodeId; 2] = [1, 2];
-
-/// NORM at a fixed `bits_per_second` carrying `object` (an encoded bundle)
-/// from host 0 to host 1, then `receipt` (the delivery report) back from
-/// host 1 to host 0 in the same way; done when the receipt arrives or
-/// `horizon` passes. The segment size is the Ethernet MTU less the IPv4,
-/// UDP and NORM_DATA headers.
-///
-/// Each sender asks the other PC's receiver for positive acknowledgement
-/// of its object (a watermark, RFC 5740 section 5.1.3) and, when its
-/// robust factor of NORM_CMD(FLUSH) goes unanswered (a fade), sets it
-/// again: the sender stays active and keeps repairing until the object is
-/// acknowledged, and the receiver, which hears it, keeps its state for it
-/// and keeps asking for what it misses (section 5: a receiver keeps a
-/// sender's state while the sender is active).
-pub fn norm_transfer(
-    channel: DdConfig,
-    bits_per_second: f64,
-    object: &[u8],
-    receipt: &[u8],
-    horizon: Duration,
-    seed: u64,
-) -> Result<NormRun, BenchError> {
-    let streams = Streams::new(seed);
-    let mut medium = DdChannel::new(channel, &streams);
-    let addr = |i: usize| SocketAddr::new(IpAddr::V4(IPV4[i]), NORM_PORT);
-    let setup = |e: String| BenchError::Setup(e);
-    let sender = |i: usize| -> Result<Sender, BenchError> {
-        let mut config = SenderConfig::new(i as NodeId + 1, addr(1 - i), bits_per_second);
-        config.segment_size = NORM_SEGMENT;
-        config.seed = streams.stream(&format!("norm/sender/{i}")).next_u64();
-        config.instance_id = 1 + i as u16;
-        Sender::new(config, Instant::ZERO).map_err(|e| setup(e.to_string()))
-    };
-    let receiver = |i: usize| {
-        let mut config = ReceiverConfig::new(RECEIVER_IDS[i]);
-        // Every bundle the sender has is wanted, also one whose first
-        // block fell in a fade (libnorm's NORM_SYNC_ALL).
-        config.sync = SyncPolicy::All;
-        config.seed = streams.stream(&format!("norm/receiver/{i}")).next_u64();
-        Receiver::new(config)
-    };
-    let mut senders = [sender(0)?, sender(1)?];
-    let mut receivers = [receiver(0), receiver(1)];
-    let id = senders[0]
-        .enqueue(
-            Instant::ZERO,
-            object.to_vec(),
-            linklab_norm::ObjectKind::Data,
-        )
-        .map_err(|e| setup(e.to_string()))?;
-    senders[0].set_watermark(id, &[RECEIVER_IDS[1]]);
-    let mut delivered = false;
-    let mut completed = None;
-    let end = Instant::ZERO + horizon;
-    let mut now = Instant::ZERO;
-    let mut steps_here = 0u32;
-    loop {
-        loop {
-            let mut busy = false;
-            for i in 0..2 {
-                let mut out = Vec::new();
-                while let Some(t) = senders[i].poll_transmit(now) {
-                    out.push(t);
-                }
-                while let Some(t) = receivers[i].poll_transmit(now) {
-                    out.push(t);
-                }
-                for t in out {
-                    busy = true;
-                    if let Some(d) = udp_ipv4(addr(i), t.destination, &t.payload) {
-                        let frame = encapsulate(MACS[1 - i], MACS[i], ETHERTYPE_IPV4, &d);
-                        medium.transmit(now, StationId(i), frame);
-                    }
-                }
-                while let Some(event) = senders[i].poll_event() {
-                    // Not acknowledged after the robust factor's flushes:
-                    // ask again, the object is still wanted.
-                    if let SenderEvent::WatermarkCompleted {
-                        object_id, missing, ..
-                    } = event
-                    {
-                        if !missing.is_empty() && completed.is_none() {
-                            senders[i].set_watermark(object_id, &missing);
-                        }
-                    }
-                }
-            }
-            while medium.poll_event().is_some() {}
-            while let Some(delivery) = medium.poll_delivery() {
-                busy = true;
-                if !delivery.is_intact() {
-                    continue;
-                }
-                let j = delivery.to.0;
-                let Some((_, _, payload)) = decapsulate(&delivery.frame) else {
-                    continue;
-                };
-                let Some((from, message)) = parse_udp_ipv4(payload) else {
-                    continue;
-                };
-                // Sender traffic (NORM_DATA, NORM_CMD) goes to the
-                // receiver, feedback (NACK, ACK) to the sender: NORM's
-                // message type (RFC 5740 4.1) tells them apart.
-                let feedback = message.first().is_some_and(|b| matches!(b & 0x0F, 4 | 5));
-                if feedback {
-                    senders[j].handle_datagram(now, from, message);
-                } else {
-                    receivers[j].handle_datagram(now, from, message);
-                }
-            }
-            for (j, receiver) in receivers.iter_mut().enumerate() {
-                while let Some(event) = receiver.poll_event() {
-                    if let ReceiverEvent::ObjectCompleted { data, .. } = event {
-                        if j == 1 && !delivered && data == object {
-                            delivered = true;
-                            let id = senders[1]
-                                .enqueue(now, receipt.to_vec(), linklab_norm::ObjectKind::Data)
-                                .map_err(|e| setup(e.to_string()))?;
-                            senders[1].set_watermark(id, &[RECEIVER_IDS[0]]);
-                            busy = true;
-                        } else if j == 0 && delivered && data == receipt && completed.is_none() {
-                            completed = Some(now.saturating_duration_since(Instant::ZERO));
-                        }
-                    }
-                }
-            }
-            if !busy {
-                break;
-            }
-        }
-        if completed.is_some() || now >= end {
-            break;
-        }
-        let next = [medium.poll_timeout()]
-            .into_iter()
-            .chain(senders.iter().map(Sender::poll_timeout))
-            .chain(receivers.iter().map(Receiver::poll_timeout))
-            .flatten()
-            .min();
-        // Nothing scheduled: the engines gave up (NORM) or wait for
-        // nothing (TCP aborted); the run ends here.
-        let Some(next) = next else {
-            break;
-        };
-        let next = next.max(now).min(end);
-        steps_here = if next == now { steps_here + 1 } else { 0 };
-        if steps_here > MAX_STEPS_AT_ONE_INSTANT {
-            return Err(BenchError::Livelock { at_s: secs(now) });
-        }
-        now = next;
-        medium.handle_timeout(now);
-        for s in &mut senders {
-            if s.poll_timeout().is_some_and(|t| t <= now) {
-                s.handle_timeout(now);
-            }
-        }
-        for r in &mut receivers {
-            if r.poll_timeout().is_some_and(|t| t <= now) {
-                r.handle_timeout(now);
-            }
-        }
-    }
-    let bytes_per_s = completed.map_or(0.0, |t| object.len() as f64 / t.as_secs_f64());
-    Ok(NormRun {
-        completed,
-        bytes_per_s,
-        radio: [medium.stats(StationId(0)), medium.stats(StationId(1))],
-        repairs: senders[0].stats().repairs_sent,
-    })
 }
 
 /// NORM segment size: 1500 − 20 (IPv4) − 8 (UDP) − 24 (NORM_DATA with

@@ -4,13 +4,16 @@
 //!
 //! - [`bench`](mod@bench): two PCs on the ID-1 DD channel
 //!   ([`linklab_channel::dstar`]): iperf over smoltcp TCP (IPv4, IPv6),
-//!   DTN bundles over NORM;
+//!   UDP/IPv4 for NORM;
 //! - [`tcpcl`](mod@tcpcl): DTN over TCPCLv4 on the same PCs (dtnsend);
+//! - [`normcl`](mod@normcl): DTN over the NORM convergence layer on the
+//!   same PCs (dtnsend);
 //! - [`table_1`], [`table_2`]: the report sections, with checks, also
 //!   run from scenario files (`dstar-table-1`, `dstar-table-2`).
 
 pub mod bench;
 mod experiment;
+pub mod normcl;
 mod sections;
 pub mod tcpcl;
 

@@ -16,10 +16,17 @@
 //!
 //! When a session ends (the TCP connection aborted by its user timeout in
 //! a fade, the peer's keepalive or establishment timer, RFC 9174 sections
-//! 5.1.1 and 6.1), both PCs drop it: the agent takes its link down, which
-//! returns a bundle in flight to its store, PC 2 listens again and PC 1
-//! connects again [`RECONNECT_AFTER`] later; on the new session the
-//! bundle goes again, whole (the session keeps no partial transfer).
+//! 5.1.1 and 6.1), both PCs drop it, PC 2 listens again and PC 1 connects
+//! again [`RECONNECT_AFTER`] later. A bundle cut off in the session is
+//! fragmented reactively (RFC 9171 section 5.8), as DTN2 did and as the
+//! workspace's node does (`linklab-dtnnode`'s TCPCL link): PC 2's agent
+//! keeps the prefix that its queued XFER_ACKs covered
+//! ([`Session::incoming`], RFC 9174 section 5.2.3) as a fragment
+//! ([`Agent::handle_partial_bundle`]); PC 1's agent replaces the bundle by
+//! a fragment of the payload after the last Acknowledged Length it
+//! received ([`Agent::transfer_partial`]), which goes on the next session
+//! as soon as it is up ([`Agent::retry_now`]). PC 2 reassembles the
+//! payload from the pieces (RFC 9171 section 5.9) and delivers it.
 
 use std::collections::VecDeque;
 
@@ -60,8 +67,11 @@ pub struct DtnRun {
     pub completed: Option<Duration>,
     /// File octets over [`DtnRun::completed`] (0 if it did not).
     pub bytes_per_s: f64,
-    /// Octets of the encoded bundle.
-    pub bundle_octets: usize,
+    /// Octets of each bundle PC 1's agent sent: the first is the whole
+    /// bundle, any later one what was left of it after a session broke
+    /// off (a fragment, or the bundle again if none of it was
+    /// acknowledged).
+    pub transmissions: Vec<usize>,
     /// Why the run stopped early, if it did (an agent error, a bad
     /// delivery).
     pub failure: Option<String>,
@@ -80,8 +90,11 @@ struct Node {
     /// Session octets not yet taken by the socket (front partly sent).
     outbox: VecDeque<Vec<u8>>,
     sent_of_front: usize,
-    /// Transfers in the session and the agent's transmissions they carry.
-    transfers: Vec<(TransferId, TransmitId)>,
+    /// Transfers in the session, the agent's transmissions they carry and
+    /// the octets the peer acknowledged of each.
+    transfers: Vec<(TransferId, TransmitId, usize)>,
+    /// The incoming transfer's octets that XFER_ACKs queued so far cover.
+    incoming: Option<(TransferId, Vec<u8>)>,
     /// PC 1 connects again at this instant (the session having ended).
     reconnect_at: Option<Instant>,
     /// Sessions that ended.
@@ -113,8 +126,37 @@ impl Node {
         Ok((socket, session))
     }
 
-    /// The session ended: the agent's link goes down (a bundle in flight
-    /// returns to the store), the connection is aborted and dropped; PC 2
+    /// Keeps the incoming transfer's acknowledged prefix: called before
+    /// the XFER_ACKs the session queued are written out, so that what the
+    /// peer sees acknowledged is kept here.
+    fn keep_incoming(&mut self) {
+        let Some((transfer, prefix)) = self.session.incoming() else {
+            return;
+        };
+        match &mut self.incoming {
+            Some((kept, octets)) if *kept == transfer => {
+                octets.extend_from_slice(&prefix[octets.len()..]);
+            }
+            _ => self.incoming = Some((transfer, prefix.to_vec())),
+        }
+    }
+
+    /// The outgoing transfer `id` broke off: the rest of its bundle goes
+    /// again as a fragment after what the peer acknowledged (the whole
+    /// bundle if nothing).
+    fn transfer_cut(&mut self, now: Instant, id: TransferId) -> Result<(), String> {
+        if let Some(k) = self.transfers.iter().position(|t| t.0 == id) {
+            let (_, transmit, acknowledged) = self.transfers.swap_remove(k);
+            self.agent
+                .transfer_partial(now, transmit, acknowledged)
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// The session ended: transfers cut off in it are fragmented, the
+    /// incoming bundle's acknowledged prefix is kept as a fragment, the
+    /// agent's link goes down, the connection is aborted and dropped; PC 2
     /// listens again at once, PC 1 connects again after
     /// [`RECONNECT_AFTER`].
     fn session_ended(
@@ -125,8 +167,16 @@ impl Node {
         now: Instant,
     ) -> Result<(), String> {
         self.sessions_ended += 1;
+        let cut: Vec<TransferId> = self.transfers.iter().map(|t| t.0).collect();
+        for id in cut {
+            self.transfer_cut(now, id)?;
+        }
+        if let Some((_, prefix)) = self.incoming.take() {
+            self.agent
+                .handle_partial_bundle(now, &prefix)
+                .map_err(|e| e.to_string())?;
+        }
         self.agent.link_down(LINK);
-        self.transfers.clear();
         self.outbox.clear();
         self.sent_of_front = 0;
         host.tcp(self.socket).abort();
@@ -150,7 +200,7 @@ struct DtnOverTcpcl {
     file: Vec<u8>,
     sent_at: Option<Instant>,
     report_at: Option<Instant>,
-    bundle_octets: usize,
+    transmissions: Vec<usize>,
     failure: Option<String>,
 }
 
@@ -191,6 +241,7 @@ impl DtnOverTcpcl {
                 outbox: VecDeque::new(),
                 sent_of_front: 0,
                 transfers: Vec::new(),
+                incoming: None,
                 reconnect_at: None,
                 sessions_ended: 0,
             });
@@ -204,7 +255,7 @@ impl DtnOverTcpcl {
             file,
             sent_at: None,
             report_at: None,
-            bundle_octets: 0,
+            transmissions: Vec::new(),
             failure: None,
         })
     }
@@ -267,28 +318,36 @@ impl DtnOverTcpcl {
             match event {
                 ClEvent::SessionEstablished(_) => {
                     node.agent.link_up(LINK, None);
+                    // What broke off in the last session goes now.
+                    node.agent.retry_now(LINK);
                     established = true;
                 }
                 ClEvent::TransferReceived { data, .. } => {
+                    node.incoming = None;
                     node.agent.handle_bundle(now, &data).map_err(|e| text(&e))?;
+                }
+                ClEvent::TransferAcked { id, octets, .. } => {
+                    if let Some(t) = node.transfers.iter_mut().find(|t| t.0 == id) {
+                        t.2 = usize::try_from(octets).unwrap_or(usize::MAX);
+                    }
                 }
                 ClEvent::TransferSucceeded { id } => {
                     if let Some(k) = node.transfers.iter().position(|t| t.0 == id) {
-                        let (_, transmit) = node.transfers.swap_remove(k);
+                        let (_, transmit, _) = node.transfers.swap_remove(k);
                         node.agent
                             .transfer_succeeded(now, transmit)
                             .map_err(|e| text(&e))?;
                     }
                 }
-                ClEvent::TransferRefused { id, .. } | ClEvent::TransferAborted { id } => {
+                ClEvent::TransferRefused { id, .. } => {
                     if let Some(k) = node.transfers.iter().position(|t| t.0 == id) {
-                        let (_, transmit) = node.transfers.swap_remove(k);
+                        let (_, transmit, _) = node.transfers.swap_remove(k);
                         node.agent.transfer_failed(now, transmit);
                     }
                 }
+                ClEvent::TransferAborted { id } => node.transfer_cut(now, id)?,
                 ClEvent::SessionTerminated(_) => ended = true,
                 ClEvent::TransferStarted { .. }
-                | ClEvent::TransferAcked { .. }
                 | ClEvent::MessageRejected { .. }
                 | ClEvent::SessionEnding { .. } => {}
             }
@@ -319,15 +378,16 @@ impl DtnOverTcpcl {
         if node.session.state() == ClState::Established {
             while let Some(transmit) = node.agent.poll_transmit(now).map_err(|e| text(&e))? {
                 if i == 0 {
-                    self.bundle_octets = self.bundle_octets.max(transmit.octets.len());
+                    self.transmissions.push(transmit.octets.len());
                 }
                 let id = node
                     .session
                     .send_transfer(now, &transmit.octets)
                     .map_err(|e| text(&e))?;
-                node.transfers.push((id, transmit.id));
+                node.transfers.push((id, transmit.id, 0));
             }
         }
+        node.keep_incoming();
         while let Some(octets) = node.session.poll_transmit() {
             node.outbox.push_back(octets);
         }
@@ -409,7 +469,7 @@ pub fn dtn_tcpcl_transfer(
     Ok(DtnRun {
         completed,
         bytes_per_s: completed.map_or(0.0, |t| octets as f64 / t.as_secs_f64()),
-        bundle_octets: app.bundle_octets,
+        transmissions: app.transmissions,
         sessions_ended: app.nodes[0].sessions_ended,
         failure: app.failure,
         radio: [medium.stats(StationId(0)), medium.stats(StationId(1))],
@@ -437,8 +497,36 @@ mod tests {
         // 60 kB at under the air's 16 kB/s, with the bundle's and the
         // session's overhead: more than 4 s.
         assert!(t > Duration::from_secs(4), "{t:?}");
-        assert!((60_000 + 20..60_000 + 200).contains(&run.bundle_octets));
+        assert_eq!(run.transmissions.len(), 1, "{:?}", run.transmissions);
+        assert!((60_000 + 20..60_000 + 200).contains(&run.transmissions[0]));
         // Both radios carried frames: the report came back over the air.
         assert!(run.radio.iter().all(|r| r.frames_sent > 0));
+    }
+
+    #[test]
+    fn a_bundle_cut_off_in_a_fade_resumes_where_it_broke() {
+        // Fades of a minute against spells of 15 s, TCP giving up after
+        // 20 s: sessions break inside the bundle (seed chosen so that one
+        // breaks after part of it was acknowledged).
+        let channel = crate::dstar::hostile(15.0, 60.0, 1e-3);
+        let file: Vec<u8> = (0..200_000u32).map(|i| (i * 7) as u8).collect();
+        let run = dtn_tcpcl_transfer(
+            channel,
+            &linux_tcp(Some(Duration::from_secs(20))),
+            file,
+            Duration::from_secs(2000),
+            6,
+        )
+        .unwrap();
+        // The payload PC 2 delivered is the file (else `failure`).
+        assert_eq!(run.failure, None);
+        assert!(run.completed.is_some(), "{run:?}");
+        assert!(run.sessions_ended > 0);
+        let whole = run.transmissions[0];
+        assert!(
+            run.transmissions[1..].iter().any(|&t| t < whole / 2),
+            "only the rest went again: {:?}",
+            run.transmissions
+        );
     }
 }
