@@ -1064,6 +1064,7 @@ fn a_receiver_killed_mid_bundle_over_ax25_keeps_what_it_acknowledged() {
 struct TcpCut {
     port: u16,
     relayed: Arc<Mutex<Vec<u64>>>,
+    returned: Arc<Mutex<Vec<u64>>>,
 }
 
 impl TcpCut {
@@ -1071,7 +1072,9 @@ impl TcpCut {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let relayed: Arc<Mutex<Vec<u64>>> = Arc::default();
+        let returned: Arc<Mutex<Vec<u64>>> = Arc::default();
         let counts = relayed.clone();
+        let back_counts = returned.clone();
         std::thread::spawn(move || {
             for client in listener.incoming() {
                 let Ok(mut client) = client else { return };
@@ -1081,13 +1084,21 @@ impl TcpCut {
                 let connection = {
                     let mut counts = counts.lock().unwrap();
                     counts.push(0);
+                    back_counts.lock().unwrap().push(0);
                     counts.len() - 1
                 };
                 let limit = if connection == 0 { cut_at } else { u64::MAX };
                 let (mut from_server, mut to_client) =
                     (server.try_clone().unwrap(), client.try_clone().unwrap());
+                let back_counts = back_counts.clone();
                 std::thread::spawn(move || {
-                    std::io::copy(&mut from_server, &mut to_client).ok();
+                    let mut buf = [0u8; 4096];
+                    while let Ok(n) = from_server.read(&mut buf) {
+                        if n == 0 || to_client.write_all(&buf[..n]).is_err() {
+                            break;
+                        }
+                        back_counts.lock().unwrap()[connection] += n as u64;
+                    }
                     to_client.shutdown(std::net::Shutdown::Write).ok();
                 });
                 let counts = counts.clone();
@@ -1112,12 +1123,22 @@ impl TcpCut {
                 });
             }
         });
-        TcpCut { port, relayed }
+        TcpCut {
+            port,
+            relayed,
+            returned,
+        }
     }
 
     /// The client's octets relayed on each connection so far.
     fn relayed(&self) -> Vec<u64> {
         self.relayed.lock().unwrap().clone()
+    }
+
+    /// The server's octets relayed back to the client on each connection
+    /// so far.
+    fn returned(&self) -> Vec<u64> {
+        self.returned.lock().unwrap().clone()
     }
 }
 
@@ -1250,6 +1271,8 @@ fn a_receiver_killed_mid_bundle_over_tcpcl_keeps_what_it_acknowledged() {
     let peer = format!("tcpcl:127.0.0.1:{}=ipn:2.*", relay.port);
     let a = Node::start(d, "a", "ipn:1.0", &["--peer", &peer]);
     wait_for_log(&a, "session with ipn:2.0");
+    // What b said before the transfer: contact header and SESS_INIT.
+    let handshake = relay.returned()[0];
 
     let file = d.join("to-b");
     fs::write(&file, payload(8, LENGTH)).unwrap();
@@ -1262,11 +1285,18 @@ fn a_receiver_killed_mid_bundle_over_tcpcl_keeps_what_it_acknowledged() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // b is killed (SIGKILL) once it has spooled, and so may have
-    // acknowledged, two 64 KiB segments; it starts again on its port.
+    // b is killed (SIGKILL) once it has spooled two 64 KiB segments and
+    // its two XFER_ACKs (18 octets each, RFC 9174 5.2.3) have reached a;
+    // it starts again on its port.
     let until = Instant::now() + Duration::from_secs(30);
-    while tcpcl_spool_size(&d.join("b")).is_none_or(|n| n < 2 * 64 * 1024) {
-        assert!(Instant::now() < until, "b spooled nothing:\n{}", b.log());
+    while tcpcl_spool_size(&d.join("b")).is_none_or(|n| n < 2 * 64 * 1024)
+        || relay.returned()[0] < handshake + 2 * 18
+    {
+        assert!(
+            Instant::now() < until,
+            "b spooled or acknowledged too little:\n{}",
+            b.log()
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
     drop(b);
