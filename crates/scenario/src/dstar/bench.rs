@@ -12,7 +12,7 @@ use linklab_ip::ether::MacAddress;
 use linklab_ip::workload::{FileReceiver, FileSender};
 use linklab_ip::{CongestionControl, EthInterface, Host, TcpConfig};
 use linklab_link::Instant;
-use linklab_sim::Streams;
+use linklab_sim::{drive, DriveError, Streams, World};
 use smoltcp::wire::{IpAddress, IpCidr};
 use thiserror::Error;
 
@@ -34,9 +34,6 @@ pub const NORM_PORT: u16 = 6003;
 pub const IPERF_PORT: u16 = 5001;
 /// Ethernet MTU.
 pub const MTU: usize = 1500;
-
-/// Wake-ups at one instant after which a run is declared stuck.
-const MAX_STEPS_AT_ONE_INSTANT: u32 = 100_000;
 
 /// Why a run could not be made.
 #[derive(Debug, Clone, PartialEq, Error)]
@@ -101,55 +98,80 @@ pub(crate) fn run_pcs(
     app: &mut impl Application,
     end: Instant,
 ) -> Result<Instant, BenchError> {
-    let mut now = Instant::ZERO;
-    let mut steps_here = 0u32;
-    loop {
-        // Settle at `now`.
+    let mut pcs = Pcs {
+        medium,
+        hosts,
+        app,
+        end,
+        now: Instant::ZERO,
+    };
+    match drive(&mut pcs, Instant::ZERO, end) {
+        Ok(at) => Ok(at),
+        // Nothing scheduled: the stacks wait for nothing (TCP aborted).
+        Err(DriveError::Stalled { at }) => Ok(at),
+        Err(DriveError::Livelock { at }) => Err(BenchError::Livelock { at_s: secs(at) }),
+        // Wake-ups are clamped to `end`, where the run is done.
+        Err(DriveError::Horizon { at, .. }) => Ok(at),
+    }
+}
+
+/// The two PCs and their application: what [`drive`] takes through time.
+struct Pcs<'a, A> {
+    medium: &'a mut DdChannel,
+    hosts: &'a mut [Host<EthInterface>; 2],
+    app: &'a mut A,
+    end: Instant,
+    now: Instant,
+}
+
+impl<A: Application> World for Pcs<'_, A> {
+    /// Moves frames among the hosts, the application and the radios until
+    /// nothing moves.
+    fn settle(&mut self, now: Instant) {
         loop {
             let mut busy = false;
-            for host in hosts.iter_mut() {
+            for host in self.hosts.iter_mut() {
                 host.poll(now);
             }
-            app.step(hosts, now);
-            for (i, host) in hosts.iter_mut().enumerate() {
+            self.app.step(self.hosts, now);
+            for (i, host) in self.hosts.iter_mut().enumerate() {
                 host.poll(now);
                 while let Some(frame) = host.link_mut().poll_transmit() {
                     busy = true;
-                    medium.transmit(now, StationId(i), frame);
+                    self.medium.transmit(now, StationId(i), frame);
                 }
             }
-            while medium.poll_event().is_some() {}
-            while let Some(delivery) = medium.poll_delivery() {
+            while self.medium.poll_event().is_some() {}
+            while let Some(delivery) = self.medium.poll_delivery() {
                 busy = true;
                 if delivery.is_intact() {
-                    hosts[delivery.to.0]
+                    self.hosts[delivery.to.0]
                         .link_mut()
                         .handle_frame(&delivery.frame);
                 }
             }
             if !busy {
-                break;
+                return;
             }
         }
-        if app.finished() || now >= end {
-            return Ok(now);
-        }
-        let next = [medium.poll_timeout(), app.poll_timeout()]
+    }
+
+    fn done(&self) -> bool {
+        self.app.finished() || self.now >= self.end
+    }
+
+    fn next_wake(&mut self, now: Instant) -> Option<Instant> {
+        [self.medium.poll_timeout(), self.app.poll_timeout()]
             .into_iter()
-            .chain(hosts.iter_mut().map(|h| h.poll_at(now)))
+            .chain(self.hosts.iter_mut().map(|h| h.poll_at(now)))
             .flatten()
-            .min();
-        // Nothing scheduled: the stacks wait for nothing (TCP aborted).
-        let Some(next) = next else {
-            return Ok(now);
-        };
-        let next = next.max(now).min(end);
-        steps_here = if next == now { steps_here + 1 } else { 0 };
-        if steps_here > MAX_STEPS_AT_ONE_INSTANT {
-            return Err(BenchError::Livelock { at_s: secs(now) });
-        }
-        now = next;
-        medium.handle_timeout(now);
+            .min()
+            .map(|next| next.min(self.end))
+    }
+
+    fn advance(&mut self, to: Instant) {
+        self.now = to;
+        self.medium.handle_timeout(to);
     }
 }
 

@@ -39,7 +39,7 @@ use linklab_dtn::{
 use linklab_ip::ether::{decapsulate, encapsulate, ETHERTYPE_IPV4};
 use linklab_link::Instant;
 use linklab_normcl::{Config as ClConfig, Event as ClEvent, Session, TransferId};
-use linklab_sim::Streams;
+use linklab_sim::{drive, DriveError, Streams, World};
 
 use super::bench::{parse_udp_ipv4, udp_ipv4, BenchError, IPV4, MACS, NORM_PORT, NORM_SEGMENT};
 
@@ -51,8 +51,6 @@ pub const RETRY_AFTER: Duration = super::tcpcl::RECONNECT_AFTER;
 const LINK: LinkId = LinkId(0);
 /// DTN time at the start of a run: 2010-06-01, ms since 2000-01-01.
 const DTN_TIME_AT_ZERO: u64 = 328_665_600_000;
-/// Wake-ups at one instant after which a run is declared stuck.
-const MAX_STEPS_AT_ONE_INSTANT: u32 = 100_000;
 
 /// What a DTN-over-NORM run measured.
 #[derive(Debug, Clone, PartialEq)]
@@ -245,35 +243,20 @@ impl DtnOverNorm {
     }
 }
 
-/// dtnsend of `file` from PC 1 to PC 2 over the NORM CL at a fixed
-/// `bits_per_second`, up to `horizon` (see the module documentation).
-pub fn dtn_norm_transfer(
-    channel: DdConfig,
-    bits_per_second: f64,
-    file: Vec<u8>,
-    horizon: Duration,
-    seed: u64,
-) -> Result<NormClRun, BenchError> {
-    let streams = Streams::new(seed);
-    let mut medium = DdChannel::new(channel, &streams);
-    let octets = file.len();
-    let mut app = DtnOverNorm {
-        nodes: [
-            Node::new(0, bits_per_second, horizon, &streams)?,
-            Node::new(1, bits_per_second, horizon, &streams)?,
-        ],
-        file,
-        sent_at: None,
-        report_at: None,
-        transmissions: Vec::new(),
-        failure: None,
-    };
-    app.send_file(Instant::ZERO)?;
-    let end = Instant::ZERO + horizon;
-    let mut now = Instant::ZERO;
-    let mut steps_here = 0u32;
-    while app.failure.is_none() {
-        // Settle at `now`.
+/// The two PCs' agents and NORM CL sessions on the radios: what [`drive`]
+/// takes through time.
+struct Pcs<'a> {
+    medium: &'a mut DdChannel,
+    app: &'a mut DtnOverNorm,
+    end: Instant,
+    now: Instant,
+}
+
+impl World for Pcs<'_> {
+    /// Moves datagrams among the agents, the sessions and the radios until
+    /// nothing moves.
+    fn settle(&mut self, now: Instant) {
+        let (medium, app) = (&mut *self.medium, &mut *self.app);
         loop {
             let mut busy = false;
             for i in 0..2 {
@@ -311,33 +294,73 @@ pub fn dtn_norm_transfer(
                 }
             }
             if !busy {
-                break;
+                return;
             }
         }
-        if app.report_at.is_some() || now >= end {
-            break;
-        }
-        let next = [medium.poll_timeout(), app.poll_timeout()]
+    }
+
+    fn done(&self) -> bool {
+        self.app.failure.is_some() || self.app.report_at.is_some() || self.now >= self.end
+    }
+
+    fn next_wake(&mut self, _now: Instant) -> Option<Instant> {
+        [self.medium.poll_timeout(), self.app.poll_timeout()]
             .into_iter()
             .flatten()
-            .min();
-        // Nothing scheduled: the sessions wait for nothing.
-        let Some(next) = next else {
-            break;
-        };
-        let next = next.max(now).min(end);
-        steps_here = if next == now { steps_here + 1 } else { 0 };
-        if steps_here > MAX_STEPS_AT_ONE_INSTANT {
-            return Err(BenchError::Livelock {
-                at_s: now.as_micros() as f64 / 1e6,
-            });
-        }
-        now = next;
-        medium.handle_timeout(now);
-        for node in &mut app.nodes {
-            if node.session.poll_timeout().is_some_and(|t| t <= now) {
-                node.session.handle_timeout(now);
+            .min()
+            .map(|next| next.min(self.end))
+    }
+
+    fn advance(&mut self, to: Instant) {
+        self.now = to;
+        self.medium.handle_timeout(to);
+        for node in &mut self.app.nodes {
+            if node.session.poll_timeout().is_some_and(|t| t <= to) {
+                node.session.handle_timeout(to);
             }
+        }
+    }
+}
+
+/// dtnsend of `file` from PC 1 to PC 2 over the NORM CL at a fixed
+/// `bits_per_second`, up to `horizon` (see the module documentation).
+pub fn dtn_norm_transfer(
+    channel: DdConfig,
+    bits_per_second: f64,
+    file: Vec<u8>,
+    horizon: Duration,
+    seed: u64,
+) -> Result<NormClRun, BenchError> {
+    let streams = Streams::new(seed);
+    let mut medium = DdChannel::new(channel, &streams);
+    let octets = file.len();
+    let mut app = DtnOverNorm {
+        nodes: [
+            Node::new(0, bits_per_second, horizon, &streams)?,
+            Node::new(1, bits_per_second, horizon, &streams)?,
+        ],
+        file,
+        sent_at: None,
+        report_at: None,
+        transmissions: Vec::new(),
+        failure: None,
+    };
+    app.send_file(Instant::ZERO)?;
+    let end = Instant::ZERO + horizon;
+    let mut world = Pcs {
+        medium: &mut medium,
+        app: &mut app,
+        end,
+        now: Instant::ZERO,
+    };
+    match drive(&mut world, Instant::ZERO, end) {
+        // Nothing scheduled: the sessions wait for nothing; wake-ups are
+        // clamped to `end`, where the run is done.
+        Ok(_) | Err(DriveError::Stalled { .. }) | Err(DriveError::Horizon { .. }) => {}
+        Err(DriveError::Livelock { at }) => {
+            return Err(BenchError::Livelock {
+                at_s: at.as_micros() as f64 / 1e6,
+            })
         }
     }
     let completed = match (app.sent_at, app.report_at) {
