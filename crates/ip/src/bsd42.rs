@@ -28,8 +28,10 @@
 //!   exponential); then `snd_nxt = snd_una` and output resumes from there:
 //!   everything unacknowledged that the window allows is sent again
 //!   ("retransmit all unacknowledged messages in the window"), go-back-N;
-//!   a segment being timed is no longer timed (Karn's rule came later; in
-//!   the 4.2-era code the sample is dropped once an estimate exists);
+//!   the segment being timed stays timed: the expiry does not touch
+//!   `t_rtt`, so its sample, taken when an ACK covers it, runs from its
+//!   first transmission and may be the ACK of a copy (Karn's rule and
+//!   the reset of `t_rtt` on expiry came with 4.3BSD);
 //! - **no congestion window**: the sender sends whatever the receiver's
 //!   offered window and its own send buffer (`tcp_sendspace`, 2048) allow
 //!   (slow start arrived with 4.3BSD-Tahoe in 1988);
@@ -281,9 +283,6 @@ impl Bsd42Sender {
         let index = (self.rxt_shift as usize - 1).min(TCP_BACKOFF.len() - 1);
         self.rexmt_at = Some(now + self.config.range(srtt * TCP_BACKOFF[index]));
         self.snd_nxt = self.snd_una;
-        if self.srtt.is_some() {
-            self.timing = None;
-        }
     }
 
     fn close(&mut self, outcome: Result<Instant, String>) {
@@ -513,11 +512,12 @@ pub fn exchange<L: IpLink>(
     let mut others = Vec::new();
     while let Some((rx, _)) = device.receive(at) {
         let datagram = rx.consume(<[u8]>::to_vec);
-        busy = true;
-        if !senders
+        if senders
             .iter_mut()
             .any(|s| s.handle_datagram(now, &datagram))
         {
+            busy = true;
+        } else {
             others.push(datagram);
         }
     }
@@ -788,9 +788,12 @@ mod tests {
         let later = now + Duration::from_secs(1);
         s.acknowledge(later, 513);
         assert_eq!(s.rxt_shift(), 0);
+        // The segment timed at t0 is still timed after the expiry: its
+        // sample runs from its first transmission (no Karn's rule).
+        let rtt = later.saturating_duration_since(t0).as_secs_f64();
+        let srtt = 0.9 * 2.0 + 0.1 * rtt;
+        assert!((s.srtt().unwrap().as_secs_f64() - srtt).abs() < 1e-9);
         assert_eq!(s.poll_timeout(), Some(later + s.rto()));
-        // The segment timed at t0 was abandoned at the expiry: no sample.
-        assert_eq!(s.srtt(), Some(Duration::from_secs(2)));
     }
 
     #[test]
