@@ -1,5 +1,6 @@
 //! The test bench of Korb (1987, section 2): two 4.2BSD hosts, each a
-//! smoltcp stack over IP over X.25 ([`X25Interface`]: RFC 877
+//! smoltcp stack (with, if configured, 4.2BSD TCP senders beside it,
+//! [`FtpSender::Bsd42`]) over IP over X.25 ([`X25Interface`]: RFC 877
 //! circuits on the real X.25 packet layer and LAPB), on the two access
 //! lines of the simulated ACCUNET ([`X25Network`]), in virtual time.
 //!
@@ -122,7 +123,9 @@ pub const IFQ_MAXLEN: usize = 50;
 ///   or with the next segment sent).
 ///
 /// The retransmission timer is smoltcp's RFC 6298 one (1 s floor); it
-/// cannot be set (see the module documentation).
+/// cannot be set, which is why the Korb experiments send their files with
+/// [`FtpSender::Bsd42`] (see the `korb` module documentation). The
+/// receivers use this configuration either way.
 pub fn tcp_4_2bsd() -> TcpConfig {
     TcpConfig {
         window_octets: 2048,
