@@ -94,6 +94,7 @@
 #![warn(missing_docs)]
 
 pub mod arp;
+pub mod bsd42;
 mod device;
 pub mod ether;
 mod host;

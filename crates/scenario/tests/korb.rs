@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use linklab_channel::x25net::Delay;
 use linklab_channel::{ErrorModel, StationId};
+use linklab_ip::bsd42::Bsd42Config;
 use linklab_ip::workload::{FileTransfer, Ping, PingConfig};
 use linklab_scenario::experiment::Experiment;
 use linklab_scenario::korb::bench::{ip_address, Bench, BenchConfig, IPV4};
@@ -82,6 +83,29 @@ fn a_file_arrives_intact_both_ways() {
             t.rate_bps
         );
     }
+}
+
+#[test]
+fn a_4_2bsd_sender_delivers_the_file_to_smoltcp_both_ways() {
+    let mut config = BenchConfig::korb1987_bsd42(1, Bsd42Config::bsd42());
+    config.net.call_setup = Delay::Constant(Duration::from_secs(2));
+    for direction in [Direction::Put, Direction::Get] {
+        let t = transfers(&config, &Streams::new(11), direction, 1, 30_000).unwrap();
+        assert_eq!(t.completed, 1, "{direction:?}");
+        // One transfer on an open circuit: the round trip stays under the
+        // 2 x srtt timeout, so nothing is sent twice.
+        assert_eq!(t.sent.payload_octets, 30_000, "{direction:?}");
+        assert_eq!(t.timeouts, 0, "{direction:?}");
+        let class = config.net.per_call.unwrap().rate_bps * 512.0 / 552.0;
+        assert!(
+            (0.8 * class..=1.02 * class).contains(&t.rate_bps),
+            "{direction:?}: {} bit/s, class {class:.0}",
+            t.rate_bps
+        );
+    }
+    let again = transfers(&config, &Streams::new(11), Direction::Put, 1, 30_000).unwrap();
+    let first = transfers(&config, &Streams::new(11), Direction::Put, 1, 30_000).unwrap();
+    assert_eq!(again, first);
 }
 
 #[test]
@@ -187,6 +211,14 @@ fn the_built_in_files_parse_and_bad_values_are_refused() {
     );
     let sideways = bad.replace("\"put\"", "\"sideways\"");
     assert!(Experiment::from_toml(&sideways).is_err());
+    // 4.2BSD has no congestion window, and only its sender takes a floor.
+    let good = bad.replace("[0]", "[1]");
+    let reno = good.replace("\"none\"", "\"reno\"") + "tcp = \"bsd42\"\n";
+    let error = Experiment::from_toml(&reno).unwrap_err().to_string();
+    assert!(error.contains("congestion"), "{error}");
+    let floor = good.clone() + "min_rto_s = 5.0\n";
+    assert!(Experiment::from_toml(&floor).is_err());
+    assert!(Experiment::from_toml(&(floor + "tcp = \"bsd42\"\n")).is_ok());
 }
 
 #[test]

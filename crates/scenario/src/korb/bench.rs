@@ -1,5 +1,6 @@
 //! The test bench of Korb (1987, section 2): two 4.2BSD hosts, each a
-//! smoltcp stack over IP over X.25 ([`X25Interface`]: RFC 877
+//! smoltcp stack (with, if configured, 4.2BSD TCP senders beside it,
+//! [`FtpSender::Bsd42`]) over IP over X.25 ([`X25Interface`]: RFC 877
 //! circuits on the real X.25 packet layer and LAPB), on the two access
 //! lines of the simulated ACCUNET ([`X25Network`]), in virtual time.
 //!
@@ -14,7 +15,8 @@ use core::net::Ipv4Addr;
 use core::time::Duration;
 
 use linklab_channel::x25net::{X25NetConfig, X25NetError, X25Network};
-use linklab_ip::workload::Workload;
+use linklab_ip::bsd42::{exchange, Bsd42Config, Bsd42Sender};
+use linklab_ip::workload::{FileReceiver, Workload};
 use linklab_ip::{CongestionControl, Host, TcpConfig, X25IfConfig, X25IfError, X25Interface};
 use linklab_link::{Config as LinkConfig, Instant};
 use linklab_sim::{drive, DriveError, Streams, World};
@@ -49,6 +51,22 @@ pub struct BenchConfig {
     pub open_threshold: usize,
     /// A circuit idle this long is cleared.
     pub idle_timeout: Duration,
+    /// Datagrams the RFC 877 interface queues per destination; more are
+    /// dropped.
+    pub interface_queue: usize,
+    /// The TCP that sends the FTP files.
+    pub sender: FtpSender,
+}
+
+/// The TCP that sends a file (the receiver is always smoltcp).
+#[derive(Debug, Clone, PartialEq)]
+pub enum FtpSender {
+    /// A smoltcp socket configured by [`BenchConfig::tcp`] (RFC 6298
+    /// retransmission timer).
+    Smoltcp,
+    /// [`Bsd42Sender`]: 4.2BSD's retransmission timer, go-back-N and no
+    /// congestion window, with these timers.
+    Bsd42(Bsd42Config),
 }
 
 impl BenchConfig {
@@ -69,9 +87,25 @@ impl BenchConfig {
             max_circuits,
             open_threshold: 1,
             idle_timeout: Duration::from_secs(90),
+            interface_queue: 64,
+            sender: FtpSender::Smoltcp,
+        }
+    }
+
+    /// As [`BenchConfig::korb1987`] with files sent by [`Bsd42Sender`]s
+    /// (`timers`) and the interface queue of a 4.2BSD host: `IFQ_MAXLEN`,
+    /// 50 datagrams (CSRG `net/if.h`), past which `IF_QFULL` drops.
+    pub fn korb1987_bsd42(max_circuits: usize, timers: Bsd42Config) -> BenchConfig {
+        BenchConfig {
+            interface_queue: IFQ_MAXLEN,
+            sender: FtpSender::Bsd42(timers),
+            ..BenchConfig::korb1987(max_circuits)
         }
     }
 }
+
+/// 4.2BSD's interface output queue limit (`IFQ_MAXLEN`).
+pub const IFQ_MAXLEN: usize = 50;
 
 /// TCP configured as 4.2BSD's as far as smoltcp allows:
 ///
@@ -89,7 +123,9 @@ impl BenchConfig {
 ///   or with the next segment sent).
 ///
 /// The retransmission timer is smoltcp's RFC 6298 one (1 s floor); it
-/// cannot be set (see the module documentation).
+/// cannot be set, which is why the Korb experiments send their files with
+/// [`FtpSender::Bsd42`] (see the `korb` module documentation). The
+/// receivers use this configuration either way.
 pub fn tcp_4_2bsd() -> TcpConfig {
     TcpConfig {
         window_octets: 2048,
@@ -149,6 +185,53 @@ pub struct Bench {
     net: X25Network,
     hosts: [Host<X25Interface>; 2],
     now: Instant,
+    device_drops: u64,
+}
+
+/// One file sent by a [`Bsd42Sender`] on one host to a smoltcp
+/// [`FileReceiver`] on the other.
+#[derive(Debug)]
+pub struct Bsd42Flow {
+    /// The sending TCP.
+    pub sender: Bsd42Sender,
+    /// The receiving socket.
+    pub receiver: FileReceiver,
+    /// When the receiver had every octet.
+    pub finished: Option<Instant>,
+    /// Why the transfer failed, if it did.
+    pub failed: Option<String>,
+}
+
+impl Bsd42Flow {
+    /// Takes what the receiver got (after the hosts polled) and notes the
+    /// end.
+    fn step(&mut self, host: &mut Host<X25Interface>, now: Instant) {
+        if self.done() {
+            return;
+        }
+        self.receiver.step(host);
+        let (received, sent) = (self.receiver.received().len(), self.sender.data().len());
+        if received >= sent {
+            self.finished = Some(now);
+        }
+        if let Some(why) = self.receiver.failure() {
+            self.failed = Some(format!("server: {why}"));
+        }
+        if let Some(Err(why)) = self.sender.outcome() {
+            self.failed = Some(format!("client: {why}"));
+        }
+    }
+
+    /// Finished or failed.
+    pub fn done(&self) -> bool {
+        self.finished.is_some() || self.failed.is_some()
+    }
+}
+
+/// [`Bsd42Flow`]s from host `from` to the other host.
+struct Flows<'a> {
+    from: usize,
+    flows: &'a mut [Bsd42Flow],
 }
 
 /// The interface of host `i`.
@@ -170,6 +253,7 @@ fn interface(config: &BenchConfig, i: usize) -> Result<X25Interface, X25IfError>
     ip.max_circuits = config.max_circuits;
     ip.open_threshold = config.open_threshold;
     ip.idle_timeout = config.idle_timeout;
+    ip.queue_limit = config.interface_queue;
     X25Interface::new(X25IfConfig {
         lapb: LinkConfig {
             xid: false,
@@ -205,6 +289,7 @@ impl Bench {
             net,
             hosts: [host(0)?, host(1)?],
             now: Instant::ZERO,
+            device_drops: 0,
         })
     }
 
@@ -228,6 +313,11 @@ impl Bench {
         self.now
     }
 
+    /// Datagrams of [`Bsd42Sender`]s that found the device queue full.
+    pub fn device_drops(&self) -> u64 {
+        self.device_drops
+    }
+
     /// Runs until every workload is done, or fails after `horizon` of
     /// virtual time from now.
     pub fn run(
@@ -235,10 +325,38 @@ impl Bench {
         workloads: &mut [&mut dyn Workload<X25Interface>],
         horizon: Duration,
     ) -> Result<(), BenchError> {
+        self.drive(
+            workloads,
+            Flows {
+                from: 0,
+                flows: &mut [],
+            },
+            horizon,
+        )
+    }
+
+    /// Runs `flows` from host `from` until each has finished or failed,
+    /// or fails after `horizon` of virtual time from now.
+    pub fn run_bsd42(
+        &mut self,
+        from: usize,
+        flows: &mut [Bsd42Flow],
+        horizon: Duration,
+    ) -> Result<(), BenchError> {
+        self.drive(&mut [], Flows { from, flows }, horizon)
+    }
+
+    fn drive(
+        &mut self,
+        workloads: &mut [&mut dyn Workload<X25Interface>],
+        flows: Flows<'_>,
+        horizon: Duration,
+    ) -> Result<(), BenchError> {
         let start = self.now;
         let mut run = Run {
             bench: self,
             workloads,
+            flows,
         };
         drive(&mut run, start, start + horizon)
             .map(|_| ())
@@ -262,9 +380,23 @@ impl Bench {
     }
 
     /// Moves datagrams and frames at `now` until nothing moves.
-    fn settle(&mut self, workloads: &mut [&mut dyn Workload<X25Interface>], now: Instant) {
+    fn settle(
+        &mut self,
+        workloads: &mut [&mut dyn Workload<X25Interface>],
+        flows: &mut Flows<'_>,
+        now: Instant,
+    ) {
         loop {
+            // The senders take their segments before the host's smoltcp
+            // could answer them with resets.
             let mut busy = false;
+            if !flows.flows.is_empty() {
+                let host = &mut self.hosts[flows.from];
+                let mut senders: Vec<_> = flows.flows.iter_mut().map(|f| &mut f.sender).collect();
+                let (moved, dropped) = exchange(&mut senders, host.link_mut(), now);
+                busy |= moved;
+                self.device_drops += dropped;
+            }
             for host in &mut self.hosts {
                 host.poll(now);
             }
@@ -272,6 +404,9 @@ impl Bench {
                 if !w.done() {
                     w.step(&mut self.hosts, now);
                 }
+            }
+            for flow in flows.flows.iter_mut() {
+                flow.step(&mut self.hosts[1 - flows.from], now);
             }
             for (i, host) in self.hosts.iter_mut().enumerate() {
                 host.poll(now);
@@ -297,15 +432,16 @@ impl Bench {
 struct Run<'a, 'w> {
     bench: &'a mut Bench,
     workloads: &'a mut [&'w mut dyn Workload<X25Interface>],
+    flows: Flows<'a>,
 }
 
 impl World for Run<'_, '_> {
     fn settle(&mut self, now: Instant) {
-        self.bench.settle(self.workloads, now);
+        self.bench.settle(self.workloads, &mut self.flows, now);
     }
 
     fn done(&self) -> bool {
-        self.workloads.iter().all(|w| w.done())
+        self.workloads.iter().all(|w| w.done()) && self.flows.flows.iter().all(Bsd42Flow::done)
     }
 
     /// The earliest of the workloads', the network's and the hosts'
@@ -316,6 +452,7 @@ impl World for Run<'_, '_> {
             .iter()
             .map(|w| w.poll_at())
             .chain([bench.net.poll_timeout()])
+            .chain(self.flows.flows.iter().map(|f| f.sender.poll_timeout()))
             .chain(bench.hosts.iter_mut().map(|h| h.poll_at(now)))
             .flatten()
             .min()
@@ -329,6 +466,9 @@ impl World for Run<'_, '_> {
         }
         for host in &mut bench.hosts {
             host.link_mut().handle_timeout(to);
+        }
+        for flow in self.flows.flows.iter_mut() {
+            flow.sender.handle_timeout(to);
         }
     }
 }

@@ -4,6 +4,7 @@
 
 use std::sync::Mutex;
 
+use linklab_ip::bsd42::Bsd42Config;
 use linklab_ip::CongestionControl;
 use linklab_sim::{ConfidenceInterval, ReplicationOutput, Runner};
 use serde::Deserialize;
@@ -250,6 +251,18 @@ impl Congestion {
     }
 }
 
+/// The sending TCP as written in a file (the receiver is smoltcp).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tcp {
+    /// smoltcp 0.14 (RFC 6298 timer, `congestion` applies).
+    #[default]
+    Smoltcp,
+    /// 4.2BSD's timers ([`linklab_ip::bsd42`]), no congestion window;
+    /// with the interface queue of a 4.2BSD host (`IFQ_MAXLEN`).
+    Bsd42,
+}
+
 /// A direction as written in a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -285,8 +298,16 @@ pub struct FtpExperiment {
     pub file_octets: usize,
     /// TCP window (receive and send buffers), octets (4.2BSD: 2048).
     pub window_octets: usize,
-    /// TCP congestion control.
+    /// TCP congestion control (smoltcp senders; 4.2BSD has none).
     pub congestion: Congestion,
+    /// The sending TCP (absent: smoltcp).
+    #[serde(default)]
+    pub tcp: Tcp,
+    /// The 4.2BSD sender's floor of the retransmission timeout, s, in
+    /// place of `TCPTV_MIN`'s 1 s (absent: 1 s); the ceiling rises with
+    /// it if needed.
+    #[serde(default)]
+    pub min_rto_s: Option<f64>,
     /// The network's per-call throughput class, bit/s of user data, in
     /// place of the calibrated model's (absent: the fitted 6,902 bit/s;
     /// the bucket depth stays one 576-octet datagram; see
@@ -337,7 +358,10 @@ impl FtpExperiment {
 
     /// The bench for `circuits` circuits with this file's TCP.
     pub fn bench(&self, circuits: usize) -> BenchConfig {
-        let mut bench = BenchConfig::korb1987(circuits);
+        let mut bench = match self.tcp {
+            Tcp::Smoltcp => BenchConfig::korb1987(circuits),
+            Tcp::Bsd42 => BenchConfig::korb1987_bsd42(circuits, self.bsd42_timers()),
+        };
         bench.tcp.window_octets = self.window_octets;
         bench.tcp.send_buffer_octets = self.window_octets;
         bench.tcp.congestion = self.congestion.smoltcp();
@@ -348,6 +372,21 @@ impl FtpExperiment {
             });
         }
         bench
+    }
+
+    /// The 4.2BSD sender's timers: 4.2BSD's, with this file's window as
+    /// its send buffer and its floor, if given.
+    pub fn bsd42_timers(&self) -> Bsd42Config {
+        let bsd = Bsd42Config::bsd42();
+        let min_rto = self
+            .min_rto_s
+            .map_or(bsd.min_rto, core::time::Duration::from_secs_f64);
+        Bsd42Config {
+            send_buffer: self.window_octets,
+            min_rto,
+            max_rto: bsd.max_rto.max(min_rto),
+            ..bsd
+        }
     }
 
     /// Runs every row.
@@ -478,6 +517,20 @@ impl ExperimentKind for FtpExperiment {
                     self.window_octets
                 ),
             ));
+        }
+        if self.tcp == Tcp::Bsd42 && self.congestion != Congestion::None {
+            return Err(InvalidField::new(
+                "congestion",
+                "4.2BSD has no congestion window: use \"none\" with tcp = \"bsd42\"",
+            ));
+        }
+        if let Some(rto) = self.min_rto_s {
+            if self.tcp != Tcp::Bsd42 || !(0.1..=120.0).contains(&rto) {
+                return Err(InvalidField::new(
+                    "min_rto_s",
+                    format!("{rto}: only with tcp = \"bsd42\", 0.1-120 s"),
+                ));
+            }
         }
         if let Some(rate) = self.per_call_limit_bps {
             if !(100.0..=1e9).contains(&rate) {

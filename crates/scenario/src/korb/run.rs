@@ -4,12 +4,13 @@
 
 use core::time::Duration;
 
-use linklab_ip::workload::{FileTransfer, Ping, PingConfig, Workload};
+use linklab_ip::bsd42::{Bsd42Config, Bsd42Endpoint, Bsd42Sender};
+use linklab_ip::workload::{FileReceiver, FileTransfer, Ping, PingConfig, Workload};
 use linklab_ip::{Host, TcpCounters, X25Interface};
 use linklab_link::Instant;
 use linklab_sim::Streams;
 
-use super::bench::{ip_address, Bench, BenchConfig, BenchError, IPV4};
+use super::bench::{ip_address, Bench, BenchConfig, BenchError, Bsd42Flow, FtpSender, IPV4};
 
 /// The file of section 3.3, octets.
 pub const FTP_FILE_OCTETS: usize = 175_426;
@@ -126,6 +127,9 @@ pub struct TransferOutcome {
     pub circuits: u64,
     /// Datagrams the sender's interface dropped (queue full).
     pub dropped: u64,
+    /// Retransmission time-outs of the senders (4.2BSD senders only; 0
+    /// for smoltcp's, which does not count them).
+    pub timeouts: u64,
 }
 
 /// Steps a workload on the hosts in the other order, so that a workload
@@ -166,6 +170,22 @@ pub fn transfers(
         Direction::Put => (0, 1),
         Direction::Get => (1, 0),
     };
+    if let FtpSender::Bsd42(timers) = &config.sender {
+        let flows = (0..files)
+            .map(|i| {
+                bsd42_flow(
+                    &mut bench,
+                    config,
+                    streams,
+                    timers,
+                    (sender, i),
+                    octets,
+                    now,
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        return bsd42_transfers(bench, sender, flows, octets);
+    }
     let mut ftps = Vec::with_capacity(files);
     for i in 0..files {
         let data: Vec<u8> = (0..octets).map(|o| (o * 31 + i * 7) as u8).collect();
@@ -224,5 +244,93 @@ pub fn transfers(
         received: r.device().rx_sniffer().counters(),
         circuits: s.ip_stats().circuits_opened,
         dropped: s.stats().dropped_refused,
+        timeouts: 0,
+    })
+}
+
+/// The file of `octets` of flow `i` from host `sender` by a
+/// [`Bsd42Sender`] (its initial sequence number from the stream
+/// `"bsd42/{i}"`) to a smoltcp socket on the other host, on the ports the
+/// smoltcp transfers use.
+fn bsd42_flow(
+    bench: &mut Bench,
+    config: &BenchConfig,
+    streams: &Streams,
+    timers: &Bsd42Config,
+    (sender, i): (usize, usize),
+    octets: usize,
+    now: Instant,
+) -> Result<Bsd42Flow, BenchError> {
+    let data: Vec<u8> = (0..octets).map(|o| (o * 31 + i * 7) as u8).collect();
+    let port = u16::try_from(i).unwrap_or(u16::MAX);
+    let (client, server) = (49152u16.saturating_add(port), 2000u16.saturating_add(port));
+    let receiver = 1 - sender;
+    let listener = FileReceiver::listen(&mut bench.hosts_mut()[receiver], &config.tcp, server)
+        .map_err(BenchError::Workload)?;
+    let iss = streams.stream(&format!("bsd42/{i}")).next_u64() as u32;
+    let tcp = Bsd42Sender::connect(
+        timers.clone(),
+        Bsd42Endpoint {
+            addr: IPV4[sender],
+            port: client,
+        },
+        Bsd42Endpoint {
+            addr: IPV4[receiver],
+            port: server,
+        },
+        iss,
+        data,
+        now,
+    );
+    Ok(Bsd42Flow {
+        sender: tcp,
+        receiver: listener,
+        finished: None,
+        failed: None,
+    })
+}
+
+/// Runs [`Bsd42Flow`]s from host `sender` and measures them as
+/// [`transfers`] does.
+fn bsd42_transfers(
+    mut bench: Bench,
+    sender: usize,
+    mut flows: Vec<Bsd42Flow>,
+    octets: usize,
+) -> Result<TransferOutcome, BenchError> {
+    match bench.run_bsd42(sender, &mut flows, HORIZON) {
+        Ok(()) | Err(BenchError::Horizon { .. }) => {}
+        Err(e) => return Err(e),
+    }
+    let completed = flows
+        .iter()
+        .filter(|f| f.failed.is_none() && f.receiver.received() == f.sender.data())
+        .count();
+    let max_time_s = flows
+        .iter()
+        .map(|f| {
+            f.finished
+                .unwrap_or(Instant::ZERO)
+                .saturating_duration_since(f.sender.started())
+                .as_secs_f64()
+        })
+        .fold(0.0, f64::max);
+    let files = flows.len();
+    let rate_bps = if max_time_s > 0.0 {
+        (files * octets) as f64 * 8.0 / max_time_s
+    } else {
+        0.0
+    };
+    let [s, r] = [sender, 1 - sender].map(|i| bench.hosts()[i].link());
+    Ok(TransferOutcome {
+        completed,
+        started: files,
+        max_time_s,
+        rate_bps,
+        sent: s.device().tx_sniffer().counters(),
+        received: r.device().rx_sniffer().counters(),
+        circuits: s.ip_stats().circuits_opened,
+        dropped: s.stats().dropped_refused + bench.device_drops(),
+        timeouts: flows.iter().map(|f| f.sender.stats().timeouts).sum(),
     })
 }
