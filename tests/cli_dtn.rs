@@ -960,14 +960,53 @@ fn an_ax25_link_cut_mid_bundle_resends_only_the_unacknowledged_rest() {
     assert!(a.terminate().success());
 }
 
-/// The size of the AX.25 spool in a node's store, if there is one.
-fn spool_size(store: &Path) -> Option<u64> {
+/// After a receiver killed mid-bundle restarted with `kept` octets: the
+/// send reported delivery, the file arrived byte-exact, and `a` resumed
+/// after what the receiver had acknowledged, which it had kept, sending
+/// only the rest.
+fn assert_resumed_after_the_kept_prefix(
+    a: &Node,
+    sent: &Output,
+    file: &Path,
+    out: &Path,
+    kept: usize,
+    logs: &str,
+) {
+    assert!(sent.status.success(), "{}\n{logs}", text(sent));
+    assert!(text(sent).contains("delivered"), "{}", text(sent));
+    assert_eq!(fs::read(out).unwrap(), fs::read(file).unwrap());
+    // a resumed after what b had acknowledged, which b had kept.
+    let (acknowledged, length) = broke_off(&a.log()).expect(logs);
+    assert!(
+        0 < acknowledged && acknowledged <= kept && kept < length,
+        "{logs}"
+    );
+    forwarded_only_a_rest(a, logs);
+}
+
+/// The size of a convergence layer's spool in a node's store (the file
+/// whose name starts with `prefix`: "ax25-partial-", "tcpcl-partial-"),
+/// if there is one.
+fn spool_size(store: &Path, prefix: &str) -> Option<u64> {
     fs::read_dir(store).ok()?.find_map(|entry| {
         let entry = entry.ok()?;
-        let name = entry.file_name();
-        let ours = name.to_str()?.starts_with("ax25-partial-");
+        let ours = entry.file_name().to_str()?.starts_with(prefix);
         ours.then(|| entry.metadata().ok().map(|m| m.len()))?
     })
+}
+
+/// Starts `linklab dtn send FILE ENDPOINT --report --wait WAIT_S` through
+/// `from`'s socket, output captured.
+fn spawn_send_with_report(from: &Node, file: &Path, endpoint: &str, wait_s: &str) -> Child {
+    Command::new(LINKLAB)
+        .args(["dtn", "send"])
+        .arg(file)
+        .args([endpoint, "--report", "--wait", wait_s, "--node"])
+        .arg(&from.socket)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
 }
 
 #[test]
@@ -983,19 +1022,11 @@ fn a_receiver_killed_mid_bundle_over_ax25_keeps_what_it_acknowledged() {
 
     let file = d.join("to-b");
     fs::write(&file, payload(5, LENGTH)).unwrap();
-    let send = Command::new(LINKLAB)
-        .args(["dtn", "send"])
-        .arg(&file)
-        .args(["ipn:2.1", "--report", "--wait", "60", "--node"])
-        .arg(&a.socket)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let send = spawn_send_with_report(&a, &file, "ipn:2.1", "60");
     // b is killed (SIGKILL) once it has acknowledged a third of the
     // bundle, which it spooled to disk first.
     let until = Instant::now() + Duration::from_secs(30);
-    while spool_size(&d.join("b")).is_none_or(|n| n < LENGTH as u64 / 3) {
+    while spool_size(&d.join("b"), "ax25-partial-").is_none_or(|n| n < LENGTH as u64 / 3) {
         assert!(Instant::now() < until, "b spooled nothing:\n{}", b.log());
         std::thread::sleep(Duration::from_millis(5));
     }
@@ -1035,23 +1066,14 @@ fn a_receiver_killed_mid_bundle_over_ax25_keeps_what_it_acknowledged() {
     let sent = send.wait_with_output().unwrap();
     let logs = format!("a:\n{}\nb:\n{}", a.log(), b.log());
     assert!(received.success(), "{logs}");
-    assert!(sent.status.success(), "{}\n{logs}", text(&sent));
-    assert!(text(&sent).contains("delivered"), "{}", text(&sent));
-    assert_eq!(fs::read(&out).unwrap(), fs::read(&file).unwrap());
-    // a resumed after what b had acknowledged, which b had kept.
-    let (acknowledged, length) = broke_off(&a.log()).expect(&logs);
-    assert!(
-        0 < acknowledged && acknowledged <= kept && kept < length,
-        "{logs}"
-    );
-    forwarded_only_a_rest(&a, &logs);
+    assert_resumed_after_the_kept_prefix(&a, &sent, &file, &out, kept, &logs);
 
     // b's delivery report has reached a; b's transfer of it ends too.
     wait_for_log(&b, "forwarded [");
     assert!(b.terminate().success());
     let b = Node::start(d, "b", "ipn:2.0", &b_args);
     assert_eq!(stored_at_start(&b.log()), 0, "{}", b.log());
-    assert_eq!(spool_size(&d.join("b")), None);
+    assert_eq!(spool_size(&d.join("b"), "ax25-partial-"), None);
     assert!(a.terminate().success());
 }
 
@@ -1250,15 +1272,6 @@ fn an_idle_ax25_receiver_notices_a_dead_link_after_t3() {
     assert!(a.terminate().success());
 }
 
-/// The size of the TCPCL spool in a node's store, if there is one.
-fn tcpcl_spool_size(store: &Path) -> Option<u64> {
-    fs::read_dir(store).ok()?.find_map(|entry| {
-        let entry = entry.ok()?;
-        let ours = entry.file_name().to_str()?.starts_with("tcpcl-partial-");
-        ours.then(|| entry.metadata().ok().map(|m| m.len()))?
-    })
-}
-
 #[test]
 fn a_receiver_killed_mid_bundle_over_tcpcl_keeps_what_it_acknowledged() {
     const LENGTH: usize = 300_000;
@@ -1276,20 +1289,12 @@ fn a_receiver_killed_mid_bundle_over_tcpcl_keeps_what_it_acknowledged() {
 
     let file = d.join("to-b");
     fs::write(&file, payload(8, LENGTH)).unwrap();
-    let send = Command::new(LINKLAB)
-        .args(["dtn", "send"])
-        .arg(&file)
-        .args(["ipn:2.1", "--report", "--wait", "30", "--node"])
-        .arg(&a.socket)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let send = spawn_send_with_report(&a, &file, "ipn:2.1", "30");
     // b is killed (SIGKILL) once it has spooled two 64 KiB segments and
     // its two XFER_ACKs (18 octets each, RFC 9174 5.2.3) have reached a;
     // it starts again on its port.
     let until = Instant::now() + Duration::from_secs(30);
-    while tcpcl_spool_size(&d.join("b")).is_none_or(|n| n < 2 * 64 * 1024)
+    while spool_size(&d.join("b"), "tcpcl-partial-").is_none_or(|n| n < 2 * 64 * 1024)
         || relay.returned()[0] < handshake + 2 * 18
     {
         assert!(
@@ -1320,20 +1325,11 @@ fn a_receiver_killed_mid_bundle_over_tcpcl_keeps_what_it_acknowledged() {
     let sent = send.wait_with_output().unwrap();
     let logs = format!("a:\n{}\nb:\n{}", a.log(), b.log());
     assert!(recv.status.success(), "{}\n{logs}", text(&recv));
-    assert!(sent.status.success(), "{}\n{logs}", text(&sent));
-    assert!(text(&sent).contains("delivered"), "{}", text(&sent));
-    assert_eq!(fs::read(&out).unwrap(), fs::read(&file).unwrap());
-    // a resumed after what b had acknowledged, which b had kept.
-    let (acknowledged, length) = broke_off(&a.log()).expect(&logs);
-    assert!(
-        0 < acknowledged && acknowledged <= kept && kept < length,
-        "{logs}"
-    );
-    forwarded_only_a_rest(&a, &logs);
+    assert_resumed_after_the_kept_prefix(&a, &sent, &file, &out, kept, &logs);
 
     wait_for_log(&b, "forwarded [");
     assert!(b.terminate().success());
-    assert_eq!(tcpcl_spool_size(&d.join("b")), None);
+    assert_eq!(spool_size(&d.join("b"), "tcpcl-partial-"), None);
     let b = Node::start(d, "b", "ipn:2.0", &["--tcpcl-listen", &listen]);
     assert_eq!(stored_at_start(&b.log()), 0, "{}", b.log());
     assert!(a.terminate().success());
