@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context};
 use clap::{Args, Subcommand, ValueEnum};
+use linklab_core::Instant;
 use linklab_io::{ip_driver, Application, IpDriverOptions, IpEvent, IpStation};
 use linklab_ip::server::{FileServer, Received};
 use linklab_ip::workload::{FileSender, Ping, PingConfig};
 use linklab_ip::{Ax25Config, CongestionControl, Encapsulation, Host, TcpConfig};
-use linklab_link::Instant;
 use linklab_wire::ax25::Address;
 use linklab_wire::monitor;
 use smoltcp::wire::{IpAddress, IpCidr, IpEndpoint};

@@ -152,7 +152,7 @@ fn refusal_by_dm_fails_clearly() {
     let mut station = Station::new("N0CALL-2".parse().unwrap(), Config::default()).unwrap();
     thread::spawn(move || {
         let mut buf = [0u8; 4096];
-        let now = linklab_link::Instant::ZERO;
+        let now = linklab_core::Instant::ZERO;
         while let Ok(n) = tnc.read(&mut buf) {
             if n == 0 {
                 break;

@@ -17,7 +17,7 @@ use core::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
 use linklab_ip::bsd42::{Bsd42Config, Bsd42Endpoint, Bsd42Sender};
-use linklab_link::Instant;
+use linklab_core::Instant;
 use smoltcp::phy::ChecksumCapabilities;
 use smoltcp::wire::{
     IpAddress, IpProtocol, Ipv4Address, Ipv4Packet, Ipv4Repr, TcpControl, TcpPacket, TcpRepr,

@@ -12,7 +12,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use linklab_dtn::{bundle, crc, Agent, Config, Eid, Instant, LinkId, MemoryStore, Reception};
+use linklab_dtn::{bundle, crc, Agent, Config, Eid, LinkId, MemoryStore, Reception};
+use linklab_core::Instant;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&control, octets)) = data.split_first() else {

@@ -18,10 +18,8 @@
 use core::time::Duration;
 use libfuzzer_sys::fuzz_target;
 use linklab_norm::wire::Packet;
-use linklab_norm::{
-    Instant, ObjectKind, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig, SyncPolicy,
-    Transmit,
-};
+use linklab_norm::{ObjectKind, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig, SyncPolicy, Transmit};
+use linklab_core::Instant;
 use std::net::SocketAddr;
 
 const MAX_STEPS: usize = 2048;

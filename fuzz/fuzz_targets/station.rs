@@ -17,7 +17,8 @@ use core::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
 use linklab_io::{Station, StationEvent, KISS_MAX_FRAME};
-use linklab_link::{Config, Instant, RecoveryMode};
+use linklab_link::{Config, RecoveryMode};
+use linklab_core::Instant;
 use linklab_wire::ax25::{Address, Frame};
 use linklab_wire::control::Modulus;
 use linklab_wire::{kiss, monitor};

@@ -10,7 +10,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use linklab_tcpcl::wire::{ContactHeader, Decoded, Limits, Message, SessInit};
-use linklab_tcpcl::{Config, Instant, Role, Session, State};
+use linklab_tcpcl::{Config, Role, Session, State};
+use linklab_core::Instant;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, body)) = data.split_first() else {

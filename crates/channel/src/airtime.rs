@@ -28,7 +28,7 @@ pub fn hdlc_bits(body: &[u8]) -> u64 {
 pub const FLAG_BITS: u64 = 8;
 
 /// The time `bits` take at `bit_rate` bit/s, rounded to the nearest
-/// microsecond (the resolution of [`linklab_link::Instant`]). Callers time
+/// microsecond (the resolution of [`linklab_core::Instant`]). Callers time
 /// a run of frames from the cumulative bit count, so rounding never
 /// accumulates. A rate of 0 is treated as 1 bit/s.
 pub fn bits_duration(bits: u64, bit_rate: u32) -> Duration {

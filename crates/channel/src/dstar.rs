@@ -72,8 +72,8 @@ use std::collections::VecDeque;
 
 use core::time::Duration;
 
-use linklab_link::Instant;
-use linklab_sim::Streams;
+use linklab_core::Instant;
+use linklab_core::Streams;
 
 use crate::airtime::bits_duration;
 use crate::errors::{ErrorModel, ErrorProcess};

@@ -19,7 +19,7 @@
 use core::time::Duration;
 use std::collections::VecDeque;
 
-use linklab_link::Instant;
+use linklab_core::Instant;
 
 /// What a firmware spends on its work, in processor cycles, and how much
 /// data it can hold.

@@ -10,7 +10,7 @@
 //! Every model is a state machine in virtual time, driven like the protocol
 //! engines: calls take `now`, outputs are drained by polling,
 //! `poll_timeout` says when to call `handle_timeout` next, and randomness
-//! comes from seeded `linklab_sim` streams. Nothing here reads a clock or
+//! comes from seeded `linklab_core` streams. Nothing here reads a clock or
 //! does I/O. The models know the engines only through the [`Medium`]
 //! trait and plain frame bytes.
 #![forbid(unsafe_code)]
@@ -32,7 +32,6 @@ pub use dstar::{DdChannel, DdConfig, DdStats};
 pub use errors::{ErrorModel, ErrorProcess, GilbertElliott};
 pub use firmware::{Cpu, FirmwareCosts, Priority};
 pub use line::{DirectionStats, LineConfig, PointToPointLine};
-pub use linklab_link::Instant;
 pub use medium::{Delivery, Medium, MediumEvent, Outcome, StationId};
 pub use profile::{profile, TncProfile};
 pub use radio::{Duplex, RadioChannel, RadioConfig, RadioStats, StationConfig};

@@ -11,8 +11,9 @@
 use core::time::Duration;
 use std::collections::VecDeque;
 
-use linklab_link::Instant;
-use linklab_sim::{Streams, TimeWeighted};
+use linklab_core::Instant;
+use linklab_core::Streams;
+use linklab_sim::TimeWeighted;
 
 use crate::airtime::{bits_duration, hdlc_bits};
 use crate::errors::{ErrorModel, ErrorProcess};

@@ -1,7 +1,7 @@
 //! What the simulator needs from a medium: the [`Medium`] trait and the
 //! values it hands out.
 
-use linklab_link::Instant;
+use linklab_core::Instant;
 
 /// A station attached to a medium, numbered from 0 in the order the
 /// medium was built with.
@@ -105,7 +105,7 @@ pub enum MediumEvent {
 /// [`poll_event`](Medium::poll_event).
 ///
 /// Randomness (persistence draws, bit errors) comes from seeded streams
-/// the medium takes from a `linklab_sim::Streams` factory when it is built,
+/// the medium takes from a `linklab_core::Streams` factory when it is built,
 /// one stream per station and receiver, so a change in one station's
 /// traffic never shifts the numbers another station draws (common random
 /// numbers). That is why `handle_timeout` takes no generator.

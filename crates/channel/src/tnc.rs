@@ -24,7 +24,7 @@
 use core::time::Duration;
 use std::collections::VecDeque;
 
-use linklab_link::Instant;
+use linklab_core::Instant;
 use linklab_wire::kiss;
 
 use crate::airtime::bits_duration;

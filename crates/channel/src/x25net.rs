@@ -49,8 +49,9 @@
 use core::time::Duration;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use linklab_link::{Config as LinkConfig, Event as LinkEvent, HdlcAddressing, HdlcLink, Instant};
-use linklab_sim::{Stream, Streams};
+use linklab_core::Instant;
+use linklab_core::{Stream, Streams};
+use linklab_link::{Config as LinkConfig, Event as LinkEvent, HdlcAddressing, HdlcLink};
 use linklab_wire::lapb::{Frame, LinkProcedure, Role as LapbRole};
 use linklab_x25::{CallOptions, Config as X25Config, Dte, DteAddress, Event, Lci, Role};
 use thiserror::Error;

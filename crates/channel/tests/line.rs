@@ -4,10 +4,12 @@
 use core::time::Duration;
 
 use linklab_channel::{
-    bits_duration, hdlc_bits, Delivery, ErrorModel, GilbertElliott, Instant, LineConfig, Medium,
-    Outcome, PointToPointLine, StationId,
+    bits_duration, hdlc_bits, Delivery, ErrorModel, GilbertElliott, LineConfig, Medium, Outcome,
+    PointToPointLine, StationId,
 };
-use linklab_sim::{ConfidenceInterval, Streams, Tally};
+use linklab_core::Instant;
+use linklab_core::Streams;
+use linklab_sim::{ConfidenceInterval, Tally};
 
 fn drain(line: &mut PointToPointLine) -> Vec<Delivery> {
     let mut out = Vec::new();

@@ -5,10 +5,12 @@
 use core::time::Duration;
 
 use linklab_channel::{
-    bits_duration, hdlc_bits, Delivery, Duplex, Instant, Medium, MediumEvent, Outcome,
-    RadioChannel, RadioConfig, StationConfig, StationId, FLAG_BITS,
+    bits_duration, hdlc_bits, Delivery, Duplex, Medium, MediumEvent, Outcome, RadioChannel,
+    RadioConfig, StationConfig, StationId, FLAG_BITS,
 };
-use linklab_sim::{ConfidenceInterval, Streams, Tally};
+use linklab_core::Instant;
+use linklab_core::Streams;
+use linklab_sim::{ConfidenceInterval, Tally};
 
 const RATE: u32 = 1200;
 

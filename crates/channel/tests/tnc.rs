@@ -3,10 +3,10 @@
 use core::time::Duration;
 
 use linklab_channel::{
-    Instant, Medium, MediumEvent, RadioChannel, RadioConfig, StationConfig, StationId, Tnc,
-    TncConfig,
+    Medium, MediumEvent, RadioChannel, RadioConfig, StationConfig, StationId, Tnc, TncConfig,
 };
-use linklab_sim::Streams;
+use linklab_core::Instant;
+use linklab_core::Streams;
 
 fn ms(x: u64) -> Duration {
     Duration::from_millis(x)

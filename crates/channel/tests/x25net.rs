@@ -10,8 +10,9 @@
 use std::time::Duration;
 
 use linklab_channel::x25net::{Delay, PerCallLimit, X25NetConfig, X25Network};
-use linklab_link::{Config as LinkConfig, Event as LinkEvent, HdlcAddressing, HdlcLink, Instant};
-use linklab_sim::Streams;
+use linklab_core::Instant;
+use linklab_core::Streams;
+use linklab_link::{Config as LinkConfig, Event as LinkEvent, HdlcAddressing, HdlcLink};
 use linklab_wire::lapb::{Frame, LinkProcedure, Role as LapbRole};
 use linklab_x25::{CallOptions, Config, Dte, DteAddress, Event, LayerState, Lci, Role};
 

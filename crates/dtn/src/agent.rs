@@ -6,7 +6,7 @@ use std::time::Duration;
 use hardy_bpv7::bundle::{Bundle, Flags, Id};
 use hardy_bpv7::eid::{Eid, NodeId};
 use hardy_bpv7::status_report::ReasonCode;
-use linklab_link::Instant;
+use linklab_core::Instant;
 
 use crate::bundle::{self, Draft, StatusKind, StatusReport};
 use crate::config::{Config, SendRequest};

@@ -7,7 +7,7 @@ use hardy_bpv7::eid::Eid;
 
 use crate::bundle::StatusKind;
 #[cfg(doc)]
-use crate::Instant;
+use linklab_core::Instant;
 
 /// How an agent is set up.
 #[derive(Debug, Clone)]

@@ -82,7 +82,6 @@ pub use hardy_bpv7::bundle::Id as BundleId;
 pub use hardy_bpv7::crc::CrcType;
 pub use hardy_bpv7::eid::Eid;
 pub use hardy_bpv7::status_report::ReasonCode;
-pub use linklab_link::Instant;
 pub use redb_store::RedbStore;
 pub use route::{EidPattern, LinkId};
 pub use store::{Batch, MemoryStore, Store, StoreError};

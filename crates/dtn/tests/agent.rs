@@ -2,9 +2,10 @@
 
 use std::time::Duration;
 
+use linklab_core::Instant;
 use linklab_dtn::{
-    crc, Agent, Config, CrcType, Delivery, Eid, Event, Instant, LinkId, MemoryStore, ReasonCode,
-    Reception, RedbStore, SendRequest, StatusKind, Store, StoreError,
+    crc, Agent, Config, CrcType, Delivery, Eid, Event, LinkId, MemoryStore, ReasonCode, Reception,
+    RedbStore, SendRequest, StatusKind, Store, StoreError,
 };
 use proptest::prelude::*;
 

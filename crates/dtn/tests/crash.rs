@@ -24,7 +24,8 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::Command;
 
-use linklab_dtn::{Agent, Config, Eid, Instant, LinkId, MemoryStore, RedbStore, SendRequest};
+use linklab_core::Instant;
+use linklab_dtn::{Agent, Config, Eid, LinkId, MemoryStore, RedbStore, SendRequest};
 
 const DIR: &str = "LINKLAB_DTN_CRASH_DIR";
 const KILL_AT: &str = "LINKLAB_DTN_KILL_AT";

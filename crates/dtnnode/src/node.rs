@@ -7,9 +7,10 @@ use std::io;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use linklab_core::Instant;
 use linklab_dtn::{
-    Agent, Config, Delivery, DeliveryId, Eid, EidPattern, Event, Instant, LinkId, ReceiveError,
-    Reception, RedbStore, SendRequest, StoreError, TransmitId,
+    Agent, Config, Delivery, DeliveryId, Eid, EidPattern, Event, LinkId, ReceiveError, Reception,
+    RedbStore, SendRequest, StoreError, TransmitId,
 };
 use thiserror::Error;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};

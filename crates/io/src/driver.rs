@@ -7,7 +7,7 @@
 
 use core::time::Duration;
 
-use linklab_link::Instant;
+use linklab_core::Instant;
 use linklab_wire::ax25::Address;
 use linklab_wire::kiss;
 use thiserror::Error;

@@ -9,8 +9,9 @@
 
 use core::time::Duration;
 
+use linklab_core::Instant;
 use linklab_ip::Host;
-use linklab_link::{Instant, State};
+use linklab_link::State;
 use tokio::io::AsyncReadExt;
 use tokio::time::sleep_until;
 

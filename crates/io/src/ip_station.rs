@@ -8,8 +8,8 @@
 
 use std::collections::VecDeque;
 
+use linklab_core::Instant;
 use linklab_ip::Host;
-use linklab_link::Instant;
 use linklab_wire::ax25::{Address, AddressField};
 use linklab_wire::control::Modulus;
 use linklab_wire::kiss::{self, Port};

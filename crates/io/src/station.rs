@@ -13,9 +13,8 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use linklab_link::{
-    Config, DataLink, Event, Instant, InvalidFrame, NewLinkError, SendError, State,
-};
+use linklab_core::Instant;
+use linklab_link::{Config, DataLink, Event, InvalidFrame, NewLinkError, SendError, State};
 use linklab_wire::ax25::{
     Address, AddressError, AddressField, Callsign, CommandResponse, Frame, FrameError,
 };

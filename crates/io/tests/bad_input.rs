@@ -12,8 +12,9 @@ mod hub;
 use std::time::Duration;
 
 use hub::{addr, payload, Hub};
+use linklab_core::Instant;
 use linklab_io::{InputError, StationEvent};
-use linklab_link::{Config, Event, Instant, LinkError, State};
+use linklab_link::{Config, Event, LinkError, State};
 use linklab_wire::ax25::{AddressField, CommandResponse, Frame, FrmrInfo, Pid};
 use linklab_wire::control::{Modulus, Supervisory, Unnumbered};
 use linklab_wire::kiss::{self, KissError};

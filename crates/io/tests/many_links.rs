@@ -8,8 +8,9 @@ mod hub;
 use std::time::Duration;
 
 use hub::{addr, payload, Hub};
+use linklab_core::Instant;
 use linklab_io::{InputError, Station, StationEvent, DEFAULT_MAX_LINKS};
-use linklab_link::{Config, Event, Instant};
+use linklab_link::{Config, Event};
 use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame};
 use linklab_wire::control::{Modulus, Unnumbered};
 use linklab_wire::kiss;

@@ -6,8 +6,9 @@ mod hub;
 use std::time::Duration;
 
 use hub::{addr, payload, Hub};
+use linklab_core::Instant;
 use linklab_io::{InputError, Station, StationEvent};
-use linklab_link::{Config, DisconnectReason, Event, Instant, RecoveryMode};
+use linklab_link::{Config, DisconnectReason, Event, RecoveryMode};
 use linklab_wire::ax25::{AddressField, CommandResponse, Frame, Pid};
 use linklab_wire::control::{Modulus, Unnumbered};
 use linklab_wire::kiss;

@@ -7,10 +7,10 @@
 
 use core::time::Duration;
 
+use linklab_core::Streams;
 use linklab_ip::sim::{Addresses, HostSetup, Network, NetworkConfig};
 use linklab_ip::workload::FileTransfer;
 use linklab_ip::TcpConfig;
-use linklab_sim::Streams;
 
 const SEEDS: u64 = 10;
 

@@ -45,7 +45,7 @@
 
 use core::time::Duration;
 
-use linklab_link::Instant;
+use linklab_core::Instant;
 
 use crate::host::{smol_instant, IpLink};
 use smoltcp::phy::{ChecksumCapabilities, Device, RxToken as _, TxToken as _};

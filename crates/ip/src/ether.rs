@@ -13,7 +13,7 @@
 
 use std::collections::VecDeque;
 
-use linklab_link::Instant;
+use linklab_core::Instant;
 
 use crate::device::Ax25Device;
 use crate::host::IpLink;

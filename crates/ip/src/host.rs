@@ -7,7 +7,7 @@ use smoltcp::socket::{icmp, tcp};
 use smoltcp::time::{Duration as SmolDuration, Instant as SmolInstant};
 use smoltcp::wire::{HardwareAddress, IpCidr};
 
-use linklab_link::Instant;
+use linklab_core::Instant;
 
 use crate::device::Ax25Device;
 use crate::iface::{Ax25Config, Ax25ConfigError, Ax25Interface};

@@ -30,7 +30,8 @@
 use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::collections::VecDeque;
 
-use linklab_link::{Config as LinkConfig, DataLink, Event, Instant, NewLinkError, State};
+use linklab_core::Instant;
+use linklab_link::{Config as LinkConfig, DataLink, Event, NewLinkError, State};
 use linklab_wire::ax25::{Address, AddressField, Frame, Pid, MAX_REMAINING};
 use linklab_wire::control::{Control, Modulus, Unnumbered};
 use thiserror::Error;

@@ -89,7 +89,7 @@
 //! host and KISS TNC in front of each stack.
 //!
 //! Nothing here does I/O or reads a clock: time is a
-//! [`linklab_link::Instant`] passed in.
+//! [`linklab_core::Instant`] passed in.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 use smoltcp::socket::tcp::State;
 use smoltcp::wire::IpEndpoint;
 
-use linklab_link::Instant;
+use linklab_core::Instant;
 
 use crate::host::{Host, TcpConfig};
 use crate::workload::FileReceiver;

@@ -14,8 +14,10 @@ use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use core::time::Duration;
 
 use linklab_channel::{Medium, MediumEvent, RadioChannel, RadioConfig, StationConfig, StationId};
-use linklab_link::{Config as LinkConfig, Instant};
-use linklab_sim::{drive, DriveError, Stream, Streams, World};
+use linklab_core::Instant;
+use linklab_core::{Stream, Streams};
+use linklab_link::Config as LinkConfig;
+use linklab_sim::{drive, DriveError, World};
 use linklab_wire::ax25::Address;
 use linklab_wire::control::Modulus;
 use smoltcp::wire::{IpAddress, IpCidr};

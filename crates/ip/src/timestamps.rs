@@ -13,7 +13,7 @@
 
 use core::cell::Cell;
 
-use linklab_link::Instant;
+use linklab_core::Instant;
 use smoltcp::socket::tcp;
 
 std::thread_local! {

@@ -9,7 +9,7 @@ use smoltcp::phy::ChecksumCapabilities;
 use smoltcp::socket::{icmp, tcp};
 use smoltcp::wire::{Icmpv4Packet, Icmpv4Repr, IpAddress, IpEndpoint, Ipv4Address};
 
-use linklab_link::Instant;
+use linklab_core::Instant;
 
 use crate::host::{Host, IpLink, TcpConfig};
 use crate::iface::Ax25Interface;

@@ -24,8 +24,9 @@
 
 use core::net::Ipv4Addr;
 
+use linklab_core::Instant;
 use linklab_link::{
-    Config as LinkConfig, Event as LinkEvent, HdlcAddressing, HdlcLink, Instant, NewLinkError,
+    Config as LinkConfig, Event as LinkEvent, HdlcAddressing, HdlcLink, NewLinkError,
 };
 use linklab_wire::lapb::{Frame, LinkProcedure, Role as LapbRole};
 use linklab_x25::ip::{IpConfig, IpConfigError, IpEvent, IpOverX25, IpStats};

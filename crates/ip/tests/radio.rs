@@ -3,10 +3,10 @@
 
 use core::time::Duration;
 
+use linklab_core::Streams;
 use linklab_ip::sim::{Addresses, HostSetup, Network, NetworkConfig};
 use linklab_ip::workload::{FileTransfer, Ping, PingConfig};
 use linklab_ip::{Encapsulation, TcpConfig};
-use linklab_sim::Streams;
 
 /// The 7182-octet test file of Ronan et al. section IV, seeded contents.
 fn file(octets: usize, seed: u64) -> Vec<u8> {

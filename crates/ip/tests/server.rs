@@ -3,12 +3,12 @@
 
 use core::time::Duration;
 
+use linklab_core::Instant;
+use linklab_core::Streams;
 use linklab_ip::server::{FileServer, Received};
 use linklab_ip::sim::{Addresses, HostSetup, Network, NetworkConfig};
 use linklab_ip::workload::{FileSender, Workload};
 use linklab_ip::{Host, TcpConfig};
-use linklab_link::Instant;
-use linklab_sim::Streams;
 use smoltcp::wire::IpEndpoint;
 
 const PORT: u16 = 5001;

@@ -29,7 +29,6 @@ mod datalink;
 pub mod event;
 pub mod framing;
 mod segment;
-pub mod time;
 pub mod timer;
 
 pub use config::{
@@ -41,5 +40,4 @@ pub use event::{
     DisconnectReason, Event, FailureReason, LinkError, LinkParams, Negotiation, Version,
 };
 pub use framing::{Ax25Framing, Framing, HdlcAddressing, HdlcFraming, Pdu};
-pub use time::Instant;
 pub use timer::Timer;

@@ -7,9 +7,10 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use linklab_core::Instant;
 use linklab_link::{
-    AckPolicy, Config, HdlcAddressing, HdlcLink, Instant, Mode, PollPolicy, RecoveryMode, Role,
-    State, T1OnIFrame,
+    AckPolicy, Config, HdlcAddressing, HdlcLink, Mode, PollPolicy, RecoveryMode, Role, State,
+    T1OnIFrame,
 };
 use linklab_wire::control::{Control, Modulus, Supervisory};
 use linklab_wire::lapb::{Address, Frame, LinkProcedure, Role as LapbRole, Station};

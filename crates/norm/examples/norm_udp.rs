@@ -17,9 +17,10 @@
 //! Reed-Solomon parity. Both give up after 120 s. A summary line goes to
 //! standard output.
 
+use linklab_core::Instant;
 use linklab_norm::wire::{object_flags, Message, Packet};
 use linklab_norm::{
-    Instant, ObjectKind, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig, SenderEvent,
+    ObjectKind, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig, SenderEvent,
 };
 use std::net::{SocketAddr, UdpSocket};
 use std::process::ExitCode;

@@ -3,7 +3,7 @@
 //! (RFC 5348 sections 3.1 and 5).
 
 use core::time::Duration;
-use linklab_link::Instant;
+use linklab_core::Instant;
 
 /// The TCP throughput equation (RFC 5348 section 3.1, as RFC 5740 section
 /// 5.5.2 uses it): octets per second for segment size `s` octets, round

@@ -52,7 +52,6 @@ mod sender;
 pub mod wire;
 
 pub use layout::Layout;
-pub use linklab_link::Instant;
 pub use receiver::{
     AbortReason, Feedback, Receiver, ReceiverConfig, ReceiverEvent, ReceiverStats, SyncPolicy,
 };

@@ -12,8 +12,8 @@ use crate::wire::{
 };
 use crate::Transmit;
 use core::time::Duration;
-use linklab_link::Instant;
-use linklab_sim::Stream;
+use linklab_core::Instant;
+use linklab_core::Stream;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::net::SocketAddr;
 

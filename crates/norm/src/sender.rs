@@ -8,8 +8,8 @@ use crate::wire::{
 };
 use crate::{Rate, Transmit};
 use core::time::Duration;
-use linklab_link::Instant;
-use linklab_sim::Stream;
+use linklab_core::Instant;
+use linklab_core::Stream;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::net::SocketAddr;
 use thiserror::Error;

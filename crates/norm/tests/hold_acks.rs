@@ -3,9 +3,10 @@
 //! object up to it, and at once when it does.
 
 use core::time::Duration;
+use linklab_core::Instant;
 use linklab_norm::{
-    Instant, ObjectKind, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig,
-    SenderEvent, SyncPolicy,
+    ObjectKind, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig, SenderEvent,
+    SyncPolicy,
 };
 use std::net::SocketAddr;
 

@@ -3,11 +3,12 @@
 //! modes, and a watermark is acknowledged.
 
 use core::time::Duration;
+use linklab_core::Instant;
+use linklab_core::Stream;
 use linklab_norm::{
-    Feedback, Instant, ObjectKind, Rate, Receiver, ReceiverConfig, ReceiverEvent, Sender,
-    SenderConfig, SenderEvent, SyncPolicy, Transmit,
+    Feedback, ObjectKind, Rate, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig,
+    SenderEvent, SyncPolicy, Transmit,
 };
-use linklab_sim::Stream;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;

@@ -6,9 +6,8 @@
 //! GRTT is measured through the same queue.
 
 use core::time::Duration;
-use linklab_norm::{
-    Instant, ObjectKind, Receiver, ReceiverConfig, Sender, SenderConfig, SyncPolicy,
-};
+use linklab_core::Instant;
+use linklab_norm::{ObjectKind, Receiver, ReceiverConfig, Sender, SenderConfig, SyncPolicy};
 use std::net::SocketAddr;
 
 /// NORM message types of NORM_DATA and NORM_NACK (RFC 5740 section 4.1).

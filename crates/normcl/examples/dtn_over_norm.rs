@@ -15,9 +15,10 @@ use core::time::Duration;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
+use linklab_core::Instant;
 use linklab_dtn::{Agent, Config as AgentConfig, EidPattern, LinkId, MemoryStore, SendRequest};
 use linklab_normcl::sim::{End, Loss, Pair};
-use linklab_normcl::{Config, Instant, Session};
+use linklab_normcl::{Config, Session};
 
 fn agent(node: &str) -> Agent<MemoryStore> {
     let mut config = AgentConfig::new(node.parse().unwrap());

@@ -64,5 +64,5 @@ mod session;
 pub mod sim;
 
 pub use config::{norm_node_id, Config, ConfigError};
-pub use linklab_norm::{Instant, Rate, Transmit};
+pub use linklab_norm::{Rate, Transmit};
 pub use session::{Event, ReceiptId, SendError, Session, TransferId};

@@ -5,10 +5,11 @@ use core::time::Duration;
 use std::collections::{BTreeMap, VecDeque};
 use std::net::SocketAddr;
 
+use linklab_core::Instant;
 use linklab_norm::wire::{Message, Packet};
 use linklab_norm::{
-    Instant, NodeId, ObjectKind, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig,
-    SenderEvent, SyncPolicy, Transmit,
+    NodeId, ObjectKind, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig, SenderEvent,
+    SyncPolicy, Transmit,
 };
 use thiserror::Error;
 

@@ -8,9 +8,10 @@ use core::time::Duration;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
-use linklab_sim::Stream;
+use linklab_core::Stream;
 
-use crate::{Event, Instant, ReceiptId, SendError, Session, TransferId};
+use crate::{Event, ReceiptId, SendError, Session, TransferId};
+use linklab_core::Instant;
 
 /// How the link loses datagrams.
 #[derive(Debug, Clone, Copy, PartialEq)]

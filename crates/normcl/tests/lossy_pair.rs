@@ -7,9 +7,10 @@ use core::time::Duration;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
+use linklab_core::Instant;
+use linklab_core::Stream;
 use linklab_normcl::sim::{End, Loss, Pair};
-use linklab_normcl::{Config, Instant, Session, TransferId};
-use linklab_sim::Stream;
+use linklab_normcl::{Config, Session, TransferId};
 
 const A: &str = "ipn:1.0";
 const B: &str = "ipn:2.0";

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use linklab_core::Streams;
 use linklab_scenario::bux::{simulate, LinkRun, MessageLength, Procedure, Traffic};
-use linklab_sim::Streams;
 use linklab_wire::control::Modulus;
 
 fn two_way_abm(c: &mut Criterion) {

@@ -13,9 +13,9 @@
 use std::time::Duration;
 
 use linklab_channel::x25net::Delay;
+use linklab_core::Streams;
 use linklab_scenario::korb::bench::BenchConfig;
 use linklab_scenario::korb::run::{median, ping_sequence, SETTLED_FROM};
-use linklab_sim::Streams;
 
 const SEEDS: u64 = 40;
 

@@ -24,11 +24,11 @@
 //! (without arguments: from the preset's values, which it then checks).
 
 use linklab_channel::x25net::PerCallLimit;
+use linklab_core::Streams;
 use linklab_scenario::korb::bench::BenchConfig;
 use linklab_scenario::korb::run::{
     transfers, Direction, FTP_FILE_OCTETS, MULTI_FILES, MULTI_FILE_OCTETS,
 };
-use linklab_sim::Streams;
 
 /// Seeds per experiment and step.
 const SEEDS: u64 = 8;

@@ -58,8 +58,10 @@ use linklab_channel::{
     Medium, MediumEvent, RadioChannel, RadioConfig, RadioStats, StationConfig, StationId, Tnc,
     TncConfig,
 };
-use linklab_link::{AckPolicy, Config, DataLink, Event, Instant, NewLinkError, State};
-use linklab_sim::{drive, DriveError, EventId, EventQueue, Streams, World};
+use linklab_core::Instant;
+use linklab_core::Streams;
+use linklab_link::{AckPolicy, Config, DataLink, Event, NewLinkError, State};
+use linklab_sim::{drive, DriveError, EventId, EventQueue, World};
 use linklab_wire::ax25::{Address, AddressError, Frame};
 use linklab_wire::control::Modulus;
 use thiserror::Error;

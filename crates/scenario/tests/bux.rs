@@ -3,13 +3,13 @@
 
 use std::time::Duration;
 
+use linklab_core::Streams;
 use linklab_scenario::bux::model::one_way_bound;
 use linklab_scenario::bux::simulate::frame_overhead_bits;
 use linklab_scenario::bux::{
     simulate, LinkRun, MessageLength, Procedure, ThroughputExperiment, Traffic,
     TransferTimeExperiment,
 };
-use linklab_sim::Streams;
 use linklab_wire::control::Modulus;
 
 fn link(

@@ -4,6 +4,7 @@
 use core::time::Duration;
 
 use linklab_channel::profile::{profile, profile_names};
+use linklab_core::Streams;
 use linklab_scenario::report::{NoProgress, RunOptions};
 use linklab_scenario::zielinski::bench::{run_transfer, TransferSetup};
 use linklab_scenario::zielinski::experiment::{parse, ThroughputExperiment};
@@ -13,7 +14,6 @@ use linklab_scenario::zielinski::reproduce::{
 };
 use linklab_scenario::zielinski::station::LinkSetup;
 use linklab_scenario::zielinski::{theory, RealWindowExperiment, ZielinskiError};
-use linklab_sim::Streams;
 
 fn transfer(sender: &str, recipient: &str, radio_bps: u32, serial_bps: u32, k: u8) -> (f64, f64) {
     let setup = TransferSetup {

@@ -15,7 +15,7 @@
 //! Run: `cargo bench -p linklab-sim --bench kernel -- --warm-up-time 1 --measurement-time 3`.
 //!
 //! [`EventQueue`]: linklab_sim::EventQueue
-//! [`Stream`]: linklab_sim::Stream
+//! [`Stream`]: linklab_core::Stream
 //! [`Tally`]: linklab_sim::Tally
 
 #[path = "../examples/md1/model.rs"]
@@ -27,7 +27,8 @@ use std::time::Duration;
 use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
-use linklab_sim::{EventQueue, Streams};
+use linklab_core::Streams;
+use linklab_sim::EventQueue;
 use model::{simulate, Md1};
 
 /// Spans (µs) drawn once from an exponential with mean 1 ms, cycled through

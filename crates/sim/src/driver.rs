@@ -23,7 +23,7 @@
 
 use thiserror::Error;
 
-use linklab_link::Instant;
+use linklab_core::Instant;
 
 /// Wake-ups at one instant after which a run is declared a livelock.
 pub const MAX_STEPS_AT_ONE_INSTANT: u32 = 100_000;

@@ -2,8 +2,6 @@
 //!
 //! - [`queue`]: the event queue, a binary heap keyed by (virtual time,
 //!   insertion sequence), so that runs are bit-for-bit repeatable.
-//! - [`rng`]: seeded random streams, one per named component, identical on
-//!   every platform.
 //! - [`stats`]: output analysis: tallies, time-weighted averages, Student-t
 //!   confidence intervals, MSER-5 warm-up detection.
 //! - [`driver`]: the virtual-time loop of the sans-IO benches: settle,
@@ -12,21 +10,18 @@
 //! - [`runner`]: the replication/deletion scenario runner that turns a
 //!   closure simulating one replication into confidence intervals.
 //!
-//! Virtual time is the engines' own [`Instant`] (microseconds), re-exported
-//! from `linklab-link` so that simulator and protocol engines share one clock
-//! type. Nothing here reads a wall clock or does I/O.
+//! Virtual time ([`linklab_core::Instant`]) and the seeded random streams
+//! ([`linklab_core::Streams`]) come from `linklab-core`, shared with the
+//! protocol engines. Nothing here reads a wall clock or does I/O.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod driver;
 pub mod queue;
-pub mod rng;
 pub mod runner;
 pub mod stats;
 
 pub use driver::{drive, DriveError, World, MAX_STEPS_AT_ONE_INSTANT};
-pub use linklab_link::Instant;
 pub use queue::{EventId, EventQueue, ScheduleError};
-pub use rng::{Stream, Streams};
 pub use runner::{MetricSummary, Observation, ReplicationOutput, Report, Runner};
 pub use stats::{ConfidenceInterval, MserCut, Tally, TimeWeighted};

@@ -30,7 +30,7 @@
 
 use core::time::Duration;
 
-use linklab_link::Instant;
+use linklab_core::Instant;
 
 /// Names one scheduled event, for [`EventQueue::cancel`]. Ids are never
 /// reused within one queue.
@@ -442,7 +442,7 @@ mod tests {
     #[test]
     fn random_schedule_cancel_pop_matches_a_sorted_reference() {
         use std::collections::BTreeMap;
-        let mut rng = crate::Streams::new(0x4c49_4e4b).stream("queue-test");
+        let mut rng = linklab_core::Streams::new(0x4c49_4e4b).stream("queue-test");
         let mut q = EventQueue::new();
         // The reference: pending events by (time, scheduling order).
         let mut reference: BTreeMap<(Instant, u64), EventId> = BTreeMap::new();

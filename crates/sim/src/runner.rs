@@ -14,8 +14,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::rng::Streams;
 use crate::stats::{mser5, ConfidenceInterval, MserCut};
+use linklab_core::rng::Streams;
 
 /// One metric's raw output from one replication.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,7 +6,8 @@
 #[path = "../examples/md1/model.rs"]
 mod model;
 
-use linklab_sim::{ReplicationOutput, Runner, Streams};
+use linklab_core::Streams;
+use linklab_sim::{ReplicationOutput, Runner};
 use model::{simulate, Md1};
 
 /// Customers per replication: enough that the empty-start bias (a few

@@ -8,7 +8,8 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use linklab_sim::{EventQueue, Instant, ReplicationOutput, Runner, Streams};
+use linklab_core::{Instant, Streams};
+use linklab_sim::{EventQueue, ReplicationOutput, Runner};
 
 /// Mean interarrival time 12.5 ms (λ = 80/s), mean service 10 ms (μ = 100/s).
 const MEAN_INTERARRIVAL: Duration = Duration::from_micros(12_500);

@@ -37,7 +37,8 @@ use hardy_bpv7::dtn_time::DtnTime;
 use hardy_bpv7::eid::Eid;
 use hardy_bpv7::status_report::AdministrativeRecord;
 use hardy_cbor::decode::FromCbor;
-use linklab_tcpcl::{Config, Event, Instant, Role, SessTermReason, Session};
+use linklab_core::Instant;
+use linklab_tcpcl::{Config, Event, Role, SessTermReason, Session};
 
 /// One TCPCL session on a blocking socket, with the session's timers.
 struct Driver {

@@ -69,6 +69,5 @@ pub mod wire;
 
 pub use config::{Config, ConfigError, Role};
 pub use event::{Cause, Event, SessionParams, Side, Termination, TransferId};
-pub use linklab_link::Instant;
 pub use session::{RefuseError, SendError, Session, State};
 pub use wire::{RefuseReason, RejectReason, SessTermReason};

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use linklab_link::Instant;
+use linklab_core::Instant;
 use thiserror::Error;
 
 use crate::config::{is_uri, Config, ConfigError, Role};

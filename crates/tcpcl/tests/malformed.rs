@@ -4,12 +4,13 @@
 
 mod support;
 
+use linklab_core::Instant;
 use linklab_tcpcl::wire::{
     ContactHeader, ExtensionItem, Message, MsgReject, SessInit, SessTerm, XferAck, XferRefuse,
     XferSegment, END, START,
 };
 use linklab_tcpcl::{
-    Cause, Event, Instant, RefuseReason, RejectReason, Role, SessTermReason, Session, State,
+    Cause, Event, RefuseReason, RejectReason, Role, SessTermReason, Session, State,
 };
 use proptest::prelude::*;
 use support::{config, drain_events, drain_messages, passive_established, peer_init};

@@ -261,7 +261,7 @@ fn keepalives_keep_a_quiet_session_up() {
     for _ in 0..20 {
         assert!(pair.advance(Duration::from_secs(60)));
     }
-    assert!(pair.now >= linklab_tcpcl::Instant::ZERO + Duration::from_secs(40));
+    assert!(pair.now >= linklab_core::Instant::ZERO + Duration::from_secs(40));
     for i in 0..2 {
         assert_eq!(pair.s[i].state(), State::Established);
         assert!(pair.messages(i).contains(&Message::Keepalive));
@@ -305,7 +305,7 @@ fn the_idle_timeout_ends_a_session_with_only_keepalives() {
     pair.run();
     assert_eq!(
         pair.now,
-        linklab_tcpcl::Instant::ZERO + Duration::from_secs(32)
+        linklab_core::Instant::ZERO + Duration::from_secs(32)
     );
     let t = termination(&pair.events[0]);
     assert_eq!(t.cause, Cause::IdleTimeout);

@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use linklab_link::Instant;
+use linklab_core::Instant;
 use linklab_wire::control::Modulus;
 use thiserror::Error;
 

@@ -51,7 +51,7 @@ use core::time::Duration;
 use std::collections::{BTreeMap, VecDeque};
 use std::net::Ipv4Addr;
 
-use linklab_link::Instant;
+use linklab_core::Instant;
 use thiserror::Error;
 
 use crate::config::{Config, ConfigError};

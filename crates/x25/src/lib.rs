@@ -30,6 +30,5 @@ pub mod packet;
 pub use config::{Config, ConfigError, Role};
 pub use dte::{CallOptions, ChannelState, Dte, LayerState, RequestError};
 pub use event::{CallParams, Event};
-pub use linklab_link::Instant;
 pub use linklab_wire::control::Modulus;
 pub use packet::{Body, CallFields, DataFields, DecodeError, DteAddress, EncodeError, Lci, Packet};

@@ -12,7 +12,8 @@ use std::collections::VecDeque;
 use std::net::Ipv4Addr;
 use std::time::Duration;
 
-use linklab_link::{Config as LinkConfig, Event as LinkEvent, HdlcAddressing, HdlcLink, Instant};
+use linklab_core::Instant;
+use linklab_link::{Config as LinkConfig, Event as LinkEvent, HdlcAddressing, HdlcLink};
 use linklab_wire::control::Modulus;
 use linklab_wire::lapb::{Frame, LinkProcedure, Role as LapbRole};
 use linklab_x25::ip::{Encapsulation, IpConfig, IpEvent, IpOverX25, Route, SendError, Spreading};

@@ -10,7 +10,8 @@ mod support;
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use linklab_link::{Config as LinkConfig, Event as LinkEvent, HdlcAddressing, HdlcLink, Instant};
+use linklab_core::Instant;
+use linklab_link::{Config as LinkConfig, Event as LinkEvent, HdlcAddressing, HdlcLink};
 use linklab_wire::control::Modulus;
 use linklab_wire::lapb::{Frame, LinkProcedure, Role as LapbRole};
 use linklab_x25::{Body, CallOptions, Dte, DteAddress, Event, Lci, Packet, Role};

@@ -7,10 +7,10 @@ mod support;
 
 use std::time::Duration;
 
+use linklab_core::Instant;
 use linklab_x25::packet::{cause, DataFields, Facility};
 use linklab_x25::{
-    Body, CallOptions, ChannelState, DteAddress, Event, Instant, LayerState, Lci, Modulus, Packet,
-    Role,
+    Body, CallOptions, ChannelState, DteAddress, Event, LayerState, Lci, Modulus, Packet, Role,
 };
 use support::{config, messages, Pipe, SplitMix64};
 

@@ -7,9 +7,10 @@
 use std::time::Duration;
 
 use linklab_ax25cl::{Config as ClConfig, Event as ClEvent, Session, State as ClState};
+use linklab_core::Instant;
 use linklab_dtn::{
-    Agent, Config as AgentConfig, Delivery, Eid, Instant, LinkId, MemoryStore, SendRequest,
-    Transmit, TransmitId,
+    Agent, Config as AgentConfig, Delivery, Eid, LinkId, MemoryStore, SendRequest, Transmit,
+    TransmitId,
 };
 use linklab_link::{Config as LinkConfig, DataLink, Event as LinkEvent, State as LinkState};
 use linklab_wire::ax25::{Address, Frame};

@@ -14,8 +14,9 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use linklab_core::Instant;
 use linklab_dtn::TransmitId;
-use linklab_normcl::{Config, Event, Instant, Rate, ReceiptId, Session, TransferId};
+use linklab_normcl::{Config, Event, Rate, ReceiptId, Session, TransferId};
 use tokio::net::UdpSocket;
 use tokio::sync::{mpsc, oneshot};
 

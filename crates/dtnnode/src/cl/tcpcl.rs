@@ -19,10 +19,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use linklab_core::Instant;
 use linklab_dtn::{LinkId, TransmitId};
-use linklab_tcpcl::{
-    Config, Event, Instant, RefuseReason, Role, SessTermReason, Session, TransferId,
-};
+use linklab_tcpcl::{Config, Event, RefuseReason, Role, SessTermReason, Session, TransferId};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, oneshot};

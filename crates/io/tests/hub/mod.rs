@@ -10,8 +10,9 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use linklab_core::Instant;
 use linklab_io::{InputError, Station, StationEvent};
-use linklab_link::{Config, DisconnectReason, Event, Instant, State};
+use linklab_link::{Config, DisconnectReason, Event, State};
 use linklab_wire::ax25::{Address, Frame};
 use linklab_wire::kiss;
 use linklab_wire::monitor;

@@ -8,8 +8,9 @@ use super::{Link, State};
 use crate::config::{Mode, RecoveryMode, Role, SabmeHandling};
 use crate::event::{DisconnectReason, Event, FailureReason, LinkError, Version};
 use crate::framing::Framing;
-use crate::time::Instant;
 use crate::timer::Timer;
+use linklab_core::Instant;
+use linklab_core::TimerKind;
 
 impl<F: Framing> Link<F> {
     /// DL-CONNECT request: sends SABME (modulo 128 configured) or SABM
@@ -502,7 +503,7 @@ impl<F: Framing> Link<F> {
     }
 
     pub(super) fn enter_disconnected(&mut self, now: Instant) {
-        for timer in Timer::ALL {
+        for &timer in Timer::ALL {
             self.timers.stop(timer, now);
         }
         self.clear_exception_conditions();

@@ -25,7 +25,7 @@ use super::{Link, State};
 use crate::config::Role;
 use crate::event::{Event, LinkError};
 use crate::framing::Framing;
-use crate::time::Instant;
+use linklab_core::Instant;
 
 /// What makes a received frame of the link invalid (AX.25 v2.2 C4.3 error
 /// codes L, M and N).

@@ -29,8 +29,8 @@ use crate::config::{Config, ConfigError, Mode, RecoveryMode, Role};
 use crate::event::{Event, LinkParams, Version};
 use crate::framing::{Ax25Framing, Framing, HdlcAddressing, HdlcFraming, Pdu};
 use crate::segment::{max_segmented_len, segment_count, Reassembler};
-use crate::time::Instant;
 use crate::timer::{Timer, Timers};
+use linklab_core::Instant;
 
 pub use invalid::InvalidFrame;
 
@@ -740,8 +740,17 @@ impl<F: Framing> Link<F> {
             return;
         }
         self.t1_expired = false;
-        self.timers
-            .start(Timer::T1, now, self.t1v, self.channel_busy);
+        self.start_pausable(Timer::T1, now, self.t1v);
+    }
+
+    /// Starts a timer that the channel's business holds still: frozen at
+    /// once while the channel is busy (see `TimerTable::pause`).
+    fn start_pausable(&mut self, timer: Timer, now: Instant, span: Duration) {
+        if self.channel_busy {
+            self.timers.start_paused(timer, span);
+        } else {
+            self.timers.start(timer, now, span);
+        }
     }
 
     fn stop_t1(&mut self, now: Instant) {
@@ -757,10 +766,8 @@ impl<F: Framing> Link<F> {
     /// timer; a secondary's T3 is its own supervision (see `unbalanced.rs`).
     fn start_t3(&mut self, now: Instant) {
         match self.config.role {
-            Role::Combined => self.timers.start(Timer::T3, now, self.config.t3, false),
-            Role::Primary => self
-                .timers
-                .start(Timer::T3, now, self.config.poll_interval, false),
+            Role::Combined => self.timers.start(Timer::T3, now, self.config.t3),
+            Role::Primary => self.timers.start(Timer::T3, now, self.config.poll_interval),
             Role::Secondary => {}
         }
     }

@@ -44,8 +44,8 @@ use super::{Link, State};
 use crate::config::RecoveryMode;
 use crate::event::{Event, LinkError, LinkParams, Negotiation, Version};
 use crate::framing::Framing;
-use crate::time::Instant;
 use crate::timer::Timer;
+use linklab_core::Instant;
 
 /// The control field of XID without the P/F bit (4.3.3, fig. 4.4).
 const XID_CONTROL: u16 = 0xAF;
@@ -168,8 +168,7 @@ impl<F: Framing> Link<F> {
     fn send_xid_command(&mut self, now: Instant) {
         let info = Self::xid_info(self.modulus, &self.offer(), true);
         self.send_u(Unnumbered::Xid, CommandResponse::Command, true, info);
-        self.timers
-            .start(Timer::Tm201, now, self.t1v, self.channel_busy);
+        self.start_pausable(Timer::Tm201, now, self.t1v);
     }
 
     /// Leaves Negotiating without a result (link reset or release).

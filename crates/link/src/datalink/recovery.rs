@@ -11,7 +11,7 @@ use super::{Link, Payload, State};
 use crate::config::{Mode, Role, T1Backoff};
 use crate::event::{Event, FailureReason, LinkError};
 use crate::framing::Framing;
-use crate::time::Instant;
+use linklab_core::Instant;
 
 impl<F: Framing> Link<F> {
     /// REJ received in state 3 or 4 (figs. C4.4c, C4.5): V(A) <- N(R) and

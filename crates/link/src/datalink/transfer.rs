@@ -10,8 +10,8 @@ use crate::config::{AckPolicy, Mode, PollPolicy, Role, T1OnIFrame};
 use crate::event::{Event, LinkError, Version};
 use crate::framing::{Framing, Pdu};
 use crate::segment::{max_segmented_len, segment};
-use crate::time::Instant;
 use crate::timer::Timer;
+use linklab_core::Instant;
 
 impl<F: Framing> Link<F> {
     /// DL-DATA request with PID 0xF0 (no layer 3); see
@@ -299,7 +299,7 @@ impl<F: Framing> Link<F> {
             } else if !self.acknowledge_pending {
                 self.acknowledge_pending = true;
                 if self.config.ack_policy == AckPolicy::AfterT2 {
-                    self.timers.start(Timer::T2, now, self.config.t2, false);
+                    self.timers.start(Timer::T2, now, self.config.t2);
                 }
             }
         } else if self.srej_in_use() {

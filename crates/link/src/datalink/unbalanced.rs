@@ -29,8 +29,8 @@ use super::{InvalidFrame, Link, State};
 use crate::config::{Mode, PollPolicy, Role};
 use crate::event::{Event, FailureReason};
 use crate::framing::{Framing, Pdu};
-use crate::time::Instant;
 use crate::timer::Timer;
+use linklab_core::Instant;
 
 impl<F: Framing> Link<F> {
     fn nrm_primary(&self) -> bool {
@@ -108,7 +108,7 @@ impl<F: Framing> Link<F> {
     }
 
     fn restart_supervision(&mut self, now: Instant) {
-        self.timers.start(Timer::T3, now, self.config.t3, false);
+        self.timers.start(Timer::T3, now, self.config.t3);
     }
 
     /// A secondary's T3 expiry: nothing from the primary for T3.

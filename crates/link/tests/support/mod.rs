@@ -7,9 +7,8 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use linklab_link::{
-    Ax25Framing, Config, DataLink, Event, Framing, Instant, InvalidFrame, Link, State,
-};
+use linklab_core::Instant;
+use linklab_link::{Ax25Framing, Config, DataLink, Event, Framing, InvalidFrame, Link, State};
 use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame};
 use linklab_wire::control::Modulus;
 use linklab_wire::monitor::{self, Monitor, MonitorOptions};

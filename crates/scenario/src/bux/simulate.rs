@@ -33,11 +33,13 @@ use core::time::Duration;
 use std::collections::VecDeque;
 
 use linklab_channel::{ErrorModel, LineConfig, Medium, MediumEvent, PointToPointLine, StationId};
+use linklab_core::Instant;
+use linklab_core::{Stream, Streams};
 use linklab_link::{
-    AckPolicy, Config, Event, HdlcAddressing, HdlcLink, Instant, Mode, PollPolicy, RecoveryMode,
-    Role, State, T1Backoff, T1OnIFrame,
+    AckPolicy, Config, Event, HdlcAddressing, HdlcLink, Mode, PollPolicy, RecoveryMode, Role,
+    State, T1Backoff, T1OnIFrame,
 };
-use linklab_sim::{EventId, EventQueue, Stream, Streams};
+use linklab_sim::{EventId, EventQueue};
 use linklab_wire::control::{Control, Modulus};
 use linklab_wire::lapb::{self, Frame, LinkProcedure, Station};
 

@@ -8,11 +8,12 @@ use core::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use core::time::Duration;
 
 use linklab_channel::{DdChannel, DdConfig, DdStats, Medium, StationId};
+use linklab_core::Instant;
+use linklab_core::Streams;
 use linklab_ip::ether::MacAddress;
 use linklab_ip::workload::{FileReceiver, FileSender};
 use linklab_ip::{CongestionControl, EthInterface, Host, TcpConfig};
-use linklab_link::Instant;
-use linklab_sim::{drive, DriveError, Streams, World};
+use linklab_sim::{drive, DriveError, World};
 use smoltcp::wire::{IpAddress, IpCidr};
 use thiserror::Error;
 

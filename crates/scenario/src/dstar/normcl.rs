@@ -32,14 +32,15 @@ use core::net::{IpAddr, SocketAddr};
 use core::time::Duration;
 
 use linklab_channel::{DdChannel, DdConfig, DdStats, Medium, StationId};
+use linklab_core::Instant;
+use linklab_core::Streams;
 use linklab_dtn::{
     Agent, Config as AgentConfig, Eid, Event as AgentEvent, LinkId, MemoryStore, SendRequest,
     StatusKind, TransmitId,
 };
 use linklab_ip::ether::{decapsulate, encapsulate, ETHERTYPE_IPV4};
-use linklab_link::Instant;
 use linklab_normcl::{Config as ClConfig, Event as ClEvent, Session, TransferId};
-use linklab_sim::{drive, DriveError, Streams, World};
+use linklab_sim::{drive, DriveError, World};
 
 use super::bench::{parse_udp_ipv4, udp_ipv4, BenchError, IPV4, MACS, NORM_PORT, NORM_SEGMENT};
 

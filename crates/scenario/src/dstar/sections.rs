@@ -4,7 +4,8 @@
 use core::time::Duration;
 
 use linklab_channel::{DdConfig, ErrorModel, GilbertElliott};
-use linklab_sim::{ConfidenceInterval, Streams};
+use linklab_core::Streams;
+use linklab_sim::ConfidenceInterval;
 
 use super::bench::{linux_tcp, tcp_bulk, BenchError};
 use super::normcl::dtn_norm_transfer;

@@ -33,13 +33,13 @@ use std::collections::VecDeque;
 use core::time::Duration;
 
 use linklab_channel::{DdChannel, DdConfig, DdStats, StationId};
+use linklab_core::Instant;
+use linklab_core::Streams;
 use linklab_dtn::{
     Agent, Config as AgentConfig, Eid, Event as AgentEvent, LinkId, MemoryStore, SendRequest,
     StatusKind, TransmitId,
 };
 use linklab_ip::{EthInterface, Host, TcpConfig};
-use linklab_link::Instant;
-use linklab_sim::Streams;
 use linklab_tcpcl::{
     Config as ClConfig, Event as ClEvent, Role, Session, State as ClState, TransferId,
 };

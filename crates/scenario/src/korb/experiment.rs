@@ -84,7 +84,7 @@ fn replicate<F>(
     replicate: F,
 ) -> Result<linklab_sim::Report, KorbError>
 where
-    F: Fn(linklab_sim::Streams) -> Result<ReplicationOutput, KorbError> + Sync,
+    F: Fn(linklab_core::Streams) -> Result<ReplicationOutput, KorbError> + Sync,
 {
     let failure: Mutex<Option<KorbError>> = Mutex::new(None);
     progress.add_work(min);

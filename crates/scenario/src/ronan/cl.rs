@@ -14,10 +14,11 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use linklab_ax25cl::{Config as ClConfig, Event as ClEvent, Session, State as ClState};
+use linklab_core::Instant;
 use linklab_dtn::{
     Agent, Config as AgentConfig, Eid, LinkId, MemoryStore, SendRequest, TransmitId,
 };
-use linklab_link::{DataLink, Event, Instant};
+use linklab_link::{DataLink, Event};
 
 use crate::transfer::{Application, TransferError, SENDER};
 
@@ -205,7 +206,7 @@ impl Application for DtnOverAx25Cl {
 mod tests {
     use super::*;
     use crate::transfer::{message, run_transfer_with, TransferConfig};
-    use linklab_sim::Streams;
+    use linklab_core::Streams;
 
     #[test]
     fn the_file_goes_as_one_bundle_in_frame_filling_segments() {

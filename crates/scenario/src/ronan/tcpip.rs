@@ -28,13 +28,12 @@ use core::time::Duration;
 use std::sync::Mutex;
 
 use linklab_channel::{Medium, MediumEvent, RadioChannel, RadioConfig, StationConfig, StationId};
+use linklab_core::Instant;
+use linklab_core::Streams;
 use linklab_ip::sim::{hosts, Addresses, HostSetup, SimError};
 use linklab_ip::workload::{FileTransfer, Ping, PingConfig, Workload};
 use linklab_ip::{Encapsulation, Host, TcpConfig};
-use linklab_link::Instant;
-use linklab_sim::{
-    drive, ConfidenceInterval, DriveError, ReplicationOutput, Runner, Streams, World,
-};
+use linklab_sim::{drive, ConfidenceInterval, DriveError, ReplicationOutput, Runner, World};
 use thiserror::Error;
 
 use super::reference::{published, published_row, Published};

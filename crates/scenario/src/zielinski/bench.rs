@@ -14,8 +14,9 @@ use core::time::Duration;
 
 use linklab_channel::profile::TncProfile;
 use linklab_channel::{Medium, RadioChannel, RadioConfig, StationConfig, StationId};
-use linklab_link::{Instant, State};
-use linklab_sim::Streams;
+use linklab_core::Instant;
+use linklab_core::Streams;
+use linklab_link::State;
 use linklab_wire::ax25::Frame;
 use linklab_wire::control::Modulus;
 

@@ -15,8 +15,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use linklab_channel::profile::profile;
+use linklab_core::Streams;
 use linklab_models::zielinski::Params;
-use linklab_sim::{ConfidenceInterval, Streams};
+use linklab_sim::ConfidenceInterval;
 use serde::Deserialize;
 
 use super::bench::{run_transfer, station_config, TransferSetup};

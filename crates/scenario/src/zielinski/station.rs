@@ -42,7 +42,8 @@ use std::collections::VecDeque;
 use linklab_channel::firmware::{Cpu, FirmwareCosts, Priority};
 use linklab_channel::profile::{FirmwarePolicy, RecipientAck, TncProfile, TransmitStart};
 use linklab_channel::{MediumEvent, SERIAL_BITS_PER_OCTET};
-use linklab_link::{AckPolicy, Config, DataLink, Event, Instant, NewLinkError, RecoveryMode};
+use linklab_core::Instant;
+use linklab_link::{AckPolicy, Config, DataLink, Event, NewLinkError, RecoveryMode};
 use linklab_wire::ax25::{Address, Frame};
 use linklab_wire::control::{Control, Modulus};
 

@@ -15,7 +15,7 @@ mod model;
 use std::process::ExitCode;
 use std::time::Instant as WallClock;
 
-use linklab_sim::Streams;
+use linklab_core::Streams;
 use model::{simulate, Md1};
 
 /// The master seed of every run ("LINK").

@@ -15,7 +15,8 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use linklab_sim::{EventQueue, Instant, Stream, Streams, Tally};
+use linklab_core::{Instant, Stream, Streams};
+use linklab_sim::{EventQueue, Tally};
 
 /// The parameters of one M/D/1 run.
 #[derive(Debug, Clone, Copy, PartialEq)]

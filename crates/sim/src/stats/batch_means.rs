@@ -29,7 +29,7 @@ pub fn batch_means(series: &[f64], batches: usize, level: f64) -> Option<Confide
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Stream;
+    use linklab_core::rng::Stream;
 
     /// AR(1) series x_t = φ·x_{t−1} + e_t around mean 5, strongly correlated.
     fn ar1(seed: u64, phi: f64, n: usize) -> Vec<f64> {

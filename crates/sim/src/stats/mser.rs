@@ -77,7 +77,7 @@ pub fn mser5(series: &[f64]) -> MserCut {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Stream;
+    use linklab_core::rng::Stream;
 
     /// Unit-variance iid noise: uniform on [−√3, √3).
     fn noise(stream: &mut Stream) -> f64 {

@@ -1,7 +1,7 @@
 //! Per-run accumulators: observation tallies (e.g. message transfer times)
 //! and time-weighted averages (e.g. queue length, buffer occupancy).
 
-use linklab_link::Instant;
+use linklab_core::Instant;
 
 /// Running count, mean, variance, minimum and maximum of a sequence of
 /// observations, updated in O(1) per observation with Welford's method

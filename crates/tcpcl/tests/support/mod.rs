@@ -5,8 +5,9 @@
 
 use std::time::Duration;
 
+use linklab_core::Instant;
 use linklab_tcpcl::wire::{ContactHeader, Decoded, Limits, Message, SessInit};
-use linklab_tcpcl::{Config, Event, Instant, Role, Session};
+use linklab_tcpcl::{Config, Event, Role, Session};
 
 /// SplitMix64: a small seeded generator, enough to cut byte streams.
 pub struct Rng(u64);

@@ -9,7 +9,8 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
-use linklab_x25::{Body, Config, Dte, DteAddress, Event, Instant, Lci, Packet, Role};
+use linklab_core::Instant;
+use linklab_x25::{Body, Config, Dte, DteAddress, Event, Lci, Packet, Role};
 
 /// SplitMix64 for seeded message sizes.
 pub struct SplitMix64(pub u64);

@@ -1,0 +1,27 @@
+//! The bottom of linklab's stack (ARCHITECTURE.md, `core`): what every
+//! sans-IO engine and every model shares, and nothing else.
+//!
+//! - [`time`]: virtual time, [`Instant`] in microseconds. Engines never read
+//!   a clock; the simulator, the emulator and the real-time drivers pass
+//!   `now` in.
+//! - [`rng`]: seeded random streams ([`Streams`], [`Stream`]), identical on
+//!   every platform, one per named component.
+//! - [`timer`]: a fixed table of timers indexed by an engine's own timer
+//!   enum ([`TimerTable`]).
+//! - [`engine`]: the [`Engine`] trait, the one shape of time handling every
+//!   engine offers, and [`earliest`] for the next wake-up of several.
+//!
+//! This crate uses no other linklab crate.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod engine;
+pub mod rng;
+pub mod time;
+pub mod timer;
+
+pub use core::time::Duration;
+pub use engine::{earliest, Engine};
+pub use rng::{Stream, Streams};
+pub use time::Instant;
+pub use timer::{TimerKind, TimerTable};
