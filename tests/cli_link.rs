@@ -5,6 +5,7 @@
 
 mod cli;
 
+use linklab_core::Engine;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;

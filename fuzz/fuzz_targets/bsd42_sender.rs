@@ -13,6 +13,7 @@
 //! number, two of window and one of payload length follow.
 #![no_main]
 
+use linklab_core::Engine;
 use core::time::Duration;
 
 use libfuzzer_sys::fuzz_target;

@@ -15,6 +15,7 @@
 //! sender enqueued, unless the traffic was corrupted.
 #![no_main]
 
+use linklab_core::Engine;
 use core::time::Duration;
 use libfuzzer_sys::fuzz_target;
 use linklab_norm::wire::Packet;

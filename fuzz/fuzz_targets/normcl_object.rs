@@ -9,6 +9,7 @@
 //! configured peer, and otherwise refuses the object (never both).
 #![no_main]
 
+use linklab_core::Engine;
 use core::time::Duration;
 use libfuzzer_sys::fuzz_target;
 use linklab_norm::{ObjectKind, Sender, SenderConfig};

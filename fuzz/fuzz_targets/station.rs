@@ -13,6 +13,7 @@
 //! too; every event's message is non-empty.
 #![no_main]
 
+use linklab_core::Engine;
 use core::time::Duration;
 
 use libfuzzer_sys::fuzz_target;

@@ -8,6 +8,7 @@
 //! the piece size (bits 3 to 7).
 #![no_main]
 
+use linklab_core::Engine;
 use libfuzzer_sys::fuzz_target;
 use linklab_tcpcl::wire::{ContactHeader, Decoded, Limits, Message, SessInit};
 use linklab_tcpcl::{Config, Role, Session, State};
@@ -49,7 +50,7 @@ fuzz_target!(|data: &[u8]| {
         if i % 5 == 4 && session.state() == State::Established {
             let _ = session.send_transfer(now, piece);
         }
-        while let Some(octets) = session.poll_transmit() {
+        while let Some(octets) = session.poll_transmit(now) {
             out.extend(octets);
         }
         while session.poll_event().is_some() {}

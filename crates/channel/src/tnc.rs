@@ -22,6 +22,7 @@
 //! serial → [`Tnc::poll_host_delivery`].
 
 use core::time::Duration;
+use linklab_core::Engine;
 use std::collections::VecDeque;
 
 use linklab_core::Instant;
@@ -133,47 +134,9 @@ impl Tnc {
         self.start_serial_in(now);
     }
 
-    /// The next frame ready for the radio: pass it to the medium's
-    /// `transmit`.
-    pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
-        self.to_radio.pop_front()
-    }
-
     /// The next frame that has reached the host.
     pub fn poll_host_delivery(&mut self) -> Option<Vec<u8>> {
         self.to_host.pop_front()
-    }
-
-    /// When the TNC next needs [`handle_timeout`](Self::handle_timeout).
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        [&self.serial_in, &self.serial_out]
-            .into_iter()
-            .filter_map(|s| s.as_ref().map(|(_, t)| *t))
-            .chain(self.cpu.as_ref().map(|(_, t)| *t))
-            .min()
-    }
-
-    /// Advances the TNC to `now`.
-    pub fn handle_timeout(&mut self, now: Instant) {
-        while let Some(t) = self.poll_timeout().filter(|&t| t <= now) {
-            if let Some((frame, _)) = self.serial_in.take_if(|(_, end)| *end == t) {
-                self.cpu_queue.push_back(Job::Transmit(frame));
-                self.start_cpu(t);
-                self.start_serial_in(t);
-            } else if let Some((job, _)) = self.cpu.take_if(|(_, end)| *end == t) {
-                match job {
-                    Job::Transmit(frame) => self.to_radio.push_back(frame),
-                    Job::Receive(frame) => {
-                        self.serial_out_queue.push_back(frame);
-                        self.start_serial_out(t);
-                    }
-                }
-                self.start_cpu(t);
-            } else if let Some((frame, _)) = self.serial_out.take_if(|(_, end)| *end == t) {
-                self.to_host.push_back(frame);
-                self.start_serial_out(t);
-            }
-        }
     }
 
     fn start_serial_in(&mut self, now: Instant) {
@@ -214,6 +177,48 @@ impl Tnc {
         if let Some(frame) = self.serial_out_queue.pop_front() {
             let end = now + self.config.serial_time(&frame);
             self.serial_out = Some((frame, end));
+        }
+    }
+}
+
+impl Engine for Tnc {
+    type Transmit = Vec<u8>;
+
+    /// The next frame ready for the radio: pass it to the medium's
+    /// `transmit`.
+    fn poll_transmit(&mut self, _now: Instant) -> Option<Self::Transmit> {
+        self.to_radio.pop_front()
+    }
+
+    /// When the TNC next needs [`handle_timeout`](Self::handle_timeout).
+    fn poll_timeout(&self) -> Option<Instant> {
+        [&self.serial_in, &self.serial_out]
+            .into_iter()
+            .filter_map(|s| s.as_ref().map(|(_, t)| *t))
+            .chain(self.cpu.as_ref().map(|(_, t)| *t))
+            .min()
+    }
+
+    /// Advances the TNC to `now`.
+    fn handle_timeout(&mut self, now: Instant) {
+        while let Some(t) = self.poll_timeout().filter(|&t| t <= now) {
+            if let Some((frame, _)) = self.serial_in.take_if(|(_, end)| *end == t) {
+                self.cpu_queue.push_back(Job::Transmit(frame));
+                self.start_cpu(t);
+                self.start_serial_in(t);
+            } else if let Some((job, _)) = self.cpu.take_if(|(_, end)| *end == t) {
+                match job {
+                    Job::Transmit(frame) => self.to_radio.push_back(frame),
+                    Job::Receive(frame) => {
+                        self.serial_out_queue.push_back(frame);
+                        self.start_serial_out(t);
+                    }
+                }
+                self.start_cpu(t);
+            } else if let Some((frame, _)) = self.serial_out.take_if(|(_, end)| *end == t) {
+                self.to_host.push_back(frame);
+                self.start_serial_out(t);
+            }
         }
     }
 }

@@ -47,6 +47,7 @@
 //! access lines from `"{name}/access{i}/..."`.
 
 use core::time::Duration;
+use linklab_core::Engine;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use linklab_core::Instant;
@@ -793,7 +794,7 @@ impl X25Network {
                 _ => {}
             }
         }
-        while let Some(packet) = self.ports[i].packet_layer.poll_transmit() {
+        while let Some(packet) = self.ports[i].packet_layer.poll_transmit(now) {
             moved = true;
             if let Ok(octets) = packet.encode() {
                 // A refused send (link down) loses the packet, as a DCE

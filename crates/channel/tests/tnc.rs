@@ -1,6 +1,7 @@
 //! The TNC model: frames ready when the channel is won, and turnaround.
 
 use core::time::Duration;
+use linklab_core::Engine;
 
 use linklab_channel::{
     Medium, MediumEvent, RadioChannel, RadioConfig, StationConfig, StationId, Tnc, TncConfig,
@@ -51,7 +52,7 @@ fn frames_ready_at_keyup(config: TncConfig, n: usize, len: usize) -> (usize, Ins
             .min()
             .expect("station 0 keys up before the model runs dry");
         t.handle_timeout(now);
-        while let Some(frame) = t.poll_transmit() {
+        while let Some(frame) = t.poll_transmit(now) {
             radio.transmit(now, StationId(0), frame);
         }
         radio.handle_timeout(now);
@@ -128,7 +129,7 @@ fn turnaround_is_processing_plus_serial_both_ways() {
     let radio_at = loop {
         let now = t.poll_timeout().unwrap();
         t.handle_timeout(now);
-        if let Some(f) = t.poll_transmit() {
+        if let Some(f) = t.poll_transmit(now) {
             assert_eq!(f, rr);
             break now;
         }

@@ -7,6 +7,7 @@
 //! per-call throughput class limits each call on its own while a bucket
 //! one datagram deep lets a lone datagram through at once.
 
+use linklab_core::Engine;
 use std::time::Duration;
 
 use linklab_channel::x25net::{Delay, PerCallLimit, X25NetConfig, X25Network};
@@ -95,7 +96,7 @@ impl Sim {
                         other => panic!("host {i} link: {other:?}"),
                     }
                 }
-                while let Some(packet) = host.dte.poll_transmit() {
+                while let Some(packet) = host.dte.poll_transmit(now) {
                     moved = true;
                     host.link.send(packet.encode().unwrap()).unwrap();
                 }

@@ -6,6 +6,7 @@
 //! clock: the [`ip_driver`](crate::ip_driver) runs it in real time, tests
 //! in virtual time.
 
+use linklab_core::Engine;
 use std::collections::VecDeque;
 
 use linklab_core::Instant;

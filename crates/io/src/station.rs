@@ -11,6 +11,7 @@
 //! are drained by the caller (the [`driver`](crate::driver) in real time,
 //! tests in virtual time).
 
+use linklab_core::Engine;
 use std::collections::{BTreeMap, VecDeque};
 
 use linklab_core::Instant;
@@ -409,22 +410,6 @@ impl Station {
         self.collect(remote_key, Some(now));
     }
 
-    /// Runs the timers of every link due at `now`.
-    pub fn handle_timeout(&mut self, now: Instant) {
-        let due: Vec<Key> = self
-            .links
-            .iter()
-            .filter(|(_, e)| e.link.poll_timeout().is_some_and(|t| t <= now))
-            .map(|(k, _)| *k)
-            .collect();
-        for k in due {
-            if let Some(entry) = self.links.get_mut(&k) {
-                entry.link.handle_timeout(now);
-            }
-            self.collect(k, Some(now));
-        }
-    }
-
     // ---- user requests ----
 
     /// DL-CONNECT request to `remote` through the digipeaters `via`:
@@ -507,52 +492,9 @@ impl Station {
 
     // ---- output ----
 
-    /// The next frame to send, taking the links in turn. Links that are
-    /// disconnected with nothing left to send are forgotten here.
-    pub fn poll_transmit(&mut self, now: Instant) -> Option<Frame> {
-        if let Some(frame) = self.out.pop_front() {
-            self.monitor_frame(Direction::Tx, &frame.encode(), frame.modulus());
-            return Some(frame);
-        }
-        let keys: Vec<Key> = match self.last_served {
-            Some(last) => {
-                let after = self.links.range((
-                    core::ops::Bound::Excluded(last),
-                    core::ops::Bound::Unbounded,
-                ));
-                let upto = self.links.range(..=last);
-                after.chain(upto).map(|(k, _)| *k).collect()
-            }
-            None => self.links.keys().copied().collect(),
-        };
-        for k in keys {
-            let Some(entry) = self.links.get_mut(&k) else {
-                continue;
-            };
-            if let Some(frame) = entry.link.poll_transmit(now) {
-                self.last_served = Some(k);
-                self.collect(k, Some(now));
-                self.monitor_frame(Direction::Tx, &frame.encode(), frame.modulus());
-                return Some(frame);
-            }
-            self.collect(k, Some(now));
-        }
-        self.links
-            .retain(|_, e| e.link.state() != State::Disconnected);
-        None
-    }
-
     /// The next event.
     pub fn poll_event(&mut self) -> Option<StationEvent> {
         self.events.pop_front()
-    }
-
-    /// When [`Station::handle_timeout`] must next be called.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        self.links
-            .values()
-            .filter_map(|e| e.link.poll_timeout())
-            .min()
     }
 
     // ---- internals ----
@@ -644,6 +586,69 @@ impl Station {
 
     fn bad_input(&mut self, error: InputError) {
         self.events.push_back(StationEvent::BadInput(error));
+    }
+}
+
+impl Engine for Station {
+    type Transmit = Frame;
+
+    /// The next frame to send, taking the links in turn. Links that are
+    /// disconnected with nothing left to send are forgotten here.
+    fn poll_transmit(&mut self, now: Instant) -> Option<Self::Transmit> {
+        if let Some(frame) = self.out.pop_front() {
+            self.monitor_frame(Direction::Tx, &frame.encode(), frame.modulus());
+            return Some(frame);
+        }
+        let keys: Vec<Key> = match self.last_served {
+            Some(last) => {
+                let after = self.links.range((
+                    core::ops::Bound::Excluded(last),
+                    core::ops::Bound::Unbounded,
+                ));
+                let upto = self.links.range(..=last);
+                after.chain(upto).map(|(k, _)| *k).collect()
+            }
+            None => self.links.keys().copied().collect(),
+        };
+        for k in keys {
+            let Some(entry) = self.links.get_mut(&k) else {
+                continue;
+            };
+            if let Some(frame) = entry.link.poll_transmit(now) {
+                self.last_served = Some(k);
+                self.collect(k, Some(now));
+                self.monitor_frame(Direction::Tx, &frame.encode(), frame.modulus());
+                return Some(frame);
+            }
+            self.collect(k, Some(now));
+        }
+        self.links
+            .retain(|_, e| e.link.state() != State::Disconnected);
+        None
+    }
+
+    /// When [`Station::handle_timeout`] must next be called.
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.links
+            .values()
+            .filter_map(|e| e.link.poll_timeout())
+            .min()
+    }
+
+    /// Runs the timers of every link due at `now`.
+    fn handle_timeout(&mut self, now: Instant) {
+        let due: Vec<Key> = self
+            .links
+            .iter()
+            .filter(|(_, e)| e.link.poll_timeout().is_some_and(|t| t <= now))
+            .map(|(k, _)| *k)
+            .collect();
+        for k in due {
+            if let Some(entry) = self.links.get_mut(&k) {
+                entry.link.handle_timeout(now);
+            }
+            self.collect(k, Some(now));
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 
 mod hub;
 
+use linklab_core::Engine;
 use std::time::Duration;
 
 use hub::{addr, payload, Hub};

@@ -44,6 +44,7 @@
 //! accepted (an FTP data connection carries one direction).
 
 use core::time::Duration;
+use linklab_core::Engine;
 
 use linklab_core::Instant;
 
@@ -257,34 +258,6 @@ impl Bsd42Sender {
         self.base_rto()
     }
 
-    /// When the retransmission timer expires, if it runs.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        self.rexmt_at
-    }
-
-    /// Runs the retransmission timer if due: backs off, or drops the
-    /// connection after too many expiries, and goes back to the oldest
-    /// unacknowledged octet.
-    pub fn handle_timeout(&mut self, now: Instant) {
-        if self.rexmt_at.is_none_or(|t| t > now) {
-            return;
-        }
-        self.rexmt_at = None;
-        self.stats.timeouts += 1;
-        self.rxt_shift += 1;
-        if self.rxt_shift > self.config.max_rxt_shift {
-            self.close(Err(format!(
-                "dropped after {} retransmission time-outs",
-                self.config.max_rxt_shift
-            )));
-            return;
-        }
-        let srtt = self.config.range(self.srtt.unwrap_or(0.0)).as_secs_f64();
-        let index = (self.rxt_shift as usize - 1).min(TCP_BACKOFF.len() - 1);
-        self.rexmt_at = Some(now + self.config.range(srtt * TCP_BACKOFF[index]));
-        self.snd_nxt = self.snd_una;
-    }
-
     fn close(&mut self, outcome: Result<Instant, String>) {
         self.state = match outcome {
             Ok(_) => Bsd42State::FinWait2,
@@ -387,10 +360,64 @@ impl Bsd42Sender {
         }
     }
 
+    /// A pure ACK if one is owed.
+    fn pure_ack(&mut self) -> Option<Vec<u8>> {
+        if !self.ack_pending || self.rcv_nxt.is_none() {
+            return None;
+        }
+        self.ack_pending = false;
+        self.stats.acks_sent += 1;
+        let seq = self.snd_nxt;
+        Some(self.emit(TcpControl::None, seq, &[]))
+    }
+
+    /// An IPv4 datagram carrying one segment at offset `seq`.
+    fn emit(&self, control: TcpControl, seq: u64, payload: &[u8]) -> Vec<u8> {
+        let window = u16::try_from(self.config.send_buffer).unwrap_or(u16::MAX);
+        let tcp = TcpRepr {
+            src_port: self.local.port,
+            dst_port: self.remote.port,
+            control,
+            seq_number: TcpSeqNumber(self.iss.wrapping_add(seq as u32) as i32),
+            ack_number: self.rcv_nxt,
+            window_len: window,
+            window_scale: None,
+            max_seg_size: (control == TcpControl::Syn)
+                .then(|| u16::try_from(self.config.mss).unwrap_or(u16::MAX)),
+            sack_permitted: false,
+            sack_ranges: [None; 3],
+            timestamp: None,
+            payload,
+        };
+        let ip = Ipv4Repr {
+            src_addr: self.local.addr,
+            dst_addr: self.remote.addr,
+            next_header: IpProtocol::Tcp,
+            payload_len: tcp.buffer_len(),
+            hop_limit: 30,
+        };
+        let caps = ChecksumCapabilities::default();
+        let mut octets = vec![0; ip.buffer_len() + tcp.buffer_len()];
+        let mut packet = Ipv4Packet::new_unchecked(&mut octets[..]);
+        ip.emit(&mut packet, &caps);
+        let mut segment = TcpPacket::new_unchecked(packet.payload_mut());
+        tcp.emit(
+            &mut segment,
+            &IpAddress::Ipv4(self.local.addr),
+            &IpAddress::Ipv4(self.remote.addr),
+            &caps,
+        );
+        octets
+    }
+}
+
+impl Engine for Bsd42Sender {
+    type Transmit = Vec<u8>;
+
     /// The next IPv4 datagram to send, if any (tcp_output): the SYN, data
     /// the windows allow from `snd_nxt` (the FIN on the last), or an ACK
     /// owed to the peer.
-    pub fn poll_transmit(&mut self, now: Instant) -> Option<Vec<u8>> {
+    fn poll_transmit(&mut self, now: Instant) -> Option<Self::Transmit> {
         let fin = self.fin_offset();
         let (control, start, len) = match self.state {
             Bsd42State::Closed | Bsd42State::FinWait2 => return self.pure_ack(),
@@ -442,54 +469,32 @@ impl Bsd42Sender {
         Some(self.emit(control, start, payload))
     }
 
-    /// A pure ACK if one is owed.
-    fn pure_ack(&mut self) -> Option<Vec<u8>> {
-        if !self.ack_pending || self.rcv_nxt.is_none() {
-            return None;
-        }
-        self.ack_pending = false;
-        self.stats.acks_sent += 1;
-        let seq = self.snd_nxt;
-        Some(self.emit(TcpControl::None, seq, &[]))
+    /// When the retransmission timer expires, if it runs.
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.rexmt_at
     }
 
-    /// An IPv4 datagram carrying one segment at offset `seq`.
-    fn emit(&self, control: TcpControl, seq: u64, payload: &[u8]) -> Vec<u8> {
-        let window = u16::try_from(self.config.send_buffer).unwrap_or(u16::MAX);
-        let tcp = TcpRepr {
-            src_port: self.local.port,
-            dst_port: self.remote.port,
-            control,
-            seq_number: TcpSeqNumber(self.iss.wrapping_add(seq as u32) as i32),
-            ack_number: self.rcv_nxt,
-            window_len: window,
-            window_scale: None,
-            max_seg_size: (control == TcpControl::Syn)
-                .then(|| u16::try_from(self.config.mss).unwrap_or(u16::MAX)),
-            sack_permitted: false,
-            sack_ranges: [None; 3],
-            timestamp: None,
-            payload,
-        };
-        let ip = Ipv4Repr {
-            src_addr: self.local.addr,
-            dst_addr: self.remote.addr,
-            next_header: IpProtocol::Tcp,
-            payload_len: tcp.buffer_len(),
-            hop_limit: 30,
-        };
-        let caps = ChecksumCapabilities::default();
-        let mut octets = vec![0; ip.buffer_len() + tcp.buffer_len()];
-        let mut packet = Ipv4Packet::new_unchecked(&mut octets[..]);
-        ip.emit(&mut packet, &caps);
-        let mut segment = TcpPacket::new_unchecked(packet.payload_mut());
-        tcp.emit(
-            &mut segment,
-            &IpAddress::Ipv4(self.local.addr),
-            &IpAddress::Ipv4(self.remote.addr),
-            &caps,
-        );
-        octets
+    /// Runs the retransmission timer if due: backs off, or drops the
+    /// connection after too many expiries, and goes back to the oldest
+    /// unacknowledged octet.
+    fn handle_timeout(&mut self, now: Instant) {
+        if self.rexmt_at.is_none_or(|t| t > now) {
+            return;
+        }
+        self.rexmt_at = None;
+        self.stats.timeouts += 1;
+        self.rxt_shift += 1;
+        if self.rxt_shift > self.config.max_rxt_shift {
+            self.close(Err(format!(
+                "dropped after {} retransmission time-outs",
+                self.config.max_rxt_shift
+            )));
+            return;
+        }
+        let srtt = self.config.range(self.srtt.unwrap_or(0.0)).as_secs_f64();
+        let index = (self.rxt_shift as usize - 1).min(TCP_BACKOFF.len() - 1);
+        self.rexmt_at = Some(now + self.config.range(srtt * TCP_BACKOFF[index]));
+        self.snd_nxt = self.snd_una;
     }
 }
 

@@ -11,6 +11,7 @@
 //! statically"): the two hosts' MAC addresses are known, so no ARP or
 //! Neighbor Discovery traffic is sent.
 
+use linklab_core::Engine;
 use std::collections::VecDeque;
 
 use linklab_core::Instant;
@@ -128,13 +129,24 @@ impl EthInterface {
             None => self.stats.frames_dropped += 1,
         }
     }
+}
+
+/// Ethernet framing has no timers; the radio below queues and keys.
+impl Engine for EthInterface {
+    type Transmit = Vec<u8>;
 
     /// The next frame for the medium.
-    pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
+    fn poll_transmit(&mut self, _now: Instant) -> Option<Self::Transmit> {
         let frame = self.out.pop_front()?;
         self.stats.frames_sent += 1;
         Some(frame)
     }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        None
+    }
+
+    fn handle_timeout(&mut self, _now: Instant) {}
 }
 
 impl IpLink for EthInterface {
@@ -156,10 +168,6 @@ impl IpLink for EthInterface {
             self.out
                 .push_back(encapsulate(self.neighbour, self.mac, ethertype, &datagram));
         }
-    }
-
-    fn poll_timeout(&self) -> Option<Instant> {
-        None
     }
 }
 

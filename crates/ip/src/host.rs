@@ -2,6 +2,7 @@
 //! [`IpLink`] (an [`Ax25Interface`] by default, or an
 //! [`X25Interface`](crate::X25Interface)), stepped with time passed in.
 
+use linklab_core::Engine;
 use smoltcp::iface::{Config as IfaceConfig, Interface, SocketHandle, SocketSet};
 use smoltcp::socket::{icmp, tcp};
 use smoltcp::time::{Duration as SmolDuration, Instant as SmolInstant};
@@ -96,8 +97,9 @@ impl TcpConfig {
 }
 
 /// The link side of a [`Host`]: it owns the queue device smoltcp polls
-/// and moves datagrams between it and the link layer.
-pub trait IpLink {
+/// and moves datagrams between it and the link layer. Its timers and its
+/// output to the layer below are those of an [`Engine`].
+pub trait IpLink: Engine<Transmit = Vec<u8>> {
     /// The device (for its counters).
     fn device(&self) -> &Ax25Device;
     /// The device smoltcp polls.
@@ -105,8 +107,6 @@ pub trait IpLink {
     /// Moves datagrams between the device and the link layer; called after
     /// every smoltcp poll.
     fn serve(&mut self, now: Instant);
-    /// When the link layer's timers need attention next.
-    fn poll_timeout(&self) -> Option<Instant>;
 }
 
 impl IpLink for Ax25Interface {
@@ -120,10 +120,6 @@ impl IpLink for Ax25Interface {
 
     fn serve(&mut self, now: Instant) {
         Ax25Interface::serve(self, now);
-    }
-
-    fn poll_timeout(&self) -> Option<Instant> {
-        Ax25Interface::poll_timeout(self)
     }
 }
 

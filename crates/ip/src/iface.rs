@@ -28,6 +28,7 @@
 //! needs on a 256-octet N1.
 
 use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use linklab_core::Engine;
 use std::collections::VecDeque;
 
 use linklab_core::Instant;
@@ -334,36 +335,6 @@ impl Ax25Interface {
         }
     }
 
-    /// The next frame to put on the channel (encoded, no flags or FCS).
-    pub fn poll_transmit(&mut self, now: Instant) -> Option<Vec<u8>> {
-        self.serve(now);
-        if let Some(frame) = self.out.pop_front() {
-            return Some(frame.encode());
-        }
-        self.circuits
-            .iter_mut()
-            .find_map(|(_, c)| c.link.poll_transmit(now))
-            .map(|f| f.encode())
-    }
-
-    /// When [`Ax25Interface::handle_timeout`] must next be called.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        self.circuits
-            .iter()
-            .filter_map(|(_, c)| c.link.poll_timeout())
-            .min()
-    }
-
-    /// Runs the links' timers due at `now`.
-    pub fn handle_timeout(&mut self, now: Instant) {
-        for (_, c) in &mut self.circuits {
-            if c.link.poll_timeout().is_some_and(|t| t <= now) {
-                c.link.handle_timeout(now);
-            }
-        }
-        self.serve(now);
-    }
-
     /// A frame received from the channel (no flags or FCS).
     pub fn handle_frame(&mut self, now: Instant, octets: &[u8]) {
         let Ok((address, _)) = AddressField::decode(octets) else {
@@ -618,6 +589,40 @@ impl Ax25Interface {
             Event::Error(error) => self.link_errors.push(error.to_string()),
             Event::Negotiated { .. } => {}
         }
+    }
+}
+
+impl Engine for Ax25Interface {
+    type Transmit = Vec<u8>;
+
+    /// The next frame to put on the channel (encoded, no flags or FCS).
+    fn poll_transmit(&mut self, now: Instant) -> Option<Self::Transmit> {
+        self.serve(now);
+        if let Some(frame) = self.out.pop_front() {
+            return Some(frame.encode());
+        }
+        self.circuits
+            .iter_mut()
+            .find_map(|(_, c)| c.link.poll_transmit(now))
+            .map(|f| f.encode())
+    }
+
+    /// When [`Ax25Interface::handle_timeout`] must next be called.
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.circuits
+            .iter()
+            .filter_map(|(_, c)| c.link.poll_timeout())
+            .min()
+    }
+
+    /// Runs the links' timers due at `now`.
+    fn handle_timeout(&mut self, now: Instant) {
+        for (_, c) in &mut self.circuits {
+            if c.link.poll_timeout().is_some_and(|t| t <= now) {
+                c.link.handle_timeout(now);
+            }
+        }
+        self.serve(now);
     }
 }
 

@@ -12,6 +12,7 @@
 
 use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use core::time::Duration;
+use linklab_core::Engine;
 
 use linklab_channel::{Medium, MediumEvent, RadioChannel, RadioConfig, StationConfig, StationId};
 use linklab_core::Instant;

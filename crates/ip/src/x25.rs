@@ -23,6 +23,7 @@
 //! local network, over an RFC 877 interface of MTU 576.
 
 use core::net::Ipv4Addr;
+use linklab_core::Engine;
 
 use linklab_core::Instant;
 use linklab_link::{
@@ -181,32 +182,6 @@ impl X25Interface {
         self.serve(now);
     }
 
-    /// Runs the timers due at `now` (LAPB T1, the packet layer's
-    /// time-limits, idle circuits).
-    pub fn handle_timeout(&mut self, now: Instant) {
-        if self.lapb.poll_timeout().is_some_and(|t| t <= now) {
-            self.lapb.handle_timeout(now);
-        }
-        if self.ip.poll_timeout().is_some_and(|t| t <= now) {
-            self.ip.handle_timeout(now);
-        }
-        self.serve(now);
-    }
-
-    /// The next LAPB frame for the access line (encoded, no flags or FCS).
-    pub fn poll_transmit(&mut self, now: Instant) -> Option<Vec<u8>> {
-        self.serve(now);
-        self.lapb.poll_transmit(now).map(|f| f.encode())
-    }
-
-    /// When [`X25Interface::handle_timeout`] must next be called.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        [self.lapb.poll_timeout(), self.ip.poll_timeout()]
-            .into_iter()
-            .flatten()
-            .min()
-    }
-
     /// Moves datagrams between the device, IP over X.25, the packet layer
     /// and LAPB until nothing moves; call after smoltcp polled the device.
     pub fn serve(&mut self, now: Instant) {
@@ -237,7 +212,7 @@ impl X25Interface {
                     _ => {}
                 }
             }
-            while let Some(packet) = self.ip.poll_transmit() {
+            while let Some(packet) = self.ip.poll_transmit(now) {
                 busy = true;
                 // A packet that does not encode or that LAPB refuses (link
                 // down) is lost, as on a failed access line; the packet
@@ -261,6 +236,36 @@ impl X25Interface {
     }
 }
 
+impl Engine for X25Interface {
+    type Transmit = Vec<u8>;
+
+    /// The next LAPB frame for the access line (encoded, no flags or FCS).
+    fn poll_transmit(&mut self, now: Instant) -> Option<Self::Transmit> {
+        self.serve(now);
+        self.lapb.poll_transmit(now).map(|f| f.encode())
+    }
+
+    /// When [`X25Interface::handle_timeout`] must next be called.
+    fn poll_timeout(&self) -> Option<Instant> {
+        [self.lapb.poll_timeout(), self.ip.poll_timeout()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// Runs the timers due at `now` (LAPB T1, the packet layer's
+    /// time-limits, idle circuits).
+    fn handle_timeout(&mut self, now: Instant) {
+        if self.lapb.poll_timeout().is_some_and(|t| t <= now) {
+            self.lapb.handle_timeout(now);
+        }
+        if self.ip.poll_timeout().is_some_and(|t| t <= now) {
+            self.ip.handle_timeout(now);
+        }
+        self.serve(now);
+    }
+}
+
 impl IpLink for X25Interface {
     fn device(&self) -> &Ax25Device {
         X25Interface::device(self)
@@ -272,10 +277,6 @@ impl IpLink for X25Interface {
 
     fn serve(&mut self, now: Instant) {
         X25Interface::serve(self, now);
-    }
-
-    fn poll_timeout(&self) -> Option<Instant> {
-        X25Interface::poll_timeout(self)
     }
 }
 

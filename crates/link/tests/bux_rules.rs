@@ -4,6 +4,7 @@
 //! and 20 ms to arrive, and the transmitter is never reported busy, so T1
 //! runs exactly as the engine sets it.
 
+use linklab_core::Engine;
 use std::collections::VecDeque;
 use std::time::Duration;
 

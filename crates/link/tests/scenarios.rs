@@ -2,6 +2,7 @@
 
 mod support;
 
+use linklab_core::Engine;
 use std::time::Duration;
 
 use linklab_link::{

@@ -12,6 +12,7 @@ use crate::wire::{
 };
 use crate::Transmit;
 use core::time::Duration;
+use linklab_core::Engine;
 use linklab_core::Instant;
 use linklab_core::Stream;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -438,53 +439,6 @@ impl Receiver {
     /// The next event, if any.
     pub fn poll_event(&mut self) -> Option<ReceiverEvent> {
         self.events.pop_front()
-    }
-
-    /// The next datagram to send, if any.
-    pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
-        self.handle_timeout(now);
-        self.transmits.pop_front()
-    }
-
-    /// When [`Receiver::handle_timeout`] next has work.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        let robust = self.config.robust_factor;
-        self.remotes
-            .values()
-            .flat_map(|r| {
-                let active = r.silent_checks < robust && !r.objects.is_empty();
-                [r.nack_at, r.cc_respond_at, active.then_some(r.activity_at)]
-            })
-            .flatten()
-            .min()
-    }
-
-    /// Runs the timers due at `now`.
-    pub fn handle_timeout(&mut self, now: Instant) {
-        let ids: Vec<NodeId> = self.remotes.keys().copied().collect();
-        let robust = self.config.robust_factor;
-        for id in ids {
-            let Some(r) = self.remotes.get_mut(&id) else {
-                continue;
-            };
-            if r.activity_at <= now && r.silent_checks < robust && !r.objects.is_empty() {
-                // The sender fell silent with objects pending: ask again.
-                r.silent_checks += 1;
-                r.activity_at = now + activity_interval(r, robust);
-                r.holdoff_until = now;
-                if r.nack_at.is_none() {
-                    r.nack_at = Some(now);
-                }
-            }
-            let nack_due = self.remotes[&id].nack_at.is_some_and(|t| t <= now);
-            if nack_due {
-                self.send_nack(now, id);
-            }
-            let cc_due = self.remotes[&id].cc_respond_at.is_some_and(|t| t <= now);
-            if cc_due {
-                self.send_ack(now, id, AckContent::Cc, 0);
-            }
-        }
     }
 
     /// Takes in one datagram from `from`.
@@ -1024,6 +978,57 @@ impl Receiver {
                 destination,
                 payload,
             });
+        }
+    }
+}
+
+impl Engine for Receiver {
+    type Transmit = Transmit;
+
+    /// The next datagram to send, if any.
+    fn poll_transmit(&mut self, now: Instant) -> Option<Self::Transmit> {
+        self.handle_timeout(now);
+        self.transmits.pop_front()
+    }
+
+    /// When [`Receiver::handle_timeout`] next has work.
+    fn poll_timeout(&self) -> Option<Instant> {
+        let robust = self.config.robust_factor;
+        self.remotes
+            .values()
+            .flat_map(|r| {
+                let active = r.silent_checks < robust && !r.objects.is_empty();
+                [r.nack_at, r.cc_respond_at, active.then_some(r.activity_at)]
+            })
+            .flatten()
+            .min()
+    }
+
+    /// Runs the timers due at `now`.
+    fn handle_timeout(&mut self, now: Instant) {
+        let ids: Vec<NodeId> = self.remotes.keys().copied().collect();
+        let robust = self.config.robust_factor;
+        for id in ids {
+            let Some(r) = self.remotes.get_mut(&id) else {
+                continue;
+            };
+            if r.activity_at <= now && r.silent_checks < robust && !r.objects.is_empty() {
+                // The sender fell silent with objects pending: ask again.
+                r.silent_checks += 1;
+                r.activity_at = now + activity_interval(r, robust);
+                r.holdoff_until = now;
+                if r.nack_at.is_none() {
+                    r.nack_at = Some(now);
+                }
+            }
+            let nack_due = self.remotes[&id].nack_at.is_some_and(|t| t <= now);
+            if nack_due {
+                self.send_nack(now, id);
+            }
+            let cc_due = self.remotes[&id].cc_respond_at.is_some_and(|t| t <= now);
+            if cc_due {
+                self.send_ack(now, id, AckContent::Cc, 0);
+            }
         }
     }
 }

@@ -8,6 +8,7 @@ use crate::wire::{
 };
 use crate::{Rate, Transmit};
 use core::time::Duration;
+use linklab_core::Engine;
 use linklab_core::Instant;
 use linklab_core::Stream;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -479,25 +480,6 @@ impl Sender {
         }
     }
 
-    /// When [`Sender::handle_timeout`] or [`Sender::poll_transmit`] next has
-    /// work.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        let mut t: Option<Instant> = None;
-        let mut at = |x: Instant| t = Some(t.map_or(x, |t| t.min(x)));
-        if let Some(r) = self.repair_timer {
-            at(r);
-        }
-        if self.has_work_to_send() {
-            at(self.next_tx);
-        } else if self.flushes_left > 0 {
-            at(self.flush_due.max(self.next_tx));
-        }
-        if self.probing() {
-            at(self.probe_due.max(self.next_tx));
-        }
-        t
-    }
-
     fn probing(&self) -> bool {
         matches!(self.config.rate, Rate::Cc { .. })
             || self.cursor.is_some()
@@ -507,16 +489,6 @@ impl Sender {
 
     fn has_work_to_send(&self) -> bool {
         !self.repairs.is_empty() || !self.squelch.is_empty() || self.cursor.is_some()
-    }
-
-    /// Runs the timers due at `now`.
-    pub fn handle_timeout(&mut self, now: Instant) {
-        if self.repair_timer.is_some_and(|t| t <= now) {
-            self.repair_timer = None;
-            let pending = std::mem::take(&mut self.pending_repairs);
-            self.repairs.extend(pending);
-        }
-        self.cc_no_feedback(now);
     }
 
     /// NORM-CC: without feedback for four probe intervals the rate halves
@@ -546,45 +518,6 @@ impl Sender {
                 bits_per_second: bytes_per_second * 8.0,
             });
         }
-    }
-
-    /// The next datagram to send, if the rate allows one at `now`.
-    pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
-        self.handle_timeout(now);
-        if now < self.next_tx {
-            return None;
-        }
-        let message = if self.probing() && now >= self.probe_due {
-            self.probe_due = now + self.probe_interval();
-            self.cc_command(now)
-        } else if let Some(m) = self.next_squelch() {
-            m
-        } else if let Some(m) = self.next_repair(now) {
-            m
-        } else if let Some(m) = self.next_new_data() {
-            m
-        } else if self.flushes_left > 0 && now >= self.flush_due {
-            self.next_flush(now)?
-        } else {
-            return None;
-        };
-        let packet = Packet {
-            sequence: self.sequence,
-            source_id: self.config.node_id,
-            message,
-        };
-        let payload = packet.encode().ok()?;
-        self.sequence = self.sequence.wrapping_add(1);
-        if let Message::Cmd(_) = packet.message {
-            self.stats.commands_sent += 1;
-        }
-        self.stats.octets_sent += payload.len() as u64;
-        let cost = (payload.len() as f64 + PACKET_OVERHEAD) / self.rate;
-        self.next_tx = now.max(self.next_tx) + Duration::from_secs_f64(cost);
-        Some(Transmit {
-            destination: self.config.destination,
-            payload,
-        })
     }
 
     fn cc_command(&mut self, now: Instant) -> Message {
@@ -1075,6 +1008,78 @@ impl Sender {
         // Forget old hold-off marks.
         self.repaired_at
             .retain(|_, &mut t| now.saturating_duration_since(t) < holdoff);
+    }
+}
+
+impl Engine for Sender {
+    type Transmit = Transmit;
+
+    /// The next datagram to send, if the rate allows one at `now`.
+    fn poll_transmit(&mut self, now: Instant) -> Option<Self::Transmit> {
+        self.handle_timeout(now);
+        if now < self.next_tx {
+            return None;
+        }
+        let message = if self.probing() && now >= self.probe_due {
+            self.probe_due = now + self.probe_interval();
+            self.cc_command(now)
+        } else if let Some(m) = self.next_squelch() {
+            m
+        } else if let Some(m) = self.next_repair(now) {
+            m
+        } else if let Some(m) = self.next_new_data() {
+            m
+        } else if self.flushes_left > 0 && now >= self.flush_due {
+            self.next_flush(now)?
+        } else {
+            return None;
+        };
+        let packet = Packet {
+            sequence: self.sequence,
+            source_id: self.config.node_id,
+            message,
+        };
+        let payload = packet.encode().ok()?;
+        self.sequence = self.sequence.wrapping_add(1);
+        if let Message::Cmd(_) = packet.message {
+            self.stats.commands_sent += 1;
+        }
+        self.stats.octets_sent += payload.len() as u64;
+        let cost = (payload.len() as f64 + PACKET_OVERHEAD) / self.rate;
+        self.next_tx = now.max(self.next_tx) + Duration::from_secs_f64(cost);
+        Some(Transmit {
+            destination: self.config.destination,
+            payload,
+        })
+    }
+
+    /// When [`Sender::handle_timeout`] or [`Sender::poll_transmit`] next has
+    /// work.
+    fn poll_timeout(&self) -> Option<Instant> {
+        let mut t: Option<Instant> = None;
+        let mut at = |x: Instant| t = Some(t.map_or(x, |t| t.min(x)));
+        if let Some(r) = self.repair_timer {
+            at(r);
+        }
+        if self.has_work_to_send() {
+            at(self.next_tx);
+        } else if self.flushes_left > 0 {
+            at(self.flush_due.max(self.next_tx));
+        }
+        if self.probing() {
+            at(self.probe_due.max(self.next_tx));
+        }
+        t
+    }
+
+    /// Runs the timers due at `now`.
+    fn handle_timeout(&mut self, now: Instant) {
+        if self.repair_timer.is_some_and(|t| t <= now) {
+            self.repair_timer = None;
+            let pending = std::mem::take(&mut self.pending_repairs);
+            self.repairs.extend(pending);
+        }
+        self.cc_no_feedback(now);
     }
 }
 

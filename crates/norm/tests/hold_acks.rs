@@ -3,6 +3,7 @@
 //! object up to it, and at once when it does.
 
 use core::time::Duration;
+use linklab_core::Engine;
 use linklab_core::Instant;
 use linklab_norm::{
     ObjectKind, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig, SenderEvent,

@@ -3,6 +3,7 @@
 //! modes, and a watermark is acknowledged.
 
 use core::time::Duration;
+use linklab_core::Engine;
 use linklab_core::Instant;
 use linklab_core::Stream;
 use linklab_norm::{

@@ -2,6 +2,7 @@
 //! NORM receiver for the peer's, and the link state between them.
 
 use core::time::Duration;
+use linklab_core::Engine;
 use std::collections::{BTreeMap, VecDeque};
 use std::net::SocketAddr;
 
@@ -262,39 +263,6 @@ impl Session {
         self.pump(now);
     }
 
-    /// The next datagram to send: the receiver's feedback first, then the
-    /// sender's messages at its rate.
-    pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
-        let t = self
-            .receiver
-            .poll_transmit(now)
-            .or_else(|| self.sender.poll_transmit(now));
-        self.pump(now);
-        t
-    }
-
-    /// When [`Session::handle_timeout`] next has work.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        [
-            self.sender.poll_timeout(),
-            self.receiver.poll_timeout(),
-            self.retry_at,
-        ]
-        .into_iter()
-        .flatten()
-        .min()
-    }
-
-    /// Runs the timers due at `now`.
-    pub fn handle_timeout(&mut self, now: Instant) {
-        self.sender.handle_timeout(now);
-        self.receiver.handle_timeout(now);
-        if self.retry_at.is_some_and(|t| t <= now) {
-            self.come_up();
-        }
-        self.pump(now);
-    }
-
     /// The next event, if any.
     pub fn poll_event(&mut self) -> Option<Event> {
         self.events.pop_front()
@@ -473,5 +441,42 @@ impl Session {
                 .events
                 .push_back(Event::ObjectRefused { why: e.to_string() }),
         }
+    }
+}
+
+impl Engine for Session {
+    type Transmit = Transmit;
+
+    /// The next datagram to send: the receiver's feedback first, then the
+    /// sender's messages at its rate.
+    fn poll_transmit(&mut self, now: Instant) -> Option<Self::Transmit> {
+        let t = self
+            .receiver
+            .poll_transmit(now)
+            .or_else(|| self.sender.poll_transmit(now));
+        self.pump(now);
+        t
+    }
+
+    /// When [`Session::handle_timeout`] next has work.
+    fn poll_timeout(&self) -> Option<Instant> {
+        [
+            self.sender.poll_timeout(),
+            self.receiver.poll_timeout(),
+            self.retry_at,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// Runs the timers due at `now`.
+    fn handle_timeout(&mut self, now: Instant) {
+        self.sender.handle_timeout(now);
+        self.receiver.handle_timeout(now);
+        if self.retry_at.is_some_and(|t| t <= now) {
+            self.come_up();
+        }
+        self.pump(now);
     }
 }

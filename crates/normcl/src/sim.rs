@@ -5,6 +5,7 @@
 //! [`Session::bundle_stored`]. Tests and the example use it.
 
 use core::time::Duration;
+use linklab_core::Engine;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 

@@ -4,6 +4,7 @@
 //! the peer is gone or misconfigured.
 
 use core::time::Duration;
+use linklab_core::Engine;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 

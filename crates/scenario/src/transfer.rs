@@ -52,6 +52,7 @@
 //! with a TNC it includes the host and TNC turnaround).
 
 use core::time::Duration;
+use linklab_core::Engine;
 use std::collections::VecDeque;
 
 use linklab_channel::{
@@ -376,7 +377,7 @@ impl Station {
             busy = true;
         }
         self.tnc.handle_timeout(now);
-        while let Some(frame) = self.tnc.poll_transmit() {
+        while let Some(frame) = self.tnc.poll_transmit(now) {
             self.held.push_back(frame);
             busy = true;
         }

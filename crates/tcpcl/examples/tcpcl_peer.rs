@@ -25,6 +25,7 @@
 //!
 //! It exits 0 when every check holds and prints what differs otherwise.
 
+use linklab_core::Engine;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::ExitCode;
@@ -54,7 +55,8 @@ impl Driver {
     }
 
     fn flush(&mut self) -> Result<(), String> {
-        while let Some(octets) = self.session.poll_transmit() {
+        let now = self.now();
+        while let Some(octets) = self.session.poll_transmit(now) {
             self.stream
                 .write_all(&octets)
                 .map_err(|e| format!("TCP write: {e}"))?;

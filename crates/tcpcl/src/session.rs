@@ -1,6 +1,7 @@
 //! The TCPCLv4 session engine: one TCP connection, from contact header to
 //! SESS_TERM (RFC 9174 sections 3 to 6), without I/O and without a clock.
 
+use linklab_core::Engine;
 use std::collections::VecDeque;
 
 use linklab_core::Instant;
@@ -277,49 +278,9 @@ impl Session {
         self.close(cause);
     }
 
-    /// The next octets to write to the TCP connection.
-    pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
-        let chunk = self.tx.pop_front()?;
-        if let Some(id) = chunk.transfer {
-            if let Some(transfer) = self.outgoing.iter_mut().find(|t| t.id == id) {
-                transfer.started = true;
-            }
-        }
-        Some(chunk.octets)
-    }
-
     /// The next event.
     pub fn poll_event(&mut self) -> Option<Event> {
         self.events.pop_front()
-    }
-
-    /// When [`handle_timeout`](Self::handle_timeout) is next due.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        TIMERS.iter().filter_map(|&t| self.deadline(t)).min()
-    }
-
-    /// Runs the timers due at `now`.
-    pub fn handle_timeout(&mut self, now: Instant) {
-        for timer in TIMERS {
-            if self.deadline(timer).is_none_or(|at| at > now) {
-                continue;
-            }
-            match timer {
-                Timer::Establishment => self.terminate_with(
-                    now,
-                    SessTermReason::ContactFailure,
-                    Cause::EstablishmentTimeout,
-                ),
-                Timer::KeepaliveSend => self.queue(now, &Message::Keepalive),
-                Timer::KeepaliveReceive => {
-                    self.terminate_with(now, SessTermReason::IdleTimeout, Cause::KeepaliveTimeout)
-                }
-                Timer::Idle => {
-                    self.terminate_with(now, SessTermReason::IdleTimeout, Cause::IdleTimeout)
-                }
-                Timer::Ending => self.close(Cause::EndingTimeout),
-            }
-        }
     }
 
     /// Queues `data` as one transfer (one bundle), segmented to the peer's
@@ -915,5 +876,49 @@ impl Session {
             sent: self.term_sent,
             received: self.term_received,
         }));
+    }
+}
+
+impl Engine for Session {
+    type Transmit = Vec<u8>;
+
+    /// The next octets to write to the TCP connection.
+    fn poll_transmit(&mut self, _now: Instant) -> Option<Self::Transmit> {
+        let chunk = self.tx.pop_front()?;
+        if let Some(id) = chunk.transfer {
+            if let Some(transfer) = self.outgoing.iter_mut().find(|t| t.id == id) {
+                transfer.started = true;
+            }
+        }
+        Some(chunk.octets)
+    }
+
+    /// When [`handle_timeout`](Self::handle_timeout) is next due.
+    fn poll_timeout(&self) -> Option<Instant> {
+        TIMERS.iter().filter_map(|&t| self.deadline(t)).min()
+    }
+
+    /// Runs the timers due at `now`.
+    fn handle_timeout(&mut self, now: Instant) {
+        for timer in TIMERS {
+            if self.deadline(timer).is_none_or(|at| at > now) {
+                continue;
+            }
+            match timer {
+                Timer::Establishment => self.terminate_with(
+                    now,
+                    SessTermReason::ContactFailure,
+                    Cause::EstablishmentTimeout,
+                ),
+                Timer::KeepaliveSend => self.queue(now, &Message::Keepalive),
+                Timer::KeepaliveReceive => {
+                    self.terminate_with(now, SessTermReason::IdleTimeout, Cause::KeepaliveTimeout)
+                }
+                Timer::Idle => {
+                    self.terminate_with(now, SessTermReason::IdleTimeout, Cause::IdleTimeout)
+                }
+                Timer::Ending => self.close(Cause::EndingTimeout),
+            }
+        }
     }
 }

@@ -4,6 +4,7 @@
 
 mod support;
 
+use linklab_core::Engine;
 use linklab_core::Instant;
 use linklab_tcpcl::wire::{
     ContactHeader, ExtensionItem, Message, MsgReject, SessInit, SessTerm, XferAck, XferRefuse,
@@ -58,7 +59,7 @@ fn a_wrong_magic_closes_without_a_word() {
     let mut s = Session::new(Role::Passive, config("b"), NOW).unwrap();
     s.handle_input(NOW, b"GET / HTTP/1.1\r\n");
     assert!(s.is_closed());
-    assert_eq!(s.poll_transmit(), None);
+    assert_eq!(s.poll_transmit(NOW), None);
     assert_eq!(cause(&mut s), Cause::NotTcpcl(b"GET ".to_vec()));
 }
 
@@ -67,7 +68,7 @@ fn an_unknown_message_type_is_rejected_and_closes() {
     let mut s = passive_established(config("b"));
     s.handle_input(NOW, &[0x09, 1, 2, 3]);
     assert_eq!(
-        drain_messages(&mut s),
+        drain_messages(&mut s, NOW),
         vec![reject(RejectReason::MessageTypeUnknown, 0x09)]
     );
     assert!(s.is_closed());
@@ -93,7 +94,7 @@ fn messages_out_of_place_are_unexpected() {
     input.extend(refuse(RefuseReason::Unknown, 9).to_vec().unwrap());
     s.handle_input(NOW, &input);
     assert_eq!(
-        drain_messages(&mut s),
+        drain_messages(&mut s, NOW),
         vec![
             reject(RejectReason::MessageUnexpected, 0x07),
             reject(RejectReason::MessageUnexpected, 0x01),
@@ -111,7 +112,7 @@ fn a_transfer_before_sess_init_is_unexpected() {
     s.handle_input(NOW, &segment(START | END, 0, vec![], b"x"));
     s.handle_input(NOW, &[0x04]);
     assert_eq!(
-        drain_messages(&mut s),
+        drain_messages(&mut s, NOW),
         vec![
             reject(RejectReason::MessageUnexpected, 0x01),
             reject(RejectReason::MessageUnexpected, 0x04),
@@ -132,7 +133,7 @@ fn a_segment_over_the_mru_is_skipped_and_its_transfer_refused() {
     s.handle_input(NOW, &input[..30]);
     s.handle_input(NOW, &input[30..]);
     assert_eq!(
-        drain_messages(&mut s),
+        drain_messages(&mut s, NOW),
         vec![
             reject(RejectReason::MessageUnsupported, 0x01),
             refuse(RefuseReason::NoResources, 1),
@@ -194,7 +195,7 @@ fn transfer_refusals() {
         })
     };
     assert_eq!(
-        drain_messages(&mut s),
+        drain_messages(&mut s, NOW),
         vec![
             refuse(RefuseReason::ExtensionFailure, 0),
             refuse(RefuseReason::NoResources, 1),
@@ -224,7 +225,7 @@ fn a_transfer_during_ending_is_refused_session_terminating() {
     s.terminate(NOW, SessTermReason::Busy);
     s.handle_input(NOW, &segment(START | END, 0, vec![], b"late"));
     assert_eq!(
-        drain_messages(&mut s),
+        drain_messages(&mut s, NOW),
         vec![
             sess_term(SessTermReason::Busy),
             refuse(RefuseReason::SessionTerminating, 0)
@@ -266,7 +267,7 @@ fn unacceptable_sess_inits_end_with_contact_failure() {
         s.handle_input(NOW, &ContactHeader::new(false).encode());
         s.handle_input(NOW, &Message::SessInit(init).to_vec().unwrap());
         assert_eq!(
-            drain_messages(&mut s),
+            drain_messages(&mut s, NOW),
             vec![sess_term(SessTermReason::ContactFailure)]
         );
         assert!(matches!(cause(&mut s), Cause::Unacceptable(_)));
@@ -283,7 +284,7 @@ fn inconsistent_lengths_end_the_session() {
     input.extend([0, 0, 1, 0, 9, 0]);
     s.handle_input(NOW, &input);
     assert_eq!(
-        drain_messages(&mut s),
+        drain_messages(&mut s, NOW),
         vec![sess_term(SessTermReason::Unknown)]
     );
     assert!(matches!(cause(&mut s), Cause::Malformed(_)));
@@ -294,7 +295,7 @@ fn inconsistent_lengths_end_the_session() {
     init[22] = 0xff;
     s.handle_input(NOW, &init);
     assert_eq!(
-        drain_messages(&mut s),
+        drain_messages(&mut s, NOW),
         vec![sess_term(SessTermReason::ContactFailure)]
     );
 }
@@ -326,7 +327,7 @@ proptest! {
             s.handle_input(NOW, &rest[..n]);
             rest = &rest[n..];
         }
-        let _ = drain_messages(&mut s);
+        let _ = drain_messages(&mut s, NOW);
         let _ = drain_events(&mut s);
         s.handle_eof(NOW);
         prop_assert!(s.is_closed());

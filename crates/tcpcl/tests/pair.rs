@@ -6,6 +6,7 @@ mod support;
 
 use std::time::Duration;
 
+use linklab_core::Engine;
 use linklab_tcpcl::wire::{ContactHeader, Message, MessageType, END, START};
 use linklab_tcpcl::{
     Cause, Event, RefuseReason, SendError, SessTermReason, Side, State, Termination,
@@ -153,7 +154,7 @@ fn the_incoming_prefix_is_what_the_queued_acks_acknowledge() {
     let id = pair.s[0].send_transfer(pair.now, &data).unwrap();
     // Segments reach b one octet at a time; b's XFER_ACKs are held back.
     let mut sent = Vec::new();
-    while let Some(octets) = pair.s[0].poll_transmit() {
+    while let Some(octets) = pair.s[0].poll_transmit(pair.now) {
         sent.extend(octets);
     }
     let mut prefixes = Vec::new();
@@ -172,7 +173,7 @@ fn the_incoming_prefix_is_what_the_queued_acks_acknowledge() {
     assert_eq!(prefixes, vec![100, 200, 300, 400]);
     assert_eq!(pair.s[1].incoming(), None, "received whole");
     let mut acked = Vec::new();
-    while let Some(octets) = pair.s[1].poll_transmit() {
+    while let Some(octets) = pair.s[1].poll_transmit(pair.now) {
         acked.extend(octets);
     }
     let acks: Vec<u64> = support::decode_stream(&acked)
@@ -219,7 +220,7 @@ fn a_refused_transfer_stops_and_the_next_one_goes_through() {
     let second = payload(30, 4);
     pair.s[0].send_transfer(pair.now, &first).unwrap();
     // Deliver only the first segment to b, then b's user refuses.
-    let seg = pair.s[0].poll_transmit().unwrap();
+    let seg = pair.s[0].poll_transmit(pair.now).unwrap();
     pair.s[1].handle_input(pair.now, &seg);
     assert!(matches!(
         pair.s[1].poll_event(),
@@ -324,7 +325,7 @@ fn termination_lets_the_transfer_on_the_wire_finish_and_aborts_the_rest() {
     pair.s[0].send_transfer(pair.now, &on_wire).unwrap();
     pair.s[0].send_transfer(pair.now, &payload(20, 6)).unwrap();
     // One segment of transfer 0 leaves, then a terminates.
-    let seg = pair.s[0].poll_transmit().unwrap();
+    let seg = pair.s[0].poll_transmit(pair.now).unwrap();
     pair.s[1].handle_input(pair.now, &seg);
     pair.s[0].terminate(pair.now, SessTermReason::Busy);
     assert_eq!(
@@ -377,10 +378,10 @@ fn crossing_sess_terms_end_both_sides() {
 fn a_version_3_peer_gets_version_mismatch() {
     let mut pair = Pair::new(config("a"), config("b"), 11);
     // Replace a's contact header by a version-3 one.
-    let mut header = pair.s[0].poll_transmit().unwrap();
+    let mut header = pair.s[0].poll_transmit(pair.now).unwrap();
     header[4] = 3;
     pair.s[1].handle_input(pair.now, &header);
-    let messages = support::drain_messages(&mut pair.s[1]);
+    let messages = support::drain_messages(&mut pair.s[1], pair.now);
     assert_eq!(
         messages,
         vec![Message::SessTerm(linklab_tcpcl::wire::SessTerm {

@@ -10,6 +10,7 @@
 
 mod support;
 
+use linklab_core::Engine;
 use std::time::Duration;
 
 use linklab_tcpcl::wire::ContactHeader;
@@ -62,7 +63,7 @@ fn transcript() -> Pair {
     pair.advance(Duration::from_secs(6));
     // A transfer that b refuses after its first segment.
     pair.s[0].send_transfer(pair.now, &[1; 1500]).unwrap();
-    let first = pair.s[0].poll_transmit().unwrap();
+    let first = pair.s[0].poll_transmit(pair.now).unwrap();
     pair.log.push((pair.now, 0, first.clone()));
     pair.sent[0].extend(&first);
     pair.s[1].handle_input(pair.now, &first);

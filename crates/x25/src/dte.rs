@@ -8,6 +8,7 @@
 //! waiting (an incoming call offered to the user), p4 data transfer, p6
 //! DTE clear request; d1 flow control ready, d2 DTE reset request.
 
+use linklab_core::Engine;
 use std::collections::{BTreeMap, VecDeque};
 
 use linklab_core::Instant;
@@ -587,92 +588,9 @@ impl Dte {
         });
     }
 
-    /// The next packet to send, if any: control packets first, then data
-    /// packets each window allows, then due RR/RNR. Call after every
-    /// input until it returns `None`.
-    pub fn poll_transmit(&mut self) -> Option<Packet> {
-        if let Some(packet) = self.out.pop_front() {
-            return Some(packet);
-        }
-        for (&lci, channel) in &mut self.channels {
-            if channel.resetting {
-                continue;
-            }
-            if let Phase::Data(dt) = &mut channel.phase {
-                if let Some(data) = dt.next_data() {
-                    return Some(Packet {
-                        modulus: channel.modulus,
-                        lci,
-                        body: Body::Data(data),
-                    });
-                }
-            }
-        }
-        for (&lci, channel) in &mut self.channels {
-            if channel.resetting {
-                continue;
-            }
-            if let Phase::Data(dt) = &mut channel.phase {
-                if let Some((busy, pr)) = dt.next_ack() {
-                    let body = if busy {
-                        Body::ReceiveNotReady { pr }
-                    } else {
-                        Body::ReceiveReady { pr }
-                    };
-                    return Some(Packet {
-                        modulus: channel.modulus,
-                        lci,
-                        body,
-                    });
-                }
-            }
-        }
-        None
-    }
-
     /// The next event for the user.
     pub fn poll_event(&mut self) -> Option<Event> {
         self.events.pop_front()
-    }
-
-    /// When [`Dte::handle_timeout`] must next be called.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        self.channels
-            .values()
-            .filter_map(|c| c.deadline)
-            .chain(self.restart_deadline)
-            .min()
-    }
-
-    /// Runs the expiry of every time-limit due at `now` (Annex D): T20
-    /// repeats RESTART REQUEST R20 times, T21 clears the call, T22
-    /// repeats RESET REQUEST R22 times and then clears, T23 repeats
-    /// CLEAR REQUEST R23 times and then frees the channel.
-    pub fn handle_timeout(&mut self, now: Instant) {
-        if self.restart_deadline.is_some_and(|t| t <= now) {
-            if self.restart_tries < self.config.r20 {
-                self.restart_tries += 1;
-                self.restart_deadline = Some(now + self.config.t20);
-                self.out.push_back(restart_request(
-                    cause::DTE_ORIGINATED,
-                    Some(diagnostic::NO_ADDITIONAL_INFORMATION),
-                ));
-            } else {
-                self.restart_deadline = None;
-                self.layer = LayerState::Down;
-                self.out.clear();
-                self.events.push_back(Event::RestartFailed);
-            }
-        }
-        let due: Vec<Lci> = self
-            .channels
-            .iter()
-            .filter(|(_, c)| c.deadline.is_some_and(|t| t <= now))
-            .map(|(&lci, _)| lci)
-            .collect();
-        for lci in due {
-            self.channel_timeout(now, lci);
-        }
     }
 
     fn channel_timeout(&mut self, now: Instant, lci: Lci) {
@@ -1174,6 +1092,93 @@ impl Dte {
         if let Some(channel) = self.channels.get_mut(&lci) {
             channel.resetting = false;
             channel.deadline = None;
+        }
+    }
+}
+
+impl Engine for Dte {
+    type Transmit = Packet;
+
+    /// The next packet to send, if any: control packets first, then data
+    /// packets each window allows, then due RR/RNR. Call after every
+    /// input until it returns `None`.
+    fn poll_transmit(&mut self, _now: Instant) -> Option<Self::Transmit> {
+        if let Some(packet) = self.out.pop_front() {
+            return Some(packet);
+        }
+        for (&lci, channel) in &mut self.channels {
+            if channel.resetting {
+                continue;
+            }
+            if let Phase::Data(dt) = &mut channel.phase {
+                if let Some(data) = dt.next_data() {
+                    return Some(Packet {
+                        modulus: channel.modulus,
+                        lci,
+                        body: Body::Data(data),
+                    });
+                }
+            }
+        }
+        for (&lci, channel) in &mut self.channels {
+            if channel.resetting {
+                continue;
+            }
+            if let Phase::Data(dt) = &mut channel.phase {
+                if let Some((busy, pr)) = dt.next_ack() {
+                    let body = if busy {
+                        Body::ReceiveNotReady { pr }
+                    } else {
+                        Body::ReceiveReady { pr }
+                    };
+                    return Some(Packet {
+                        modulus: channel.modulus,
+                        lci,
+                        body,
+                    });
+                }
+            }
+        }
+        None
+    }
+
+    /// When [`Dte::handle_timeout`] must next be called.
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.channels
+            .values()
+            .filter_map(|c| c.deadline)
+            .chain(self.restart_deadline)
+            .min()
+    }
+
+    /// Runs the expiry of every time-limit due at `now` (Annex D): T20
+    /// repeats RESTART REQUEST R20 times, T21 clears the call, T22
+    /// repeats RESET REQUEST R22 times and then clears, T23 repeats
+    /// CLEAR REQUEST R23 times and then frees the channel.
+    fn handle_timeout(&mut self, now: Instant) {
+        if self.restart_deadline.is_some_and(|t| t <= now) {
+            if self.restart_tries < self.config.r20 {
+                self.restart_tries += 1;
+                self.restart_deadline = Some(now + self.config.t20);
+                self.out.push_back(restart_request(
+                    cause::DTE_ORIGINATED,
+                    Some(diagnostic::NO_ADDITIONAL_INFORMATION),
+                ));
+            } else {
+                self.restart_deadline = None;
+                self.layer = LayerState::Down;
+                self.out.clear();
+                self.events.push_back(Event::RestartFailed);
+            }
+        }
+        let due: Vec<Lci> = self
+            .channels
+            .iter()
+            .filter(|(_, c)| c.deadline.is_some_and(|t| t <= now))
+            .map(|(&lci, _)| lci)
+            .collect();
+        for lci in due {
+            self.channel_timeout(now, lci);
         }
     }
 }

@@ -48,6 +48,7 @@
 //!   (counted) rather than re-called in a loop.
 
 use core::time::Duration;
+use linklab_core::Engine;
 use std::collections::{BTreeMap, VecDeque};
 use std::net::Ipv4Addr;
 
@@ -506,61 +507,6 @@ impl IpOverX25 {
         self.process_events();
     }
 
-    /// When [`IpOverX25::handle_timeout`] must next be called: the packet
-    /// layer's time-limits and the idle time-outs of open circuits.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        let idle = self
-            .circuits
-            .values()
-            .filter(|c| c.state == CircuitState::Open)
-            .map(|c| c.last_used + self.config.idle_timeout);
-        idle.chain(self.dte.poll_timeout()).min()
-    }
-
-    /// Runs the time-limits due at `now`; clears circuits idle for
-    /// `idle_timeout` with nothing outstanding (a busy one is given
-    /// another `idle_timeout`).
-    pub fn handle_timeout(&mut self, now: Instant) {
-        self.now = now;
-        self.dte.handle_timeout(now);
-        self.process_events();
-        let idle = self.config.idle_timeout;
-        let due: Vec<Lci> = self
-            .circuits
-            .iter()
-            .filter(|(_, c)| c.state == CircuitState::Open && c.last_used + idle <= now)
-            .map(|(&lci, _)| lci)
-            .collect();
-        for lci in due {
-            let busy = self.dte.queued(lci) + self.dte.unacknowledged(lci) > 0;
-            let circuit = self.circuits.get_mut(&lci).expect("listed above");
-            let wanted = circuit
-                .destination
-                .and_then(|d| self.destinations.get(&d))
-                .is_some_and(|d| !d.queue.is_empty());
-            if busy || wanted {
-                circuit.last_used = now;
-            } else if self.dte.clear(now, lci, DTE_ORIGINATED, None).is_ok() {
-                circuit.state = CircuitState::Closing { idle: true };
-            }
-        }
-        self.process_events();
-    }
-
-    /// The next X.25 packet to send: the packet layer's own first, then
-    /// datagrams moved from the queues onto circuits and calls made as
-    /// the queues ask. Call after every input until it returns `None`.
-    pub fn poll_transmit(&mut self) -> Option<Packet> {
-        loop {
-            if let Some(packet) = self.dte.poll_transmit() {
-                return Some(packet);
-            }
-            if !self.dispatch() {
-                return None;
-            }
-        }
-    }
-
     /// The next datagram received.
     pub fn poll_datagram(&mut self) -> Option<Datagram> {
         self.received.pop_front()
@@ -870,5 +816,64 @@ impl IpOverX25 {
                 });
             }
         }
+    }
+}
+
+impl Engine for IpOverX25 {
+    type Transmit = Packet;
+
+    /// The next X.25 packet to send: the packet layer's own first, then
+    /// datagrams moved from the queues onto circuits and calls made as
+    /// the queues ask. Call after every input until it returns `None`.
+    fn poll_transmit(&mut self, now: Instant) -> Option<Self::Transmit> {
+        loop {
+            if let Some(packet) = self.dte.poll_transmit(now) {
+                return Some(packet);
+            }
+            if !self.dispatch() {
+                return None;
+            }
+        }
+    }
+
+    /// When [`IpOverX25::handle_timeout`] must next be called: the packet
+    /// layer's time-limits and the idle time-outs of open circuits.
+    fn poll_timeout(&self) -> Option<Instant> {
+        let idle = self
+            .circuits
+            .values()
+            .filter(|c| c.state == CircuitState::Open)
+            .map(|c| c.last_used + self.config.idle_timeout);
+        idle.chain(self.dte.poll_timeout()).min()
+    }
+
+    /// Runs the time-limits due at `now`; clears circuits idle for
+    /// `idle_timeout` with nothing outstanding (a busy one is given
+    /// another `idle_timeout`).
+    fn handle_timeout(&mut self, now: Instant) {
+        self.now = now;
+        self.dte.handle_timeout(now);
+        self.process_events();
+        let idle = self.config.idle_timeout;
+        let due: Vec<Lci> = self
+            .circuits
+            .iter()
+            .filter(|(_, c)| c.state == CircuitState::Open && c.last_used + idle <= now)
+            .map(|(&lci, _)| lci)
+            .collect();
+        for lci in due {
+            let busy = self.dte.queued(lci) + self.dte.unacknowledged(lci) > 0;
+            let circuit = self.circuits.get_mut(&lci).expect("listed above");
+            let wanted = circuit
+                .destination
+                .and_then(|d| self.destinations.get(&d))
+                .is_some_and(|d| !d.queue.is_empty());
+            if busy || wanted {
+                circuit.last_used = now;
+            } else if self.dte.clear(now, lci, DTE_ORIGINATED, None).is_ok() {
+                circuit.state = CircuitState::Closing { idle: true };
+            }
+        }
+        self.process_events();
     }
 }

@@ -8,6 +8,7 @@
 
 mod support;
 
+use linklab_core::Engine;
 use std::collections::VecDeque;
 use std::net::Ipv4Addr;
 use std::time::Duration;
@@ -119,7 +120,7 @@ impl Net {
                     other => stack.link_failures.push(other),
                 }
             }
-            while let Some(packet) = stack.ip.poll_transmit() {
+            while let Some(packet) = stack.ip.poll_transmit(now) {
                 if let Body::CallRequest { fields, .. } = &packet.body {
                     self.call_user_data.push(fields.user_data.clone());
                 }
@@ -383,11 +384,11 @@ fn idle_circuits_are_cleared_after_the_idle_timeout() {
 fn shuttle(now: Instant, a: &mut linklab_x25::Dte, b: &mut IpOverX25) {
     loop {
         let mut moved = false;
-        while let Some(p) = a.poll_transmit() {
+        while let Some(p) = a.poll_transmit(now) {
             b.handle_packet(now, p);
             moved = true;
         }
-        while let Some(p) = b.poll_transmit() {
+        while let Some(p) = b.poll_transmit(now) {
             a.handle_packet(now, p);
             moved = true;
         }
@@ -442,10 +443,10 @@ fn a_refused_ip_call_is_reported_and_the_queue_dropped() {
     let mut a = IpOverX25::new(ip_config(0, &|_| {})).unwrap();
     a.start(now);
     for _ in 0..2 {
-        while let Some(p) = a.poll_transmit() {
+        while let Some(p) = a.poll_transmit(now) {
             b.handle_packet(now, p);
         }
-        while let Some(p) = b.poll_transmit() {
+        while let Some(p) = b.poll_transmit(now) {
             a.handle_packet(now, p);
         }
     }
@@ -454,7 +455,7 @@ fn a_refused_ip_call_is_reported_and_the_queue_dropped() {
         a.send_datagram(now, IPS[1], vec![n; 100]).unwrap();
     }
     for _ in 0..3 {
-        while let Some(p) = a.poll_transmit() {
+        while let Some(p) = a.poll_transmit(now) {
             b.handle_packet(now, p);
         }
         while let Some(event) = b.poll_event() {
@@ -462,7 +463,7 @@ fn a_refused_ip_call_is_reported_and_the_queue_dropped() {
                 b.clear(now, lci, 0x81, Some(0)).unwrap();
             }
         }
-        while let Some(p) = b.poll_transmit() {
+        while let Some(p) = b.poll_transmit(now) {
             a.handle_packet(now, p);
         }
     }

@@ -7,6 +7,7 @@
 
 mod support;
 
+use linklab_core::Engine;
 use std::collections::VecDeque;
 use std::time::Duration;
 
@@ -99,7 +100,7 @@ impl Lapb {
                     other => panic!("link {side}: {other:?}"),
                 }
             }
-            while let Some(packet) = stack.dte.poll_transmit() {
+            while let Some(packet) = stack.dte.poll_transmit(now) {
                 let window = stack.dte.call_params(packet.lci).map_or(0, |p| p.tx_window);
                 self.monitor.sent(side, &packet, window);
                 stack.link.send(packet.encode().unwrap()).unwrap();

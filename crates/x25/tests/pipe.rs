@@ -5,6 +5,7 @@
 
 mod support;
 
+use linklab_core::Engine;
 use std::time::Duration;
 
 use linklab_core::Instant;

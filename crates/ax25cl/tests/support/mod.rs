@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+use linklab_core::Engine;
 use std::time::Duration;
 
 use linklab_ax25cl::{Config as ClConfig, Event as ClEvent, Session, State as ClState};

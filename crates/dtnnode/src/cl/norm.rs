@@ -10,6 +10,7 @@
 //! peer's watermark) only once the node has stored it; a sent bundle
 //! succeeds only once the peer acknowledged it.
 
+use linklab_core::Engine;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

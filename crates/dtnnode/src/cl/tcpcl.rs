@@ -15,6 +15,7 @@
 //! acknowledges segments it does not keep (RFC 9174 does not require it
 //! to) loses the first part of such a bundle.
 
+use linklab_core::Engine;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -308,7 +309,7 @@ async fn run(stream: TcpStream, setup: Setup, events: mpsc::UnboundedSender<Link
                 break;
             }
         }
-        while let Some(octets) = session.poll_transmit() {
+        while let Some(octets) = session.poll_transmit(now()) {
             let _ = out_tx.send(octets);
         }
         if session.is_closed() {

@@ -7,6 +7,7 @@
 // Each test crate that includes this module uses a different part of it.
 #![allow(dead_code)]
 
+use linklab_core::Engine;
 use std::collections::VecDeque;
 use std::time::Duration;
 

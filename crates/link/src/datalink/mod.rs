@@ -18,6 +18,7 @@ mod recovery;
 mod transfer;
 mod unbalanced;
 
+use linklab_core::Engine;
 use std::collections::VecDeque;
 
 use core::time::Duration;
@@ -523,22 +524,6 @@ impl<F: Framing> Link<F> {
         }
     }
 
-    /// The next frame to transmit, if any. Call after every input until
-    /// it returns `None`.
-    pub fn poll_transmit(&mut self, now: Instant) -> Option<F::Frame> {
-        loop {
-            let pdu = match (self.config.mode, self.config.role) {
-                (Mode::Nrm, Role::Secondary) => self.next_nrm_response(now),
-                (Mode::Nrm, Role::Primary) => self.next_nrm_command(now),
-                _ => self.next_pdu(now),
-            }?;
-            let pdu = self.emitting(now, pdu);
-            if let Some(frame) = self.framing.encode(pdu) {
-                return Some(frame);
-            }
-        }
-    }
-
     /// The next frame of a balanced station or an ARM one: queued
     /// frames, then I frames, then a pending acknowledgement.
     fn next_pdu(&mut self, now: Instant) -> Option<Pdu> {
@@ -555,23 +540,6 @@ impl<F: Framing> Link<F> {
     /// The next event for the user, if any.
     pub fn poll_event(&mut self) -> Option<Event> {
         self.events.pop_front()
-    }
-
-    /// When [`Link::handle_timeout`] must next be called.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        self.timers.next_deadline()
-    }
-
-    /// Runs the expiry of every timer due at `now`.
-    pub fn handle_timeout(&mut self, now: Instant) {
-        while let Some(timer) = self.timers.take_expired(now) {
-            match timer {
-                Timer::T1 => self.t1_expiry(now),
-                Timer::T2 => self.t2_expiry(now),
-                Timer::T3 => self.t3_expiry(now),
-                Timer::Tm201 => self.tm201_expiry(now),
-            }
-        }
     }
 
     /// Processes a received frame (LM-DATA indication). Frames not for
@@ -780,5 +748,42 @@ impl<F: Framing> Link<F> {
 
     fn srej_in_use(&self) -> bool {
         self.recovery != RecoveryMode::Rej
+    }
+}
+
+impl<F: Framing> Engine for Link<F> {
+    type Transmit = F::Frame;
+
+    /// The next frame to transmit, if any. Call after every input until
+    /// it returns `None`.
+    fn poll_transmit(&mut self, now: Instant) -> Option<Self::Transmit> {
+        loop {
+            let pdu = match (self.config.mode, self.config.role) {
+                (Mode::Nrm, Role::Secondary) => self.next_nrm_response(now),
+                (Mode::Nrm, Role::Primary) => self.next_nrm_command(now),
+                _ => self.next_pdu(now),
+            }?;
+            let pdu = self.emitting(now, pdu);
+            if let Some(frame) = self.framing.encode(pdu) {
+                return Some(frame);
+            }
+        }
+    }
+
+    /// When [`Link::handle_timeout`] must next be called.
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.timers.next_deadline()
+    }
+
+    /// Runs the expiry of every timer due at `now`.
+    fn handle_timeout(&mut self, now: Instant) {
+        while let Some(timer) = self.timers.take_expired(now) {
+            match timer {
+                Timer::T1 => self.t1_expiry(now),
+                Timer::T2 => self.t2_expiry(now),
+                Timer::T3 => self.t3_expiry(now),
+                Timer::Tm201 => self.tm201_expiry(now),
+            }
+        }
     }
 }

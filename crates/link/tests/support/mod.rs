@@ -4,6 +4,7 @@
 //! `hdlc_pair`.
 #![allow(dead_code)]
 
+use linklab_core::Engine;
 use std::collections::VecDeque;
 use std::time::Duration;
 

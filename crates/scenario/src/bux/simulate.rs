@@ -30,6 +30,7 @@
 //! delivered exactly once, in order, with its length and its number.
 
 use core::time::Duration;
+use linklab_core::Engine;
 use std::collections::VecDeque;
 
 use linklab_channel::{ErrorModel, LineConfig, Medium, MediumEvent, PointToPointLine, StationId};

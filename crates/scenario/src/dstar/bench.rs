@@ -6,6 +6,7 @@
 
 use core::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use core::time::Duration;
+use linklab_core::Engine;
 
 use linklab_channel::{DdChannel, DdConfig, DdStats, Medium, StationId};
 use linklab_core::Instant;
@@ -137,7 +138,7 @@ impl<A: Application> World for Pcs<'_, A> {
             self.app.step(self.hosts, now);
             for (i, host) in self.hosts.iter_mut().enumerate() {
                 host.poll(now);
-                while let Some(frame) = host.link_mut().poll_transmit() {
+                while let Some(frame) = host.link_mut().poll_transmit(now) {
                     busy = true;
                     self.medium.transmit(now, StationId(i), frame);
                 }

@@ -30,6 +30,7 @@
 
 use core::net::{IpAddr, SocketAddr};
 use core::time::Duration;
+use linklab_core::Engine;
 
 use linklab_channel::{DdChannel, DdConfig, DdStats, Medium, StationId};
 use linklab_core::Instant;

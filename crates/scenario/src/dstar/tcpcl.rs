@@ -28,6 +28,7 @@
 //! as soon as it is up ([`Agent::retry_now`]). PC 2 reassembles the
 //! payload from the pieces (RFC 9171 section 5.9) and delivers it.
 
+use linklab_core::Engine;
 use std::collections::VecDeque;
 
 use core::time::Duration;
@@ -388,7 +389,7 @@ impl DtnOverTcpcl {
             }
         }
         node.keep_incoming();
-        while let Some(octets) = node.session.poll_transmit() {
+        while let Some(octets) = node.session.poll_transmit(now) {
             node.outbox.push_back(octets);
         }
         if ended {

@@ -13,6 +13,7 @@
 
 use core::net::Ipv4Addr;
 use core::time::Duration;
+use linklab_core::Engine;
 
 use linklab_channel::x25net::{X25NetConfig, X25NetError, X25Network};
 use linklab_core::Instant;

@@ -25,6 +25,7 @@
 //! connection's SYN to the last octet at the receiver.
 
 use core::time::Duration;
+use linklab_core::Engine;
 use std::sync::Mutex;
 
 use linklab_channel::{Medium, MediumEvent, RadioChannel, RadioConfig, StationConfig, StationId};

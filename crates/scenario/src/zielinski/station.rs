@@ -37,6 +37,7 @@
 //! [`DataLink::transmitter_keyed`] (the engine sends its pending RR).
 
 use core::time::Duration;
+use linklab_core::Engine;
 use std::collections::VecDeque;
 
 use linklab_channel::firmware::{Cpu, FirmwareCosts, Priority};

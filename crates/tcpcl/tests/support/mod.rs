@@ -3,6 +3,7 @@
 //! helpers to drive one session with hand-made octets.
 #![allow(dead_code)]
 
+use linklab_core::Engine;
 use std::time::Duration;
 
 use linklab_core::Instant;
@@ -95,7 +96,7 @@ impl Pair {
         loop {
             let mut progress = false;
             for i in 0..2 {
-                while let Some(octets) = self.s[i].poll_transmit() {
+                while let Some(octets) = self.s[i].poll_transmit(self.now) {
                     self.sent[i].extend(&octets);
                     self.log.push((self.now, i, octets.clone()));
                     self.in_flight[1 - i].extend(octets);
@@ -184,7 +185,7 @@ pub fn passive_established(config: Config) -> Session {
     let mut session = Session::new(Role::Passive, config, Instant::ZERO).unwrap();
     session.handle_input(Instant::ZERO, &ContactHeader::new(false).encode());
     session.handle_input(Instant::ZERO, &peer_init("dtn://peer/").to_vec().unwrap());
-    drain_messages(&mut session);
+    drain_messages(&mut session, Instant::ZERO);
     while let Some(event) = session.poll_event() {
         assert!(matches!(event, Event::SessionEstablished(_)), "{event:?}");
     }
@@ -204,9 +205,9 @@ pub fn peer_init(node_id: &str) -> Message {
 
 /// Every octet the session wants to send, as messages (a leading contact
 /// header is skipped).
-pub fn drain_messages(session: &mut Session) -> Vec<Message> {
+pub fn drain_messages(session: &mut Session, now: Instant) -> Vec<Message> {
     let mut octets = Vec::new();
-    while let Some(chunk) = session.poll_transmit() {
+    while let Some(chunk) = session.poll_transmit(now) {
         octets.extend(chunk);
     }
     let start = if octets.starts_with(b"dtn!") {

@@ -6,6 +6,7 @@
 //! ahead of the last P(R) its sender has received.
 #![allow(dead_code)]
 
+use linklab_core::Engine;
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
@@ -127,7 +128,7 @@ impl Pipe {
     /// Collects what each side sends.
     pub fn collect(&mut self) {
         for side in 0..2 {
-            while let Some(packet) = self.dtes[side].poll_transmit() {
+            while let Some(packet) = self.dtes[side].poll_transmit(self.now) {
                 let window = self.dtes[side]
                     .call_params(packet.lci)
                     .map_or(0, |p| p.tx_window);
