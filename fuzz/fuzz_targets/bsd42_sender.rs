@@ -1,4 +1,4 @@
-//! Drives a 4.2BSD TCP sender (`linklab_ip::bsd42`) with arbitrary
+//! Drives a 4.2BSD TCP sender (`linklab_scenario::korb::bsd42`) with arbitrary
 //! segments and time: no input may panic, and everything it sends must be
 //! a well-formed IPv4 datagram with a TCP segment of at most one MSS whose
 //! sequence numbers stay within the connection's (the SYN, the data, the
@@ -17,7 +17,7 @@ use linklab_core::Engine;
 use core::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use linklab_ip::bsd42::{Bsd42Config, Bsd42Endpoint, Bsd42Sender};
+use linklab_scenario::korb::bsd42::{Bsd42Config, Bsd42Endpoint, Bsd42Sender};
 use linklab_core::Instant;
 use smoltcp::phy::ChecksumCapabilities;
 use smoltcp::wire::{

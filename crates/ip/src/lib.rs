@@ -14,11 +14,13 @@
 //! neighbours from a static table or with ARP over AX.25 ([`arp`], RFC 826
 //! with hardware type 3, PID 0xCD), and offers smoltcp an [`Ax25Device`]
 //! (`Medium::Ip`) whose tokens only fill and drain queues. A [`Host`]
-//! puts a smoltcp `Interface` and its sockets on top; [`workload`] has a
-//! TCP file transfer and ping, [`server`] a TCP server that receives
-//! files from any number of senders; [`sim`] runs two hosts on the simulated
-//! half-duplex radio channel in virtual time. A [`TcpSniffer`] on the
-//! device counts retransmitted and duplicate TCP segments.
+//! puts a smoltcp `Interface` and its sockets on top; [`apps`] has the two
+//! ends of a TCP file transfer and ping, [`server`] a TCP server that
+//! receives files from any number of senders. A [`TcpSniffer`] on the
+//! device counts retransmitted and duplicate TCP segments. Nothing here
+//! simulates: the benches that run hosts on simulated channels, and the
+//! paper models (4.2BSD's TCP), live with the reproductions in
+//! `linklab-scenario`.
 //!
 //! # smoltcp's retransmission timer (smoltcp 0.14)
 //! Which TCP timers apply matters over a 1200 bit/s channel, where one
@@ -93,17 +95,15 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod apps;
 pub mod arp;
-pub mod bsd42;
 mod device;
 pub mod ether;
 mod host;
 mod iface;
 pub mod server;
-pub mod sim;
 mod sniff;
 mod timestamps;
-pub mod workload;
 mod x25;
 
 pub use device::{Ax25Device, RxToken, TxToken};

@@ -16,8 +16,8 @@ use smoltcp::wire::IpEndpoint;
 
 use linklab_core::Instant;
 
+use crate::apps::FileReceiver;
 use crate::host::{Host, TcpConfig};
-use crate::workload::FileReceiver;
 
 /// One transfer the server finished, successfully or not.
 #[derive(Debug, Clone, PartialEq, Eq)]

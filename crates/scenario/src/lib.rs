@@ -22,9 +22,11 @@ pub mod bux;
 pub mod dstar;
 pub mod experiment;
 pub mod korb;
+pub mod radio_ip;
 pub mod report;
 pub mod ronan;
 pub mod transfer;
+pub mod workload;
 pub mod zielinski;
 
 pub use ronan::{compare, Comparison, RonanError};

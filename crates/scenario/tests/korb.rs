@@ -6,12 +6,13 @@ use std::time::Duration;
 use linklab_channel::x25net::Delay;
 use linklab_channel::{ErrorModel, StationId};
 use linklab_core::Streams;
-use linklab_ip::bsd42::Bsd42Config;
-use linklab_ip::workload::{FileTransfer, Ping, PingConfig};
+use linklab_ip::apps::{Ping, PingConfig};
 use linklab_scenario::experiment::Experiment;
 use linklab_scenario::korb::bench::{ip_address, Bench, BenchConfig, IPV4};
+use linklab_scenario::korb::bsd42::Bsd42Config;
 use linklab_scenario::korb::run::{median, ping_sequence, transfers, Direction};
 use linklab_scenario::report::{NoProgress, Paper, RunOptions};
+use linklab_scenario::workload::FileTransfer;
 
 /// The bench with a short call set-up, for tests that are not about it.
 fn quick_setup(circuits: usize) -> BenchConfig {

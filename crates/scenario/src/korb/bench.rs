@@ -15,11 +15,13 @@ use core::net::Ipv4Addr;
 use core::time::Duration;
 use linklab_core::Engine;
 
+use crate::korb::bsd42::{exchange, Bsd42Config, Bsd42Sender};
 use linklab_channel::x25net::{X25NetConfig, X25NetError, X25Network};
 use linklab_core::Instant;
 use linklab_core::Streams;
-use linklab_ip::bsd42::{exchange, Bsd42Config, Bsd42Sender};
-use linklab_ip::workload::{FileReceiver, Workload};
+use linklab_ip::apps::FileReceiver;
+
+use crate::workload::Workload;
 use linklab_ip::{CongestionControl, Host, TcpConfig, X25IfConfig, X25IfError, X25Interface};
 use linklab_link::Config as LinkConfig;
 use linklab_sim::{drive, DriveError, World};

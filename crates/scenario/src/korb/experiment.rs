@@ -4,7 +4,7 @@
 
 use std::sync::Mutex;
 
-use linklab_ip::bsd42::Bsd42Config;
+use crate::korb::bsd42::Bsd42Config;
 use linklab_ip::CongestionControl;
 use linklab_sim::{ConfidenceInterval, ReplicationOutput, Runner};
 use serde::Deserialize;
@@ -258,7 +258,7 @@ pub enum Tcp {
     /// smoltcp 0.14 (RFC 6298 timer, `congestion` applies).
     #[default]
     Smoltcp,
-    /// 4.2BSD's timers ([`linklab_ip::bsd42`]), no congestion window;
+    /// 4.2BSD's timers ([`crate::korb::bsd42`]), no congestion window;
     /// with the interface queue of a 4.2BSD host (`IFQ_MAXLEN`).
     Bsd42,
 }

@@ -32,7 +32,7 @@
 //! adjusted for X.25 carriers". smoltcp 0.14 computes its RTO as RFC 6298
 //! says (initial 1 s, SRTT + 4 RTTVAR, clamped to 1-60 s, doubled on each
 //! expiry) from constants with no setter, so the files of Tables 2-4 are
-//! sent by [`linklab_ip::bsd42::Bsd42Sender`] instead (`tcp = "bsd42"` in
+//! sent by [`bsd42::Bsd42Sender`] instead (`tcp = "bsd42"` in
 //! the experiment files): 4.2BSD's timer (twice a smoothed round trip in
 //! 1-30 s, a gentle backoff table, go-back-N, no Karn's rule), no
 //! congestion window, and 4.2BSD's interface queue of 50 datagrams; the
@@ -46,6 +46,7 @@
 //! that check says why).
 
 pub mod bench;
+pub mod bsd42;
 pub mod experiment;
 pub mod reference;
 pub mod run;

@@ -4,10 +4,12 @@
 
 use core::time::Duration;
 
+use crate::korb::bsd42::{Bsd42Config, Bsd42Endpoint, Bsd42Sender};
 use linklab_core::Instant;
 use linklab_core::Streams;
-use linklab_ip::bsd42::{Bsd42Config, Bsd42Endpoint, Bsd42Sender};
-use linklab_ip::workload::{FileReceiver, FileTransfer, Ping, PingConfig, Workload};
+use linklab_ip::apps::{FileReceiver, Ping, PingConfig};
+
+use crate::workload::{FileTransfer, Workload};
 use linklab_ip::{Host, TcpCounters, X25Interface};
 
 use super::bench::{ip_address, Bench, BenchConfig, BenchError, Bsd42Flow, FtpSender, IPV4};

@@ -28,11 +28,13 @@ use core::time::Duration;
 use linklab_core::Engine;
 use std::sync::Mutex;
 
+use crate::radio_ip::{hosts, Addresses, HostSetup, SimError};
 use linklab_channel::{Medium, MediumEvent, RadioChannel, RadioConfig, StationConfig, StationId};
 use linklab_core::Instant;
 use linklab_core::Streams;
-use linklab_ip::sim::{hosts, Addresses, HostSetup, SimError};
-use linklab_ip::workload::{FileTransfer, Ping, PingConfig, Workload};
+use linklab_ip::apps::{Ping, PingConfig};
+
+use crate::workload::{FileTransfer, Workload};
 use linklab_ip::{Encapsulation, Host, TcpConfig};
 use linklab_sim::{drive, ConfidenceInterval, DriveError, ReplicationOutput, Runner, World};
 use thiserror::Error;

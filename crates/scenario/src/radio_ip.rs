@@ -1,5 +1,5 @@
 //! Two IP hosts on a half-duplex AX.25 radio channel in virtual time: each
-//! a smoltcp stack over an [`Ax25Interface`](crate::Ax25Interface) with
+//! a smoltcp stack over an [`Ax25Interface`](linklab_ip::Ax25Interface) with
 //! the real [`DataLink`](linklab_link::DataLink) engines, the channel
 //! [`RadioChannel`] (p-persistent CSMA, TXDELAY, TXTAIL, collisions), and
 //! optionally a seeded loss of whole frames at the receivers.
@@ -24,8 +24,8 @@ use linklab_wire::control::Modulus;
 use smoltcp::wire::{IpAddress, IpCidr};
 use thiserror::Error;
 
-use crate::host::Host;
-use crate::iface::{Ax25Config, Ax25ConfigError, Encapsulation};
+use linklab_ip::{Ax25Config, Ax25ConfigError, Encapsulation, Host};
+
 use crate::workload::Workload;
 
 /// The radio channel and the loss model.

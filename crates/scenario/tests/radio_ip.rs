@@ -4,9 +4,10 @@
 use core::time::Duration;
 
 use linklab_core::Streams;
-use linklab_ip::sim::{Addresses, HostSetup, Network, NetworkConfig};
-use linklab_ip::workload::{FileTransfer, Ping, PingConfig};
+use linklab_ip::apps::{Ping, PingConfig, PingReport};
 use linklab_ip::{Encapsulation, TcpConfig};
+use linklab_scenario::radio_ip::{Addresses, HostSetup, Network, NetworkConfig};
+use linklab_scenario::workload::{FileTransfer, TransferReport};
 
 /// The 7182-octet test file of Ronan et al. section IV, seeded contents.
 fn file(octets: usize, seed: u64) -> Vec<u8> {
@@ -14,7 +15,7 @@ fn file(octets: usize, seed: u64) -> Vec<u8> {
     (0..octets).map(|_| stream.below(256) as u8).collect()
 }
 
-fn ping(setup: &HostSetup) -> linklab_ip::workload::PingReport {
+fn ping(setup: &HostSetup) -> PingReport {
     let config = NetworkConfig::ronan_table_1(1200, 1);
     let mut net = Network::new(&config, setup).expect("hosts set up");
     let target = Addresses::standard().ipv4[1];
@@ -61,7 +62,7 @@ fn transfer(
     tcp: &TcpConfig,
     octets: usize,
     ipv6: bool,
-) -> (linklab_ip::workload::TransferReport, Network) {
+) -> (TransferReport, Network) {
     let mut net = Network::new(config, setup).expect("hosts set up");
     let addresses = Addresses::standard();
     let server = if ipv6 {

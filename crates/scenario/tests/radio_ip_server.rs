@@ -5,10 +5,11 @@ use core::time::Duration;
 
 use linklab_core::Instant;
 use linklab_core::Streams;
+use linklab_ip::apps::FileSender;
 use linklab_ip::server::{FileServer, Received};
-use linklab_ip::sim::{Addresses, HostSetup, Network, NetworkConfig};
-use linklab_ip::workload::{FileSender, Workload};
 use linklab_ip::{Host, TcpConfig};
+use linklab_scenario::radio_ip::{Addresses, HostSetup, Network, NetworkConfig};
+use linklab_scenario::workload::Workload;
 use smoltcp::wire::IpEndpoint;
 
 const PORT: u16 = 5001;

@@ -8,9 +8,9 @@
 use core::time::Duration;
 
 use linklab_core::Streams;
-use linklab_ip::sim::{Addresses, HostSetup, Network, NetworkConfig};
-use linklab_ip::workload::FileTransfer;
 use linklab_ip::TcpConfig;
+use linklab_scenario::radio_ip::{Addresses, HostSetup, Network, NetworkConfig};
+use linklab_scenario::workload::FileTransfer;
 
 const SEEDS: u64 = 10;
 

@@ -48,7 +48,7 @@ use linklab_core::Engine;
 
 use linklab_core::Instant;
 
-use crate::host::{smol_instant, IpLink};
+use linklab_ip::{smol_instant, IpLink};
 use smoltcp::phy::{ChecksumCapabilities, Device, RxToken as _, TxToken as _};
 use smoltcp::wire::{
     IpAddress, IpProtocol, Ipv4Address, Ipv4Packet, Ipv4Repr, TcpControl, TcpPacket, TcpRepr,
@@ -545,8 +545,7 @@ pub fn exchange<L: IpLink>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::Ax25Device;
-    use crate::host::{link_instant, CongestionControl, TcpConfig};
+    use linklab_ip::{link_instant, Ax25Device, CongestionControl, TcpConfig};
     use smoltcp::iface::{Config as IfaceConfig, Interface, SocketSet};
     use smoltcp::socket::tcp;
     use smoltcp::wire::{HardwareAddress, IpCidr};
