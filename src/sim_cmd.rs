@@ -8,6 +8,7 @@
 //! the place and the field, and exit status 2.
 
 use std::fmt;
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -29,6 +30,9 @@ pub struct SimArgs {
     /// Master seed of every random stream.
     #[arg(long, default_value_t = RunOptions::default().seed)]
     seed: u64,
+    /// Threads to use [default: every core]. Results do not depend on it.
+    #[arg(long, short = 'j')]
+    jobs: Option<NonZeroUsize>,
 }
 
 /// The scenario file is at fault (exit status 2).
@@ -54,6 +58,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
     let options = RunOptions {
         quick: args.quick,
         seed: args.seed,
+        jobs: args.jobs.unwrap_or_else(linklab_sim::available_threads),
     };
     let bar = Bar::new(experiment.kind());
     let output = experiment.run(&options, &bar);

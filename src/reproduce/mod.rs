@@ -21,12 +21,11 @@ mod html;
 mod progress;
 mod svg;
 
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Context};
+use anyhow::{bail, Context};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 use linklab_scenario::report::{Check, Paper, PaperReport, Progress, RunOptions, Section};
@@ -43,9 +42,6 @@ const PAPERS: [Paper; 5] = [
     Paper::RonanDstar,
 ];
 
-/// Threads the jobs share.
-const THREADS: usize = 2;
-
 #[derive(Args)]
 pub struct ReproduceArgs {
     /// Reproduce only this paper.
@@ -60,6 +56,9 @@ pub struct ReproduceArgs {
     /// Master seed of every random stream.
     #[arg(long, default_value_t = RunOptions::default().seed)]
     seed: u64,
+    /// Threads to use [default: every core]. Results do not depend on it.
+    #[arg(long, short = 'j')]
+    jobs: Option<NonZeroUsize>,
 }
 
 /// The paper with `summary.json` id `id`.
@@ -189,6 +188,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
     let options = RunOptions {
         quick: args.quick,
         seed: args.seed,
+        jobs: args.jobs.unwrap_or_else(linklab_sim::available_threads),
     };
     let bar = Bar::new("reproduce");
     let start = Instant::now();
@@ -263,36 +263,14 @@ fn verdict(run: &Run) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs the jobs on [`THREADS`] threads; the results come back in job
+/// Runs the jobs on `options.jobs` threads; the results come back in job
 /// order.
 fn run_jobs(
     jobs: &[Job],
     options: &RunOptions,
     progress: &dyn Progress,
 ) -> Vec<anyhow::Result<Section>> {
-    let next = AtomicUsize::new(0);
-    let results: Vec<Mutex<Option<anyhow::Result<Section>>>> =
-        jobs.iter().map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|s| {
-        for _ in 0..THREADS.min(jobs.len()) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(job) = jobs.get(i) else {
-                    break;
-                };
-                let section = (job.run)(options, progress);
-                *results[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(section);
-            });
-        }
-    });
-    results
-        .into_iter()
-        .map(|r| {
-            r.into_inner()
-                .unwrap_or_else(PoisonError::into_inner)
-                .unwrap_or_else(|| Err(anyhow!("a reproduction did not run")))
-        })
-        .collect()
+    linklab_sim::map_ordered(options.jobs, jobs, |_, job| (job.run)(options, progress))
 }
 
 /// Prints the tables and checks and writes every file of the report.
@@ -365,7 +343,7 @@ mod tests {
             },
             Job {
                 paper: Paper::RonanAx25,
-                run: |_, _| Err(anyhow!("broken")),
+                run: |_, _| Err(anyhow::anyhow!("broken")),
             },
             Job {
                 paper: Paper::Bux1982,

@@ -33,10 +33,10 @@
 use core::fmt;
 use core::time::Duration;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::num::NonZeroUsize;
 
 use linklab_channel::StationConfig;
+use linklab_sim::try_map_ordered;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use thiserror::Error;
@@ -432,9 +432,6 @@ pub struct RonanTransfer {
 /// Replications of a `--quick` run (at most).
 const QUICK_REPLICATIONS: u64 = 3;
 
-/// Threads sharing the (bit rate, window) points of a run.
-const THREADS: usize = 2;
-
 impl ExperimentKind for RonanTransfer {
     fn validate(&self) -> Result<(), InvalidField> {
         if self.bit_rate_bps.0.is_empty() {
@@ -562,30 +559,14 @@ impl RonanTransfer {
             .flat_map(|&r| self.window.0.iter().map(move |&k| (r, k)))
             .collect();
         progress.add_work(points.len() as u64);
-        let next = AtomicUsize::new(0);
-        let results: Mutex<Vec<Option<Result<Comparison, TransferError>>>> =
-            Mutex::new(points.iter().map(|_| None).collect());
-        std::thread::scope(|s| {
-            for _ in 0..THREADS.min(points.len()) {
-                s.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(rate, k)) = points.get(i) else {
-                        break;
-                    };
-                    let c = compare(&self.config(rate, k), replications, opts.seed);
-                    if let Ok(mut r) = results.lock() {
-                        r[i] = Some(c);
-                    }
-                    progress.advance(1, &format!("ronan-transfer {rate} bit/s, k = {k}"));
-                });
-            }
-        });
-        let rows = results
-            .into_inner()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .into_iter()
-            .map(|r| r.unwrap_or(Err(TransferError::TooFewReplications { replications })))
-            .collect::<Result<Vec<Comparison>, TransferError>>()?;
+        // The points share the threads; each point's replications run on
+        // one, so that the work is not split twice.
+        let one = NonZeroUsize::MIN;
+        let rows = try_map_ordered(opts.jobs, &points, |_, &(rate, k)| {
+            let c = compare(&self.config(rate, k), replications, opts.seed, one);
+            progress.advance(1, &format!("ronan-transfer {rate} bit/s, k = {k}"));
+            c
+        })?;
         Ok(Output {
             tables: vec![self.table(&rows, replications)],
             figures: self

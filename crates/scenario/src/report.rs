@@ -3,6 +3,8 @@
 //! published numbers. Rendering (text, CSV, SVG, HTML, `summary.json`) is
 //! the CLI's business; the runners only fill these in.
 
+use std::num::NonZeroUsize;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -268,13 +270,18 @@ pub struct RunOptions {
     pub quick: bool,
     /// Master seed of every random stream.
     pub seed: u64,
+    /// Threads that share the work (`--jobs`): sections, sweep points and
+    /// replications. Results do not depend on it.
+    pub jobs: NonZeroUsize,
 }
 
 impl Default for RunOptions {
+    /// The built-in seed, full runs, every core.
     fn default() -> Self {
         RunOptions {
             quick: false,
             seed: 0x4c49_4e4b,
+            jobs: linklab_sim::available_threads(),
         }
     }
 }

@@ -29,8 +29,13 @@ const REPLICATIONS: u64 = 10;
 fn table(bit_rate: u32) -> Vec<Comparison> {
     (1..=7)
         .map(|k| {
-            compare(&TransferConfig::ronan_table_1(bit_rate, k), REPLICATIONS, 4)
-                .expect("transfer completes")
+            compare(
+                &TransferConfig::ronan_table_1(bit_rate, k),
+                REPLICATIONS,
+                4,
+                linklab_sim::available_threads(),
+            )
+            .expect("transfer completes")
         })
         .collect()
 }

@@ -9,6 +9,8 @@
 //!   stalls, livelocks and runs past their horizon.
 //! - [`runner`]: the replication/deletion scenario runner that turns a
 //!   closure simulating one replication into confidence intervals.
+//! - [`parallel`]: the one way work is spread over threads, results in
+//!   order whatever the thread count.
 //!
 //! Virtual time ([`linklab_core::Instant`]) and the seeded random streams
 //! ([`linklab_core::Streams`]) come from `linklab-core`, shared with the
@@ -17,11 +19,13 @@
 #![warn(missing_docs)]
 
 pub mod driver;
+pub mod parallel;
 pub mod queue;
 pub mod runner;
 pub mod stats;
 
 pub use driver::{drive, DriveError, World, MAX_STEPS_AT_ONE_INSTANT};
+pub use parallel::{available_threads, map_ordered, try_map_ordered};
 pub use queue::{EventId, EventQueue, ScheduleError};
-pub use runner::{MetricSummary, Observation, ReplicationOutput, Report, Runner};
+pub use runner::{Metric, MetricSummary, Observation, ReplicationOutput, Report, Runner};
 pub use stats::{ConfidenceInterval, MserCut, Tally, TimeWeighted};

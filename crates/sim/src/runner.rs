@@ -8,14 +8,47 @@
 //! replication's time series is found by MSER-5 ([`crate::stats::mser5`]).
 //!
 //! Replications run one after another, or on several threads with
-//! [`Runner::run_parallel`]; either way they are summarised in order, so a
-//! report depends only on the master seed and the model.
+//! [`Runner::run_parallel`] ([`crate::parallel`]); either way they are
+//! summarised in order, so a report depends only on the master seed and
+//! the model. A replication that can fail runs through the `try_` forms,
+//! which return the error of the first failing replication in replication
+//! order.
+//!
+//! Metrics are named by [`Metric`] constants declared once beside the model
+//! and used both to record and to look up, so a misspelt name is a compile
+//! error, not an empty interval.
 
 use std::collections::BTreeMap;
+use std::convert::Infallible;
 use std::fmt;
+use std::num::NonZeroUsize;
 
+use crate::parallel::map_ordered;
 use crate::stats::{mser5, ConfidenceInterval, MserCut};
 use linklab_core::rng::Streams;
+
+/// The name of one output of a model, declared once as a constant:
+/// `const TRANSFER_S: Metric = Metric::new("transfer_s");`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Metric(&'static str);
+
+impl Metric {
+    /// The metric called `name` (its name in reports).
+    pub const fn new(name: &'static str) -> Metric {
+        Metric(name)
+    }
+
+    /// Its name in reports.
+    pub const fn name(self) -> &'static str {
+        self.0
+    }
+}
+
+impl fmt::Display for Metric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
 
 /// One metric's raw output from one replication.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,7 +65,7 @@ pub enum Observation {
 /// What a replication hands back: named metrics.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ReplicationOutput {
-    metrics: BTreeMap<String, Observation>,
+    metrics: BTreeMap<Metric, Observation>,
 }
 
 impl ReplicationOutput {
@@ -41,16 +74,15 @@ impl ReplicationOutput {
         ReplicationOutput::default()
     }
 
-    /// Records a single figure for metric `name` (replacing any earlier one).
-    pub fn value(&mut self, name: impl Into<String>, value: f64) -> &mut Self {
-        self.metrics.insert(name.into(), Observation::Value(value));
+    /// Records a single figure for `metric` (replacing any earlier one).
+    pub fn value(&mut self, metric: Metric, value: f64) -> &mut Self {
+        self.metrics.insert(metric, Observation::Value(value));
         self
     }
 
-    /// Records a time series for metric `name` (replacing any earlier one).
-    pub fn series(&mut self, name: impl Into<String>, series: Vec<f64>) -> &mut Self {
-        self.metrics
-            .insert(name.into(), Observation::Series(series));
+    /// Records a time series for `metric` (replacing any earlier one).
+    pub fn series(&mut self, metric: Metric, series: Vec<f64>) -> &mut Self {
+        self.metrics.insert(metric, Observation::Series(series));
         self
     }
 }
@@ -96,12 +128,25 @@ impl Runner {
     /// threads. Replication r still gets the streams of replication r and
     /// the outputs are summarised in replication order, so the report is
     /// identical to the sequential one whatever the thread count.
-    pub fn run_parallel<F>(&self, threads: usize, replicate: F) -> Report
+    pub fn run_parallel<F>(&self, threads: NonZeroUsize, replicate: F) -> Report
     where
         F: Fn(Streams) -> ReplicationOutput + Sync,
     {
-        let outputs = self.replicate_range(threads, 0..self.replications, &replicate);
-        self.summarise(outputs.into_iter())
+        let Ok(report) = self.try_run_parallel(threads, |s| Ok::<_, Infallible>(replicate(s)));
+        report
+    }
+
+    /// As [`Runner::run_parallel`] for replications that can fail.
+    ///
+    /// # Errors
+    /// The error of the first failing replication in replication order.
+    pub fn try_run_parallel<F, E>(&self, threads: NonZeroUsize, replicate: F) -> Result<Report, E>
+    where
+        F: Fn(Streams) -> Result<ReplicationOutput, E> + Sync,
+        E: Send,
+    {
+        let outputs = self.replicate_range(threads, 0..self.replications, &replicate)?;
+        Ok(self.summarise(outputs.into_iter()))
     }
 
     /// The sequential procedure for a relative precision (Law & Kelton,
@@ -115,7 +160,7 @@ impl Runner {
     /// misses the precision at the cap keeps its wider interval.
     pub fn run_to_precision<F>(
         &self,
-        threads: usize,
+        threads: NonZeroUsize,
         precision: f64,
         max_replications: u64,
         replicate: F,
@@ -123,13 +168,35 @@ impl Runner {
     where
         F: Fn(Streams) -> ReplicationOutput + Sync,
     {
+        let Ok(report) = self.try_run_to_precision(threads, precision, max_replications, |s| {
+            Ok::<_, Infallible>(replicate(s))
+        });
+        report
+    }
+
+    /// As [`Runner::run_to_precision`] for replications that can fail.
+    ///
+    /// # Errors
+    /// The error of the first failing replication in replication order;
+    /// no replications are added after a failure.
+    pub fn try_run_to_precision<F, E>(
+        &self,
+        threads: NonZeroUsize,
+        precision: f64,
+        max_replications: u64,
+        replicate: F,
+    ) -> Result<Report, E>
+    where
+        F: Fn(Streams) -> Result<ReplicationOutput, E> + Sync,
+        E: Send,
+    {
         let step = self.replications.max(1);
-        let mut outputs = self.replicate_range(threads, 0..self.replications, &replicate);
+        let mut outputs = self.replicate_range(threads, 0..self.replications, &replicate)?;
         let mut report = self.summarise(outputs.iter().cloned());
         let mut run = self.replications;
         while run < max_replications && !report.within(precision) {
             let next = (run + step).min(max_replications);
-            outputs.extend(self.replicate_range(threads, run..next, &replicate));
+            outputs.extend(self.replicate_range(threads, run..next, &replicate)?);
             run = next;
             report = Runner {
                 replications: run,
@@ -137,52 +204,31 @@ impl Runner {
             }
             .summarise(outputs.iter().cloned());
         }
-        report
+        Ok(report)
     }
 
     /// Replications `range`, shared among `threads` threads, in order.
-    fn replicate_range<F>(
+    fn replicate_range<F, E>(
         &self,
-        threads: usize,
+        threads: NonZeroUsize,
         range: std::ops::Range<u64>,
         replicate: &F,
-    ) -> Vec<ReplicationOutput>
+    ) -> Result<Vec<ReplicationOutput>, E>
     where
-        F: Fn(Streams) -> ReplicationOutput + Sync,
+        F: Fn(Streams) -> Result<ReplicationOutput, E> + Sync,
+        E: Send,
     {
         let master = Streams::new(self.master_seed);
-        let count = range.end.saturating_sub(range.start);
-        let threads = threads.clamp(1, usize::try_from(count).unwrap_or(1).max(1));
-        let next = std::sync::atomic::AtomicU64::new(range.start);
-        let mut outputs: Vec<(u64, ReplicationOutput)> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut done = Vec::new();
-                        loop {
-                            let r = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            if r >= range.end {
-                                break done;
-                            }
-                            done.push((r, replicate(master.replication(r))));
-                        }
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .flat_map(|w| match w.join() {
-                    Ok(done) => done,
-                    Err(panic) => std::panic::resume_unwind(panic),
-                })
-                .collect()
-        });
-        outputs.sort_by_key(|(r, _)| *r);
-        outputs.into_iter().map(|(_, o)| o).collect()
+        let replications: Vec<u64> = range.collect();
+        map_ordered(threads, &replications, |_, &r| {
+            replicate(master.replication(r))
+        })
+        .into_iter()
+        .collect()
     }
 
     fn summarise(&self, outputs: impl Iterator<Item = ReplicationOutput>) -> Report {
-        let mut metrics: BTreeMap<String, MetricSummary> = BTreeMap::new();
+        let mut metrics: BTreeMap<Metric, MetricSummary> = BTreeMap::new();
         for output in outputs {
             for (name, observation) in output.metrics {
                 let summary = metrics.entry(name).or_default();
@@ -242,14 +288,14 @@ pub struct Report {
     pub replications: u64,
     /// Confidence level of the intervals.
     pub level: f64,
-    /// Every metric any replication reported, by name.
-    pub metrics: BTreeMap<String, MetricSummary>,
+    /// Every metric any replication reported.
+    pub metrics: BTreeMap<Metric, MetricSummary>,
 }
 
 impl Report {
-    /// The interval for metric `name`, if it has one.
-    pub fn ci(&self, name: &str) -> Option<ConfidenceInterval> {
-        self.metrics.get(name).and_then(|m| m.ci)
+    /// The interval for `metric`, if it has one.
+    pub fn ci(&self, metric: Metric) -> Option<ConfidenceInterval> {
+        self.metrics.get(&metric).and_then(|m| m.ci)
     }
 
     /// Every metric has an interval no wider than `precision` times its
@@ -295,6 +341,18 @@ impl fmt::Display for Report {
 mod tests {
     use super::*;
 
+    const PLAIN: Metric = Metric::new("plain");
+    const SERIES: Metric = Metric::new("series");
+    const RARE: Metric = Metric::new("rare");
+    const ABSENT: Metric = Metric::new("absent");
+    const X: Metric = Metric::new("x");
+    const S: Metric = Metric::new("s");
+    const EXACT: Metric = Metric::new("exact");
+
+    fn threads(n: usize) -> NonZeroUsize {
+        NonZeroUsize::new(n).unwrap()
+    }
+
     #[test]
     fn values_and_series_are_summarised() {
         let mut r = 0.0;
@@ -304,22 +362,22 @@ mod tests {
             // 10 high batches then steady at r: MSER-5 cuts the first 50.
             let mut xs = vec![100.0; 50];
             xs.extend((0..500).map(|i| r + if i % 2 == 0 { 0.5 } else { -0.5 }));
-            out.value("plain", r).series("series", xs);
+            out.value(PLAIN, r).series(SERIES, xs);
             if r > 3.0 {
-                out.value("rare", 1.0);
+                out.value(RARE, 1.0);
             }
             out
         });
-        let plain = report.ci("plain").unwrap();
+        let plain = report.ci(PLAIN).unwrap();
         assert_eq!((plain.mean, plain.n), (2.5, 4));
-        let series = &report.metrics["series"];
+        let series = &report.metrics[&SERIES];
         assert_eq!(series.estimates, [1.0, 2.0, 3.0, 4.0]);
         assert!(series.cuts.iter().all(|c| c.cut == 50));
         assert_eq!(series.cuts_at_limit(), 0);
-        assert!(report.metrics["plain"].cuts.is_empty());
-        assert_eq!(report.metrics["rare"].estimates, [1.0]);
-        assert_eq!(report.ci("rare"), None);
-        assert_eq!(report.ci("absent"), None);
+        assert!(report.metrics[&PLAIN].cuts.is_empty());
+        assert_eq!(report.metrics[&RARE].estimates, [1.0]);
+        assert_eq!(report.ci(RARE), None);
+        assert_eq!(report.ci(ABSENT), None);
         let text = report.to_string();
         assert!(
             text.contains("plain: 2.5000 ± 2.0543 (95% CI, n = 4"),
@@ -334,16 +392,16 @@ mod tests {
         let draw = |seed| {
             Runner::new(seed, 3).with_level(0.9).run(|s| {
                 let mut out = ReplicationOutput::new();
-                out.value("x", s.stream("x").uniform());
+                out.value(X, s.stream("x").uniform());
                 out
             })
         };
         let a = draw(7);
         assert_eq!(a, draw(7));
         assert_ne!(a, draw(8));
-        let xs = &a.metrics["x"].estimates;
+        let xs = &a.metrics[&X].estimates;
         assert!(xs[0] != xs[1] && xs[1] != xs[2]);
-        assert_eq!(a.ci("x").unwrap().level, 0.9);
+        assert_eq!(a.ci(X).unwrap().level, 0.9);
         let direct = Streams::new(7).replication(2).stream("x").uniform();
         assert_eq!(xs[2], direct, "replication 2 can be rerun alone");
     }
@@ -353,14 +411,14 @@ mod tests {
         let replicate = |s: Streams| {
             let mut out = ReplicationOutput::new();
             let mut x = s.stream("x");
-            out.value("x", x.uniform())
-                .series("s", (0..200).map(|_| x.uniform()).collect());
+            out.value(X, x.uniform())
+                .series(S, (0..200).map(|_| x.uniform()).collect());
             out
         };
         let sequential = Runner::new(11, 9).run(replicate);
         for threads in [1, 2, 4, 20] {
             assert_eq!(
-                Runner::new(11, 9).run_parallel(threads, replicate),
+                Runner::new(11, 9).run_parallel(self::threads(threads), replicate),
                 sequential
             );
         }
@@ -372,37 +430,60 @@ mod tests {
         // (0.2) needs about (1.96 · 1.15 / 0.2)² ≈ 130 replications.
         let replicate = |s: Streams| {
             let mut out = ReplicationOutput::new();
-            out.value("x", 10.0 + 4.0 * (s.stream("x").uniform() - 0.5))
-                .value("exact", 1.0);
+            out.value(X, 10.0 + 4.0 * (s.stream("x").uniform() - 0.5))
+                .value(EXACT, 1.0);
             out
         };
-        let report = Runner::new(5, 4).run_to_precision(2, 0.02, 1000, replicate);
-        let ci = report.ci("x").unwrap();
+        let report = Runner::new(5, 4).run_to_precision(threads(2), 0.02, 1000, replicate);
+        let ci = report.ci(X).unwrap();
         assert!(ci.half_width <= 0.02 * ci.mean, "{ci}");
         assert!((60..400).contains(&report.replications), "{report}");
         assert_eq!(ci.n, report.replications);
         assert!(report.within(0.02));
         // It stops as soon as the precision is reached: one step fewer
         // would not do.
-        let fewer = Runner::new(5, report.replications - 4).run_parallel(2, replicate);
+        let fewer = Runner::new(5, report.replications - 4).run_parallel(threads(2), replicate);
         assert!(!fewer.within(0.02));
         // Identical to a fixed run of as many replications, on any threads.
         let fixed = Runner::new(5, report.replications).run(replicate);
         assert_eq!(report, fixed);
         assert_eq!(
-            Runner::new(5, 4).run_to_precision(1, 0.02, 1000, replicate),
+            Runner::new(5, 4).run_to_precision(threads(1), 0.02, 1000, replicate),
             report
         );
         // The cap wins over the precision.
-        let capped = Runner::new(5, 4).run_to_precision(2, 0.001, 20, replicate);
+        let capped = Runner::new(5, 4).run_to_precision(threads(2), 0.001, 20, replicate);
         assert_eq!(capped.replications, 20);
         assert!(!capped.within(0.001));
         // Already precise: nothing added.
-        let exact = Runner::new(5, 3).run_to_precision(2, 0.02, 1000, |_| {
+        let exact = Runner::new(5, 3).run_to_precision(threads(2), 0.02, 1000, |_| {
             let mut out = ReplicationOutput::new();
-            out.value("exact", 1.0);
+            out.value(EXACT, 1.0);
             out
         });
         assert_eq!(exact.replications, 3);
+    }
+
+    #[test]
+    fn a_failing_replication_fails_the_run_with_the_first_error_in_order() {
+        let replicate = |s: Streams| {
+            let x = s.stream("x").uniform();
+            if x < 0.5 {
+                Err(x)
+            } else {
+                let mut out = ReplicationOutput::new();
+                out.value(X, x);
+                Ok(out)
+            }
+        };
+        let first_failure = (0..20)
+            .map(|r| Streams::new(3).replication(r).stream("x").uniform())
+            .find(|&x| x < 0.5);
+        for n in [1, 2, 4] {
+            assert_eq!(
+                Runner::new(3, 20).try_run_parallel(threads(n), replicate),
+                Err(first_failure.unwrap())
+            );
+        }
     }
 }

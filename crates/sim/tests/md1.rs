@@ -7,12 +7,15 @@
 mod model;
 
 use linklab_core::Streams;
-use linklab_sim::{ReplicationOutput, Runner};
+use linklab_sim::{Metric, ReplicationOutput, Runner};
 use model::{simulate, Md1};
 
 /// Customers per replication: enough that the empty-start bias (a few
 /// hundred service times of relaxation at ρ = 0.8) stays well under 1%.
 const CUSTOMERS: u64 = 50_000;
+
+/// The mean wait in queue of one replication, µs.
+const WAIT_US: Metric = Metric::new("wait_us");
 
 #[test]
 fn md1_mean_wait_matches_pollaczek_khinchine() {
@@ -21,20 +24,23 @@ fn md1_mean_wait_matches_pollaczek_khinchine() {
     let expected = model.pollaczek_khinchine_wait_us();
     assert!((expected - 2_000.0).abs() < 1e-9, "{expected}");
 
-    let report = Runner::new(0x4c49_4e4b, 10).run_parallel(2, |streams| {
-        let outcome = simulate(&model, streams);
-        assert_eq!(
-            outcome.events,
-            2 * CUSTOMERS,
-            "one arrival, one departure each"
-        );
-        assert_eq!(outcome.waits_us.count(), CUSTOMERS);
-        let mut out = ReplicationOutput::new();
-        out.value("wait_us", outcome.waits_us.mean().unwrap_or(f64::NAN));
-        out
-    });
+    let report = Runner::new(0x4c49_4e4b, 10).run_parallel(
+        std::num::NonZeroUsize::new(2).unwrap(),
+        |streams| {
+            let outcome = simulate(&model, streams);
+            assert_eq!(
+                outcome.events,
+                2 * CUSTOMERS,
+                "one arrival, one departure each"
+            );
+            assert_eq!(outcome.waits_us.count(), CUSTOMERS);
+            let mut out = ReplicationOutput::new();
+            out.value(WAIT_US, outcome.waits_us.mean().unwrap_or(f64::NAN));
+            out
+        },
+    );
     let ci = report
-        .ci("wait_us")
+        .ci(WAIT_US)
         .expect("10 replications give an interval");
     println!("M/D/1 ρ = 0.8, D = 1 ms: Wq Pollaczek-Khinchine {expected} µs, simulated {ci}");
     assert!(ci.contains(expected), "{ci} misses {expected}");

@@ -9,7 +9,12 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use linklab_core::{Instant, Streams};
-use linklab_sim::{EventQueue, ReplicationOutput, Runner};
+use linklab_sim::{EventQueue, Metric, ReplicationOutput, Runner};
+
+/// Each customer's wait in queue, ms, after the MSER-5 warm-up cut.
+const WAIT_MS: Metric = Metric::new("wait_ms");
+/// The mean wait over the whole replication, warm-up included.
+const WAIT_MS_UNCUT: Metric = Metric::new("wait_ms_uncut");
 
 /// Mean interarrival time 12.5 ms (λ = 80/s), mean service 10 ms (μ = 100/s).
 const MEAN_INTERARRIVAL: Duration = Duration::from_micros(12_500);
@@ -74,8 +79,7 @@ fn replicate(streams: Streams) -> ReplicationOutput {
     }
     let raw_mean = waits.iter().sum::<f64>() / waits.len() as f64;
     let mut out = ReplicationOutput::new();
-    out.series("wait_ms", waits)
-        .value("wait_ms_uncut", raw_mean);
+    out.series(WAIT_MS, waits).value(WAIT_MS_UNCUT, raw_mean);
     out
 }
 
@@ -83,7 +87,7 @@ fn replicate(streams: Streams) -> ReplicationOutput {
 fn mm1_mean_wait_ci_covers_the_analytic_value() {
     let report = Runner::new(0x4c49_4e4b, 20).run(replicate);
     println!("{report}");
-    let ci = report.ci("wait_ms").unwrap();
+    let ci = report.ci(WAIT_MS).unwrap();
     println!(
         "M/M/1 ρ = 0.8: Wq analytic {ANALYTIC_WQ_MS} ms, simulated {ci}; \
          relative precision {:.2}%",
@@ -93,7 +97,7 @@ fn mm1_mean_wait_ci_covers_the_analytic_value() {
     assert!(ci.contains(ANALYTIC_WQ_MS), "{ci} misses {ANALYTIC_WQ_MS}");
     assert!(ci.relative_precision < 0.1, "{ci}");
 
-    let wait = &report.metrics["wait_ms"];
+    let wait = &report.metrics[&WAIT_MS];
     let mean_cut = wait.cuts.iter().map(|c| c.cut).sum::<usize>() / wait.cuts.len();
     assert!(
         mean_cut >= BACKLOG,
@@ -101,10 +105,10 @@ fn mm1_mean_wait_ci_covers_the_analytic_value() {
     );
     assert_eq!(wait.cuts_at_limit(), 0);
     // Deleting the warm-up lowers the estimate in every replication.
-    let uncut = &report.metrics["wait_ms_uncut"].estimates;
+    let uncut = &report.metrics[&WAIT_MS_UNCUT].estimates;
     assert!(wait.estimates.iter().zip(uncut).all(|(cut, raw)| cut < raw));
     // And here the bias is large enough that the uncut interval misses.
-    let biased = report.ci("wait_ms_uncut").unwrap();
+    let biased = report.ci(WAIT_MS_UNCUT).unwrap();
     assert!(!biased.contains(ANALYTIC_WQ_MS), "{biased}");
 }
 
@@ -115,8 +119,8 @@ fn mm1_is_reproducible_from_the_seed() {
     let b = runner.run(replicate);
     assert_eq!(a, b);
     assert_eq!(
-        a.metrics["wait_ms"].estimates[2].to_bits(),
-        b.metrics["wait_ms"].estimates[2].to_bits()
+        a.metrics[&WAIT_MS].estimates[2].to_bits(),
+        b.metrics[&WAIT_MS].estimates[2].to_bits()
     );
     assert_ne!(a, Runner::new(100, 3).run(replicate));
 }

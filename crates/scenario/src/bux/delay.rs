@@ -259,7 +259,7 @@ impl TransferTimeExperiment {
                                 "Bux transfer time: {} Y_u = {load} t_p = {t_p_ms} ms p_bit = {p_bit}",
                                 procedure.name()
                             );
-                            let e = replicate(&run, plan, opts.seed, progress, &what)?;
+                            let e = replicate(&run, plan, opts, progress, &what)?;
                             done.insert(key, e);
                             Ok::<_, BuxError>(e)
                         };

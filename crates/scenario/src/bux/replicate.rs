@@ -1,18 +1,20 @@
 //! One point of a figure: a [`LinkRun`] replicated with the sim
 //! [`Runner`] (replication/deletion, MSER-5 on each replication's series,
-//! Student-t 95% intervals), two replications at a time.
+//! Student-t 95% intervals), on the threads the run options give.
 
-use std::sync::Mutex;
-
-use linklab_sim::{ConfidenceInterval, ReplicationOutput, Runner};
+use linklab_sim::{ConfidenceInterval, Metric, ReplicationOutput, Runner};
 use serde::Serialize;
 
 use super::simulate::{simulate, LinkRun, Traffic};
 use super::BuxError;
-use crate::report::{Point, Progress};
+use crate::report::{Point, Progress, RunOptions};
 
-/// Threads the replications of one point share.
-const THREADS: usize = 2;
+/// Throughput series of each direction (saturated sources).
+const THROUGHPUT: [Metric; 2] = [Metric::new("throughput/0"), Metric::new("throughput/1")];
+/// Transfer times of each direction's messages (Poisson sources).
+const TRANSFER: [Metric; 2] = [Metric::new("transfer/0"), Metric::new("transfer/1")];
+/// Buffer-holding times of each direction's messages (Poisson sources).
+const HOLDING: [Metric; 2] = [Metric::new("holding/0"), Metric::new("holding/1")];
 
 /// A mean with its 95% confidence half-width.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -106,8 +108,9 @@ impl Replications {
     }
 }
 
-/// Runs replications of `run` with master seed `seed` (replication r uses
-/// `Streams::new(seed).replication(r)`) by the sequential procedure of
+/// Runs replications of `run` with master seed `opts.seed` (replication r
+/// uses `Streams::new(seed).replication(r)`) on `opts.jobs` threads by the
+/// sequential procedure of
 /// [`Runner::run_to_precision`]: `replications.initial` first, then as
 /// many again until every measure the point reports (the throughputs with
 /// saturated sources, else the transfer and buffer-holding times) is
@@ -117,7 +120,7 @@ impl Replications {
 pub fn replicate(
     run: &LinkRun,
     replications: Replications,
-    seed: u64,
+    opts: &RunOptions,
     progress: &dyn Progress,
     what: &str,
 ) -> Result<[DirectionEstimate; 2], BuxError> {
@@ -130,49 +133,37 @@ pub fn replicate(
         .traffic
         .iter()
         .any(|t| matches!(t, Traffic::Poisson { .. }));
-    let failure = Mutex::new(None);
     let ran = std::sync::atomic::AtomicU64::new(0);
-    let runner = Runner::new(seed, replications.initial);
-    let report = runner.run_to_precision(
-        THREADS,
+    let runner = Runner::new(opts.seed, replications.initial);
+    let report = runner.try_run_to_precision(
+        opts.jobs,
         replications.precision,
         replications.max.max(replications.initial),
         |streams| {
-            let mut out = ReplicationOutput::new();
             if ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= replications.initial {
                 progress.add_work(1);
             }
-            match simulate(run, &streams) {
-                Ok(measured) => {
-                    for (i, d) in measured.directions.into_iter().enumerate() {
-                        if !delays && d.delivered > 0 {
-                            out.series(format!("throughput/{i}"), d.throughput);
-                        }
-                        if delays && !d.transfer_s.is_empty() {
-                            out.series(format!("transfer/{i}"), d.transfer_s);
-                        }
-                        if delays && !d.holding_s.is_empty() {
-                            out.series(format!("holding/{i}"), d.holding_s);
-                        }
-                    }
+            let measured = simulate(run, &streams);
+            progress.advance(1, what);
+            let mut out = ReplicationOutput::new();
+            for (i, d) in measured?.directions.into_iter().enumerate() {
+                if !delays && d.delivered > 0 {
+                    out.series(THROUGHPUT[i], d.throughput);
                 }
-                Err(e) => {
-                    if let Ok(mut slot) = failure.lock() {
-                        slot.get_or_insert(e);
-                    }
+                if delays && !d.transfer_s.is_empty() {
+                    out.series(TRANSFER[i], d.transfer_s);
+                }
+                if delays && !d.holding_s.is_empty() {
+                    out.series(HOLDING[i], d.holding_s);
                 }
             }
-            progress.advance(1, what);
-            out
+            Ok::<_, BuxError>(out)
         },
-    );
-    if let Some(e) = failure.into_inner().ok().flatten() {
-        return Err(e);
-    }
-    let get = |name: String| report.ci(&name).map(Estimate::of);
+    )?;
+    let get = |metric: Metric| report.ci(metric).map(Estimate::of);
     Ok([0, 1].map(|i| DirectionEstimate {
-        throughput: get(format!("throughput/{i}")),
-        transfer_s: get(format!("transfer/{i}")),
-        holding_s: get(format!("holding/{i}")),
+        throughput: get(THROUGHPUT[i]),
+        transfer_s: get(TRANSFER[i]),
+        holding_s: get(HOLDING[i]),
     }))
 }

@@ -326,7 +326,7 @@ impl ThroughputExperiment {
                 let e = replicate(
                     &run(procedure, traffic),
                     replications,
-                    opts.seed,
+                    opts,
                     progress,
                     &what,
                 )?;

@@ -2,11 +2,9 @@
 //! 3.1, Table 1) and `kind = "korb-ftp"` (sections 3.3-3.5, Tables 2-4),
 //! and the replications behind them.
 
-use std::sync::Mutex;
-
 use crate::korb::bsd42::Bsd42Config;
 use linklab_ip::CongestionControl;
-use linklab_sim::{ConfidenceInterval, ReplicationOutput, Runner};
+use linklab_sim::{ConfidenceInterval, Metric, ReplicationOutput, Runner};
 use serde::Deserialize;
 
 use linklab_channel::x25net::PerCallLimit;
@@ -18,7 +16,22 @@ use crate::experiment::{Experiment, ExperimentError, ExperimentKind, InvalidFiel
 use crate::report::{Output, Progress, RunOptions, Table};
 
 /// Threads that share the replications of one configuration.
-const THREADS: usize = 2;
+/// Aggregate goodput of the files, bit/s.
+const RATE: Metric = Metric::new("rate");
+/// The slowest file's transfer time, s.
+const MAX_TIME: Metric = Metric::new("max_time");
+/// Files completed.
+const COMPLETED: Metric = Metric::new("completed");
+/// Data segments the senders transmitted again.
+const RETRANSMITTED: Metric = Metric::new("retransmitted");
+/// Data segments the receivers had already received.
+const SPURIOUS: Metric = Metric::new("spurious");
+/// Data segments the senders transmitted.
+const SEGMENTS: Metric = Metric::new("segments");
+/// Virtual circuits opened.
+const CIRCUITS: Metric = Metric::new("circuits");
+/// Datagrams dropped on the way.
+const DROPPED: Metric = Metric::new("dropped");
 
 /// Replications are added until every 95% half-width is within this
 /// share of its mean (full runs), up to `max_replications`.
@@ -43,26 +56,61 @@ pub struct PingExperiment {
 /// The medians and averages of one ping configuration, ms.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PingStats {
-    /// Keyed `"{size}/{median|average}/{1-100|50-100}"`.
-    pub values: Vec<(String, ConfidenceInterval)>,
+    /// Keyed by [`ping_metric`].
+    pub values: Vec<(Metric, ConfidenceInterval)>,
     /// Replications run.
     pub replications: u64,
 }
 
 impl PingStats {
-    /// The interval of statistic `key` (see [`PingStats::values`]).
-    pub fn get(&self, key: &str) -> Option<ConfidenceInterval> {
-        self.values.iter().find(|(k, _)| k == key).map(|(_, c)| *c)
+    /// The interval of statistic `metric` (see [`ping_metric`]).
+    pub fn get(&self, metric: Metric) -> Option<ConfidenceInterval> {
+        self.values
+            .iter()
+            .find(|(m, _)| *m == metric)
+            .map(|(_, c)| *c)
     }
 }
 
-/// The key of one of Table 1's statistics.
-pub fn ping_key(size: usize, median: bool, settled: bool) -> String {
-    format!(
-        "{size}/{}/{}",
-        if median { "median" } else { "average" },
-        if settled { "50-100" } else { "1-100" }
-    )
+/// Table 1's statistics: ping sizes (octets), then median or average, then
+/// over sequence numbers 1-100 or 50-100.
+const PING_METRICS: [(usize, [[Metric; 2]; 2]); 2] = [
+    (
+        64,
+        [
+            [
+                Metric::new("64/average/1-100"),
+                Metric::new("64/average/50-100"),
+            ],
+            [
+                Metric::new("64/median/1-100"),
+                Metric::new("64/median/50-100"),
+            ],
+        ],
+    ),
+    (
+        512,
+        [
+            [
+                Metric::new("512/average/1-100"),
+                Metric::new("512/average/50-100"),
+            ],
+            [
+                Metric::new("512/median/1-100"),
+                Metric::new("512/median/50-100"),
+            ],
+        ],
+    ),
+];
+
+/// One of Table 1's statistics: the median or average round trip of
+/// `size`-octet pings over sequence numbers 1-100, or 50-100 if `settled`;
+/// `None` for a size Table 1 does not have.
+pub fn ping_metric(size: usize, median: bool, settled: bool) -> Option<Metric> {
+    PING_METRICS
+        .iter()
+        .find(|(s, _)| *s == size)
+        .map(|(_, m)| m[usize::from(median)][usize::from(settled)])
 }
 
 fn replications(opts: &RunOptions, min: u64, max: u64, quick: u64) -> (u64, u64) {
@@ -86,27 +134,13 @@ fn replicate<F>(
 where
     F: Fn(linklab_core::Streams) -> Result<ReplicationOutput, KorbError> + Sync,
 {
-    let failure: Mutex<Option<KorbError>> = Mutex::new(None);
     progress.add_work(min);
     let runner = Runner::new(opts.seed.wrapping_add(seed_offset), min);
-    let report = runner.run_to_precision(THREADS, PRECISION, max, |streams| {
-        let out = match replicate(streams) {
-            Ok(out) => out,
-            Err(e) => {
-                failure
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .get_or_insert(e);
-                ReplicationOutput::new()
-            }
-        };
+    runner.try_run_to_precision(opts.jobs, PRECISION, max, |streams| {
+        let out = replicate(streams);
         progress.advance(1, what);
         out
-    });
-    match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        Some(e) => Err(e),
-        None => Ok(report),
-    }
+    })
 }
 
 impl PingExperiment {
@@ -131,12 +165,13 @@ impl PingExperiment {
                 for settled in [false, true] {
                     let from = if settled { SETTLED_FROM - 1 } else { 0 };
                     let rtts: Vec<f64> = rtts.iter().skip(from).flatten().copied().collect();
-                    if let Some(m) = median(&rtts) {
-                        out.value(ping_key(size, true, settled), m);
+                    let metric = |median| ping_metric(size, median, settled);
+                    if let (Some(m), Some(metric)) = (median(&rtts), metric(true)) {
+                        out.value(metric, m);
                     }
-                    if !rtts.is_empty() {
+                    if let (false, Some(metric)) = (rtts.is_empty(), metric(false)) {
                         let mean = rtts.iter().sum::<f64>() / rtts.len() as f64;
-                        out.value(ping_key(size, false, settled), mean);
+                        out.value(metric, mean);
                     }
                 }
             }
@@ -146,9 +181,10 @@ impl PingExperiment {
         for size in [64, 512] {
             for median in [true, false] {
                 for settled in [false, true] {
-                    let key = ping_key(size, median, settled);
-                    if let Some(ci) = report.ci(&key) {
-                        values.push((key, ci));
+                    if let Some(metric) = ping_metric(size, median, settled) {
+                        if let Some(ci) = report.ci(metric) {
+                            values.push((metric, ci));
+                        }
                     }
                 }
             }
@@ -193,9 +229,9 @@ impl ExperimentKind for PingExperiment {
             columns: ["statistic", "mean_ms", "ci95_ms"].map(String::from).into(),
             rows: Vec::new(),
         };
-        for (key, ci) in &stats.values {
+        for (metric, ci) in &stats.values {
             table.rows.push(vec![
-                key.clone(),
+                metric.name().into(),
                 format!("{:.0}", ci.mean),
                 format!("{:.0}", ci.half_width),
             ]);
@@ -411,28 +447,32 @@ impl FtpExperiment {
                 let report = replicate(opts, offset, counts, progress, "Korb: FTP", |streams| {
                     let t = transfers(&bench, &streams, direction, files, octets)?;
                     let mut out = ReplicationOutput::new();
-                    out.value("rate", t.rate_bps)
-                        .value("max_time", t.max_time_s)
-                        .value("completed", t.completed as f64)
-                        .value("retransmitted", t.sent.repeated_segments as f64)
-                        .value("spurious", t.received.repeated_segments as f64)
-                        .value("segments", t.sent.data_segments as f64)
-                        .value("circuits", t.circuits as f64)
-                        .value("dropped", t.dropped as f64);
+                    out.value(RATE, t.rate_bps)
+                        .value(MAX_TIME, t.max_time_s)
+                        .value(COMPLETED, t.completed as f64)
+                        .value(RETRANSMITTED, t.sent.repeated_segments as f64)
+                        .value(SPURIOUS, t.received.repeated_segments as f64)
+                        .value(SEGMENTS, t.sent.data_segments as f64)
+                        .value(CIRCUITS, t.circuits as f64)
+                        .value(DROPPED, t.dropped as f64);
                     Ok(out)
                 })?;
-                let ci = |name: &str| report.ci(name).ok_or(KorbError::NoResult(name.into()));
+                let ci = |metric: Metric| {
+                    report
+                        .ci(metric)
+                        .ok_or(KorbError::NoResult(metric.name().into()))
+                };
                 rows.push(FtpRow {
                     direction,
                     circuits,
-                    rate: ci("rate")?,
-                    max_time: ci("max_time")?,
-                    completed: ci("completed")?.mean,
-                    retransmitted: ci("retransmitted")?.mean,
-                    spurious: ci("spurious")?.mean,
-                    segments: ci("segments")?.mean,
-                    circuits_opened: ci("circuits")?.mean,
-                    dropped: ci("dropped")?.mean,
+                    rate: ci(RATE)?,
+                    max_time: ci(MAX_TIME)?,
+                    completed: ci(COMPLETED)?.mean,
+                    retransmitted: ci(RETRANSMITTED)?.mean,
+                    spurious: ci(SPURIOUS)?.mean,
+                    segments: ci(SEGMENTS)?.mean,
+                    circuits_opened: ci(CIRCUITS)?.mean,
+                    dropped: ci(DROPPED)?.mean,
                     replications: report.replications,
                 });
             }

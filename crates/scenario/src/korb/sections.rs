@@ -46,7 +46,7 @@ fn model_text() -> String {
          data with ten circuits), and a throughput class per circuit of {:.0} bit/s of user \
          data (a token bucket one {}-octet datagram deep; fitted by simulation to Table 3's \
          two-circuit row; the example korb_fit). The files are sent by 4.2BSD's TCP \
-         (crate::korb::bsd42, from the CSRG sources): window {} octets (4.2BSD's 1024*2 \
+         (linklab_scenario::korb::bsd42, from the CSRG sources): window {} octets (4.2BSD's 1024*2 \
          socket buffers), {}-octet segments, no congestion window, a time-out of {} times \
          a smoothed round trip (gain {:.1}, the first sample as it is) between {} and {} s, \
          on expiry srtt times 1.0, 1.2, 1.4, 1.7, 2, 3, 5, 8, 16, 32 and every \
@@ -120,8 +120,9 @@ pub fn table_1(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, Ko
         rows: Vec::new(),
     };
     for row in &published {
-        let key = super::experiment::ping_key(row.size, row.median, row.settled);
-        let Some(ci) = stats.get(&key) else {
+        let Some(ci) = super::experiment::ping_metric(row.size, row.median, row.settled)
+            .and_then(|metric| stats.get(metric))
+        else {
             continue;
         };
         let statistic = if row.median { "median" } else { "average" };
@@ -476,7 +477,7 @@ pub fn table_4(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, Ko
                  in Table 3 (12,604 bit/s for two). In the model five 2048-octet windows \
                  (20 datagrams) queue behind one circuit's class ({class:.0} bit/s of file \
                  data, a datagram every {:.2} s), with 4.2BSD's timers (simulated, \
-                 crate::korb::bsd42). Their first estimate is the SYN's round trip on the \
+                 linklab_scenario::korb::bsd42). Their first estimate is the SYN's round trip on the \
                  circuit the control connection opened, a fraction of a second, so the 1 s \
                  floor expires again and again at the start, every expiry re-sends the \
                  window (go-back-N) and copies overflow the {IFQ_MAXLEN}-datagram interface \

@@ -24,23 +24,22 @@
 //! with the fit's record.
 
 use core::time::Duration;
-use std::sync::Mutex;
 
 use linklab_channel::{StationConfig, TncConfig};
 use linklab_models::ronan::Params;
-use linklab_sim::{ConfidenceInterval, ReplicationOutput, Runner};
+use linklab_sim::{ConfidenceInterval, Metric, ReplicationOutput, Runner};
 use serde::Deserialize;
 
 use super::cl::DtnOverAx25Cl;
 use super::reference::{published, published_row, Published};
-use super::{RonanError, THREADS};
+use super::{RonanError, TRANSFER_S};
 use crate::experiment::{Experiment, ExperimentError, ExperimentKind, InvalidField};
 use crate::report::{
     Check, Figure, NoProgress, Output, Paper, Point, Progress, RunOptions, Section, Series,
     SeriesStyle, Table,
 };
 use crate::transfer::{
-    message, run_transfer_with, HostConfig, KissPath, StackConfig, TransferConfig, TransferOutcome,
+    message, run_transfer_with, HostConfig, KissPath, StackConfig, TransferConfig,
 };
 
 /// The `kind` of this experiment in a TOML file.
@@ -264,7 +263,7 @@ impl MeasuredConfig {
                         &config,
                         ack_window,
                         replications,
-                        opts.seed,
+                        opts,
                         progress,
                     )?);
                 }
@@ -317,59 +316,56 @@ impl MeasuredConfig {
 }
 
 /// Runs `replications` transfers of `config`, the file as a bundle over
-/// the AX.25 CL with `ack_window`, on two threads.
+/// the AX.25 CL with `ack_window`, on `threads` threads.
 fn replicate(
     config: &TransferConfig,
     ack_window: u32,
     replications: u64,
-    seed: u64,
+    opts: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<MeasuredRow, RonanError> {
-    let failure = Mutex::new(None);
-    let report = Runner::new(seed, replications).run_parallel(THREADS, |streams| {
-        let mut out = ReplicationOutput::new();
+    let report = Runner::new(opts.seed, replications).try_run_parallel(opts.jobs, |streams| {
         let outcome = DtnOverAx25Cl::new(message(config, &streams), config.n1, ack_window)
             .and_then(|mut app| run_transfer_with(config, &streams, &mut app));
-        match outcome {
-            Ok(o) => record(&mut out, &o),
-            Err(e) => {
-                if let Ok(mut f) = failure.lock() {
-                    f.get_or_insert(e);
-                }
-            }
-        }
         progress.advance(1, "Ronan Tables V-VII: transfers through host and TNC");
-        out
-    });
-    if let Some(e) = failure.into_inner().ok().flatten() {
-        return Err(e.into());
-    }
-    let ci = |name| {
+        let o = outcome?;
+        let mut out = ReplicationOutput::new();
+        out.value(TRANSFER_S, o.transfer.as_secs_f64())
+            .value(TRANSMISSIONS, o.transmissions as f64)
+            .value(SENDER_FRAMES, o.sender_frames as f64)
+            .value(RECEIVER_FRAMES, o.receiver_frames as f64)
+            .value(ACK_WAIT_MAX_S, o.ack_wait_max.as_secs_f64())
+            .value(T1_EXPIRIES, o.t1_expiries as f64);
+        Ok::<_, crate::TransferError>(out)
+    })?;
+    let ci = |metric| {
         report
-            .ci(name)
+            .ci(metric)
             .ok_or(crate::TransferError::TooFewReplications { replications })
     };
     Ok(MeasuredRow {
         bit_rate: config.bit_rate,
         window: config.window,
         ack_window,
-        transfer: ci("transfer_s")?,
-        sender_frames: ci("sender_frames")?.mean,
-        receiver_frames: ci("receiver_frames")?.mean,
-        transmissions: ci("transmissions")?.mean,
-        ack_wait_max_s: ci("ack_wait_max_s")?.mean,
-        t1_expiries: ci("t1_expiries")?.mean,
+        transfer: ci(TRANSFER_S)?,
+        sender_frames: ci(SENDER_FRAMES)?.mean,
+        receiver_frames: ci(RECEIVER_FRAMES)?.mean,
+        transmissions: ci(TRANSMISSIONS)?.mean,
+        ack_wait_max_s: ci(ACK_WAIT_MAX_S)?.mean,
+        t1_expiries: ci(T1_EXPIRIES)?.mean,
     })
 }
 
-fn record(out: &mut ReplicationOutput, o: &TransferOutcome) {
-    out.value("transfer_s", o.transfer.as_secs_f64())
-        .value("transmissions", o.transmissions as f64)
-        .value("sender_frames", o.sender_frames as f64)
-        .value("receiver_frames", o.receiver_frames as f64)
-        .value("ack_wait_max_s", o.ack_wait_max.as_secs_f64())
-        .value("t1_expiries", o.t1_expiries as f64);
-}
+/// Frames the sender transmitted, retransmissions included.
+const SENDER_FRAMES: Metric = Metric::new("sender_frames");
+/// Frames the receiver transmitted.
+const RECEIVER_FRAMES: Metric = Metric::new("receiver_frames");
+/// Key-ups (data transmissions plus acknowledgements).
+const TRANSMISSIONS: Metric = Metric::new("transmissions");
+/// The longest wait for an acknowledgement, seconds.
+const ACK_WAIT_MAX_S: Metric = Metric::new("ack_wait_max_s");
+/// T1 expiries at the sender.
+const T1_EXPIRIES: Metric = Metric::new("t1_expiries");
 
 /// The result of [`calibrate`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -431,7 +427,10 @@ pub fn calibrate(
     seed: u64,
 ) -> Result<Fit, RonanError> {
     let reference = published()?;
-    let opts = RunOptions { quick: false, seed };
+    let opts = RunOptions {
+        seed,
+        ..RunOptions::default()
+    };
     let mut best: Option<Fit> = None;
     for &f in &grid.tnc_per_frame_ms {
         for &h in &grid.carrier_hold_ms {

@@ -26,8 +26,8 @@
 
 use linklab_models::airtime::frame_airtime;
 use linklab_models::ronan::Params;
-use linklab_sim::{ConfidenceInterval, ReplicationOutput, Runner};
-use std::sync::Mutex;
+use linklab_sim::{ConfidenceInterval, Metric, ReplicationOutput, Runner};
+use std::num::NonZeroUsize;
 
 use crate::report::{NoProgress, Progress};
 use crate::transfer::{run_transfer, TransferConfig, TransferError};
@@ -67,8 +67,14 @@ pub enum RonanError {
     },
 }
 
-/// Threads that share the replications of one configuration.
-const THREADS: usize = 2;
+/// The transfer time of one replication, seconds.
+const TRANSFER_S: Metric = Metric::new("transfer_s");
+/// The mean channel-access wait of one replication, seconds.
+const WAIT_S: Metric = Metric::new("wait_s");
+/// I frames the sender transmitted.
+const I_FRAMES: Metric = Metric::new("i_frames");
+/// Frames the receiver transmitted (acknowledgements).
+const ACKS: Metric = Metric::new("acks");
 
 /// One row of the comparison: one window at one bit rate.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -106,13 +112,15 @@ impl Comparison {
 
 /// Runs `replications` transfers of `config` (replication r uses
 /// `Streams::new(seed).replication(r)`) and compares them with the model
-/// for the same bit rate, window and message.
+/// for the same bit rate, window and message; the replications share
+/// `threads` threads.
 pub fn compare(
     config: &TransferConfig,
     replications: u64,
     seed: u64,
+    threads: NonZeroUsize,
 ) -> Result<Comparison, TransferError> {
-    compare_with_progress(config, replications, seed, &NoProgress)
+    compare_with_progress(config, replications, seed, threads, &NoProgress)
 }
 
 /// [`compare`], advancing `progress` by one unit per replication.
@@ -120,37 +128,27 @@ pub fn compare_with_progress(
     config: &TransferConfig,
     replications: u64,
     seed: u64,
+    threads: NonZeroUsize,
     progress: &dyn Progress,
 ) -> Result<Comparison, TransferError> {
-    let failure = Mutex::new(None);
-    let report = Runner::new(seed, replications).run_parallel(THREADS, |streams| {
-        let mut out = ReplicationOutput::new();
-        match run_transfer(config, &streams) {
-            Ok(o) => {
-                out.value("transfer_s", o.transfer.as_secs_f64())
-                    .value("wait_s", o.mean_access_wait().as_secs_f64())
-                    .value("i_frames", o.sender_frames as f64)
-                    .value("acks", o.receiver_frames as f64);
-            }
-            Err(e) => {
-                if let Ok(mut f) = failure.lock() {
-                    f.get_or_insert(e);
-                }
-            }
-        }
+    let report = Runner::new(seed, replications).try_run_parallel(threads, |streams| {
+        let outcome = run_transfer(config, &streams);
         progress.advance(1, "Ronan Tables II-III: simulated transfers");
-        out
-    });
-    if let Some(e) = failure.into_inner().ok().flatten() {
-        return Err(e);
-    }
-    let ci = |name| {
+        let o = outcome?;
+        let mut out = ReplicationOutput::new();
+        out.value(TRANSFER_S, o.transfer.as_secs_f64())
+            .value(WAIT_S, o.mean_access_wait().as_secs_f64())
+            .value(I_FRAMES, o.sender_frames as f64)
+            .value(ACKS, o.receiver_frames as f64);
+        Ok::<_, TransferError>(out)
+    })?;
+    let ci = |metric| {
         report
-            .ci(name)
+            .ci(metric)
             .ok_or(TransferError::TooFewReplications { replications })
     };
-    let simulated = ci("transfer_s")?;
-    let access_wait = ci("wait_s")?;
+    let simulated = ci(TRANSFER_S)?;
+    let access_wait = ci(WAIT_S)?;
     let wait = access_wait.mean;
     let station = config.station;
     let slot_s = station.slot_time.as_secs_f64();
@@ -183,7 +181,7 @@ pub fn compare_with_progress(
         simulated,
         access_wait,
         corrected_s: measured.transfer(window).transfer_s - short_last_frame,
-        i_frames: ci("i_frames")?.mean,
-        acks: ci("acks")?.mean,
+        i_frames: ci(I_FRAMES)?.mean,
+        acks: ci(ACKS)?.mean,
     })
 }

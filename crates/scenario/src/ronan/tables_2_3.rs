@@ -99,7 +99,7 @@ pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
         let mut simulated = Vec::new();
         for p in rows(rate) {
             let config = TransferConfig::ronan_table_1(rate, p.window);
-            let c = compare_with_progress(&config, replications, opts.seed, progress)?;
+            let c = compare_with_progress(&config, replications, opts.seed, opts.jobs, progress)?;
             section.checks.push(simulation_check(table, &c, p.model_s));
             simulated.push((p.model_s, c));
         }

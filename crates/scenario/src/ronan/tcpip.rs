@@ -26,7 +26,6 @@
 
 use core::time::Duration;
 use linklab_core::Engine;
-use std::sync::Mutex;
 
 use crate::radio_ip::{hosts, Addresses, HostSetup, SimError};
 use linklab_channel::{Medium, MediumEvent, RadioChannel, RadioConfig, StationConfig, StationId};
@@ -36,11 +35,13 @@ use linklab_ip::apps::{Ping, PingConfig};
 
 use crate::workload::{FileTransfer, Workload};
 use linklab_ip::{Encapsulation, Host, TcpConfig};
-use linklab_sim::{drive, ConfidenceInterval, DriveError, ReplicationOutput, Runner, World};
+use linklab_sim::{
+    drive, ConfidenceInterval, DriveError, Metric, ReplicationOutput, Runner, World,
+};
 use thiserror::Error;
 
 use super::reference::{published, published_row, Published};
-use super::{MeasuredConfig, RonanError, THREADS};
+use super::{MeasuredConfig, RonanError, TRANSFER_S};
 use crate::report::{Check, Paper, Progress, RunOptions, Section, Table};
 use crate::transfer::{Station, TransferConfig};
 
@@ -386,42 +387,44 @@ pub struct TcpipRow {
     pub frames: f64,
 }
 
+/// Octets of TCP and IP headers on the air.
+const HEADER_OCTETS: Metric = Metric::new("header_octets");
+/// Segments the sending host transmitted.
+const SENDER_SEGMENTS: Metric = Metric::new("sender_segments");
+/// Segments the receiving host transmitted.
+const RECEIVER_SEGMENTS: Metric = Metric::new("receiver_segments");
+/// Retransmitted segments.
+const RETRANSMITTED: Metric = Metric::new("retransmitted");
+/// Spurious (already received) segments.
+const SPURIOUS: Metric = Metric::new("spurious");
+/// AX.25 frames on the air.
+const FRAMES: Metric = Metric::new("frames");
+
 fn replicate(
     config: &TransferConfig,
     message_octets: usize,
     encapsulation: Encapsulation,
     replications: u64,
-    seed: u64,
+    opts: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<TcpipRow, TcpipError> {
-    let failure = Mutex::new(None);
-    let report = Runner::new(seed, replications).run_parallel(THREADS, |streams| {
-        let mut out = ReplicationOutput::new();
-        match run_tcpip_transfer(config, message_octets, encapsulation, &streams) {
-            Ok(o) => {
-                out.value("transfer_s", o.transfer.as_secs_f64())
-                    .value("sender_segments", o.sender_segments as f64)
-                    .value("receiver_segments", o.receiver_segments as f64)
-                    .value("header_octets", o.header_octets as f64)
-                    .value("retransmitted", o.retransmitted as f64)
-                    .value("spurious", o.spurious as f64)
-                    .value("frames", o.frames as f64);
-            }
-            Err(e) => {
-                if let Ok(mut f) = failure.lock() {
-                    f.get_or_insert(e);
-                }
-            }
-        }
+    let report = Runner::new(opts.seed, replications).try_run_parallel(opts.jobs, |streams| {
+        let outcome = run_tcpip_transfer(config, message_octets, encapsulation, &streams);
         progress.advance(1, "Ronan Tables V, VII: TCP/IP through host and TNC");
-        out
-    });
-    if let Some(e) = failure.into_inner().ok().flatten() {
-        return Err(e);
-    }
-    let ci = |name| {
+        let o = outcome?;
+        let mut out = ReplicationOutput::new();
+        out.value(TRANSFER_S, o.transfer.as_secs_f64())
+            .value(SENDER_SEGMENTS, o.sender_segments as f64)
+            .value(RECEIVER_SEGMENTS, o.receiver_segments as f64)
+            .value(HEADER_OCTETS, o.header_octets as f64)
+            .value(RETRANSMITTED, o.retransmitted as f64)
+            .value(SPURIOUS, o.spurious as f64)
+            .value(FRAMES, o.frames as f64);
+        Ok::<_, TcpipError>(out)
+    })?;
+    let ci = |metric| {
         report
-            .ci(name)
+            .ci(metric)
             .ok_or(TcpipError::Ronan(RonanError::Transfer(
                 crate::TransferError::TooFewReplications { replications },
             )))
@@ -430,13 +433,13 @@ fn replicate(
         encapsulation,
         bit_rate: config.bit_rate,
         window: config.window,
-        transfer: ci("transfer_s")?,
-        sender_segments: ci("sender_segments")?.mean,
-        receiver_segments: ci("receiver_segments")?.mean,
-        header_octets: ci("header_octets")?.mean,
-        retransmitted: ci("retransmitted")?.mean,
-        spurious: ci("spurious")?.mean,
-        frames: ci("frames")?.mean,
+        transfer: ci(TRANSFER_S)?,
+        sender_segments: ci(SENDER_SEGMENTS)?.mean,
+        receiver_segments: ci(RECEIVER_SEGMENTS)?.mean,
+        header_octets: ci(HEADER_OCTETS)?.mean,
+        retransmitted: ci(RETRANSMITTED)?.mean,
+        spurious: ci(SPURIOUS)?.mean,
+        frames: ci(FRAMES)?.mean,
     })
 }
 
@@ -463,7 +466,7 @@ pub fn simulate(
                 config.message_octets,
                 encapsulation,
                 replications,
-                opts.seed,
+                opts,
                 progress,
             )?);
         }

@@ -11,13 +11,11 @@
 //!   14-15).
 
 use core::time::Duration;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use linklab_channel::profile::profile;
 use linklab_core::Streams;
 use linklab_models::zielinski::Params;
-use linklab_sim::ConfidenceInterval;
+use linklab_sim::{try_map_ordered, ConfidenceInterval};
 use serde::Deserialize;
 
 use super::bench::{run_transfer, station_config, TransferSetup};
@@ -215,50 +213,25 @@ impl Measured {
     }
 }
 
-/// Runs every set-up `replications` times on two threads (replication r
-/// of every set-up uses `Streams::new(seed).replication(r)`), in input
-/// order.
+/// Runs every set-up `replications` times (replication r of every set-up
+/// uses `Streams::new(opts.seed).replication(r)`), the set-ups shared
+/// among `opts.jobs` threads; results in input order.
 pub fn measure_all(
     setups: &[TransferSetup],
     replications: u64,
-    seed: u64,
+    opts: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<Vec<Measured>, ZielinskiError> {
     if replications < 2 {
         return Err(ZielinskiError::TooFewReplications { replications });
     }
     progress.add_work(setups.len() as u64);
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Measured, ZielinskiError>>>> =
-        Mutex::new(setups.iter().map(|_| None).collect());
-    let master = Streams::new(seed);
-    std::thread::scope(|scope| {
-        for _ in 0..2 {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(setup) = setups.get(i) else {
-                    break;
-                };
-                let outcome = measure(setup, replications, &master);
-                progress.advance(1, "Zieliński transfers");
-                if let Ok(mut r) = results.lock() {
-                    r[i] = Some(outcome);
-                }
-            });
-        }
-    });
-    let results = results
-        .into_inner()
-        .map_err(|_| ZielinskiError::Parameter("a simulation thread failed".to_string()))?;
-    results
-        .into_iter()
-        .map(|r| {
-            r.unwrap_or(Err(ZielinskiError::Stalled {
-                phase: "thread",
-                at_us: 0,
-            }))
-        })
-        .collect()
+    let master = Streams::new(opts.seed);
+    try_map_ordered(opts.jobs, setups, |_, setup| {
+        let outcome = measure(setup, replications, &master);
+        progress.advance(1, "Zieliński transfers");
+        outcome
+    })
 }
 
 fn measure(
@@ -388,7 +361,7 @@ impl ThroughputExperiment {
             }
         }
         let mut measured =
-            measure_all(&setups, self.replications(opts), opts.seed, progress)?.into_iter();
+            measure_all(&setups, self.replications(opts), opts, progress)?.into_iter();
         Ok(self
             .figures
             .iter()
@@ -548,7 +521,7 @@ impl RealWindowExperiment {
         } else {
             self.replications
         };
-        let mut measured = measure_all(&setups, replications, opts.seed, progress)?.into_iter();
+        let mut measured = measure_all(&setups, replications, opts, progress)?.into_iter();
         Ok(self
             .figures
             .iter()
