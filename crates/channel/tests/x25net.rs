@@ -48,7 +48,7 @@ impl Sim {
                 },
             )
             .unwrap();
-            link.connect(Instant::ZERO);
+            link.connect(Instant::ZERO).unwrap();
             Host {
                 link,
                 dte: Dte::new(Config {
