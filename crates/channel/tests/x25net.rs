@@ -49,7 +49,7 @@ impl Sim {
                 },
             )
             .unwrap();
-            link.connect(Instant::ZERO);
+            link.connect(Instant::ZERO).unwrap();
             Host {
                 link,
                 dte: Dte::new(Config {

@@ -3,10 +3,11 @@
 //! interface for applications. `linklab dtn node`, `send` and `recv` are
 //! built on it.
 //!
-//! - [`node`]: the daemon. One task owns the [`linklab_dtn::Agent`] and its
-//!   redb store; it passes bundles between the agent and the sessions,
-//!   hands deliveries and status reports to applications, runs the
-//!   agent's timers, and ends cleanly on SIGINT or SIGTERM.
+//! - [`node`]: the daemon. A thread of its own owns the
+//!   [`linklab_dtn::Agent`] and its redb store, so that a slow disk write
+//!   never stalls a session; it passes bundles between the agent and the
+//!   sessions, hands deliveries and status reports to applications, runs
+//!   the agent's timers, and ends cleanly on SIGINT or SIGTERM.
 //! - [`cl`]: convergence layers, each a session task behind a small
 //!   channel contract; [`cl::tcpcl`] is TCPCLv4 (RFC 9174), passive and
 //!   active with reconnection and backoff; [`cl::ax25`] is the AX.25

@@ -1,6 +1,25 @@
-//! The node: one tokio task owning the bundle agent, fed by convergence
-//! layer sessions ([`crate::cl`]), application connections ([`crate::app`])
-//! and the clock, until SIGINT or SIGTERM.
+//! The node: the bundle agent, fed by convergence layer sessions
+//! ([`crate::cl`]), application connections ([`crate::app`]) and the
+//! clock, until SIGINT or SIGTERM.
+//!
+//! Two threads. The reactor (a single-threaded tokio runtime on the
+//! calling thread) does all socket I/O: it runs every session, listener
+//! and application connection, and takes the signals. The agent thread
+//! owns the [`Agent`] and its store, with its own single-threaded runtime
+//! for its channels and timers. The agent is sans-IO and commits to its
+//! [`Store`] synchronously inside its calls (a redb commit with immediate
+//! durability, which waits for the disk); on the reactor, one slow write
+//! would stall every session until their peers' keepalives expired. On
+//! its own thread, a slow write only delays the agent: sessions keep
+//! reading, writing and sending KEEPALIVEs. Giving the agent's store
+//! calls their own thread keeps the agent as it is, which a store with
+//! asynchronous commits would not.
+//!
+//! The durability contract is the one of the channels in [`crate::cl`]:
+//! a session acknowledges a received bundle (its last XFER_ACK, or the
+//! AX.25 CL's) only once the agent thread answers that the bundle is
+//! stored, which it does after the agent's commit returned. A session
+//! waiting for that answer waits alone.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
@@ -10,13 +29,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use linklab_core::Instant;
 use linklab_dtn::{
     Agent, Config, Delivery, DeliveryId, Eid, EidPattern, Event, LinkId, ReceiveError, Reception,
-    RedbStore, SendRequest, StoreError, TransmitId,
+    RedbStore, SendRequest, Store, StoreError, TransmitId,
 };
 use thiserror::Error;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, UnixListener};
 use tokio::signal::unix::{signal, SignalKind};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use crate::app::{self, Message};
 use crate::cl::{ax25, norm, tcpcl, LinkCommand, LinkEvent, SessionId};
@@ -69,6 +88,9 @@ pub enum NodeError {
     /// The bundle store failed.
     #[error("bundle store: {0}")]
     Store(#[from] StoreError),
+    /// The agent's thread ended without a result: it panicked.
+    #[error("the bundle agent's thread stopped unexpectedly")]
+    AgentLost,
 }
 
 fn io_error(what: impl Into<String>) -> impl FnOnce(io::Error) -> NodeError {
@@ -76,13 +98,38 @@ fn io_error(what: impl Into<String>) -> impl FnOnce(io::Error) -> NodeError {
     move |source| NodeError::Io { what, source }
 }
 
-/// Runs a node until SIGINT or SIGTERM, on a single-threaded runtime.
+/// Runs a node until SIGINT or SIGTERM: socket I/O on this thread, the
+/// agent and its store on another (see the module documentation).
 pub fn run(config: NodeConfig) -> Result<(), NodeError> {
+    runtime()?.block_on(run_async(config))
+}
+
+/// A single-threaded tokio runtime.
+fn runtime() -> Result<tokio::runtime::Runtime, NodeError> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(io_error("cannot start the runtime"))?
-        .block_on(run_async(config))
+        .map_err(io_error("cannot start the runtime"))
+}
+
+/// Starts `core` on the agent thread: it serves `links` and `clients`
+/// until `stop` fires (or its sender is dropped) and its sessions have
+/// ended. Its result comes on the returned channel.
+fn spawn_agent<S: Store + Send + 'static>(
+    core: Core<S>,
+    links: mpsc::UnboundedReceiver<LinkEvent>,
+    clients: mpsc::UnboundedReceiver<ClientEvent>,
+    stop: oneshot::Receiver<()>,
+) -> Result<oneshot::Receiver<Result<(), NodeError>>, NodeError> {
+    let (done, result) = oneshot::channel();
+    std::thread::Builder::new()
+        .name("dtn-agent".into())
+        .spawn(move || {
+            let outcome = runtime().and_then(|rt| rt.block_on(core.run(links, clients, stop)));
+            let _ = done.send(outcome);
+        })
+        .map_err(io_error("cannot start the agent thread"))?;
+    Ok(result)
 }
 
 async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
@@ -174,7 +221,22 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
     tasks.push(tokio::spawn(app_listener.serve(client_tx, node_text)));
     drop(link_tx);
 
-    let result = core.run(link_rx, client_rx).await;
+    let (stop, stop_rx) = oneshot::channel();
+    let mut agent = spawn_agent(core, link_rx, client_rx, stop_rx)?;
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(io_error("SIGINT handler"))?;
+    let mut terminate = signal(SignalKind::terminate()).map_err(io_error("SIGTERM handler"))?;
+    let ended = tokio::select! {
+        ended = &mut agent => ended,
+        _ = interrupt.recv() => {
+            let _ = stop.send(());
+            agent.await
+        }
+        _ = terminate.recv() => {
+            let _ = stop.send(());
+            agent.await
+        }
+    };
+    let result = ended.unwrap_or(Err(NodeError::AgentLost));
     for task in tasks {
         task.abort();
     }
@@ -191,7 +253,7 @@ fn start_ax25(
     link: linklab_link::Config,
     store: &std::path::Path,
     node: &str,
-    core: &mut Core,
+    core: &mut Core<RedbStore>,
     events: &mpsc::UnboundedSender<LinkEvent>,
 ) -> Result<impl std::future::Future<Output = ()>, NodeError> {
     let mut cl = linklab_ax25cl::Config::new(node)
@@ -388,8 +450,8 @@ struct Client {
 }
 
 /// The agent and everything around it.
-struct Core {
-    agent: Agent<RedbStore>,
+struct Core<S: Store> {
+    agent: Agent<S>,
     origin: tokio::time::Instant,
     next_link: u32,
     /// Links named by a neighbour's node ID (with the route to its
@@ -417,8 +479,8 @@ struct Core {
     last_timeout: Option<Instant>,
 }
 
-impl Core {
-    fn new(agent: Agent<RedbStore>) -> Core {
+impl<S: Store> Core<S> {
+    fn new(agent: Agent<S>) -> Core<S> {
         Core {
             agent,
             origin: tokio::time::Instant::now(),
@@ -467,9 +529,8 @@ impl Core {
         mut self,
         mut links: mpsc::UnboundedReceiver<LinkEvent>,
         mut clients: mpsc::UnboundedReceiver<ClientEvent>,
+        mut stop: oneshot::Receiver<()>,
     ) -> Result<(), NodeError> {
-        let mut interrupt = signal(SignalKind::interrupt()).map_err(io_error("SIGINT handler"))?;
-        let mut terminate = signal(SignalKind::terminate()).map_err(io_error("SIGTERM handler"))?;
         let mut stopping: Option<tokio::time::Instant> = None;
         loop {
             self.pump()?;
@@ -485,8 +546,7 @@ impl Core {
                     self.agent.handle_timeout(now)?;
                     self.last_timeout = Some(now);
                 }
-                _ = interrupt.recv(), if stopping.is_none() => stopping = Some(self.stop()),
-                _ = terminate.recv(), if stopping.is_none() => stopping = Some(self.stop()),
+                _ = &mut stop, if stopping.is_none() => stopping = Some(self.stop()),
                 _ = sleep_until(stopping), if stopping.is_some() => return Ok(()),
             }
         }
@@ -979,10 +1039,17 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tokio::sync::oneshot;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use linklab_tcpcl::{
+        Config as TcpclConfig, Event as TcpclEvent, Role as TcpclRole, Session, State as TcpclState,
+    };
+    use tokio::io::AsyncReadExt;
+    use tokio::net::TcpStream;
 
     /// A node's core on a store in `dir`, bundles retried after `retry`.
-    fn core(dir: &std::path::Path, node: &str, retry: Duration) -> Core {
+    fn core(dir: &std::path::Path, node: &str, retry: Duration) -> Core<RedbStore> {
         let store = RedbStore::open(&dir.join(format!("{node}.redb"))).unwrap();
         let mut config = Config::new(node.parse().unwrap());
         config.retry_after = retry;
@@ -991,7 +1058,7 @@ mod tests {
 
     /// A session with `peer` comes up on `core`; its command receiver.
     fn up(
-        core: &mut Core,
+        core: &mut Core<RedbStore>,
         peer: &str,
         configured: Option<LinkId>,
     ) -> (SessionId, mpsc::UnboundedReceiver<LinkCommand>) {
@@ -1016,7 +1083,7 @@ mod tests {
         }
     }
 
-    fn send(core: &mut Core, payload: &[u8]) {
+    fn send(core: &mut Core<RedbStore>, payload: &[u8]) {
         let request = SendRequest::new(
             "ipn:1.1".parse().unwrap(),
             "ipn:2.1".parse().unwrap(),
@@ -1187,5 +1254,172 @@ mod tests {
         let (_, octets) = next_send(&mut rx);
         assert!(octets.ends_with(&[0xFF]), "a whole encoded bundle");
         assert!(a.waiting.is_empty());
+    }
+
+    /// A redb store whose commits take `delay` each while `slow` is set;
+    /// `begun` counts those slow commits.
+    struct SlowStore {
+        inner: RedbStore,
+        delay: Duration,
+        slow: Arc<AtomicBool>,
+        begun: Arc<AtomicUsize>,
+    }
+
+    impl Store for SlowStore {
+        fn load(&mut self) -> Result<linklab_dtn::store::Snapshot, StoreError> {
+            self.inner.load()
+        }
+
+        fn commit(&mut self, batch: &linklab_dtn::Batch) -> Result<(), StoreError> {
+            if self.slow.load(Ordering::SeqCst) {
+                self.begun.fetch_add(1, Ordering::SeqCst);
+                std::thread::sleep(self.delay);
+            }
+            self.inner.commit(batch)
+        }
+    }
+
+    /// A TCPCL peer driven by the test over loopback.
+    struct Peer {
+        session: Session,
+        stream: TcpStream,
+        origin: tokio::time::Instant,
+        events: Vec<TcpclEvent>,
+    }
+
+    impl Peer {
+        async fn connect(address: std::net::SocketAddr, keepalive: u16) -> Peer {
+            let mut config = TcpclConfig::new("ipn:2.0");
+            config.keepalive_interval = keepalive;
+            let session = Session::new(TcpclRole::Active, config, Instant::ZERO).unwrap();
+            Peer {
+                session,
+                stream: TcpStream::connect(address).await.unwrap(),
+                origin: tokio::time::Instant::now(),
+                events: Vec::new(),
+            }
+        }
+
+        fn now(&self) -> Instant {
+            Instant::from_micros(self.origin.elapsed().as_micros() as u64)
+        }
+
+        /// Writes out what the session has to send.
+        async fn flush(&mut self) {
+            while let Some(octets) = self.session.poll_transmit() {
+                self.stream.write_all(&octets).await.unwrap();
+            }
+            while let Some(event) = self.session.poll_event() {
+                self.events.push(event);
+            }
+        }
+
+        /// Waits for input or the session's next timer (cancel-safe).
+        async fn wait(&mut self) {
+            let deadline = self
+                .session
+                .poll_timeout()
+                .map(|at| self.origin + Duration::from_micros(at.as_micros()));
+            let mut buffer = [0u8; 4096];
+            tokio::select! {
+                read = self.stream.read(&mut buffer) => match read {
+                    Ok(0) | Err(_) => self.session.handle_eof(self.now()),
+                    Ok(n) => self.session.handle_input(self.now(), &buffer[..n]),
+                },
+                _ = sleep_until(deadline) => self.session.handle_timeout(self.now()),
+            }
+        }
+
+        /// Runs the session until `done` holds of it.
+        async fn run_until(&mut self, done: impl Fn(&Session) -> bool) {
+            loop {
+                self.flush().await;
+                if done(&self.session) {
+                    return;
+                }
+                self.wait().await;
+            }
+        }
+    }
+
+    #[test]
+    fn a_slow_store_write_does_not_let_a_peers_keepalive_expire() {
+        // The peer offers a 1 s Session Keepalive and so ends the session
+        // after 2 s without a message from the node (RFC 9174 5.1.1); one
+        // store write takes 3 s.
+        const KEEPALIVE: u16 = 1;
+        const WRITE: Duration = Duration::from_secs(3);
+        const BOUND: Duration = Duration::from_secs(15);
+        let dir = tempfile::tempdir().unwrap();
+        let slow = Arc::new(AtomicBool::new(false));
+        let begun = Arc::new(AtomicUsize::new(0));
+        let store = SlowStore {
+            inner: RedbStore::open(&dir.path().join("node.redb")).unwrap(),
+            delay: WRITE,
+            slow: slow.clone(),
+            begun: begun.clone(),
+        };
+        let config = Config::new("ipn:1.0".parse().unwrap());
+        let core = Core::new(Agent::open(config, store).unwrap());
+        let spool_dir = dir.path().to_path_buf();
+        let test = async move {
+            let (link_tx, link_rx) = mpsc::unbounded_channel();
+            let (client_tx, client_rx) = mpsc::unbounded_channel();
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let address = listener.local_addr().unwrap();
+            let session_config = tcpcl::session_config("ipn:1.0");
+            let listening =
+                tokio::spawn(tcpcl::listen(listener, session_config, spool_dir, link_tx));
+            let (stop, stop_rx) = oneshot::channel();
+            let agent = spawn_agent(core, link_rx, client_rx, stop_rx).unwrap();
+
+            let mut peer = Peer::connect(address, KEEPALIVE).await;
+            peer.run_until(|s| s.state() == TcpclState::Established)
+                .await;
+            assert_eq!(peer.session.params().unwrap().keepalive_interval, 1);
+
+            // An application's bundle: the agent stores it, slowly.
+            let client = ClientId(1);
+            let (answers_tx, mut answers) = mpsc::unbounded_channel();
+            client_tx
+                .send(ClientEvent::Opened(client, answers_tx))
+                .unwrap();
+            slow.store(true, Ordering::SeqCst);
+            let request = Message::new("SEND")
+                .with("dest", "ipn:3.1")
+                .with_body(b"slow".to_vec());
+            client_tx
+                .send(ClientEvent::Request(client, request))
+                .unwrap();
+            let answer = loop {
+                peer.flush().await;
+                tokio::select! {
+                    answer = answers.recv() => break answer.unwrap(),
+                    _ = peer.wait() => {}
+                }
+            };
+            slow.store(false, Ordering::SeqCst);
+            assert_eq!(answer.verb, "SENT", "{answer:?}");
+            assert!(begun.load(Ordering::SeqCst) >= 1, "the write was slow");
+            // The session lived through the write: the node's KEEPALIVEs
+            // kept coming.
+            peer.flush().await;
+            assert_eq!(
+                peer.session.state(),
+                TcpclState::Established,
+                "{:?}",
+                peer.events
+            );
+
+            // The node stops; its session ends cleanly.
+            stop.send(()).unwrap();
+            peer.run_until(Session::is_closed).await;
+            agent.await.unwrap().unwrap();
+            listening.abort();
+        };
+        runtime()
+            .unwrap()
+            .block_on(async { tokio::time::timeout(BOUND, test).await })
+            .expect("the test ran within its bound");
     }
 }

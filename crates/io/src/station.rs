@@ -15,7 +15,9 @@ use linklab_core::Engine;
 use std::collections::{BTreeMap, VecDeque};
 
 use linklab_core::Instant;
-use linklab_link::{Config, DataLink, Event, InvalidFrame, NewLinkError, SendError, State};
+use linklab_link::{
+    Config, DataLink, Event, InvalidFrame, NewLinkError, RoleError, SendError, State,
+};
 use linklab_wire::ax25::{
     Address, AddressError, AddressField, Callsign, CommandResponse, Frame, FrameError,
 };
@@ -181,6 +183,10 @@ pub enum StationError {
     /// The link could not be built.
     #[error(transparent)]
     NewLink(#[from] NewLinkError),
+    /// The station's role cannot honour the request (never for an AX.25
+    /// station, which is combined).
+    #[error(transparent)]
+    Role(#[from] RoleError),
     /// The data was refused.
     #[error("cannot send to {remote}: {error}")]
     Send {
@@ -430,7 +436,7 @@ impl Station {
         let link = DataLink::new(self.config.clone(), self.mycall, remote, via)?;
         let k = self.insert(link);
         if let Some(entry) = self.links.get_mut(&k) {
-            entry.link.connect(now);
+            entry.link.connect(now)?;
         }
         self.collect(k, Some(now));
         Ok(())
@@ -459,7 +465,7 @@ impl Station {
             .links
             .get_mut(&k)
             .ok_or(StationError::NoLink { remote: *remote })?;
-        entry.link.disconnect(now);
+        entry.link.disconnect(now)?;
         self.collect(k, Some(now));
         Ok(())
     }
@@ -484,7 +490,8 @@ impl Station {
         let keys: Vec<Key> = self.links.keys().copied().collect();
         for k in keys {
             if let Some(entry) = self.links.get_mut(&k) {
-                entry.link.disconnect(now);
+                // Always honoured: an AX.25 station is combined.
+                let _ = entry.link.disconnect(now);
             }
             self.collect(k, Some(now));
         }
@@ -560,7 +567,8 @@ impl Station {
             let idle = entry.link.unacked() + entry.link.queued() == 0;
             if entry.release_when_done && idle {
                 entry.release_when_done = false;
-                entry.link.disconnect(now);
+                // Always honoured: an AX.25 station is combined.
+                let _ = entry.link.disconnect(now);
             }
         }
         while let Some(event) = entry.link.poll_event() {

@@ -314,7 +314,7 @@ impl Ax25Interface {
     pub fn disconnect_all(&mut self, now: Instant) {
         for (_, c) in &mut self.circuits {
             if c.link.state() != State::Disconnected {
-                c.link.disconnect(now);
+                let _ = c.link.disconnect(now); // AX.25: combined, always honoured
             }
         }
     }
@@ -501,7 +501,7 @@ impl Ax25Interface {
                     }
                     State::Disconnected => {
                         circuit.waiting.push_back(datagram);
-                        circuit.link.connect(now);
+                        let _ = circuit.link.connect(now); // AX.25: combined, always honoured
                     }
                     _ => circuit.waiting.push_back(datagram),
                 }

@@ -134,7 +134,7 @@ impl X25Interface {
     /// Sets the LAPB link up (SABM, X.25 2.4.4.1); the packet layer
     /// restarts once it is.
     pub fn start(&mut self, now: Instant) {
-        self.lapb.connect(now);
+        let _ = self.lapb.connect(now); // LAPB: combined, always honoured
     }
 
     /// The device smoltcp polls.

@@ -35,7 +35,9 @@ pub use config::{
     AckPolicy, Config, ConfigError, Mode, PollPolicy, RecoveryMode, Role, SabmeHandling, T1Backoff,
     T1OnIFrame,
 };
-pub use datalink::{DataLink, HdlcLink, InvalidFrame, Link, NewLinkError, SendError, State};
+pub use datalink::{
+    DataLink, HdlcLink, InvalidFrame, Link, NewLinkError, RoleError, SendError, State,
+};
 pub use event::{
     DisconnectReason, Event, FailureReason, LinkError, LinkParams, Negotiation, Version,
 };

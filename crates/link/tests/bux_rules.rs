@@ -83,7 +83,7 @@ impl Line {
             sent: [Vec::new(), Vec::new()],
             drop: Box::new(|_, _| false),
         };
-        line.links[0].connect(Instant::ZERO);
+        line.links[0].connect(Instant::ZERO).unwrap();
         line.run_until(Duration::from_secs(5), |l| {
             l.links.iter().all(|x| x.state() == State::Connected)
         });

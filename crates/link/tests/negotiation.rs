@@ -251,7 +251,7 @@ fn xid_command_is_answered_while_disconnected_and_applies_to_the_next_link() {
     // B now sets up the link (without an XID of its own).
     p.a().set_accept_incoming(true);
     let now = p.now;
-    p.b().connect(now);
+    p.b().connect(now).unwrap();
     assert!(p.run_until(MINUTE, |p| p.links[0].state() == State::Connected));
     let params = p.links[0].params();
     assert_eq!((params.n1_tx, params.k_tx), (100, 4));

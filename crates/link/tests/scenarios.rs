@@ -51,7 +51,7 @@ fn connect_v2_2_transfer_and_disconnect() {
         (0..10u8).map(|i| vec![i; 100]).collect::<Vec<_>>()
     );
     let now = p.now;
-    p.a().disconnect(now);
+    p.a().disconnect(now).unwrap();
     assert!(p.run_until(Duration::from_secs(60), |p| p
         .links
         .iter()
@@ -122,7 +122,7 @@ fn connect_refused_when_not_listening() {
     let mut p = Pair::new(v20(), v20(), 3);
     p.b().set_accept_incoming(false);
     let now = p.now;
-    p.a().connect(now);
+    p.a().connect(now).unwrap();
     assert!(p.run_until(MINUTE, |p| p.links[0].state() == State::Disconnected));
     assert_eq!(
         p.events(Side::A),
@@ -144,7 +144,7 @@ fn connect_times_out_after_n2_tries() {
     let mut p = Pair::new(v20(), v20(), 4);
     p.dropper = Some(Box::new(|_, _| true));
     let now = p.now;
-    p.a().connect(now);
+    p.a().connect(now).unwrap();
     assert!(p.run_until(Duration::from_secs(600), |p| p.links[0].state()
         == State::Disconnected));
     assert_eq!(
@@ -462,7 +462,7 @@ fn disconnect_collision_and_release_timeout() {
     p.connect();
     p.dropper = Some(Box::new(|side, _| side == Side::B));
     let now = p.now;
-    p.a().disconnect(now);
+    p.a().disconnect(now).unwrap();
     assert!(p.run_until(Duration::from_secs(600), |p| p.links[0].state()
         == State::Disconnected));
     assert!(p.events(Side::A).contains(&Event::Disconnected {
@@ -721,7 +721,7 @@ fn invalid_frames_in_other_states() {
     // Awaiting release (fig. C4.3): the error only.
     let now = p.now;
     p.dropper = Some(Box::new(|side, _| side == Side::B));
-    p.a().disconnect(now);
+    p.a().disconnect(now).unwrap();
     p.transmit();
     p.take_events(Side::A);
     let sent = p.sent[0].len();

@@ -11,7 +11,7 @@ use std::time::Duration;
 use hdlc_pair::{configs, HdlcPair, Side};
 use linklab_link::{
     Config, DisconnectReason, Event, FailureReason, InvalidFrame, LinkError, Mode, PollPolicy,
-    RecoveryMode, State, Version,
+    RecoveryMode, Role, RoleError, State, Version,
 };
 use linklab_wire::ax25::FrmrInfo;
 use linklab_wire::control::{Control, Modulus, Supervisory, Unnumbered};
@@ -92,11 +92,9 @@ fn nrm_set_up_and_release() {
         p.events(Side::B),
         [Event::Connected { incoming: true, .. }]
     ));
-    // The secondary cannot set the link up or release it by itself: its
-    // disconnect request goes out as RD when polled, and the primary
-    // releases with DISC.
-    let now = p.now;
-    p.b().disconnect(now);
+    // The secondary cannot set the link up or release it by itself: it
+    // asks with RD when polled, and the primary releases with DISC.
+    p.b().request_disconnect().unwrap();
     assert!(p.run_until(MINUTE, |p| p.all(State::Disconnected)));
     assert_eq!(p.logged("B> 21 <DISC"), 1, "RD:\n{}", p.dump());
     assert_eq!(p.logged("A> 21 <DISC PF>"), 1, "{}", p.dump());
@@ -106,7 +104,7 @@ fn nrm_set_up_and_release() {
     // And the primary releases on its own.
     p.connect();
     let now = p.now;
-    p.a().disconnect(now);
+    p.a().disconnect(now).unwrap();
     assert!(p.run_until(MINUTE, |p| p.all(State::Disconnected)));
     assert_eq!(
         p.events(Side::A).last(),
@@ -124,15 +122,52 @@ fn nrm_set_up_and_release() {
 }
 
 #[test]
+fn a_secondary_cannot_connect_or_disconnect_and_sends_nothing_for_it() {
+    let mut p = nrm();
+    let now = p.now;
+    assert_eq!(p.b().connect(now), Err(RoleError::SecondaryCannotSetUp));
+    assert_eq!(
+        p.b().disconnect(now),
+        Err(RoleError::SecondaryCannotRelease)
+    );
+    p.run_for(Duration::from_secs(1));
+    assert!(p.sent[1].is_empty(), "{}", p.dump());
+    assert_eq!(p.links[1].state(), State::Disconnected);
+
+    // Established by the primary: the secondary still neither resets nor
+    // releases it, and sends no SNRM, DISC or RD for asking.
+    p.connect();
+    let now = p.now;
+    assert_eq!(p.b().connect(now), Err(RoleError::SecondaryCannotSetUp));
+    assert_eq!(
+        p.b().disconnect(now),
+        Err(RoleError::SecondaryCannotRelease)
+    );
+    p.run_for(Duration::from_secs(5));
+    assert!(p.all(State::Connected), "{}", p.dump());
+    assert_eq!(p.logged("B> 21 <DISC"), 0, "{}", p.dump());
+    assert_eq!(p.logged("B> 21 <SNRM"), 0, "{}", p.dump());
+    assert_eq!(p.logged("A> 21 <DISC"), 0, "{}", p.dump());
+    // RD is for a secondary only.
+    assert_eq!(
+        p.a().request_disconnect(),
+        Err(RoleError::NotSecondary {
+            role: Role::Primary
+        })
+    );
+    p.secondary_only_polled().unwrap();
+}
+
+#[test]
 fn nrm_secondary_refuses_when_not_listening_and_cannot_connect() {
     let mut p = nrm();
     p.b().set_accept_incoming(false);
     let now = p.now;
-    p.b().connect(now);
+    assert_eq!(p.b().connect(now), Err(RoleError::SecondaryCannotSetUp));
     p.run_for(Duration::from_secs(1));
     assert!(p.sent[1].is_empty(), "{}", p.dump());
     let now = p.now;
-    p.a().connect(now);
+    p.a().connect(now).unwrap();
     p.run_until(MINUTE, |p| p.links[0].state() == State::Disconnected);
     assert_eq!(
         p.events(Side::A),
@@ -448,7 +483,7 @@ fn lapb_abm_uses_addresses_a_and_b() {
     assert!(p.logged("B> 01 <RR") >= 1, "{}", p.dump());
     assert!(p.logged("A> 03 <RR") >= 1, "{}", p.dump());
     let now = p.now;
-    p.b().disconnect(now);
+    p.b().disconnect(now).unwrap();
     assert!(p.run_until(MINUTE, |p| p.all(State::Disconnected)));
     assert_eq!(p.logged("B> 03 <DISC PF>"), 1, "{}", p.dump());
 }

@@ -954,7 +954,7 @@ pub(crate) fn run_transfer_with(
     let mut bench = Bench::new(config, streams, app)?;
 
     // Link set-up, then a quiet channel.
-    bench.links[SENDER].connect(Instant::ZERO);
+    let _ = bench.links[SENDER].connect(Instant::ZERO); // AX.25: combined, always honoured
     bench.run_phase(Phase::Connect)?;
     let offer = bench.queue.now() + Duration::from_secs(1);
     bench

@@ -31,6 +31,68 @@ pub enum State {
     Closed,
 }
 
+/// Where a session is, with what holds only there: the negotiated
+/// parameters exist from the SESS_INIT exchange on (RFC 9174 section 4.7),
+/// the Ending state's start only once a SESS_TERM was sent (section 6.1).
+/// [`State`] is its public summary.
+#[derive(Debug)]
+enum Phase {
+    /// Waiting for the peer's contact header (section 4.2).
+    Contact,
+    /// Contact headers exchanged, waiting for the peer's SESS_INIT.
+    Negotiating,
+    /// Transfers may flow both ways.
+    Established(Established),
+    /// A SESS_TERM was sent: transfers in progress may finish.
+    Ending {
+        /// The session as it was established.
+        established: Established,
+        /// When the Ending state began, for its timer (section 6.1).
+        since: Instant,
+    },
+    /// Over; the parameters it had if it was ever established.
+    Closed(Option<Established>),
+}
+
+/// What the SESS_INIT exchange settled (RFC 9174 section 4.7).
+#[derive(Debug)]
+struct Established {
+    params: SessionParams,
+}
+
+impl Established {
+    /// The Session Keepalive, `None` when negotiated to 0: no KEEPALIVEs
+    /// (section 5.1.1).
+    fn keepalive(&self) -> Option<core::time::Duration> {
+        Some(core::time::Duration::from_secs(
+            self.params.keepalive_interval.into(),
+        ))
+        .filter(|k| !k.is_zero())
+    }
+}
+
+impl Phase {
+    fn state(&self) -> State {
+        match self {
+            Phase::Contact => State::Contact,
+            Phase::Negotiating => State::Negotiating,
+            Phase::Established(_) => State::Established,
+            Phase::Ending { .. } => State::Ending,
+            Phase::Closed(_) => State::Closed,
+        }
+    }
+
+    /// The session's parameters, once it was established.
+    fn established(&self) -> Option<&Established> {
+        match self {
+            Phase::Established(established)
+            | Phase::Ending { established, .. }
+            | Phase::Closed(Some(established)) => Some(established),
+            Phase::Contact | Phase::Negotiating | Phase::Closed(None) => None,
+        }
+    }
+}
+
 /// Why [`Session::send_transfer`] did not queue a transfer.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SendError {
@@ -129,7 +191,7 @@ const TIMERS: [Timer; 5] = [
 pub struct Session {
     config: Config,
     role: Role,
-    state: State,
+    phase: Phase,
     /// Received octets not yet decoded.
     rx: Vec<u8>,
     /// Octets of a rejected oversized segment still to skip.
@@ -137,7 +199,6 @@ pub struct Session {
     tx: VecDeque<Chunk>,
     events: VecDeque<Event>,
     peer_contact: Option<ContactHeader>,
-    params: Option<SessionParams>,
     started_at: Instant,
     last_sent: Instant,
     last_received: Instant,
@@ -148,7 +209,6 @@ pub struct Session {
     incoming: Option<Incoming>,
     term_sent: Option<SessTermReason>,
     term_received: Option<SessTermReason>,
-    ending_since: Option<Instant>,
     /// The first cause of the end, once there is one.
     cause: Option<Cause>,
 }
@@ -163,13 +223,12 @@ impl Session {
         let mut session = Session {
             config,
             role,
-            state: State::Contact,
+            phase: Phase::Contact,
             rx: Vec::new(),
             discard: 0,
             tx: VecDeque::new(),
             events: VecDeque::new(),
             peer_contact: None,
-            params: None,
             started_at: now,
             last_sent: now,
             last_received: now,
@@ -179,7 +238,6 @@ impl Session {
             incoming: None,
             term_sent: None,
             term_received: None,
-            ending_since: None,
             cause: None,
         };
         if role == Role::Active {
@@ -190,18 +248,18 @@ impl Session {
 
     /// Where the session is.
     pub fn state(&self) -> State {
-        self.state
+        self.phase.state()
     }
 
     /// Whether the session is over (the connection should be closed once
     /// `poll_transmit` is drained).
     pub fn is_closed(&self) -> bool {
-        self.state == State::Closed
+        matches!(self.phase, Phase::Closed(_))
     }
 
     /// The negotiated parameters, once established.
     pub fn params(&self) -> Option<&SessionParams> {
-        self.params.as_ref()
+        self.phase.established().map(|e| &e.params)
     }
 
     /// Octets received from the TCP connection.
@@ -223,7 +281,7 @@ impl Session {
                 continue;
             }
             let rest = &self.rx[pos..];
-            if self.state == State::Contact {
+            if matches!(self.phase, Phase::Contact) {
                 match ContactHeader::decode(rest) {
                     Ok(None) => break,
                     Ok(Some(header)) => {
@@ -271,7 +329,7 @@ impl Session {
     /// The peer closed its side of the TCP connection.
     pub fn handle_eof(&mut self, _now: Instant) {
         let cause = match self.term_received {
-            _ if self.params.is_none() && self.peer_can_tls() => Cause::TlsRequired,
+            _ if self.phase.established().is_none() && self.peer_can_tls() => Cause::TlsRequired,
             Some(reason) => Cause::PeerTerminated(reason),
             None => Cause::ConnectionLost,
         };
@@ -289,13 +347,12 @@ impl Session {
     /// (section 5.2.5.1) unless configured otherwise. Transfers go out one
     /// after the other, never interleaved.
     pub fn send_transfer(&mut self, now: Instant, data: &[u8]) -> Result<TransferId, SendError> {
-        match self.state {
-            State::Established => {}
-            State::Ending => return Err(SendError::Ending),
-            State::Closed => return Err(SendError::Closed),
-            State::Contact | State::Negotiating => return Err(SendError::NotEstablished),
-        }
-        let params = self.params.as_ref().expect("established");
+        let params = match &self.phase {
+            Phase::Established(established) => &established.params,
+            Phase::Ending { .. } => return Err(SendError::Ending),
+            Phase::Closed(_) => return Err(SendError::Closed),
+            Phase::Contact | Phase::Negotiating => return Err(SendError::NotEstablished),
+        };
         let length = data.len() as u64;
         if length > params.transfer_mtu {
             return Err(SendError::TooLarge {
@@ -386,28 +443,25 @@ impl Session {
     }
 
     fn deadline(&self, timer: Timer) -> Option<Instant> {
-        let keepalive = self
-            .params
-            .as_ref()
-            .map(|p| core::time::Duration::from_secs(p.keepalive_interval.into()))
-            .filter(|k| !k.is_zero());
-        let live = matches!(self.state, State::Established | State::Ending);
-        match timer {
-            Timer::Establishment => matches!(self.state, State::Contact | State::Negotiating)
-                .then(|| self.started_at + self.config.establishment_timeout),
-            Timer::KeepaliveSend => keepalive.filter(|_| live).map(|k| self.last_sent + k),
-            Timer::KeepaliveReceive => keepalive
-                .filter(|_| self.state == State::Established)
-                .map(|k| self.last_received + 2 * k),
-            Timer::Idle => self
+        match (timer, &self.phase) {
+            (Timer::Establishment, Phase::Contact | Phase::Negotiating) => {
+                Some(self.started_at + self.config.establishment_timeout)
+            }
+            (
+                Timer::KeepaliveSend,
+                Phase::Established(established) | Phase::Ending { established, .. },
+            ) => established.keepalive().map(|k| self.last_sent + k),
+            (Timer::KeepaliveReceive, Phase::Established(established)) => {
+                established.keepalive().map(|k| self.last_received + 2 * k)
+            }
+            (Timer::Idle, Phase::Established(_)) => self
                 .config
                 .idle_timeout
-                .filter(|_| self.state == State::Established)
                 .map(|idle| self.last_activity + idle),
-            Timer::Ending => self
-                .ending_since
-                .filter(|_| self.state == State::Ending)
-                .map(|since| since + self.config.ending_timeout),
+            (Timer::Ending, Phase::Ending { since, .. }) => {
+                Some(*since + self.config.ending_timeout)
+            }
+            _ => None,
         }
     }
 
@@ -449,7 +503,7 @@ impl Session {
             self.close(Cause::VersionMismatch(header.version));
             return;
         }
-        self.state = State::Negotiating;
+        self.phase = Phase::Negotiating;
         if self.role == Role::Active {
             let init = self.local_sess_init();
             self.queue(now, &init);
@@ -461,18 +515,15 @@ impl Session {
             self.last_activity = now;
         }
         let kind = message.message_type();
+        let negotiating = matches!(self.phase, Phase::Negotiating);
         match message {
             Message::SessTerm(term) => self.on_sess_term(now, term),
             Message::MsgReject(reject) => self.events.push_back(Event::MessageRejected {
                 reason: reject.reason,
                 rejected_header: reject.rejected_header,
             }),
-            Message::SessInit(init) if self.state == State::Negotiating => {
-                self.on_sess_init(now, init)
-            }
-            _ if self.state == State::Negotiating => {
-                self.reject(now, RejectReason::MessageUnexpected, kind as u8)
-            }
+            Message::SessInit(init) if negotiating => self.on_sess_init(now, init),
+            _ if negotiating => self.reject(now, RejectReason::MessageUnexpected, kind as u8),
             Message::SessInit(_) => self.reject(now, RejectReason::MessageUnexpected, kind as u8),
             Message::Keepalive => {}
             Message::XferSegment(segment) => self.on_segment(now, segment),
@@ -524,8 +575,9 @@ impl Session {
             peer_can_tls: self.peer_can_tls(),
             peer_extensions: init.extensions,
         };
-        self.params = Some(params.clone());
-        self.state = State::Established;
+        self.phase = Phase::Established(Established {
+            params: params.clone(),
+        });
         self.last_received = now;
         self.events.push_back(Event::SessionEstablished(params));
     }
@@ -562,7 +614,7 @@ impl Session {
                     refusal = Some(RefuseReason::ExtensionFailure);
                 }
             }
-            if self.state == State::Ending {
+            if matches!(self.phase, Phase::Ending { .. }) {
                 refusal = Some(RefuseReason::SessionTerminating);
             } else if declared.is_some_and(|d| d > self.config.transfer_mru) {
                 refusal = refusal.or(Some(RefuseReason::NoResources));
@@ -685,7 +737,7 @@ impl Session {
     fn on_sess_term(&mut self, now: Instant, term: SessTerm) {
         self.term_received = Some(term.reason);
         if self.term_sent.is_none() {
-            let cause = if self.params.is_none() && self.peer_can_tls() {
+            let cause = if self.phase.established().is_none() && self.peer_can_tls() {
                 Cause::TlsRequired
             } else {
                 Cause::PeerTerminated(term.reason)
@@ -729,7 +781,7 @@ impl Session {
                     RejectReason::MessageUnsupported,
                     MessageType::XferSegment as u8,
                 );
-                let live = matches!(self.state, State::Established | State::Ending);
+                let live = matches!(self.phase, Phase::Established(_) | Phase::Ending { .. });
                 let current = self.incoming.as_ref().is_some_and(|i| i.id == transfer_id);
                 if live && (flags & START != 0 || current) {
                     self.incoming = Some(Incoming {
@@ -751,8 +803,8 @@ impl Session {
             DecodeError::ExtensionsTooLong { .. }
             | DecodeError::ExtensionsMisframed { .. }
             | DecodeError::NodeIdNotUtf8 => {
-                let reason = match (&error, self.state) {
-                    (_, State::Negotiating) => SessTermReason::ContactFailure,
+                let reason = match (&error, &self.phase) {
+                    (_, Phase::Negotiating) => SessTermReason::ContactFailure,
                     (DecodeError::ExtensionsTooLong { .. }, _) => {
                         SessTermReason::ResourceExhaustion
                     }
@@ -803,15 +855,15 @@ impl Session {
 
     /// Starts ending the session from this side (RFC 9174 section 6.1).
     fn terminate_with(&mut self, now: Instant, reason: SessTermReason, cause: Cause) {
-        match self.state {
-            State::Closed | State::Ending => {}
+        match self.phase {
+            Phase::Closed(_) | Phase::Ending { .. } => {}
             // No SESS_TERM before the contact headers are exchanged.
-            State::Contact => self.close(cause),
-            State::Negotiating => {
+            Phase::Contact => self.close(cause),
+            Phase::Negotiating => {
                 self.send_sess_term(now, reason);
                 self.close(cause);
             }
-            State::Established => {
+            Phase::Established(_) => {
                 self.cause.get_or_insert(cause);
                 self.send_sess_term(now, reason);
                 self.enter_ending(now, reason, Side::Local);
@@ -822,13 +874,19 @@ impl Session {
 
     /// The Ending state: transfers not yet on the wire are aborted.
     fn enter_ending(&mut self, now: Instant, reason: SessTermReason, initiator: Side) {
-        if self.state == State::Negotiating {
-            // Nothing to finish before the session is established.
-            let cause = self.cause.take().unwrap_or(Cause::PeerTerminated(reason));
-            return self.close(cause);
-        }
-        self.state = State::Ending;
-        self.ending_since = Some(now);
+        let established = match std::mem::replace(&mut self.phase, Phase::Negotiating) {
+            Phase::Established(established) => established,
+            other => {
+                // Nothing to finish before the session is established.
+                self.phase = other;
+                let cause = self.cause.take().unwrap_or(Cause::PeerTerminated(reason));
+                return self.close(cause);
+            }
+        };
+        self.phase = Phase::Ending {
+            established,
+            since: now,
+        };
         let unstarted: Vec<TransferId> = self
             .outgoing
             .iter()
@@ -849,7 +907,7 @@ impl Session {
     /// half done.
     fn check_ended(&mut self) {
         let idle = self.outgoing.is_empty() && self.incoming.as_ref().is_none_or(|i| i.refused);
-        if self.state == State::Ending
+        if matches!(self.phase, Phase::Ending { .. })
             && self.term_sent.is_some()
             && self.term_received.is_some()
             && idle
@@ -860,10 +918,16 @@ impl Session {
     }
 
     fn close(&mut self, cause: Cause) {
-        if self.state == State::Closed {
+        if self.is_closed() {
             return;
         }
-        self.state = State::Closed;
+        let established = match std::mem::replace(&mut self.phase, Phase::Closed(None)) {
+            Phase::Established(established) | Phase::Ending { established, .. } => {
+                Some(established)
+            }
+            Phase::Contact | Phase::Negotiating | Phase::Closed(_) => None,
+        };
+        self.phase = Phase::Closed(established);
         self.tx.retain(|c| c.transfer.is_none());
         for transfer in std::mem::take(&mut self.outgoing) {
             self.events

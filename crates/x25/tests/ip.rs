@@ -100,7 +100,7 @@ impl Net {
             rng: SplitMix64(seed),
             call_user_data: Vec::new(),
         };
-        net.stacks[0].link.connect(Instant::ZERO);
+        net.stacks[0].link.connect(Instant::ZERO).unwrap();
         net.run_until(Duration::from_secs(60), |n| {
             n.stacks
                 .iter()

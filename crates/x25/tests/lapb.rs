@@ -78,7 +78,7 @@ impl Lapb {
             monitor: WindowMonitor::default(),
             log: Vec::new(),
         };
-        lapb.stacks[0].link.connect(Instant::ZERO);
+        lapb.stacks[0].link.connect(Instant::ZERO).unwrap();
         lapb
     }
 

@@ -193,7 +193,7 @@ impl Pair {
                 && self.nodes[0].link.state() == LinkState::Disconnected
                 && self.nodes[0].cl.state() == ClState::Down
             {
-                self.nodes[0].link.connect(now);
+                self.nodes[0].link.connect(now).unwrap();
                 busy = true;
             }
             for i in 0..2 {
@@ -269,7 +269,7 @@ impl Pair {
                 ClEvent::SessionEnded { cause } => {
                     node.agent.link_down(LINK);
                     if cause.release_link() {
-                        node.link.disconnect(now);
+                        node.link.disconnect(now).unwrap();
                     }
                 }
             }

@@ -4,7 +4,7 @@
 use linklab_wire::ax25::{CommandResponse, FrmrInfo};
 use linklab_wire::control::{Modulus, Unnumbered};
 
-use super::{Link, State};
+use super::{Link, RoleError, State};
 use crate::config::{Mode, RecoveryMode, Role, SabmeHandling};
 use crate::event::{DisconnectReason, Event, FailureReason, LinkError, Version};
 use crate::framing::Framing;
@@ -14,12 +14,15 @@ use linklab_core::TimerKind;
 
 impl<F: Framing> Link<F> {
     /// DL-CONNECT request: sends SABME (modulo 128 configured) or SABM
-    /// and waits for UA. On an established link this resets it. An HDLC
-    /// primary sends SNRM(E) or SARM(E) as configured; a secondary cannot
-    /// set a link up (ISO/IEC 13239 clause 6) and ignores the request.
-    pub fn connect(&mut self, now: Instant) {
+    /// and waits for UA. On an established link this resets it; while
+    /// connecting or releasing, the request changes nothing. An HDLC
+    /// primary sends SNRM(E) or SARM(E) as configured.
+    ///
+    /// A secondary cannot set a link up (ISO/IEC 13239 clause 6): it gets
+    /// [`RoleError::SecondaryCannotSetUp`] and nothing is sent.
+    pub fn connect(&mut self, now: Instant) -> Result<(), RoleError> {
         if self.config.role == Role::Secondary {
-            return;
+            return Err(RoleError::SecondaryCannotSetUp);
         }
         match self.state {
             State::Disconnected | State::Connected | State::TimerRecovery => {
@@ -36,6 +39,7 @@ impl<F: Framing> Link<F> {
             // Already connecting, or releasing.
             _ => {}
         }
+        Ok(())
     }
 
     /// DL-DISCONNECT request: sends DISC and waits for UA (fig. C4.4a).
@@ -43,24 +47,49 @@ impl<F: Framing> Link<F> {
     /// for [`Link::unacked`] and [`Link::queued`] to reach zero
     /// first for an orderly release. While connecting, the attempt is
     /// abandoned at once with a DISC (Dire Wolf's erratum: the SDL's
-    /// "requeue" would loop).
+    /// "requeue" would loop). On a link already released or releasing,
+    /// the request changes nothing.
     ///
-    /// A secondary cannot release the link; it asks its primary to with a
-    /// request disconnect (RD) response (ISO/IEC 13239 5.5.3), sent at its
-    /// next opportunity, and stays connected until the primary's DISC.
-    pub fn disconnect(&mut self, now: Instant) {
+    /// A secondary cannot release the link (only its primary sends DISC,
+    /// ISO/IEC 13239 5.5.3): it gets [`RoleError::SecondaryCannotRelease`]
+    /// and nothing is sent; it asks with [`Link::request_disconnect`].
+    pub fn disconnect(&mut self, now: Instant) -> Result<(), RoleError> {
         if self.config.role == Role::Secondary {
-            if matches!(self.state, State::Connected | State::TimerRecovery) && !self.rd_sent {
-                self.rd_sent = true;
-                self.send_u(
-                    Unnumbered::Disc,
-                    CommandResponse::Response,
-                    false,
-                    Vec::new(),
-                );
-            }
-            return;
+            return Err(RoleError::SecondaryCannotRelease);
         }
+        self.release(now);
+        Ok(())
+    }
+
+    /// A secondary asks its primary to release the link with a request
+    /// disconnect (RD) response (ISO/IEC 13239 5.5.3), sent at its next
+    /// opportunity, and stays connected until the primary's DISC. Once
+    /// asked, or while the link is not established, the request changes
+    /// nothing.
+    ///
+    /// A primary or combined station releases the link itself with
+    /// [`Link::disconnect`]: here it gets [`RoleError::NotSecondary`].
+    pub fn request_disconnect(&mut self) -> Result<(), RoleError> {
+        if self.config.role != Role::Secondary {
+            return Err(RoleError::NotSecondary {
+                role: self.config.role,
+            });
+        }
+        if matches!(self.state, State::Connected | State::TimerRecovery) && !self.rd_sent {
+            self.rd_sent = true;
+            self.send_u(
+                Unnumbered::Disc,
+                CommandResponse::Response,
+                false,
+                Vec::new(),
+            );
+        }
+        Ok(())
+    }
+
+    /// The release of a DL-DISCONNECT request by a primary or combined
+    /// station, or of an RD received by a primary.
+    fn release(&mut self, now: Instant) {
         match self.state {
             State::AwaitingConnection | State::AwaitingConnection2_2 => {
                 self.discard_queues();
@@ -110,7 +139,7 @@ impl<F: Framing> Link<F> {
     /// 5.5.3): release the link with DISC.
     pub(super) fn on_rd(&mut self, now: Instant) {
         if self.config.role == Role::Primary {
-            self.disconnect(now);
+            self.release(now);
         }
     }
 

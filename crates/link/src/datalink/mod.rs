@@ -94,6 +94,38 @@ pub enum NewLinkError {
     },
 }
 
+/// Why a station's role cannot honour a DL-CONNECT or DL-DISCONNECT
+/// request ([`Link::connect`], [`Link::disconnect`],
+/// [`Link::request_disconnect`]). Nothing was sent.
+///
+/// Only a primary or combined station sends commands, and so the
+/// mode-setting commands (SNRM(E), SARM(E), SABM(E)) and DISC (ISO/IEC
+/// 13239 clause 6 and 5.5.3; on AX.25 v2.2 every station is combined and
+/// either end sets up and releases, 6.3). A secondary sends responses
+/// only: it can ask its primary to release the link with the RD (request
+/// disconnect) response (ISO/IEC 13239 5.5.3); RIM, its request for
+/// initialization, is not part of this engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum RoleError {
+    /// DL-CONNECT on a secondary: the primary sets the link up.
+    #[error("a secondary station cannot set the link up: only its primary sends SNRM/SARM")]
+    SecondaryCannotSetUp,
+    /// DL-DISCONNECT on a secondary: the primary releases the link with
+    /// DISC; ask it with [`Link::request_disconnect`] (RD).
+    #[error(
+        "a secondary station cannot release the link: only its primary sends DISC \
+         (a secondary asks for it with RD, request disconnect)"
+    )]
+    SecondaryCannotRelease,
+    /// RD requested of a primary or combined station, which releases the
+    /// link itself with [`Link::disconnect`].
+    #[error("only a secondary station requests a disconnect (RD); a {role:?} station sends DISC")]
+    NotSecondary {
+        /// This station's role.
+        role: Role,
+    },
+}
+
 /// Why user data was not queued (DL-DATA request, C4.1).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SendError {

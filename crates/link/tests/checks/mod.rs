@@ -84,7 +84,7 @@ pub fn connect<F: TestFraming>(
     told: fn(&[Event]) -> bool,
 ) -> Result<bool, String> {
     let now = p.now;
-    p.a().connect(now);
+    p.a().connect(now).unwrap();
     p.run_until(Duration::from_secs(600), |p| {
         matches!(p.links[0].state(), State::Connected | State::Disconnected)
     });
@@ -115,7 +115,7 @@ pub fn deliver_and_release<F: TestFraming>(p: &mut LinkPair<F>, want: [usize; 2]
         p.run_until(Duration::from_secs(1800), |p| p.all(State::Disconnected));
     }
     let now = p.now;
-    p.a().disconnect(now);
+    p.a().disconnect(now).unwrap();
     p.run_until(Duration::from_secs(1800), |p| p.all(State::Disconnected));
 }
 

@@ -453,7 +453,7 @@ impl<F: TestFraming> LinkPair<F> {
     /// A sets the link up; asserts both report it.
     pub fn connect(&mut self) {
         let now = self.now;
-        self.a().connect(now);
+        self.a().connect(now).unwrap();
         let ok = self.run_until(Duration::from_secs(120), |p| p.all(State::Connected));
         assert!(ok, "connect failed:\n{}", self.dump());
     }

@@ -266,7 +266,7 @@ struct Sim<'a> {
 /// arrivals, lengths). Deterministic for given streams.
 pub fn simulate(run: &LinkRun, streams: &Streams) -> Result<Measured, BuxError> {
     let mut sim = Sim::new(run, streams)?;
-    sim.links[0].connect(Instant::ZERO);
+    let _ = sim.links[0].connect(Instant::ZERO); // primary or combined: always honoured
     sim.settle(Instant::ZERO)?;
     while !sim.links.iter().all(|l| l.state() == State::Connected) {
         if !sim.step()? {
