@@ -1039,6 +1039,7 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use linklab_core::Engine;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::Arc;
 
@@ -1306,7 +1307,8 @@ mod tests {
 
         /// Writes out what the session has to send.
         async fn flush(&mut self) {
-            while let Some(octets) = self.session.poll_transmit() {
+            let now = self.now();
+            while let Some(octets) = self.session.poll_transmit(now) {
                 self.stream.write_all(&octets).await.unwrap();
             }
             while let Some(event) = self.session.poll_event() {
