@@ -1,9 +1,9 @@
 //! Tables II and III of Ronan, Long and Walsh, reproduced from the copy of
-//! the published figures kept in `experiments/reference`.
+//! the published figures kept in `crates/scenario/published`.
 
 use linklab_models::ronan::{AckReading, Params};
 
-const PUBLISHED: &str = include_str!("../../../experiments/reference/ronan_ax25_transfer.csv");
+const PUBLISHED: &str = include_str!("../../scenario/published/ronan_ax25_transfer.csv");
 
 /// (bit rate, window, published model time) for every row of Tables II, III.
 fn published_model_rows() -> Vec<(f64, u32, f64)> {

@@ -31,6 +31,7 @@
 //! each `match` in [`Experiment`].
 
 use core::fmt;
+use core::ops::RangeInclusive;
 use core::time::Duration;
 use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
@@ -204,10 +205,14 @@ impl fmt::Display for Position {
 
 /// A parameter value an experiment cannot run with.
 #[derive(Debug, Clone, PartialEq, Error)]
-#[error("{field}: {reason}")]
+#[error("{}{field}: {reason}", path_prefix(.within))]
 pub struct InvalidField {
     /// The field, as named in the file.
     pub field: &'static str,
+    /// The tables the field is in, outermost first: the name of an array
+    /// of tables and the index (from 0) of the one holding the field
+    /// (`[[figure]]`, `[[figure.case]]`); empty for a top-level field.
+    pub within: Vec<(&'static str, usize)>,
     /// What is wrong with its value, and what is allowed.
     pub reason: String,
 }
@@ -217,8 +222,175 @@ impl InvalidField {
     pub fn new(field: &'static str, reason: impl Into<String>) -> Self {
         InvalidField {
             field,
+            within: Vec::new(),
             reason: reason.into(),
         }
+    }
+
+    /// The same error, its field in table `index` of the array of tables
+    /// `array` (called from the outside in: the innermost table first).
+    pub fn within(mut self, array: &'static str, index: usize) -> Self {
+        self.within.insert(0, (array, index));
+        self
+    }
+
+    /// Where the field's value is in `text`: the closest place found
+    /// along its path (`None` if not even its top-level key is there).
+    fn position(&self, text: &str) -> Option<Position> {
+        let top: BTreeMap<String, toml::Spanned<Placed>> = toml::from_str(text).ok()?;
+        let mut found: Option<&toml::Spanned<Placed>> = None;
+        let mut table = Some(&top);
+        for &(array, index) in &self.within {
+            let Some(entry) = table.and_then(|t| t.get(array)) else {
+                break;
+            };
+            found = Some(entry);
+            match entry.get_ref() {
+                Placed::Array(items) if index < items.len() => {
+                    found = Some(&items[index]);
+                    table = match items[index].get_ref() {
+                        Placed::Table(t) => Some(t),
+                        _ => None,
+                    };
+                }
+                _ => table = None,
+            }
+        }
+        if let Some(value) = table.and_then(|t| t.get(self.field)) {
+            found = Some(value);
+        }
+        found.map(|v| Position::of(text, v.span().start))
+    }
+}
+
+/// Checks that `value` of `field` lies in `range` ("9 is out of range
+/// 1-7"; NaN never does).
+pub(crate) fn in_range<T: PartialOrd + fmt::Display>(
+    field: &'static str,
+    value: T,
+    range: RangeInclusive<T>,
+) -> Result<(), InvalidField> {
+    if range.contains(&value) {
+        Ok(())
+    } else {
+        Err(InvalidField::new(
+            field,
+            format!("{value} is out of range {}-{}", range.start(), range.end()),
+        ))
+    }
+}
+
+/// Checks that the list `values` of `field` is not empty and that every
+/// value lies in `range`.
+pub(crate) fn all_in_range<T: PartialOrd + fmt::Display + Copy>(
+    field: &'static str,
+    values: &[T],
+    range: RangeInclusive<T>,
+) -> Result<(), InvalidField> {
+    if values.is_empty() {
+        return Err(InvalidField::new(field, "the list is empty"));
+    }
+    values
+        .iter()
+        .try_for_each(|&v| in_range(field, v, range.clone()))
+}
+
+/// Checks a figure's `id`, which names its output files: not empty,
+/// letters, digits, `-` and `_` only.
+pub(crate) fn file_name_id(id: &str) -> Result<(), InvalidField> {
+    if !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        Ok(())
+    } else {
+        Err(InvalidField::new(
+            "id",
+            format!("\"{id}\" is not a file name: letters, digits, - and _ only"),
+        ))
+    }
+}
+
+/// Checks replications per point: `min` 2-1000 (a confidence interval
+/// needs two), `max` from `min` to 1000, `quick` from 2 to `min`.
+pub(crate) fn validate_replications(min: u64, max: u64, quick: u64) -> Result<(), InvalidField> {
+    if !(2..=1000).contains(&min) {
+        return Err(InvalidField::new(
+            "replications",
+            format!("{min} is out of range 2-1000"),
+        ));
+    }
+    if max < min || max > 1000 {
+        return Err(InvalidField::new(
+            "max_replications",
+            format!("{max} must be from replications ({min}) to 1000"),
+        ));
+    }
+    if !(2..=min).contains(&quick) {
+        return Err(InvalidField::new(
+            "quick_replications",
+            format!("{quick} must be from 2 to replications ({min})"),
+        ));
+    }
+    Ok(())
+}
+
+/// `figure[0].case[1].` for a field in those tables.
+fn path_prefix(within: &[(&'static str, usize)]) -> String {
+    within.iter().map(|(a, i)| format!("{a}[{i}].")).collect()
+}
+
+/// A TOML document reduced to where its values are: a table's values by
+/// key, an array's by index, with their places in the text.
+enum Placed {
+    /// A table (or an inline table).
+    Table(BTreeMap<String, toml::Spanned<Placed>>),
+    /// An array (or an array of tables).
+    Array(Vec<toml::Spanned<Placed>>),
+    /// Anything else.
+    Scalar,
+}
+
+impl<'de> Deserialize<'de> for Placed {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Places;
+        impl<'de> Visitor<'de> for Places {
+            type Value = Placed;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a TOML value")
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Placed, E> {
+                Ok(Placed::Scalar)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Placed, E> {
+                Ok(Placed::Scalar)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Placed, E> {
+                Ok(Placed::Scalar)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Placed, E> {
+                Ok(Placed::Scalar)
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Placed, E> {
+                Ok(Placed::Scalar)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Placed, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(Placed::Array(items))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Placed, A::Error> {
+                let mut table = BTreeMap::new();
+                while let Some((key, value)) = map.next_entry()? {
+                    table.insert(key, value);
+                }
+                Ok(Placed::Table(table))
+            }
+        }
+        deserializer.deserialize_any(Places)
     }
 }
 
@@ -313,9 +485,7 @@ impl Experiment {
         experiment
             .validate()
             .map_err(|invalid| ExperimentError::Invalid {
-                at: fields
-                    .get(invalid.field)
-                    .map(|v| Position::of(text, v.span().start)),
+                at: invalid.position(text),
                 invalid,
             })?;
         Ok(experiment)

@@ -12,6 +12,7 @@
 //!   Figs. 4-15.
 //! - [`bux`]: HDLC NRM against ABM on a full-duplex line (Bux, Kümmerle
 //!   and Truong 1982, Figs. 2-11).
+//! - [`published`]: the papers' published figures, one loader for all.
 //! - [`experiment`]: scenario files (TOML) that `linklab sim` runs.
 //! - [`report`]: what a reproduction hands to the CLI (tables, figures,
 //!   checks).
@@ -22,6 +23,7 @@ pub mod bux;
 pub mod dstar;
 pub mod experiment;
 pub mod korb;
+pub mod published;
 pub mod radio_ip;
 pub mod report;
 pub mod ronan;

@@ -178,3 +178,55 @@ fn built_in_experiments_parse_and_bad_ones_are_refused_clearly() {
         "bit-error probability p_bit = 1.5 is outside [0, 1)"
     );
 }
+
+#[test]
+fn bad_values_are_refused_with_field_and_place() {
+    let one_way = std::fs::read_to_string("../../experiments/bux-throughput-one-way.toml").unwrap();
+    let bad = one_way.replacen("p_bit = 1e-5", "p_bit = 1.5", 2);
+    let err = ThroughputExperiment::from_toml(&bad)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "experiment file: line 26, column 9: figure[0].case[0].p_bit: 1.5 is out of range: \
+         from 0 up to, not including, 1"
+    );
+    let bad = one_way.replace("relative_precision = 0.02", "relative_precision = 0");
+    let err = ThroughputExperiment::from_toml(&bad)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("line 12, column 22: relative_precision: 0 is out of range"),
+        "{err}"
+    );
+    let bad = one_way.replacen("modulus = 8", "modulus = 16", 1);
+    let err = ThroughputExperiment::from_toml(&bad)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("line 27, column 11: figure[0].case[0].modulus: modulus 16"),
+        "{err}"
+    );
+
+    let delay = std::fs::read_to_string("../../experiments/bux-transfer-time.toml").unwrap();
+    let bad = delay.replace("quick_loads = [0.3]", "quick_loads = [1.3]");
+    let err = TransferTimeExperiment::from_toml(&bad)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "experiment file: line 41, column 15: figure[1].quick_loads: 1.3: a useful load must \
+         lie strictly between 0 and 1"
+    );
+    let bad = delay.replace(
+        "messages_per_replication = 6000",
+        "messages_per_replication = 0",
+    );
+    let err = TransferTimeExperiment::from_toml(&bad)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("line 14, column 28: messages_per_replication: 0 is out of range"),
+        "{err}"
+    );
+}

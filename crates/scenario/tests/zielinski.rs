@@ -13,7 +13,7 @@ use linklab_scenario::zielinski::reproduce::{
     FIGS_10_13_TOML, FIGS_14_15_TOML, FIGS_4_6_TOML, FIGS_7_9_TOML,
 };
 use linklab_scenario::zielinski::station::LinkSetup;
-use linklab_scenario::zielinski::{theory, RealWindowExperiment, ZielinskiError};
+use linklab_scenario::zielinski::{theory, RealWindowExperiment};
 
 fn transfer(sender: &str, recipient: &str, radio_bps: u32, serial_bps: u32, k: u8) -> (f64, f64) {
     let setup = TransferSetup {
@@ -58,15 +58,41 @@ fn bad_experiment_files_get_precise_errors() {
         .to_string();
     assert!(err.contains("n1"), "{err}");
     let unknown = FIGS_4_6_TOML.replacen("tnc2-mfj", "tnc99", 1);
-    let exp: ThroughputExperiment = parse(&unknown).unwrap();
-    let err = exp.run(
-        &RunOptions {
-            quick: true,
-            ..RunOptions::default()
-        },
-        &NoProgress,
+    let err = parse::<ThroughputExperiment>(&unknown)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("line 22, column 36: figures[0].pairs[0].sender: ") && err.contains("tnc99"),
+        "{err}"
     );
-    assert!(matches!(err, Err(ZielinskiError::Profile(_))), "{err:?}");
+    let err =
+        parse::<ThroughputExperiment>(&FIGS_4_6_TOML.replace("windows = [1,", "windows = [0,"))
+            .unwrap_err()
+            .to_string();
+    assert!(
+        err.contains("line 11, column 11: windows: 0 is out of range 1-7"),
+        "{err}"
+    );
+    let err = parse::<RealWindowExperiment>(&FIGS_7_9_TOML.replacen(
+        "n1_octets = 64",
+        "n1_octets = 300",
+        1,
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains(
+            "line 17, column 121: figures[0].cases[1].n1_octets: 300 is out of range 1-256"
+        ),
+        "{err}"
+    );
+    let err = parse::<RealWindowExperiment>(&FIGS_7_9_TOML.replace("window = 7", "window = 8"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("line 6, column 10: window: 8 is out of range 1-7"),
+        "{err}"
+    );
     // A valid file of the other kind is refused with both kinds named.
     let err = parse::<ThroughputExperiment>(FIGS_7_9_TOML)
         .unwrap_err()

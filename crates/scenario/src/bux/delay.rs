@@ -18,7 +18,14 @@ use super::model::{md1_transfer_s, mg1_exponential_transfer_s, nrm_secondary_tra
 use super::replicate::{replicate, DirectionEstimate, Estimate, Replications};
 use super::simulate::{frame_overhead_bits, LinkRun, Procedure, Traffic};
 use super::{modulus, BuxError, LengthDistribution};
-use crate::experiment::{Experiment, ExperimentKind, InvalidField};
+use super::{
+    validate_modulus, validate_p_bit, MAX_BIT_RATE_BPS, MAX_FRAME_TIMES, MAX_MESSAGE_BITS,
+    MAX_T_P_MS,
+};
+use crate::experiment::{
+    all_in_range, file_name_id, in_range, validate_replications, Experiment, ExperimentKind,
+    InvalidField,
+};
 use crate::report::{Figure, Output, Point, Progress, RunOptions, Series, SeriesStyle, Table};
 
 /// The experiment's `kind` in its TOML file.
@@ -398,10 +405,63 @@ impl TransferTimeExperiment {
     }
 }
 
-impl ExperimentKind for TransferTimeExperiment {
-    /// The sweeps are checked when the experiment runs ([`BuxError`]).
+impl TransferTimeFigure {
+    /// Checks the figure's id, its link and its sweeps.
     fn validate(&self) -> Result<(), InvalidField> {
-        Ok(())
+        file_name_id(&self.id)?;
+        in_range(
+            "message_length_bits",
+            self.message_length_bits,
+            1..=MAX_MESSAGE_BITS,
+        )?;
+        in_range("bit_rate_bps", self.bit_rate_bps, 1..=MAX_BIT_RATE_BPS)?;
+        validate_modulus(self.modulus)?;
+        if self.p_bits.is_empty() {
+            return Err(InvalidField::new("p_bits", "the list is empty"));
+        }
+        self.p_bits
+            .iter()
+            .try_for_each(|&p| validate_p_bit("p_bits", p))?;
+        for (field, loads) in [("loads", &self.loads), ("quick_loads", &self.quick_loads)] {
+            if loads.is_empty() {
+                return Err(InvalidField::new(field, "the list is empty"));
+            }
+            if let Some(load) = loads.iter().find(|&&y| !(y > 0.0 && y < 1.0)) {
+                return Err(InvalidField::new(
+                    field,
+                    format!("{load}: a useful load must lie strictly between 0 and 1"),
+                ));
+            }
+        }
+        all_in_range("t_p_ms", &self.t_p_ms, 0.0..=MAX_T_P_MS)?;
+        all_in_range("quick_t_p_ms", &self.quick_t_p_ms, 0.0..=MAX_T_P_MS)
+    }
+}
+
+impl ExperimentKind for TransferTimeExperiment {
+    fn validate(&self) -> Result<(), InvalidField> {
+        validate_replications(
+            self.replications,
+            self.max_replications,
+            self.quick_replications,
+        )?;
+        in_range("relative_precision", self.relative_precision, 0.001..=1.0)?;
+        for (field, messages) in [
+            ("messages_per_replication", self.messages_per_replication),
+            (
+                "quick_messages_per_replication",
+                self.quick_messages_per_replication,
+            ),
+        ] {
+            in_range(field, messages, 1..=MAX_FRAME_TIMES)?;
+        }
+        if self.figure.is_empty() {
+            return Err(InvalidField::new("figure", "no [[figure]] given"));
+        }
+        self.figure
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, f)| f.validate().map_err(|e| e.within("figure", i)))
     }
 
     fn run(

@@ -11,7 +11,7 @@ pub mod throughput;
 
 use linklab_link::{NewLinkError, SendError};
 
-use crate::experiment::ExperimentError;
+use crate::experiment::{ExperimentError, InvalidField};
 use linklab_wire::control::Modulus;
 use serde::Deserialize;
 use thiserror::Error;
@@ -43,6 +43,35 @@ fn modulus(value: u32) -> Result<Modulus, BuxError> {
         8 => Ok(Modulus::Mod8),
         128 => Ok(Modulus::Mod128),
         _ => Err(BuxError::Modulus { value }),
+    }
+}
+
+/// The longest message (or mean) an experiment file may give, bits.
+const MAX_MESSAGE_BITS: u32 = MAX_MESSAGE_OCTETS as u32 * 8;
+/// The fastest line an experiment file may give, bit/s.
+const MAX_BIT_RATE_BPS: u32 = 1_000_000_000;
+/// The longest t_p an experiment file may give, ms.
+const MAX_T_P_MS: f64 = 60_000.0;
+/// The longest measured period an experiment file may ask for, in mean
+/// I-frame times or messages per replication.
+const MAX_FRAME_TIMES: u32 = 10_000_000;
+
+/// Checks a file's `modulus`: 8 or 128.
+fn validate_modulus(value: u32) -> Result<(), InvalidField> {
+    modulus(value)
+        .map(|_| ())
+        .map_err(|e| InvalidField::new("modulus", e.to_string()))
+}
+
+/// Checks a bit-error probability `field`: from 0 up to (not including) 1.
+fn validate_p_bit(field: &'static str, p_bit: f64) -> Result<(), InvalidField> {
+    if (0.0..1.0).contains(&p_bit) {
+        Ok(())
+    } else {
+        Err(InvalidField::new(
+            field,
+            format!("{p_bit} is out of range: from 0 up to, not including, 1"),
+        ))
     }
 }
 

@@ -18,7 +18,14 @@ use super::model::one_way_bound;
 use super::replicate::{replicate, DirectionEstimate, Estimate, Replications};
 use super::simulate::{frame_overhead_bits, LinkRun, MessageLength, Procedure, Traffic};
 use super::{modulus, BuxError, LengthDistribution};
-use crate::experiment::{Experiment, ExperimentKind, InvalidField};
+use super::{
+    validate_modulus, validate_p_bit, MAX_BIT_RATE_BPS, MAX_FRAME_TIMES, MAX_MESSAGE_BITS,
+    MAX_T_P_MS,
+};
+use crate::experiment::{
+    all_in_range, file_name_id, in_range, validate_replications, Experiment, ExperimentKind,
+    InvalidField,
+};
 use crate::report::{Figure, Output, Point, Progress, RunOptions, Series, SeriesStyle, Table};
 
 /// The experiment's `kind` in its TOML file.
@@ -386,6 +393,30 @@ fn figure_what(flow: Flow) -> &'static str {
     }
 }
 
+impl ThroughputFigure {
+    /// Checks the figure's id and every case.
+    fn validate(&self) -> Result<(), InvalidField> {
+        file_name_id(&self.id)?;
+        if self.case.is_empty() {
+            return Err(InvalidField::new("case", "no [[figure.case]] given"));
+        }
+        self.case
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, c)| c.validate().map_err(|e| e.within("case", i)))
+    }
+}
+
+impl ThroughputCase {
+    /// Checks the line, the error rate and the modulus.
+    fn validate(&self) -> Result<(), InvalidField> {
+        in_range("bit_rate_bps", self.bit_rate_bps, 1..=MAX_BIT_RATE_BPS)?;
+        in_range("t_p_ms", self.t_p_ms, 0.0..=MAX_T_P_MS)?;
+        validate_p_bit("p_bit", self.p_bit)?;
+        validate_modulus(self.modulus)
+    }
+}
+
 impl LengthDistribution {
     /// The message-length law with mean `bits`.
     pub fn length(self, bits: u32) -> MessageLength {
@@ -397,9 +428,41 @@ impl LengthDistribution {
 }
 
 impl ExperimentKind for ThroughputExperiment {
-    /// The sweeps are checked when the experiment runs ([`BuxError`]).
     fn validate(&self) -> Result<(), InvalidField> {
-        Ok(())
+        for (field, lengths) in [
+            ("message_lengths_bits", &self.message_lengths_bits),
+            (
+                "quick_message_lengths_bits",
+                &self.quick_message_lengths_bits,
+            ),
+        ] {
+            all_in_range(field, lengths, 1..=MAX_MESSAGE_BITS)?;
+        }
+        validate_replications(
+            self.replications,
+            self.max_replications,
+            self.quick_replications,
+        )?;
+        in_range("relative_precision", self.relative_precision, 0.001..=1.0)?;
+        for (field, times) in [
+            (
+                "i_frame_times_per_replication",
+                self.i_frame_times_per_replication,
+            ),
+            (
+                "quick_i_frame_times_per_replication",
+                self.quick_i_frame_times_per_replication,
+            ),
+        ] {
+            in_range(field, times, 1..=MAX_FRAME_TIMES)?;
+        }
+        if self.figure.is_empty() {
+            return Err(InvalidField::new("figure", "no [[figure]] given"));
+        }
+        self.figure
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, f)| f.validate().map_err(|e| e.within("figure", i)))
     }
 
     fn run(

@@ -49,6 +49,15 @@ pub enum BenchError {
         /// Virtual time, seconds.
         at_s: f64,
     },
+    /// The published figures did not parse.
+    #[error(transparent)]
+    Published(#[from] crate::published::PublishedError),
+    /// A protocol missing from the published figures.
+    #[error("crates/scenario/published/dstar_dd.csv has no row for {protocol}")]
+    Unpublished {
+        /// The protocol, as the paper names it.
+        protocol: &'static str,
+    },
 }
 
 /// A Linux-like TCP for iperf over the DD link: 64 KiB buffers, CUBIC,

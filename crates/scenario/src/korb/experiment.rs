@@ -12,7 +12,9 @@ use linklab_channel::x25net::PerCallLimit;
 use super::bench::{BenchConfig, RFC877_MTU};
 use super::run::{median, ping_sequence, transfers, Direction, SETTLED_FROM};
 use super::KorbError;
-use crate::experiment::{Experiment, ExperimentError, ExperimentKind, InvalidField};
+use crate::experiment::{
+    validate_replications, Experiment, ExperimentError, ExperimentKind, InvalidField,
+};
 use crate::report::{Output, Progress, RunOptions, Table};
 
 /// Threads that share the replications of one configuration.
@@ -241,28 +243,6 @@ impl ExperimentKind for PingExperiment {
             figures: Vec::new(),
         })
     }
-}
-
-fn validate_replications(min: u64, max: u64, quick: u64) -> Result<(), InvalidField> {
-    if !(2..=1000).contains(&min) {
-        return Err(InvalidField::new(
-            "replications",
-            format!("{min} is out of range 2-1000"),
-        ));
-    }
-    if max < min || max > 1000 {
-        return Err(InvalidField::new(
-            "max_replications",
-            format!("{max} must be from replications ({min}) to 1000"),
-        ));
-    }
-    if !(2..=min).contains(&quick) {
-        return Err(InvalidField::new(
-            "quick_replications",
-            format!("{quick} must be from 2 to replications ({min})"),
-        ));
-    }
-    Ok(())
 }
 
 /// TCP congestion control as written in a file.

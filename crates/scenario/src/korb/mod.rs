@@ -61,7 +61,7 @@ use thiserror::Error;
 pub enum KorbError {
     /// The compiled-in published numbers did not parse.
     #[error(transparent)]
-    Reference(#[from] reference::ReferenceError),
+    Reference(#[from] crate::published::PublishedError),
     /// A built-in experiment file is not valid.
     #[error("experiment file: {0}")]
     Experiment(#[from] Box<crate::experiment::ExperimentError>),

@@ -1,27 +1,34 @@
-//! The published numbers of Korb (1987), compiled in from
-//! `experiments/reference/korb_ping.csv` (Table 1) and `korb_ftp.csv`
-//! (Tables 2-4).
+//! The published numbers of Korb (1987): the rows of [`KORB_PING`]
+//! (Table 1) and [`KORB_FTP`] (Tables 2-4), read by
+//! [`published::load`](crate::published::load).
 
-use thiserror::Error;
+use serde::{Deserialize, Deserializer};
 
-const PING_CSV: &str = include_str!("../../../../experiments/reference/korb_ping.csv");
-const FTP_CSV: &str = include_str!("../../../../experiments/reference/korb_ftp.csv");
+use crate::published::{Row, Source, KORB_FTP, KORB_PING};
 
 /// One row of Table 1.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 pub struct PingRow {
     /// Ping size, octets (64 or 512).
+    #[serde(rename = "size_bytes")]
     pub size: usize,
     /// True for the median, false for the average.
+    #[serde(rename = "statistic", deserialize_with = "median")]
     pub median: bool,
     /// True for sequence numbers 50-100, false for 1-100.
+    #[serde(rename = "sequence", deserialize_with = "settled")]
     pub settled: bool,
     /// Round-trip time, ms.
     pub rtt_ms: f64,
 }
 
+impl Row for PingRow {
+    const SOURCE: Source = KORB_PING;
+}
+
 /// Which experiment a row of Tables 2-4 belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum FtpExperiment {
     /// Table 2: one transfer, one circuit.
     Single,
@@ -32,15 +39,17 @@ pub enum FtpExperiment {
 }
 
 /// One row of Tables 2-4.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct FtpRow {
     /// The table.
     pub experiment: FtpExperiment,
     /// Circuits allowed.
     pub channels: usize,
     /// True for put.
+    #[serde(rename = "direction", deserialize_with = "put")]
     pub put: bool,
     /// Octets per file.
+    #[serde(rename = "file_bytes")]
     pub file_octets: usize,
     /// Files at once.
     pub files: usize,
@@ -53,123 +62,68 @@ pub struct FtpRow {
     pub note: String,
 }
 
-/// The reference files did not parse.
-#[derive(Debug, Error)]
-#[error("experiments/reference/{file}, line {line}: {what}")]
-pub struct ReferenceError {
-    file: &'static str,
-    line: usize,
-    what: String,
+impl Row for FtpRow {
+    const SOURCE: Source = KORB_FTP;
 }
 
-fn rows(text: &'static str) -> impl Iterator<Item = (usize, Vec<&'static str>)> {
-    text.lines()
-        .enumerate()
-        .skip(1)
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| (i + 1, l.split(',').map(str::trim).collect()))
+/// Table 1's `statistic` column.
+#[derive(PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Statistic {
+    Average,
+    Median,
 }
 
-fn number<T: std::str::FromStr>(
-    file: &'static str,
-    line: usize,
-    field: &str,
-) -> Result<T, ReferenceError> {
-    field.parse().map_err(|_| ReferenceError {
-        file,
-        line,
-        what: format!("{field:?} is not a number"),
-    })
+/// Table 1's `sequence` column: which sequence numbers a figure covers.
+#[derive(PartialEq, Deserialize)]
+enum Sequence {
+    #[serde(rename = "1-100")]
+    All,
+    #[serde(rename = "50-100")]
+    Settled,
 }
 
-/// Table 1.
-pub fn ping_rows() -> Result<Vec<PingRow>, ReferenceError> {
-    const FILE: &str = "korb_ping.csv";
-    rows(PING_CSV)
-        .map(|(line, f)| {
-            let bad = |what: &str| ReferenceError {
-                file: FILE,
-                line,
-                what: what.into(),
-            };
-            let [size, statistic, sequence, rtt] = f[..] else {
-                return Err(bad("expected 4 fields"));
-            };
-            Ok(PingRow {
-                size: number(FILE, line, size)?,
-                median: match statistic {
-                    "median" => true,
-                    "average" => false,
-                    _ => return Err(bad("statistic is neither median nor average")),
-                },
-                settled: match sequence {
-                    "50-100" => true,
-                    "1-100" => false,
-                    _ => return Err(bad("sequence is neither 1-100 nor 50-100")),
-                },
-                rtt_ms: number(FILE, line, rtt)?,
-            })
-        })
-        .collect()
+/// Tables 2-4's `direction` column.
+#[derive(PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Direction {
+    Put,
+    Get,
 }
 
-/// Tables 2-4.
-pub fn ftp_rows() -> Result<Vec<FtpRow>, ReferenceError> {
-    const FILE: &str = "korb_ftp.csv";
-    rows(FTP_CSV)
-        .map(|(line, f)| {
-            let bad = |what: &str| ReferenceError {
-                file: FILE,
-                line,
-                what: what.into(),
-            };
-            let [experiment, channels, direction, octets, files, rate, time, note] = f[..] else {
-                return Err(bad("expected 8 fields"));
-            };
-            let optional = |s: &str| -> Result<Option<f64>, ReferenceError> {
-                if s.is_empty() {
-                    Ok(None)
-                } else {
-                    number(FILE, line, s).map(Some)
-                }
-            };
-            Ok(FtpRow {
-                experiment: match experiment {
-                    "single" => FtpExperiment::Single,
-                    "multichannel" => FtpExperiment::MultiChannel,
-                    "multiput" => FtpExperiment::MultiPut,
-                    _ => return Err(bad("unknown experiment")),
-                },
-                channels: number(FILE, line, channels)?,
-                put: match direction {
-                    "put" => true,
-                    "get" => false,
-                    _ => return Err(bad("direction is neither put nor get")),
-                },
-                file_octets: number(FILE, line, octets)?,
-                files: number(FILE, line, files)?,
-                rate_bps: optional(rate)?,
-                max_time_s: optional(time)?,
-                note: note.to_string(),
-            })
-        })
-        .collect()
+/// Whether a `statistic` cell is `median` (else `average`).
+fn median<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    Ok(Statistic::deserialize(d)? == Statistic::Median)
+}
+
+/// Whether a `sequence` cell is `50-100` (else `1-100`).
+fn settled<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    Ok(Sequence::deserialize(d)? == Sequence::Settled)
+}
+
+/// Whether a `direction` cell is `put` (else `get`).
+fn put<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    Ok(Direction::deserialize(d)? == Direction::Put)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::published::load;
 
     #[test]
     fn the_reference_files_parse() {
-        let ping = ping_rows().unwrap();
+        let ping = load::<PingRow>().unwrap();
         assert_eq!(ping.len(), 8);
         assert!(ping
             .iter()
             .any(|r| r.size == 512 && r.median && r.settled && r.rtt_ms == 880.0));
-        let ftp = ftp_rows().unwrap();
+        assert!(ping.iter().any(|r| !r.median && !r.settled));
+        let ftp = load::<FtpRow>().unwrap();
         assert_eq!(ftp.len(), 14);
         let starred = ftp.iter().filter(|r| r.rate_bps.is_none()).count();
         assert_eq!(starred, 3, "Table 4's rows 2, 4 and 10");
+        assert!(ftp.iter().any(|r| !r.put));
+        assert_eq!(ftp[5].note, "one of five transfers failed");
     }
 }

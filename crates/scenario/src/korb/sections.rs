@@ -8,9 +8,10 @@ use crate::korb::bsd42::Bsd42Config;
 
 use super::bench::{addresses, tcp_4_2bsd, BenchConfig, IFQ_MAXLEN};
 use super::experiment::{FtpExperiment, FtpRow, PingExperiment};
-use super::reference::{ftp_rows, ping_rows, FtpExperiment as Published};
+use super::reference::{FtpExperiment as Published, FtpRow as PublishedFtp, PingRow};
 use super::run::Direction;
 use super::KorbError;
+use crate::published::load;
 use crate::report::{
     Check, Figure, Paper, Point, Progress, RunOptions, Section, Series, SeriesStyle, Table,
 };
@@ -81,7 +82,7 @@ fn gap(ours: f64, paper: f64) -> String {
 /// 50-100.
 pub fn table_1(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, KorbError> {
     let experiment = PingExperiment::from_toml(TABLE_1)?;
-    let published = ping_rows()?;
+    let published = load::<PingRow>()?;
     let stats = experiment.simulate(&BenchConfig::korb1987(1), opts, progress)?;
     let mut section = Section {
         heading: "Table 1: ping round trips over ACCUNET".into(),
@@ -189,7 +190,7 @@ pub fn table_1(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, Ko
 
 /// The published rate of a row of Tables 2-4.
 fn published_rate(kind: Published, channels: usize, put: bool) -> Result<Option<f64>, KorbError> {
-    Ok(ftp_rows()?
+    Ok(load::<PublishedFtp>()?
         .into_iter()
         .find(|r| r.experiment == kind && r.channels == channels && r.put == put)
         .and_then(|r| r.rate_bps))
@@ -376,7 +377,7 @@ pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
 pub fn table_4(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, KorbError> {
     let experiment = FtpExperiment::from_toml(TABLE_4)?;
     let rows = experiment.simulate(opts, progress)?;
-    let published: Vec<_> = ftp_rows()?
+    let published: Vec<_> = load::<PublishedFtp>()?
         .into_iter()
         .filter(|r| r.experiment == Published::MultiPut)
         .collect();

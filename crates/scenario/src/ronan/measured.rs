@@ -31,9 +31,10 @@ use linklab_sim::{ConfidenceInterval, Metric, ReplicationOutput, Runner};
 use serde::Deserialize;
 
 use super::cl::DtnOverAx25Cl;
-use super::reference::{published, published_row, Published};
+use super::reference::{published_row, Published};
 use super::{RonanError, TRANSFER_S};
 use crate::experiment::{Experiment, ExperimentError, ExperimentKind, InvalidField};
+use crate::published::load;
 use crate::report::{
     Check, Figure, NoProgress, Output, Paper, Point, Progress, RunOptions, Section, Series,
     SeriesStyle, Table,
@@ -426,7 +427,7 @@ pub fn calibrate(
     replications: u64,
     seed: u64,
 ) -> Result<Fit, RonanError> {
-    let reference = published()?;
+    let reference = load::<Published>()?;
     let opts = RunOptions {
         seed,
         ..RunOptions::default()
@@ -469,7 +470,7 @@ pub fn calibrate(
 /// more.
 pub fn tables_5_7(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, RonanError> {
     let config = MeasuredConfig::built_in()?;
-    let reference = published()?;
+    let reference = load::<Published>()?;
     let primary = config.ack_windows.first().copied().unwrap_or_default();
     let t1_study = MeasuredConfig {
         bit_rates_bps: vec![1200],

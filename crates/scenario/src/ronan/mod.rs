@@ -50,7 +50,7 @@ pub use tcpip::{tables_5_7_tcpip, TcpipError, TcpipRow};
 pub enum RonanError {
     /// The compiled-in published numbers did not parse.
     #[error(transparent)]
-    Reference(#[from] reference::ReferenceError),
+    Reference(#[from] crate::published::PublishedError),
     /// A transfer could not be simulated.
     #[error(transparent)]
     Transfer(#[from] TransferError),

@@ -5,8 +5,9 @@
 
 use linklab_models::ronan::Params;
 
-use super::reference::published;
+use super::reference::Published;
 use super::{compare_with_progress, Comparison, RonanError};
+use crate::published::load;
 use crate::report::{
     Check, Figure, Paper, Point, Progress, RunOptions, Section, Series, SeriesStyle, Table,
 };
@@ -32,7 +33,7 @@ const TABLES: [(&str, u32); 2] = [("II", 1200), ("III", 9600)];
 /// the real engine against the model (ids
 /// `ronan-ax25/tableII/simulated/window1` ...).
 pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, RonanError> {
-    let reference = published()?;
+    let reference = load::<Published>()?;
     let replications = if opts.quick {
         QUICK_REPLICATIONS
     } else {

@@ -40,8 +40,9 @@ use linklab_sim::{
 };
 use thiserror::Error;
 
-use super::reference::{published, published_row, Published};
+use super::reference::{published_row, Published};
 use super::{MeasuredConfig, RonanError, TRANSFER_S};
+use crate::published::load;
 use crate::report::{Check, Paper, Progress, RunOptions, Section, Table};
 use crate::transfer::{Station, TransferConfig};
 
@@ -481,7 +482,7 @@ pub fn simulate(
 /// acknowledgements and retransmissions go.
 pub fn tables_5_7_tcpip(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, TcpipError> {
     let config = MeasuredConfig::built_in()?;
-    let reference = published().map_err(RonanError::from)?;
+    let reference = load::<Published>().map_err(RonanError::from)?;
     let datagram = simulate(&config, Encapsulation::Datagram, opts, progress)?;
     let vc = simulate(&config, Encapsulation::VirtualCircuit, opts, progress)?;
     let mut section = Section {

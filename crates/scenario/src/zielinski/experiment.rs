@@ -21,7 +21,10 @@ use serde::Deserialize;
 use super::bench::{run_transfer, station_config, TransferSetup};
 use super::station::LinkSetup;
 use super::ZielinskiError;
-use crate::experiment::{Experiment, ExperimentError, ExperimentKind, InvalidField, OfKind};
+use crate::experiment::{
+    all_in_range, file_name_id, in_range, Experiment, ExperimentError, ExperimentKind,
+    InvalidField, OfKind,
+};
 use crate::report::{Figure, Output, Point, Progress, RunOptions, Series, SeriesStyle, Table};
 
 /// The `kind` of a [`ThroughputExperiment`] file.
@@ -144,10 +147,71 @@ pub fn parse<T: OfKind>(text: &str) -> Result<T, ZielinskiError> {
     })
 }
 
-impl ExperimentKind for ThroughputExperiment {
-    /// Profiles and sweeps are checked when the experiment runs.
-    fn validate(&self) -> Result<(), InvalidField> {
+/// The largest file an experiment file may give, octets.
+const MAX_FILE_OCTETS: usize = 1 << 24;
+/// The fastest radio or serial rate an experiment file may give, bit/s.
+const MAX_RATE_BPS: u32 = 10_000_000;
+/// The longest FRACK or model T2 an experiment file may give, ms.
+const MAX_TIMER_MS: u64 = 600_000;
+
+/// Checks a profile `field` names a known TNC profile.
+fn validate_profile(field: &'static str, name: &str) -> Result<(), InvalidField> {
+    profile(name)
+        .map(|_| ())
+        .map_err(|e| InvalidField::new(field, e.to_string()))
+}
+
+/// Checks replications per point: 2-1000 (a confidence interval needs
+/// two), and 2 up to that with `--quick`.
+fn validate_replications(replications: u64, quick: u64) -> Result<(), InvalidField> {
+    in_range("replications", replications, 2..=1000)?;
+    in_range("quick_replications", quick, 2..=replications)
+}
+
+/// Checks that a list of tables `field` is not empty.
+fn not_empty<T>(field: &'static str, list: &[T]) -> Result<(), InvalidField> {
+    if list.is_empty() {
+        Err(InvalidField::new(field, "the list is empty"))
+    } else {
         Ok(())
+    }
+}
+
+impl Pair {
+    /// Checks both profiles and the serial rate.
+    fn validate(&self) -> Result<(), InvalidField> {
+        validate_profile("sender", &self.sender)?;
+        validate_profile("recipient", &self.recipient)?;
+        in_range("serial_bps", self.serial_bps, 1..=MAX_RATE_BPS)
+    }
+}
+
+impl ThroughputFigure {
+    /// Checks the id, the radio rate and every pair.
+    fn validate(&self) -> Result<(), InvalidField> {
+        file_name_id(&self.id)?;
+        in_range("radio_bps", self.radio_bps, 1..=MAX_RATE_BPS)?;
+        not_empty("pairs", &self.pairs)?;
+        self.pairs
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, p)| p.validate().map_err(|e| e.within("pairs", i)))
+    }
+}
+
+impl ExperimentKind for ThroughputExperiment {
+    fn validate(&self) -> Result<(), InvalidField> {
+        in_range("n1_octets", self.n1_octets, 1..=256)?;
+        in_range("file_octets", self.file_octets, 1..=MAX_FILE_OCTETS)?;
+        all_in_range("windows", &self.windows, 1..=7)?;
+        in_range("frack_ms", self.frack_ms, 1..=MAX_TIMER_MS)?;
+        in_range("model_t2_ms", self.model_t2_ms, 0..=MAX_TIMER_MS)?;
+        validate_replications(self.replications, self.quick_replications)?;
+        not_empty("figures", &self.figures)?;
+        self.figures
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, f)| f.validate().map_err(|e| e.within("figures", i)))
     }
 
     fn run(
@@ -159,10 +223,40 @@ impl ExperimentKind for ThroughputExperiment {
     }
 }
 
-impl ExperimentKind for RealWindowExperiment {
-    /// Profiles are checked when the experiment runs.
+impl WindowCase {
+    /// Checks both profiles, the rates and N1.
     fn validate(&self) -> Result<(), InvalidField> {
-        Ok(())
+        validate_profile("sender", &self.sender)?;
+        validate_profile("recipient", &self.recipient)?;
+        in_range("radio_bps", self.radio_bps, 1..=MAX_RATE_BPS)?;
+        in_range("serial_bps", self.serial_bps, 1..=MAX_RATE_BPS)?;
+        in_range("n1_octets", self.n1_octets, 1..=256)
+    }
+}
+
+impl WindowFigure {
+    /// Checks the id and every case.
+    fn validate(&self) -> Result<(), InvalidField> {
+        file_name_id(&self.id)?;
+        not_empty("cases", &self.cases)?;
+        self.cases
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, c)| c.validate().map_err(|e| e.within("cases", i)))
+    }
+}
+
+impl ExperimentKind for RealWindowExperiment {
+    fn validate(&self) -> Result<(), InvalidField> {
+        in_range("window", self.window, 1..=7)?;
+        in_range("file_octets", self.file_octets, 1..=MAX_FILE_OCTETS)?;
+        in_range("frack_ms", self.frack_ms, 1..=MAX_TIMER_MS)?;
+        validate_replications(self.replications, self.quick_replications)?;
+        not_empty("figures", &self.figures)?;
+        self.figures
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, f)| f.validate().map_err(|e| e.within("figures", i)))
     }
 
     fn run(

@@ -59,6 +59,9 @@ pub enum ZielinskiError {
         /// Replications asked for.
         replications: u64,
     },
+    /// A file of published figures did not parse.
+    #[error(transparent)]
+    Reference(#[from] crate::published::PublishedError),
     /// A published figure could not be read.
     #[error("cannot read the published figure \"{0}\"")]
     Published(String),

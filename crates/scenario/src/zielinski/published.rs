@@ -1,13 +1,14 @@
-//! The throughputs Zieliński quotes in his text
-//! (`experiments/reference/zielinski_text.csv`) and how a simulated
-//! figure is judged against each: within 10% of "about X" or "almost X",
-//! and within [0.9 · low, 1.1 · high] of a range "low-high".
+//! The throughputs Zieliński quotes in his text (the rows of
+//! [`ZIELINSKI_TEXT`], read by [`published::load`](crate::published::load))
+//! and how a simulated figure is judged against each: within 10% of
+//! "about X" or "almost X", and within [0.9 · low, 1.1 · high] of a range
+//! "low-high".
+
+use serde::Deserialize;
 
 use super::ZielinskiError;
+use crate::published::{load, Row as PublishedRow, Source, ZIELINSKI_TEXT};
 use crate::report::{Check, Paper};
-
-/// The reference file, as transcribed from the paper.
-pub const TEXT_CSV: &str = include_str!("../../../../experiments/reference/zielinski_text.csv");
 
 /// Relative tolerance of every numeric check (issue 4: within 10%).
 pub const TOLERANCE: f64 = 0.10;
@@ -59,7 +60,8 @@ impl Quoted {
 }
 
 /// One row of the reference file.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "TextRow")]
 pub struct Row {
     /// Radio rate, kbit/s.
     pub radio_kbps: f64,
@@ -73,33 +75,36 @@ pub struct Row {
     pub quoted: Quoted,
 }
 
-/// Every row of [`TEXT_CSV`].
-pub fn rows() -> Result<Vec<Row>, ZielinskiError> {
-    TEXT_CSV
-        .lines()
-        .skip(1)
-        .filter(|l| !l.trim().is_empty())
-        .map(|line| {
-            let f: Vec<&str> = line.splitn(5, ',').collect();
-            let [kbps, _n1, k, what, text] = f[..] else {
-                return Err(ZielinskiError::Published(line.to_string()));
-            };
-            Ok(Row {
-                radio_kbps: kbps
-                    .parse()
-                    .map_err(|_| ZielinskiError::Published(line.to_string()))?,
-                k: k.to_string(),
-                what: what.to_string(),
-                text: text.to_string(),
-                quoted: Quoted::parse(text)?,
-            })
+impl PublishedRow for Row {
+    const SOURCE: Source = ZIELINSKI_TEXT;
+}
+
+/// The columns of the file that a [`Row`] keeps, as written.
+#[derive(Deserialize)]
+struct TextRow {
+    radio_kbps: f64,
+    k: String,
+    what: String,
+    value_bps: String,
+}
+
+impl TryFrom<TextRow> for Row {
+    type Error = ZielinskiError;
+
+    fn try_from(row: TextRow) -> Result<Row, ZielinskiError> {
+        Ok(Row {
+            quoted: Quoted::parse(&row.value_bps)?,
+            radio_kbps: row.radio_kbps,
+            k: row.k,
+            what: row.what,
+            text: row.value_bps,
         })
-        .collect()
+    }
 }
 
 /// The row whose description starts with `what` at `radio_kbps`.
 pub fn row(radio_kbps: f64, what: &str) -> Result<Row, ZielinskiError> {
-    rows()?
+    load::<Row>()?
         .into_iter()
         .find(|r| (r.radio_kbps - radio_kbps).abs() < 1e-9 && r.what.starts_with(what))
         .ok_or_else(|| ZielinskiError::Published(format!("{radio_kbps} kbit/s: {what}")))
@@ -137,7 +142,7 @@ mod tests {
             Quoted::About(4000.0)
         );
         assert!(Quoted::parse("lots").is_err());
-        assert_eq!(rows().unwrap().len(), 12);
+        assert_eq!(load::<Row>().unwrap().len(), 12);
     }
 
     #[test]

@@ -9,8 +9,9 @@ use super::experiment::{
     model, parse, FigureResult, Measured, Pair, RealWindowExperiment, ThroughputExperiment,
     WindowResult,
 };
-use super::published::{check, row, rows, Quoted, Row, TOLERANCE};
+use super::published::{check, row, Quoted, Row, TOLERANCE};
 use super::ZielinskiError;
+use crate::published::load;
 use crate::report::{Check, Paper, Progress, RunOptions, Section, Table};
 use linklab_channel::profile::{profile, profiles};
 
@@ -175,7 +176,7 @@ pub fn calibration_table() -> Table {
 /// theoretical maxima the paper quotes; ids `zielinski2013/theory/...`.
 pub fn theory() -> Result<Vec<Check>, ZielinskiError> {
     let mut checks = Vec::new();
-    for r in rows()?
+    for r in load::<Row>()?
         .into_iter()
         .filter(|r| r.what.starts_with("theoretical"))
     {
