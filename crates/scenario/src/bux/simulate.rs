@@ -40,7 +40,7 @@ use linklab_link::{
     AckPolicy, Config, Event, HdlcAddressing, HdlcLink, Mode, PollPolicy, RecoveryMode, Role,
     State, T1Backoff, T1OnIFrame,
 };
-use linklab_sim::{EventId, EventQueue};
+use linklab_sim::{drive, DriveError, EventId, EventQueue, World};
 use linklab_wire::control::{Control, Modulus};
 use linklab_wire::lapb::{self, Frame, LinkProcedure, Station};
 
@@ -260,6 +260,52 @@ struct Sim<'a> {
     end: Instant,
     slice: Duration,
     frames: u64,
+    /// What the run is waiting for.
+    goal: Goal,
+    /// The goal was met when the world last settled.
+    reached: bool,
+    /// The first error, which ends the run.
+    failed: Option<BuxError>,
+}
+
+/// What a phase of the run waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Goal {
+    /// Both stations connected.
+    Connected,
+    /// No event left before the end of the measured span.
+    End,
+}
+
+/// The event queue is the clock: every component's wake-up is an event in
+/// it (see `rearm`), and [`drive`] pops them one at a time, in time and
+/// then insertion order.
+impl World for Sim<'_> {
+    fn settle(&mut self, now: Instant) {
+        if self.failed.is_none() {
+            if let Err(e) = Sim::settle(self, now) {
+                self.failed = Some(e);
+            }
+        }
+        self.reached = match self.goal {
+            Goal::Connected => self.links.iter().all(|l| l.state() == State::Connected),
+            Goal::End => self.queue.peek_time().is_none_or(|t| t > self.end),
+        };
+    }
+
+    fn done(&self) -> bool {
+        self.failed.is_some() || self.reached
+    }
+
+    fn next_wake(&mut self, _now: Instant) -> Option<Instant> {
+        self.queue.peek_time()
+    }
+
+    fn advance(&mut self, _to: Instant) {
+        if let Err(e) = self.handle_next() {
+            self.failed = Some(e);
+        }
+    }
 }
 
 /// Simulates `run` with the random streams `streams` (line errors,
@@ -267,15 +313,11 @@ struct Sim<'a> {
 pub fn simulate(run: &LinkRun, streams: &Streams) -> Result<Measured, BuxError> {
     let mut sim = Sim::new(run, streams)?;
     let _ = sim.links[0].connect(Instant::ZERO); // primary or combined: always honoured
-    sim.settle(Instant::ZERO)?;
-    while !sim.links.iter().all(|l| l.state() == State::Connected) {
-        if !sim.step()? {
-            return Err(BuxError::Stalled {
-                phase: "link set-up",
-                at_us: sim.queue.now().as_micros(),
-            });
-        }
-    }
+    sim.run_until(
+        Goal::Connected,
+        Instant::ZERO,
+        Instant::from_micros(u64::MAX),
+    )?;
     sim.start = sim.queue.now();
     sim.end = sim.start + run.measured;
     for station in 0..2 {
@@ -285,10 +327,7 @@ pub fn simulate(run: &LinkRun, streams: &Streams) -> Result<Measured, BuxError> 
             Traffic::Silent => {}
         }
     }
-    sim.settle(sim.start)?;
-    while sim.queue.peek_time().is_some_and(|t| t <= sim.end) {
-        sim.step()?;
-    }
+    sim.run_until(Goal::End, sim.start, sim.end)?;
     let frames = sim.frames;
     let capacity = f64::from(run.bit_rate_bps) * sim.slice.as_secs_f64();
     let [mut a, mut b] = sim.flows;
@@ -344,6 +383,29 @@ impl<'a> Sim<'a> {
             end: Instant::from_micros(u64::MAX),
             slice: run.measured / u32::try_from(slices).unwrap_or(u32::MAX),
             frames: 0,
+            goal: Goal::Connected,
+            reached: false,
+            failed: None,
+        })
+    }
+
+    /// Runs from `start` until `goal`, no later than `until`.
+    fn run_until(&mut self, goal: Goal, start: Instant, until: Instant) -> Result<(), BuxError> {
+        self.goal = goal;
+        let outcome = drive(self, start, until);
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        outcome.map(|_| ()).map_err(|e| BuxError::Stalled {
+            phase: match goal {
+                Goal::Connected => "link set-up",
+                Goal::End => "measurement",
+            },
+            at_us: match e {
+                DriveError::Stalled { at }
+                | DriveError::Livelock { at }
+                | DriveError::Horizon { at, .. } => at.as_micros(),
+            },
         })
     }
 
@@ -351,11 +413,11 @@ impl<'a> Sim<'a> {
         now >= self.start && now < self.end
     }
 
-    /// Pops one event and handles it with everything it sets off; `false`
-    /// when nothing is pending.
-    fn step(&mut self) -> Result<bool, BuxError> {
+    /// Pops the next event and handles it (the [`World::settle`] that
+    /// follows moves what it set off).
+    fn handle_next(&mut self) -> Result<(), BuxError> {
         let Some((now, wake)) = self.queue.pop() else {
-            return Ok(false);
+            return Ok(());
         };
         match wake {
             Wake::Line => {
@@ -371,8 +433,7 @@ impl<'a> Sim<'a> {
                 self.schedule_arrival(i);
             }
         }
-        self.settle(now)?;
-        Ok(true)
+        Ok(())
     }
 
     fn schedule_arrival(&mut self, station: usize) {

@@ -14,9 +14,9 @@ use core::time::Duration;
 
 use linklab_channel::profile::TncProfile;
 use linklab_channel::{Medium, RadioChannel, RadioConfig, StationConfig, StationId};
-use linklab_core::Instant;
-use linklab_core::Streams;
+use linklab_core::{earliest, Instant, Streams};
 use linklab_link::State;
+use linklab_sim::{drive, DriveError, World};
 use linklab_wire::ax25::Frame;
 use linklab_wire::control::Modulus;
 
@@ -68,43 +68,84 @@ const RECIPIENT: usize = 1;
 /// Virtual-time limit: far beyond any transfer simulated here.
 const HORIZON: Instant = Instant::from_micros(24 * 3_600_000_000);
 
+/// What a phase of the transfer runs until.
+#[derive(Debug, Clone, Copy)]
+enum Goal {
+    /// Both TNCs connected and idle, the channel quiet.
+    Connected,
+    /// The recipient delivered this many octets and the sender has every
+    /// I frame acknowledged.
+    Delivered(usize),
+}
+
 struct Bench {
     radio: RadioChannel,
     tncs: [FirmwareTnc; 2],
     now: Instant,
+    goal: Goal,
 }
 
-impl Bench {
-    fn next_time(&self) -> Option<Instant> {
-        [
+impl World for Bench {
+    fn settle(&mut self, now: Instant) {
+        self.exchange(now);
+    }
+
+    fn done(&self) -> bool {
+        match self.goal {
+            Goal::Connected => {
+                self.tncs
+                    .iter()
+                    .all(|t| t.engine.state() == State::Connected && t.idle())
+                    && self.radio.poll_timeout().is_none()
+            }
+            Goal::Delivered(octets) => {
+                self.tncs[RECIPIENT].delivered >= octets && self.tncs[SENDER].all_acknowledged()
+            }
+        }
+    }
+
+    fn next_wake(&mut self, _now: Instant) -> Option<Instant> {
+        earliest([
             self.radio.poll_timeout(),
             self.tncs[SENDER].poll_timeout(),
             self.tncs[RECIPIENT].poll_timeout(),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        ])
     }
 
-    /// Advances to the next event time and handles everything due then.
-    fn step(&mut self) -> bool {
-        let Some(t) = self.next_time().filter(|&t| t <= HORIZON) else {
-            return false;
-        };
-        self.now = self.now.max(t);
-        let now = self.now;
-        self.radio.handle_timeout(now);
+    fn advance(&mut self, to: Instant) {
+        self.now = to;
+        self.radio.handle_timeout(to);
         for tnc in &mut self.tncs {
-            if tnc.poll_timeout().is_some_and(|d| d <= now) {
-                tnc.handle_timeout(now);
+            if tnc.poll_timeout().is_some_and(|d| d <= to) {
+                tnc.handle_timeout(to);
             }
         }
-        self.settle(now);
-        true
+    }
+}
+
+impl Bench {
+    /// Runs until `goal`, from `self.now`.
+    fn run_until(&mut self, goal: Goal, phase: &'static str) -> Result<(), ZielinskiError> {
+        self.goal = goal;
+        let start = self.now;
+        match drive(self, start, HORIZON) {
+            Ok(at) => {
+                self.now = at;
+                Ok(())
+            }
+            Err(
+                DriveError::Stalled { at }
+                | DriveError::Livelock { at }
+                | DriveError::Horizon { at, .. },
+            ) => {
+                self.now = at;
+                Err(self.stalled(phase))
+            }
+        }
     }
 
     /// Moves frames and events between TNCs and channel until quiet.
-    fn settle(&mut self, now: Instant) {
+    fn exchange(&mut self, now: Instant) {
         loop {
             let mut moved = false;
             for (i, tnc) in self.tncs.iter_mut().enumerate() {
@@ -189,30 +230,16 @@ pub fn run_transfer(
             FirmwareTnc::new(&setup.recipient, setup.link, b, a)?,
         ],
         now: Instant::ZERO,
+        goal: Goal::Connected,
     };
 
     let _ = bench.tncs[SENDER].engine.connect(Instant::ZERO); // AX.25: combined, always honoured
     bench.tncs[SENDER].handle_timeout(Instant::ZERO);
-    bench.settle(Instant::ZERO);
-    while !(bench
-        .tncs
-        .iter()
-        .all(|t| t.engine.state() == State::Connected && t.idle())
-        && bench.radio.poll_timeout().is_none())
-    {
-        if !bench.step() {
-            return Err(bench.stalled("connect"));
-        }
-    }
+    bench.run_until(Goal::Connected, "connect")?;
     let start = bench.now + Duration::from_secs(1);
     bench.now = start;
     bench.tncs[SENDER].host_write(start, &file);
-    bench.settle(start);
-    while bench.tncs[RECIPIENT].delivered < file.len() || !bench.tncs[SENDER].all_acknowledged() {
-        if !bench.step() {
-            return Err(bench.stalled("transfer"));
-        }
-    }
+    bench.run_until(Goal::Delivered(file.len()), "transfer")?;
     let end = bench.tncs[RECIPIENT]
         .last_delivery
         .ok_or_else(|| bench.stalled("transfer"))?;
