@@ -95,12 +95,29 @@ where
         moved
     }
 
-    /// Transmits and delivers until nothing more is due at `now`; time
-    /// does not advance.
+    /// Fires the timers due at `now`; whether any was.
+    fn fire_due(&mut self) -> bool {
+        let mut fired = false;
+        for i in 0..2 {
+            if self.engines[i]
+                .poll_timeout()
+                .is_some_and(|t| t <= self.now)
+            {
+                self.count_step();
+                self.engines[i].handle_timeout(self.now);
+                fired = true;
+            }
+        }
+        fired
+    }
+
+    /// Transmits, delivers the units and fires the timers due at `now`,
+    /// until nothing more is due; time does not advance.
     pub fn settle(&mut self) {
         loop {
             self.transmit();
-            if !self.deliver_due() {
+            let delivered = self.deliver_due();
+            if !(self.fire_due() || delivered) {
                 return;
             }
         }
@@ -116,22 +133,14 @@ where
         )
     }
 
-    /// Settles, then moves to the next wake-up (never backwards), delivers
-    /// what arrives, fires the timers that are due and settles again.
-    /// False if there was nothing to wake up for.
+    /// Settles, then moves to the next wake-up (never backwards) and
+    /// settles there. False if there was nothing to wake up for.
     pub fn step(&mut self) -> bool {
         self.settle();
         let Some(next) = self.next_wakeup() else {
             return false;
         };
-        self.count_step();
         self.now = self.now.max(next);
-        self.deliver_due();
-        for engine in &mut self.engines {
-            if engine.poll_timeout().is_some_and(|t| t <= self.now) {
-                engine.handle_timeout(self.now);
-            }
-        }
         self.settle();
         true
     }
