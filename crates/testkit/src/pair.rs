@@ -158,7 +158,7 @@ where
     /// Steps until `done` holds (true) or the next wake-up would pass
     /// `limit` or there is none (false). `done` is checked after every
     /// settle, first at `now`.
-    pub fn run_until(&mut self, limit: Instant, mut done: impl FnMut(&mut Self) -> bool) -> bool {
+    pub fn run_until(&mut self, limit: Instant, mut done: impl FnMut(&Self) -> bool) -> bool {
         loop {
             self.settle();
             if done(self) {
