@@ -7,8 +7,8 @@ use core::time::Duration;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
-use linklab_core::{Engine, Instant};
 use linklab_core::Stream;
+use linklab_core::{Engine, Instant};
 use linklab_testkit::{GilbertElliott, Impairment, Pair};
 use support::{lossy, new_pair, send, sent_and_lost, End};
 

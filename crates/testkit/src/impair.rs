@@ -244,6 +244,12 @@ impl<T: Clone> Impaired<T> {
         self.in_flight.pop_first().map(|(_, unit)| unit)
     }
 
+    /// Loses every unit in flight (a link torn down under them).
+    pub fn drop_in_flight(&mut self) {
+        self.counts.lost += self.in_flight.len() as u64;
+        self.in_flight.clear();
+    }
+
     /// Units in flight (held or not).
     pub fn in_flight(&self) -> usize {
         self.in_flight.len()
@@ -367,7 +373,7 @@ mod tests {
     }
 
     #[test]
-    fn hold_keeps_units_in_flight_and_cut_loses_them() {
+    fn hold_keeps_units_in_flight_and_cut_and_drop_lose_them() {
         let mut ch = Impaired::bytes(Impairment::default(), 1);
         ch.hold = true;
         ch.send(Instant::ZERO, vec![1]);
@@ -379,6 +385,10 @@ mod tests {
         ch.send(Instant::ZERO, vec![2]);
         assert_eq!(ch.recv(Instant::ZERO), None);
         assert_eq!(ch.counts.lost, 1);
+        ch.cut = false;
+        ch.send(Instant::ZERO, vec![3]);
+        ch.drop_in_flight();
+        assert_eq!((ch.in_flight(), ch.counts.lost), (0, 2));
     }
 
     #[test]
