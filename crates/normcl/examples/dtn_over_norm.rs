@@ -17,7 +17,7 @@ use std::net::SocketAddr;
 
 use linklab_core::Instant;
 use linklab_dtn::{Agent, Config as AgentConfig, EidPattern, LinkId, MemoryStore, SendRequest};
-use linklab_testkit::{GilbertElliott, Impairment};
+use linklab_testkit::Impairment;
 use support::{new_pair, send, End};
 
 #[path = "../tests/support/mod.rs"]
@@ -130,21 +130,11 @@ fn main() {
     let ideal = (count * size * 8) as f64 / 128_000.0;
     println!("{count} bundles of {size} octets at 128 kbit/s (payload alone: {ideal:.1} s)");
     let delay = Duration::from_millis(30);
-    let bursts = Impairment {
-        delay,
-        burst: Some(GilbertElliott {
-            to_bad: 0.02,
-            to_good: 0.1,
-            loss_good: 0.0,
-            loss_bad: 0.9,
-        }),
-        ..Impairment::default()
-    };
     for (name, impairment) in [
         ("no loss", support::lossy(delay, 0.0)),
         ("5 % loss", support::lossy(delay, 0.05)),
         ("20 % loss", support::lossy(delay, 0.20)),
-        ("bursts", bursts),
+        ("bursts", support::bursts(delay)),
     ] {
         let (t, failed) = run(128_000.0, count, size, impairment, 1);
         println!("{name:>10}: all delivered after {t:.2} s ({failed} transfers failed)");

@@ -9,8 +9,8 @@ use std::net::SocketAddr;
 
 use linklab_core::Stream;
 use linklab_core::{Engine, Instant};
-use linklab_testkit::{GilbertElliott, Impairment, Pair};
-use support::{lossy, new_pair, send, sent_and_lost, End};
+use linklab_testkit::{Impairment, Pair};
+use support::{bursts, lossy, new_pair, send, sent_and_lost, End};
 
 mod support;
 use linklab_normcl::{Config, Session, TransferId};
@@ -165,17 +165,7 @@ fn twenty_percent_loss_delivers_intact() {
 
 #[test]
 fn burst_loss_delivers_intact() {
-    // Bursts of about 10 datagrams, 90 % lost, every ~50 datagrams.
-    let loss = Impairment {
-        delay: Duration::from_millis(30),
-        burst: Some(GilbertElliott {
-            to_bad: 0.02,
-            to_good: 0.1,
-            loss_good: 0.0,
-            loss_bad: 0.9,
-        }),
-        ..Impairment::default()
-    };
+    let loss = bursts(Duration::from_millis(30));
     for seed in 1..=3 {
         let b = bundles(12, 20 + seed);
         let p = deliver(pair(loss, seed), &b);

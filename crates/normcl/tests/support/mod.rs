@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 
 use linklab_core::{earliest, Engine, Instant};
 use linklab_normcl::{Event, ReceiptId, SendError, Session, TransferId};
-use linklab_testkit::{Impairment, Pair};
+use linklab_testkit::{GilbertElliott, Impairment, Pair};
 
 /// A datagram on the link, with its source address.
 #[derive(Debug, Clone)]
@@ -130,6 +130,21 @@ pub fn lossy(delay: Duration, loss: f64) -> Impairment {
     Impairment {
         delay,
         loss,
+        ..Impairment::default()
+    }
+}
+
+/// Bursts of about 10 datagrams, 90 % lost, every ~50 datagrams
+/// (Gilbert-Elliott), with one-way `delay`.
+pub fn bursts(delay: Duration) -> Impairment {
+    Impairment {
+        delay,
+        burst: Some(GilbertElliott {
+            to_bad: 0.02,
+            to_good: 0.1,
+            loss_good: 0.0,
+            loss_bad: 0.9,
+        }),
         ..Impairment::default()
     }
 }
