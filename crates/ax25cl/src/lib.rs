@@ -19,6 +19,7 @@
 //! length, EID) and the messages DATA_SEGMENT (S and E flags, SDNV length),
 //! ACK_SEGMENT (SDNV cumulative acknowledged length), REFUSE_BUNDLE,
 //! KEEPALIVE and SHUTDOWN, each followed by a CRC-32 (CRC-32/ISO-HDLC,
+//! [`linklab_wire::fcs32`],
 //! big-endian) over its own octets. RFC 9174 (TCPCLv4) is the model for
 //! the engine's shape, not for the octets: it dropped SDNVs and the CL's
 //! own integrity check is what this layer adds. LENGTH is not used.

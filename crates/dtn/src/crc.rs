@@ -7,25 +7,14 @@
 //! The walk over the bundle's CBOR is deliberately minimal: it finds each
 //! block's extent, its CRC type and the place of its CRC value, and nothing
 //! else.
+//!
+//! CRC type 1 (RFC 9171 4.2.1), the X.25 CRC-16 (polynomial 0x1021
+//! reflected, initial value and final XOR 0xFFFF), is exactly HDLC's
+//! FCS-16, so it is [`linklab_wire::fcs::fcs16`]; CRC type 2 is
+//! [`crc32c`] here.
 
+use linklab_wire::fcs::fcs16;
 use thiserror::Error;
-
-/// CRC type 1 (RFC 9171 4.2.1): the X.25 CRC-16, polynomial 0x1021
-/// reflected, initial value and final XOR 0xFFFF (as in HDLC's FCS).
-pub fn crc16_x25(data: &[u8]) -> u16 {
-    let mut crc = 0xFFFFu16;
-    for &octet in data {
-        crc ^= u16::from(octet);
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 {
-                (crc >> 1) ^ 0x8408
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
-}
 
 /// CRC type 2 (RFC 9171 4.2.1): CRC-32C (Castagnoli), polynomial
 /// 0x1EDC6F41 reflected, initial value and final XOR 0xFFFFFFFF.
@@ -184,7 +173,7 @@ fn verify_block(reader: &mut Reader<'_>, index: usize) -> Result<(), CrcError> {
         let mut zeroed = block.to_vec();
         zeroed[value_start..value_end].fill(0);
         if bits == 16 {
-            crc16_x25(&zeroed).to_be_bytes().to_vec()
+            fcs16(&zeroed).to_be_bytes().to_vec()
         } else {
             crc32c(&zeroed).to_be_bytes().to_vec()
         }
@@ -317,7 +306,7 @@ mod tests {
     #[test]
     fn check_values_of_the_catalogue() {
         // The "check" values of the CRC catalogue for "123456789".
-        assert_eq!(crc16_x25(b"123456789"), 0x906E);
+        assert_eq!(fcs16(b"123456789"), 0x906E);
         assert_eq!(crc32c(b"123456789"), 0xE306_9283);
     }
 

@@ -1,7 +1,7 @@
 //! The part of a bundle that got through before a transfer broke off, made
 //! whole again for reactive fragmentation (RFC 9171 5.8).
 
-use crate::crc::{crc16_x25, crc32c, Length, Reader, MAJOR_ARRAY, MAJOR_BYTES, MAJOR_UNSIGNED};
+use crate::crc::{crc32c, Length, Reader, MAJOR_ARRAY, MAJOR_BYTES, MAJOR_UNSIGNED};
 
 /// Completes `prefix`, the first octets of a bundle: every block before the
 /// payload block must be whole, and the payload block (the last one, 4.1)
@@ -58,7 +58,7 @@ pub(crate) fn complete(prefix: &[u8]) -> Option<(Vec<u8>, u64)> {
         match crc_type {
             1 => {
                 payload.extend_from_slice(&[0x42, 0, 0]);
-                let crc = crc16_x25(&payload).to_be_bytes();
+                let crc = linklab_wire::fcs::fcs16(&payload).to_be_bytes();
                 let end = payload.len();
                 payload[end - 2..].copy_from_slice(&crc);
             }

@@ -17,6 +17,7 @@
 //! - `C key` once [`Agent::delivery_done`] has returned;
 //! - `BAD ...` if the agent offers a confirmed delivery again.
 
+use linklab_core::Stream;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -41,18 +42,6 @@ fn fnv(data: &[u8]) -> u64 {
     })
 }
 
-/// A seeded xorshift generator.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
-
 /// The peer's bundles (whole ones and fragments, for a 256-octet link) and,
 /// by bundle key, the hash of each ADU.
 fn peer_bundles(seed: u64) -> (Vec<Vec<u8>>, BTreeMap<String, u64>) {
@@ -61,7 +50,7 @@ fn peer_bundles(seed: u64) -> (Vec<Vec<u8>>, BTreeMap<String, u64>) {
     let mut peer = Agent::open(config, MemoryStore::new()).unwrap();
     peer.add_route("*".parse().unwrap(), LinkId(0));
     peer.link_up(LinkId(0), Some(256));
-    let mut rng = Rng(seed);
+    let mut rng = Stream::from_seed(seed);
     let mut expected = BTreeMap::new();
     for n in 0..40u64 {
         let length = 20 + rng.below(600) as usize;
@@ -200,7 +189,7 @@ fn killed_nodes_deliver_every_accepted_bundle_exactly_once() {
     std::fs::write(dir.path().join("seed"), seed.to_string()).unwrap();
     let (pieces, expected) = peer_bundles(seed);
     assert!(pieces.len() > expected.len(), "some bundles are fragmented");
-    let mut rng = Rng(seed ^ 0xdead_beef);
+    let mut rng = Stream::from_seed(seed ^ 0xdead_beef);
     let mut kills = 0;
     for round in 0..13 {
         let mut child = Command::new(std::env::current_exe().unwrap());

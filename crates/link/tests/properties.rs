@@ -9,25 +9,26 @@ mod support;
 use std::time::Duration;
 
 use checks::{told_or_discarded, Outcome};
+use linklab_core::Stream;
 use linklab_link::{Config, Event, RecoveryMode, State};
 use linklab_wire::control::Modulus;
-use support::{Impairment, Pair, Side, SplitMix64};
+use support::{Impairment, Pair, Side};
 
 const CASES: u64 = 1000;
 
-fn random_config(rng: &mut SplitMix64, modulus: Modulus, recovery: RecoveryMode) -> Config {
+fn random_config(rng: &mut Stream, modulus: Modulus, recovery: RecoveryMode) -> Config {
     Config {
         modulus,
         recovery,
-        window_mod8: rng.range(1, 7) as u8,
-        window_mod128: rng.range(1, 40) as u8,
-        n1: rng.range(16, 256) as usize,
+        window_mod8: rng.uniform_int(1, 7) as u8,
+        window_mod128: rng.uniform_int(1, 40) as u8,
+        n1: rng.uniform_int(16, 256) as usize,
         ack_policy: checks::ack_policy(rng),
-        poll_on_last_i_frame: rng.chance(0.5),
-        t1_adaptive: rng.chance(0.7),
+        poll_on_last_i_frame: rng.bernoulli(0.5),
+        t1_adaptive: rng.bernoulli(0.7),
         t1_backoff: checks::t1_backoff(rng),
         t1_max: Duration::from_secs(20),
-        t2: Duration::from_millis(rng.range(50, 1000)),
+        t2: Duration::from_millis(rng.uniform_int(50, 1000)),
         t3: Duration::from_secs(30),
         ..Config::default()
     }
@@ -37,8 +38,8 @@ fn random_config(rng: &mut SplitMix64, modulus: Modulus, recovery: RecoveryMode)
 /// `None` for a random one per side (XID picks the lesser).
 type Recovery = Option<RecoveryMode>;
 
-fn pick(rng: &mut SplitMix64, recovery: Recovery) -> RecoveryMode {
-    recovery.unwrap_or_else(|| match rng.range(0, 2) {
+fn pick(rng: &mut Stream, recovery: Recovery) -> RecoveryMode {
+    recovery.unwrap_or_else(|| match rng.uniform_int(0, 2) {
         0 => RecoveryMode::Rej,
         1 => RecoveryMode::Srej,
         _ => RecoveryMode::MultiSrej,
@@ -74,7 +75,7 @@ fn transfer(
     recovery: Recovery,
     slot: &mut Option<Pair>,
 ) -> Result<Outcome, String> {
-    let mut rng = SplitMix64::new(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x4c49_4e4b);
+    let mut rng = Stream::from_seed(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x4c49_4e4b);
     let recovery_a = pick(&mut rng, recovery);
     let ca = random_config(&mut rng, modulus, recovery_a);
     let recovery_b = pick(&mut rng, recovery);
@@ -86,13 +87,14 @@ fn transfer(
         Modulus::Mod128 => cb,
     };
     let p = slot.insert(Pair::new(ca, cb, rng.next_u64()));
-    p.bit_rate = [1200, 9600, 64_000][rng.range(0, 2) as usize];
+    p.bit_rate = [1200, 9600, 64_000][rng.uniform_int(0, 2) as usize];
     let max_loss = 0.3;
-    for imp in &mut p.impairment {
-        *imp = Impairment {
-            loss: rng.unit() * max_loss,
-            duplicate: rng.unit() * 0.1,
-            corrupt: rng.unit() * 0.1,
+    for line in &mut p.line {
+        line.impairment = Impairment {
+            loss: rng.uniform() * max_loss,
+            duplicate: rng.uniform() * 0.1,
+            corrupt: rng.uniform() * 0.1,
+            ..Impairment::default()
         };
     }
     if !checks::connect(p, told_or_discarded)? {
@@ -124,8 +126,8 @@ fn transfer(
         } else {
             link.config().n1
         };
-        for id in 0..rng.range(0, 6) as u32 {
-            let len = rng.range(1, max_len as u64) as usize;
+        for id in 0..rng.uniform_int(0, 6) as u32 {
+            let len = rng.uniform_int(1, max_len as u64) as usize;
             let m = checks::message(&mut rng, id, len);
             if p.links[i].send(m.clone()).is_ok() {
                 sent[i].push(m);

@@ -12,42 +12,42 @@ use std::time::Duration;
 
 use checks::{told, Outcome};
 use hdlc_pair::{configs, HdlcPair, Side};
+use linklab_core::Stream;
 use linklab_link::{Config, Mode, PollPolicy, RecoveryMode, State};
 use linklab_wire::control::Modulus;
-use support::SplitMix64;
 
 const CASES: u64 = 1000;
 
-fn random_config(rng: &mut SplitMix64, modulus: Modulus) -> Config {
+fn random_config(rng: &mut Stream, modulus: Modulus) -> Config {
     Config {
         modulus,
-        recovery: if rng.chance(0.5) {
+        recovery: if rng.bernoulli(0.5) {
             RecoveryMode::Rej
         } else {
             RecoveryMode::Srej
         },
-        window_mod8: rng.range(1, 7) as u8,
-        window_mod128: rng.range(1, 64) as u8,
-        n1: rng.range(16, 256) as usize,
+        window_mod8: rng.uniform_int(1, 7) as u8,
+        window_mod128: rng.uniform_int(1, 64) as u8,
+        n1: rng.uniform_int(16, 256) as usize,
         ack_policy: checks::ack_policy(rng),
-        poll_on_last_i_frame: rng.chance(0.5),
-        poll_policy: if rng.chance(0.5) {
+        poll_on_last_i_frame: rng.bernoulli(0.5),
+        poll_policy: if rng.bernoulli(0.5) {
             PollPolicy::AsOftenAsPossible
         } else {
             PollPolicy::OnLastIFrame
         },
-        poll_interval: Duration::from_millis(rng.range(200, 3000)),
-        t1_adaptive: rng.chance(0.7),
+        poll_interval: Duration::from_millis(rng.uniform_int(200, 3000)),
+        t1_adaptive: rng.bernoulli(0.7),
         t1_backoff: checks::t1_backoff(rng),
         t1_max: Duration::from_secs(20),
-        t2: Duration::from_millis(rng.range(50, 1000)),
-        t3: Duration::from_secs(rng.range(30, 300)),
+        t2: Duration::from_millis(rng.uniform_int(50, 1000)),
+        t3: Duration::from_secs(rng.uniform_int(30, 300)),
         ..Config::default()
     }
 }
 
 fn run_case(seed: u64, mode: Mode, modulus: Modulus) -> Result<Outcome, String> {
-    let mut rng = SplitMix64::new(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x6864_6c63);
+    let mut rng = Stream::from_seed(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x6864_6c63);
     let base = random_config(&mut rng, modulus);
     let (ca, mut cb) = configs(mode, base);
     // Each side's own window and acknowledgement habits; N1 is shared
@@ -59,9 +59,9 @@ fn run_case(seed: u64, mode: Mode, modulus: Modulus) -> Result<Outcome, String> 
     cb.t2 = other.t2;
     cb.recovery = other.recovery;
     let mut p = HdlcPair::new(mode, ca, cb, rng.next_u64());
-    p.bit_rate = [1200, 9600, 64_000][rng.range(0, 2) as usize];
-    for imp in &mut p.impairment {
-        imp.loss = rng.unit() * 0.3;
+    p.bit_rate = [1200, 9600, 64_000][rng.uniform_int(0, 2) as usize];
+    for line in &mut p.line {
+        line.impairment.loss = rng.uniform() * 0.3;
     }
     let result = transfer(&mut p, &mut rng);
     if std::env::var("DUMP").is_ok() {
@@ -70,7 +70,7 @@ fn run_case(seed: u64, mode: Mode, modulus: Modulus) -> Result<Outcome, String> 
     result
 }
 
-fn transfer(p: &mut HdlcPair, rng: &mut SplitMix64) -> Result<Outcome, String> {
+fn transfer(p: &mut HdlcPair, rng: &mut Stream) -> Result<Outcome, String> {
     if !checks::connect(p, told)? {
         return Ok(Outcome {
             trouble: true,
@@ -83,8 +83,8 @@ fn transfer(p: &mut HdlcPair, rng: &mut SplitMix64) -> Result<Outcome, String> {
             continue;
         }
         let n1 = p.links[i].config().n1 as u64;
-        for id in 0..rng.range(0, 8) as u32 {
-            let len = rng.range(4, n1) as usize;
+        for id in 0..rng.uniform_int(0, 8) as u32 {
+            let len = rng.uniform_int(4, n1) as usize;
             let m = checks::message(rng, id, len);
             if p.links[i].send(m.clone()).is_ok() {
                 queue.push(m);

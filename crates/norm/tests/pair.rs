@@ -3,46 +3,17 @@
 //! modes, and a watermark is acknowledged.
 
 use core::time::Duration;
-use linklab_core::Engine;
 use linklab_core::Instant;
 use linklab_core::Stream;
 use linklab_norm::{
     Feedback, ObjectKind, Rate, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig,
-    SenderEvent, SyncPolicy, Transmit,
+    SenderEvent, SyncPolicy,
 };
+use linklab_testkit::Impairment;
 use proptest::prelude::*;
-use std::collections::BTreeMap;
-use std::net::SocketAddr;
+use support::{net, RECEIVER};
 
-const SENDER: &str = "10.0.0.1:6003";
-const RECEIVER: &str = "10.0.0.2:6003";
-
-/// A network of two nodes: a fixed one-way delay and independent loss.
-struct Net {
-    rng: Stream,
-    loss: f64,
-    delay: Duration,
-    /// (arrival, sequence) -> (from, datagram), to the node at `to`.
-    queue: BTreeMap<(Instant, u64), (SocketAddr, SocketAddr, Vec<u8>)>,
-    seq: u64,
-    sent: u64,
-    dropped: u64,
-}
-
-impl Net {
-    fn send(&mut self, now: Instant, from: SocketAddr, t: Transmit) {
-        self.sent += 1;
-        if self.rng.bernoulli(self.loss) {
-            self.dropped += 1;
-            return;
-        }
-        self.seq += 1;
-        self.queue.insert(
-            (now + self.delay, self.seq),
-            (from, t.destination, t.payload),
-        );
-    }
-}
+mod support;
 
 struct Outcome {
     delivered: Vec<(u16, Vec<u8>)>,
@@ -60,24 +31,13 @@ fn run(
     watermark: bool,
     limit: Duration,
 ) -> Outcome {
-    let s_addr: SocketAddr = SENDER.parse().unwrap();
-    let r_addr: SocketAddr = RECEIVER.parse().unwrap();
     let mut sender = Sender::new(config, Instant::ZERO).unwrap();
     let mut rc = ReceiverConfig::new(2);
     rc.seed = seed ^ 0x5eed;
     rc.feedback = Feedback::ToSender;
     // The first datagrams may be lost too: try for every object.
     rc.sync = SyncPolicy::All;
-    let mut receiver = Receiver::new(rc);
-    let mut net = Net {
-        rng: Stream::from_seed(seed),
-        loss,
-        delay: Duration::from_millis(20),
-        queue: BTreeMap::new(),
-        seq: 0,
-        sent: 0,
-        dropped: 0,
-    };
+    let receiver = Receiver::new(rc);
     let mut ids = Vec::new();
     for o in objects {
         ids.push(
@@ -89,68 +49,50 @@ fn run(
     if watermark {
         assert!(sender.set_watermark(*ids.last().unwrap(), &[2]));
     }
-    let mut now = Instant::ZERO;
-    let mut delivered = Vec::new();
-    let mut sender_events = Vec::new();
-    let end = Instant::ZERO + limit;
-    let done = |events: &[SenderEvent], delivered: &[(u16, Vec<u8>)]| {
-        delivered.len() == objects.len()
-            && events.iter().any(|e| {
+    let impairment = Impairment {
+        delay: Duration::from_millis(20),
+        loss,
+        ..Impairment::default()
+    };
+    let mut pair = net(sender, receiver, impairment, seed);
+    pair.run_until(Instant::ZERO + limit, |p| {
+        let completed = p.engines[1]
+            .receiver_events()
+            .iter()
+            .filter(|e| matches!(e, ReceiverEvent::ObjectCompleted { .. }))
+            .count();
+        completed == objects.len()
+            && p.engines[0].sender_events().iter().any(|e| {
                 matches!(
                     e,
                     SenderEvent::FlushCompleted | SenderEvent::WatermarkCompleted { .. }
                 )
             })
-    };
-    while now < end && !done(&sender_events, &delivered) {
-        while let Some(t) = sender.poll_transmit(now) {
-            net.send(now, s_addr, t);
-        }
-        while let Some(t) = receiver.poll_transmit(now) {
-            net.send(now, r_addr, t);
-        }
-        while let Some(e) = sender.poll_event() {
-            sender_events.push(e);
-        }
-        while let Some(e) = receiver.poll_event() {
-            if let ReceiverEvent::ObjectCompleted {
-                object_id, data, ..
-            } = e
-            {
-                delivered.push((object_id, data));
-            }
-        }
-        let next = [
-            sender.poll_timeout(),
-            receiver.poll_timeout(),
-            net.queue.keys().next().map(|k| k.0),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
-        .unwrap_or(end);
-        now = next.max(now + Duration::from_micros(1));
-        while let Some(entry) = net.queue.first_entry() {
-            if entry.key().0 > now {
-                break;
-            }
-            let (from, to, bytes) = entry.remove();
-            if to == r_addr {
-                receiver.handle_datagram(now, from, &bytes);
-            } else {
-                sender.handle_datagram(now, from, &bytes);
-            }
-        }
-        sender.handle_timeout(now);
-        receiver.handle_timeout(now);
-    }
+    });
+    let [mut sender, mut receiver] = pair.engines;
+    let delivered = received(receiver.receiver_events());
+    let sender_events = sender.sender_events().to_vec();
+    let now = pair.now;
     Outcome {
         delivered,
         sender_events,
         elapsed: now.saturating_duration_since(Instant::ZERO),
-        repairs: sender.stats().repairs_sent,
-        decoded: receiver.stats().blocks_decoded,
+        repairs: sender.sender().stats().repairs_sent,
+        decoded: receiver.receiver().stats().blocks_decoded,
     }
+}
+
+/// The objects the receiver completed, as (id, data).
+fn received(events: &[ReceiverEvent]) -> Vec<(u16, Vec<u8>)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            ReceiverEvent::ObjectCompleted {
+                object_id, data, ..
+            } => Some((*object_id, data.clone())),
+            _ => None,
+        })
+        .collect()
 }
 
 fn objects(seed: u64) -> Vec<Vec<u8>> {

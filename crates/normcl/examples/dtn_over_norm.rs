@@ -17,7 +17,11 @@ use std::net::SocketAddr;
 
 use linklab_core::Instant;
 use linklab_dtn::{Agent, Config as AgentConfig, EidPattern, LinkId, MemoryStore, SendRequest};
-use linklab_normcl::sim::{End, Loss, Pair};
+use linklab_testkit::Impairment;
+use support::{new_pair, send, End};
+
+#[path = "../tests/support/mod.rs"]
+mod support;
 use linklab_normcl::{Config, Session};
 
 fn agent(node: &str) -> Agent<MemoryStore> {
@@ -29,18 +33,23 @@ fn agent(node: &str) -> Agent<MemoryStore> {
 /// Virtual seconds until `count` bundles of `size` octets sent at
 /// `bits_per_second` were delivered at ipn:2.1, and the transfers that
 /// failed on the way.
-fn run(bits_per_second: f64, count: usize, size: usize, loss: Loss, seed: u64) -> (f64, usize) {
+fn run(
+    bits_per_second: f64,
+    count: usize,
+    size: usize,
+    impairment: Impairment,
+    seed: u64,
+) -> (f64, usize) {
     let a_addr = SocketAddr::from(([10, 0, 0, 1], 4560));
     let b_addr = SocketAddr::from(([10, 0, 0, 2], 4560));
     let session = |me: &str, peer: &str, to| {
         let c = Config::new(me, peer, to, bits_per_second);
         Session::new(c, Instant::ZERO).unwrap()
     };
-    let mut p = Pair::new(
+    let mut p = new_pair(
         End::new(session("ipn:1.0", "ipn:2.0", b_addr), a_addr),
         End::new(session("ipn:2.0", "ipn:1.0", a_addr), b_addr),
-        Duration::from_millis(30),
-        loss,
+        impairment,
         seed,
     );
     let link = LinkId(1);
@@ -55,7 +64,7 @@ fn run(bits_per_second: f64, count: usize, size: usize, loss: Loss, seed: u64) -
         ),
         link,
     );
-    a.link_up(link, Some(p.ends[0].session.max_bundle_len()));
+    a.link_up(link, Some(p.engines[0].session.max_bundle_len()));
     let mut b = agent("ipn:2.0");
     b.register("ipn:2.1".parse().unwrap()).unwrap();
     for i in 0..count {
@@ -72,14 +81,14 @@ fn run(bits_per_second: f64, count: usize, size: usize, loss: Loss, seed: u64) -
     while delivered < count {
         let now = p.now;
         while let Some(t) = a.poll_transmit(now).unwrap() {
-            match p.send(0, &t.octets) {
+            match send(&mut p, 0, &t.octets) {
                 Ok(id) => {
                     flights.insert(id, t.id);
                 }
                 Err(_) => a.transfer_failed(now, t.id),
             }
         }
-        for (id, (_, outcome)) in std::mem::take(&mut p.ends[0].outcomes) {
+        for (id, (_, outcome)) in std::mem::take(&mut p.engines[0].outcomes) {
             let Some(t) = flights.remove(&id) else {
                 continue;
             };
@@ -91,20 +100,20 @@ fn run(bits_per_second: f64, count: usize, size: usize, loss: Loss, seed: u64) -
                 }
             }
         }
-        for (_, bundle) in &p.ends[1].stored[taken..] {
+        for (_, bundle) in &p.engines[1].stored[taken..] {
             b.handle_bundle(now, bundle).unwrap();
         }
-        taken = p.ends[1].stored.len();
+        taken = p.engines[1].stored.len();
         while let Some(d) = b.poll_delivery() {
             delivered += 1;
             b.delivery_done(now, d.id).unwrap();
         }
         a.handle_timeout(now).unwrap();
         let wake = a.poll_timeout();
-        let stored = p.ends[1].stored.len();
+        let stored = p.engines[1].stored.len();
         let target = wake.map_or(limit, |w| w.max(now + Duration::from_micros(1)));
         let progressed = p.run_until(target.min(limit), |p| {
-            !p.ends[0].outcomes.is_empty() || p.ends[1].stored.len() > stored
+            !p.engines[0].outcomes.is_empty() || p.engines[1].stored.len() > stored
         });
         if !progressed && p.now >= limit {
             panic!("not delivered within an hour");
@@ -120,26 +129,26 @@ fn main() {
     let (count, size) = (10, 10_000);
     let ideal = (count * size * 8) as f64 / 128_000.0;
     println!("{count} bundles of {size} octets at 128 kbit/s (payload alone: {ideal:.1} s)");
-    for (name, loss) in [
-        ("no loss", Loss::Independent(0.0)),
-        ("5 % loss", Loss::Independent(0.05)),
-        ("20 % loss", Loss::Independent(0.20)),
-        (
-            "bursts",
-            Loss::Burst {
-                to_bad: 0.02,
-                to_good: 0.1,
-                loss_bad: 0.9,
-            },
-        ),
+    let delay = Duration::from_millis(30);
+    for (name, impairment) in [
+        ("no loss", support::lossy(delay, 0.0)),
+        ("5 % loss", support::lossy(delay, 0.05)),
+        ("20 % loss", support::lossy(delay, 0.20)),
+        ("bursts", support::bursts(delay)),
     ] {
-        let (t, failed) = run(128_000.0, count, size, loss, 1);
+        let (t, failed) = run(128_000.0, count, size, impairment, 1);
         println!("{name:>10}: all delivered after {t:.2} s ({failed} transfers failed)");
     }
     let size = 6_000_000;
     println!("one bundle of {size} octets, no loss (paper 003 Table I, control: 8107 B/s at 128k, 9877 B/s at 84k)");
     for rate in [128_000.0, 84_000.0] {
-        let (t, _) = run(rate, 1, size, Loss::Independent(0.0), 1);
+        let (t, _) = run(
+            rate,
+            1,
+            size,
+            Impairment::delay(Duration::from_millis(30)),
+            1,
+        );
         println!(
             "{:>7} bit/s: delivered after {t:.1} s, {:.0} B/s",
             rate,

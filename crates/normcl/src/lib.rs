@@ -61,7 +61,6 @@
 mod config;
 pub mod header;
 mod session;
-pub mod sim;
 
 pub use config::{norm_node_id, Config, ConfigError};
 pub use linklab_norm::{Rate, Transmit};

@@ -4,13 +4,15 @@
 //! the peer is gone or misconfigured.
 
 use core::time::Duration;
-use linklab_core::Engine;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
-use linklab_core::Instant;
 use linklab_core::Stream;
-use linklab_normcl::sim::{End, Loss, Pair};
+use linklab_core::{Engine, Instant};
+use linklab_testkit::{Impairment, Pair};
+use support::{bursts, lossy, new_pair, send, sent_and_lost, End};
+
+mod support;
 use linklab_normcl::{Config, Session, TransferId};
 
 const A: &str = "ipn:1.0";
@@ -31,16 +33,10 @@ fn config(me: &str, peer: &str, peer_addr: SocketAddr) -> Config {
     c
 }
 
-fn pair(loss: Loss, seed: u64) -> Pair {
+fn pair(impairment: Impairment, seed: u64) -> Pair<End> {
     let a = Session::new(config(A, B, addr(2)), Instant::ZERO).unwrap();
     let b = Session::new(config(B, A, addr(1)), Instant::ZERO).unwrap();
-    Pair::new(
-        End::new(a, addr(1)),
-        End::new(b, addr(2)),
-        Duration::from_millis(30),
-        loss,
-        seed,
-    )
+    new_pair(End::new(a, addr(1)), End::new(b, addr(2)), impairment, seed)
 }
 
 /// Bundles of varied sizes (1 octet to a few blocks), each distinct.
@@ -59,16 +55,16 @@ fn bundles(n: usize, seed: u64) -> Vec<Vec<u8>> {
 /// Sends `bundles` from end 0, sending again (as the bundle agent would)
 /// whatever fails, until every one succeeded; checks end 1 stored each
 /// intact and, unless an attempt failed, once.
-fn deliver(mut p: Pair, bundles: &[Vec<u8>]) -> Pair {
+fn deliver(mut p: Pair<End>, bundles: &[Vec<u8>]) -> Pair<End> {
     let mut attempts: BTreeMap<TransferId, usize> = BTreeMap::new();
     for (i, b) in bundles.iter().enumerate() {
-        attempts.insert(p.send(0, b).unwrap(), i);
+        attempts.insert(send(&mut p, 0, b).unwrap(), i);
     }
     let limit = Instant::from_micros(600_000_000);
     let mut resent = vec![0; bundles.len()];
     loop {
-        let all_ok = |p: &Pair| {
-            let ok: Vec<usize> = p.ends[0]
+        let all_ok = |p: &Pair<End>| {
+            let ok: Vec<usize> = p.engines[0]
                 .outcomes
                 .iter()
                 .filter(|(_, (_, r))| r.is_ok())
@@ -76,13 +72,13 @@ fn deliver(mut p: Pair, bundles: &[Vec<u8>]) -> Pair {
                 .collect();
             ok.len() == bundles.len()
         };
-        let retry = |p: &Pair| p.ends[0].outcomes.values().any(|(_, r)| r.is_err());
+        let retry = |p: &Pair<End>| p.engines[0].outcomes.values().any(|(_, r)| r.is_err());
         assert!(
             p.run_until(limit, |p| all_ok(p) || retry(p)),
             "not all acknowledged by {:?}",
             p.now
         );
-        let failed: Vec<TransferId> = p.ends[0]
+        let failed: Vec<TransferId> = p.engines[0]
             .outcomes
             .iter()
             .filter(|(_, (_, r))| r.is_err())
@@ -92,21 +88,21 @@ fn deliver(mut p: Pair, bundles: &[Vec<u8>]) -> Pair {
             break;
         }
         for id in failed {
-            p.ends[0].outcomes.remove(&id);
+            p.engines[0].outcomes.remove(&id);
             let i = attempts.remove(&id).unwrap();
             resent[i] += 1;
             assert!(resent[i] < 5, "bundle {i} failed five times");
-            if !p.ends[0].session.is_up() {
-                p.run_until(limit, |p| p.ends[0].session.is_up());
+            if !p.engines[0].session.is_up() {
+                p.run_until(limit, |p| p.engines[0].session.is_up());
             }
-            attempts.insert(p.send(0, &bundles[i]).unwrap(), i);
+            attempts.insert(send(&mut p, 0, &bundles[i]).unwrap(), i);
         }
     }
     // Let the last acknowledgements settle, then compare.
     let settle = p.now + Duration::from_secs(5);
     p.run_until(settle, |_| false);
     let mut seen = vec![0; bundles.len()];
-    for (_, b) in &p.ends[1].stored {
+    for (_, b) in &p.engines[1].stored {
         let i = bundles.iter().position(|x| x == b).expect("intact");
         seen[i] += 1;
     }
@@ -118,9 +114,9 @@ fn deliver(mut p: Pair, bundles: &[Vec<u8>]) -> Pair {
 }
 
 /// Every success came after the peer stored that bundle.
-fn acknowledged_after_stored(p: &Pair, bundles: &[Vec<u8>]) {
+fn acknowledged_after_stored(p: &Pair<End>, bundles: &[Vec<u8>]) {
     let latest_store = |b: &Vec<u8>| {
-        p.ends[1]
+        p.engines[1]
             .stored
             .iter()
             .filter(|(_, x)| x == b)
@@ -129,7 +125,7 @@ fn acknowledged_after_stored(p: &Pair, bundles: &[Vec<u8>]) {
             .unwrap()
     };
     // Transfer IDs were handed out in order of `bundles` for first tries.
-    for (id, (at, r)) in &p.ends[0].outcomes {
+    for (id, (at, r)) in &p.engines[0].outcomes {
         if r.is_ok() && (id.0 as usize) < bundles.len() {
             assert!(*at >= latest_store(&bundles[id.0 as usize]));
         }
@@ -139,9 +135,9 @@ fn acknowledged_after_stored(p: &Pair, bundles: &[Vec<u8>]) {
 #[test]
 fn lossless_link_delivers_each_bundle_once() {
     let b = bundles(12, 1);
-    let p = deliver(pair(Loss::Independent(0.0), 1), &b);
-    assert_eq!(p.ends[1].stored.len(), b.len());
-    assert_eq!(p.ends[0].session.sender_stats().repairs_sent, 0);
+    let p = deliver(pair(lossy(Duration::from_millis(30), 0.0), 1), &b);
+    assert_eq!(p.engines[1].stored.len(), b.len());
+    assert_eq!(p.engines[0].session.sender_stats().repairs_sent, 0);
     acknowledged_after_stored(&p, &b);
 }
 
@@ -149,9 +145,9 @@ fn lossless_link_delivers_each_bundle_once() {
 fn five_percent_loss_delivers_intact() {
     for seed in 1..=3 {
         let b = bundles(12, seed);
-        let p = deliver(pair(Loss::Independent(0.05), seed), &b);
-        assert!(p.lost > 0);
-        assert!(p.ends[0].session.sender_stats().repairs_sent > 0);
+        let p = deliver(pair(lossy(Duration::from_millis(30), 0.05), seed), &b);
+        assert!(sent_and_lost(&p).1 > 0);
+        assert!(p.engines[0].session.sender_stats().repairs_sent > 0);
         acknowledged_after_stored(&p, &b);
     }
 }
@@ -160,20 +156,16 @@ fn five_percent_loss_delivers_intact() {
 fn twenty_percent_loss_delivers_intact() {
     for seed in 1..=3 {
         let b = bundles(12, 10 + seed);
-        let p = deliver(pair(Loss::Independent(0.20), seed), &b);
-        assert!(p.lost as f64 > 0.1 * p.sent as f64);
+        let p = deliver(pair(lossy(Duration::from_millis(30), 0.20), seed), &b);
+        let (sent, lost) = sent_and_lost(&p);
+        assert!(lost as f64 > 0.1 * sent as f64);
         acknowledged_after_stored(&p, &b);
     }
 }
 
 #[test]
 fn burst_loss_delivers_intact() {
-    // Bursts of about 10 datagrams, 90 % lost, every ~50 datagrams.
-    let loss = Loss::Burst {
-        to_bad: 0.02,
-        to_good: 0.1,
-        loss_bad: 0.9,
-    };
+    let loss = bursts(Duration::from_millis(30));
     for seed in 1..=3 {
         let b = bundles(12, 20 + seed);
         let p = deliver(pair(loss, seed), &b);
@@ -183,23 +175,23 @@ fn burst_loss_delivers_intact() {
 
 #[test]
 fn both_directions_at_once() {
-    let mut p = pair(Loss::Independent(0.05), 4);
+    let mut p = pair(lossy(Duration::from_millis(30), 0.05), 4);
     let ab = bundles(6, 31);
     let ba = bundles(6, 32);
     for b in &ab {
-        p.send(0, b).unwrap();
+        send(&mut p, 0, b).unwrap();
     }
     for b in &ba {
-        p.send(1, b).unwrap();
+        send(&mut p, 1, b).unwrap();
     }
-    let done = |p: &Pair| {
-        p.ends
+    let done = |p: &Pair<End>| {
+        p.engines
             .iter()
             .all(|e| e.outcomes.len() == 6 && e.outcomes.values().all(|(_, r)| r.is_ok()))
     };
     assert!(p.run_until(Instant::from_micros(120_000_000), done));
     let stored = |i: usize| -> Vec<Vec<u8>> {
-        let mut v: Vec<Vec<u8>> = p.ends[i].stored.iter().map(|(_, b)| b.clone()).collect();
+        let mut v: Vec<Vec<u8>> = p.engines[i].stored.iter().map(|(_, b)| b.clone()).collect();
         v.sort();
         v
     };
@@ -214,50 +206,53 @@ fn both_directions_at_once() {
 
 #[test]
 fn acknowledgement_waits_for_the_store() {
-    let mut p = pair(Loss::Independent(0.0), 5);
+    let mut p = pair(lossy(Duration::from_millis(30), 0.0), 5);
     // Storing takes a second, within the acknowledgement bound (at least
     // `min_ack_wait`, 2 s).
-    p.ends[1].store_delay = Duration::from_secs(1);
+    p.engines[1].store_delay = Duration::from_secs(1);
     let b = bundles(1, 41);
-    let id = p.send(0, &b[0]).unwrap();
+    let id = send(&mut p, 0, &b[0]).unwrap();
     assert!(p.run_until(Instant::from_micros(60_000_000), |p| {
-        !p.ends[0].outcomes.is_empty()
+        !p.engines[0].outcomes.is_empty()
     }));
-    let (acked, outcome) = &p.ends[0].outcomes[&id];
+    let (acked, outcome) = &p.engines[0].outcomes[&id];
     assert_eq!(outcome, &Ok(()));
-    let (stored, _) = p.ends[1].stored[0];
+    let (stored, _) = p.engines[1].stored[0];
     assert!(stored >= Instant::from_micros(1_000_000));
     assert!(*acked >= stored);
 }
 
 #[test]
 fn a_silent_peer_fails_the_transfer_and_the_link_goes_down() {
-    let mut p = pair(Loss::Independent(1.0), 6);
+    let mut p = pair(lossy(Duration::from_millis(30), 1.0), 6);
     let b = bundles(2, 51);
-    let first = p.send(0, &b[0]).unwrap();
+    let first = send(&mut p, 0, &b[0]).unwrap();
     assert!(p.run_until(Instant::from_micros(600_000_000), |p| {
-        !p.ends[0].outcomes.is_empty()
+        !p.engines[0].outcomes.is_empty()
     }));
-    let bound = p.ends[0].session.ack_bound();
-    let (at, outcome) = &p.ends[0].outcomes[&first];
+    let bound = p.engines[0].session.ack_bound();
+    let (at, outcome) = &p.engines[0].outcomes[&first];
     assert!(outcome.is_err());
     // Sent within a second at 128 kbit/s, then at most two rounds.
     assert!(at.as_micros() <= 1_000_000 + 2 * bound.as_micros() as u64);
-    assert!(p.ends[0].session.is_up(), "one unanswered request");
-    let second = p.send(0, &b[1]).unwrap();
+    assert!(p.engines[0].session.is_up(), "one unanswered request");
+    let second = send(&mut p, 0, &b[1]).unwrap();
     assert!(p.run_until(Instant::from_micros(600_000_000), |p| {
-        p.ends[0].outcomes.contains_key(&second)
+        p.engines[0].outcomes.contains_key(&second)
     }));
-    assert!(p.ends[0].outcomes[&second].1.is_err());
-    assert!(!p.ends[0].session.is_up(), "down after two");
-    assert_eq!(p.send(0, &b[0]), Err(linklab_normcl::SendError::LinkDown));
+    assert!(p.engines[0].outcomes[&second].1.is_err());
+    assert!(!p.engines[0].session.is_up(), "down after two");
+    assert_eq!(
+        send(&mut p, 0, &b[0]),
+        Err(linklab_normcl::SendError::LinkDown)
+    );
     // Up again after the retry interval.
     let down = p.now;
     assert!(p.run_until(Instant::from_micros(600_000_000), |p| {
-        p.ends[0].session.is_up()
+        p.engines[0].session.is_up()
     }));
     assert!(p.now >= down + Duration::from_secs(30));
-    assert!(p.ends[1].stored.is_empty());
+    assert!(p.engines[1].stored.is_empty());
 }
 
 #[test]
@@ -265,20 +260,19 @@ fn datagrams_of_another_norm_node_are_dropped() {
     let a = Session::new(config(A, B, addr(2)), Instant::ZERO).unwrap();
     // B expects ipn:9.0 at A's address: A's NormNodeId is not that one.
     let b = Session::new(config(B, "ipn:9.0", addr(1)), Instant::ZERO).unwrap();
-    let mut p = Pair::new(
+    let mut p = new_pair(
         End::new(a, addr(1)),
         End::new(b, addr(2)),
-        Duration::from_millis(30),
-        Loss::Independent(0.0),
+        Impairment::delay(Duration::from_millis(30)),
         7,
     );
-    let id = p.send(0, &[1, 2, 3]).unwrap();
+    let id = send(&mut p, 0, &[1, 2, 3]).unwrap();
     assert!(p.run_until(Instant::from_micros(600_000_000), |p| {
-        p.ends[0].outcomes.contains_key(&id)
+        p.engines[0].outcomes.contains_key(&id)
     }));
-    assert!(p.ends[0].outcomes[&id].1.is_err());
-    assert!(p.ends[1].stored.is_empty());
-    assert!(p.ends[1].session.refused_datagrams() > 0);
+    assert!(p.engines[0].outcomes[&id].1.is_err());
+    assert!(p.engines[1].stored.is_empty());
+    assert!(p.engines[1].session.refused_datagrams() > 0);
 }
 
 #[test]

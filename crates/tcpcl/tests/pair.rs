@@ -12,7 +12,7 @@ use linklab_tcpcl::{
     Cause, Event, RefuseReason, SendError, SessTermReason, Side, State, Termination,
 };
 use proptest::prelude::*;
-use support::{config, Pair};
+use support::config;
 
 fn received(events: &[Event]) -> Vec<Vec<u8>> {
     events
@@ -55,11 +55,11 @@ fn establishment_negotiates_parameters() {
     a.transfer_mru = 5000;
     let mut b = config("b");
     b.keepalive_interval = 10;
-    let pair = Pair::established(a, b, 1);
-    let Event::SessionEstablished(pa) = &pair.events[0][0] else {
+    let pair = support::established(a, b, 1);
+    let Event::SessionEstablished(pa) = &pair.engines[0].events[0] else {
         unreachable!()
     };
-    let Event::SessionEstablished(pb) = &pair.events[1][0] else {
+    let Event::SessionEstablished(pb) = &pair.engines[1].events[0] else {
         unreachable!()
     };
     assert_eq!(pa.peer_node_id, "dtn://b/");
@@ -70,9 +70,12 @@ fn establishment_negotiates_parameters() {
     assert!(!pa.peer_can_tls && !pb.peer_can_tls);
     // The wire: contact headers with CAN_TLS = 0, then one SESS_INIT each.
     for i in 0..2 {
-        assert_eq!(pair.sent[i][..6], ContactHeader::new(false).encode());
-        assert_eq!(pair.sent[i][5], 0, "CAN_TLS must be 0");
-        let messages = pair.messages(i);
+        assert_eq!(
+            pair.engines[i].sent[..6],
+            ContactHeader::new(false).encode()
+        );
+        assert_eq!(pair.engines[i].sent[5], 0, "CAN_TLS must be 0");
+        let messages = support::messages(&pair, i);
         assert_eq!(messages.len(), 1);
         assert_eq!(messages[0].message_type(), MessageType::SessInit);
     }
@@ -84,23 +87,31 @@ fn transfers_both_ways_are_segmented_and_acknowledged() {
     a.max_segment = 100; // a sends segments of 100
     let mut b = config("b");
     b.segment_mru = 64; // b receives at most 64: a sends 64
-    let mut pair = Pair::established(a, b, 2);
+    let mut pair = support::established(a, b, 2);
     let big = payload(1000, 1);
     let small = payload(10, 2);
-    let id = pair.s[0].send_transfer(pair.now, &big).unwrap();
+    let id = pair.engines[0].s.send_transfer(pair.now, &big).unwrap();
     assert_eq!(id, 0);
-    assert_eq!(pair.s[0].send_transfer(pair.now, &small).unwrap(), 1);
-    assert_eq!(pair.s[1].send_transfer(pair.now, &small).unwrap(), 0);
-    pair.run();
-    assert_eq!(received(&pair.events[1]), vec![big.clone(), small.clone()]);
-    assert_eq!(received(&pair.events[0]), vec![small.clone()]);
-    assert_eq!(succeeded(&pair.events[0]), vec![0, 1]);
-    assert_eq!(succeeded(&pair.events[1]), vec![0]);
+    assert_eq!(
+        pair.engines[0].s.send_transfer(pair.now, &small).unwrap(),
+        1
+    );
+    assert_eq!(
+        pair.engines[1].s.send_transfer(pair.now, &small).unwrap(),
+        0
+    );
+    pair.settle();
+    assert_eq!(
+        received(&pair.engines[1].events),
+        vec![big.clone(), small.clone()]
+    );
+    assert_eq!(received(&pair.engines[0].events), vec![small.clone()]);
+    assert_eq!(succeeded(&pair.engines[0].events), vec![0, 1]);
+    assert_eq!(succeeded(&pair.engines[1].events), vec![0]);
 
     // 1000 octets in segments of 64: 16 segments, START on the first with
     // the Transfer Length, END on the last; one cumulative ack each.
-    let segments: Vec<_> = pair
-        .messages(0)
+    let segments: Vec<_> = support::messages(&pair, 0)
         .into_iter()
         .filter_map(|m| match m {
             Message::XferSegment(s) if s.transfer_id == 0 => Some(s),
@@ -113,8 +124,7 @@ fn transfers_both_ways_are_segmented_and_acknowledged() {
     assert_eq!(segments[0].extensions[0].as_transfer_length(), Some(1000));
     assert_eq!(segments[15].flags, END);
     assert!(segments[1..15].iter().all(|s| s.flags == 0));
-    let acks: Vec<_> = pair
-        .messages(1)
+    let acks: Vec<_> = support::messages(&pair, 1)
         .into_iter()
         .filter_map(|m| match m {
             Message::XferAck(a) if a.transfer_id == 0 => Some(a),
@@ -126,7 +136,8 @@ fn transfers_both_ways_are_segmented_and_acknowledged() {
         assert_eq!(ack.flags, seg.flags);
         assert_eq!(ack.acknowledged_length, (64 * (i as u64 + 1)).min(1000));
     }
-    let acked: Vec<u64> = pair.events[0]
+    let acked: Vec<u64> = pair.engines[0]
+        .events
         .iter()
         .filter_map(|e| match e {
             Event::TransferAcked {
@@ -148,19 +159,21 @@ fn transfers_both_ways_are_segmented_and_acknowledged() {
 fn the_incoming_prefix_is_what_the_queued_acks_acknowledge() {
     let mut a = config("a");
     a.max_segment = 100;
-    let mut pair = Pair::established(a, config("b"), 3);
-    assert_eq!(pair.s[1].incoming(), None);
+    let mut pair = support::established(a, config("b"), 3);
+    assert_eq!(pair.engines[1].s.incoming(), None);
     let data = payload(450, 3);
-    let id = pair.s[0].send_transfer(pair.now, &data).unwrap();
+    let id = pair.engines[0].s.send_transfer(pair.now, &data).unwrap();
     // Segments reach b one octet at a time; b's XFER_ACKs are held back.
     let mut sent = Vec::new();
-    while let Some(octets) = pair.s[0].poll_transmit(pair.now) {
+    while let Some(octets) = pair.engines[0].s.poll_transmit(pair.now) {
         sent.extend(octets);
     }
     let mut prefixes = Vec::new();
     for octet in &sent {
-        pair.s[1].handle_input(pair.now, std::slice::from_ref(octet));
-        let prefix = pair.s[1].incoming().map(|(i, p)| (i, p.to_vec()));
+        pair.engines[1]
+            .s
+            .handle_input(pair.now, std::slice::from_ref(octet));
+        let prefix = pair.engines[1].s.incoming().map(|(i, p)| (i, p.to_vec()));
         if let Some((incoming, prefix)) = prefix {
             assert_eq!(incoming, id);
             assert_eq!(prefix, data[..prefix.len()]);
@@ -171,9 +184,9 @@ fn the_incoming_prefix_is_what_the_queued_acks_acknowledge() {
     }
     // Whole segments only, never part of one.
     assert_eq!(prefixes, vec![100, 200, 300, 400]);
-    assert_eq!(pair.s[1].incoming(), None, "received whole");
+    assert_eq!(pair.engines[1].s.incoming(), None, "received whole");
     let mut acked = Vec::new();
-    while let Some(octets) = pair.s[1].poll_transmit(pair.now) {
+    while let Some(octets) = pair.engines[1].s.poll_transmit(pair.now) {
         acked.extend(octets);
     }
     let acks: Vec<u64> = support::decode_stream(&acked)
@@ -188,66 +201,67 @@ fn the_incoming_prefix_is_what_the_queued_acks_acknowledge() {
 
 #[test]
 fn an_empty_transfer_is_one_segment() {
-    let mut pair = Pair::established(config("a"), config("b"), 3);
-    pair.s[0].send_transfer(pair.now, &[]).unwrap();
-    pair.run();
-    assert_eq!(received(&pair.events[1]), vec![Vec::<u8>::new()]);
-    assert_eq!(succeeded(&pair.events[0]), vec![0]);
+    let mut pair = support::established(config("a"), config("b"), 3);
+    pair.engines[0].s.send_transfer(pair.now, &[]).unwrap();
+    pair.settle();
+    assert_eq!(received(&pair.engines[1].events), vec![Vec::<u8>::new()]);
+    assert_eq!(succeeded(&pair.engines[0].events), vec![0]);
 }
 
 #[test]
 fn sender_respects_the_peers_transfer_mru() {
     let mut b = config("b");
     b.transfer_mru = 100;
-    let mut pair = Pair::established(config("a"), b, 4);
+    let mut pair = support::established(config("a"), b, 4);
     assert_eq!(
-        pair.s[0].send_transfer(pair.now, &[0; 101]),
+        pair.engines[0].s.send_transfer(pair.now, &[0; 101]),
         Err(SendError::TooLarge {
             length: 101,
             transfer_mtu: 100
         })
     );
-    assert!(pair.s[0].send_transfer(pair.now, &[0; 100]).is_ok());
+    assert!(pair.engines[0].s.send_transfer(pair.now, &[0; 100]).is_ok());
 }
 
 #[test]
 fn a_refused_transfer_stops_and_the_next_one_goes_through() {
     let mut a = config("a");
     a.max_segment = 10;
-    let mut pair = Pair::established(a, config("b"), 5);
-    pair.max_piece = 1000;
+    let mut pair = support::established(a, config("b"), 5);
+    pair.engines.iter_mut().for_each(|e| e.max_piece = 1000);
     let first = payload(200, 3);
     let second = payload(30, 4);
-    pair.s[0].send_transfer(pair.now, &first).unwrap();
+    pair.engines[0].s.send_transfer(pair.now, &first).unwrap();
     // Deliver only the first segment to b, then b's user refuses.
-    let seg = pair.s[0].poll_transmit(pair.now).unwrap();
-    pair.s[1].handle_input(pair.now, &seg);
+    let seg = pair.engines[0].s.poll_transmit(pair.now).unwrap();
+    pair.engines[1].s.handle_input(pair.now, &seg);
     assert!(matches!(
-        pair.s[1].poll_event(),
+        pair.engines[1].s.poll_event(),
         Some(Event::TransferStarted {
             id: 0,
             length: Some(200)
         })
     ));
-    pair.s[1]
+    pair.engines[1]
+        .s
         .refuse_transfer(pair.now, 0, RefuseReason::Completed)
         .unwrap();
-    assert!(pair.s[1]
+    assert!(pair.engines[1]
+        .s
         .refuse_transfer(pair.now, 0, RefuseReason::Completed)
         .is_err());
-    pair.run();
-    pair.s[0].send_transfer(pair.now, &second).unwrap();
-    pair.run();
-    assert!(pair.events[0].contains(&Event::TransferRefused {
+    pair.settle();
+    pair.engines[0].s.send_transfer(pair.now, &second).unwrap();
+    pair.settle();
+    assert!(pair.engines[0].events.contains(&Event::TransferRefused {
         id: 0,
         reason: RefuseReason::Completed
     }));
-    assert_eq!(received(&pair.events[1]), vec![second]);
-    assert_eq!(succeeded(&pair.events[0]), vec![1]);
+    assert_eq!(received(&pair.engines[1].events), vec![second]);
+    assert_eq!(succeeded(&pair.engines[0].events), vec![1]);
     // a stopped sending segments of transfer 0 soon after the refusal: not
     // all 20 went out.
-    let zero_segments = pair
-        .messages(0)
+    let zero_segments = support::messages(&pair, 0)
         .iter()
         .filter(|m| matches!(m, Message::XferSegment(s) if s.transfer_id == 0))
         .count();
@@ -258,14 +272,14 @@ fn a_refused_transfer_stops_and_the_next_one_goes_through() {
 fn keepalives_keep_a_quiet_session_up() {
     let mut a = config("a");
     a.keepalive_interval = 5;
-    let mut pair = Pair::established(a, config("b"), 6);
+    let mut pair = support::established(a, config("b"), 6);
     for _ in 0..20 {
         assert!(pair.advance(Duration::from_secs(60)));
     }
     assert!(pair.now >= linklab_core::Instant::ZERO + Duration::from_secs(40));
     for i in 0..2 {
-        assert_eq!(pair.s[i].state(), State::Established);
-        assert!(pair.messages(i).contains(&Message::Keepalive));
+        assert_eq!(pair.engines[i].s.state(), State::Established);
+        assert!(support::messages(&pair, i).contains(&Message::Keepalive));
     }
 }
 
@@ -273,25 +287,28 @@ fn keepalives_keep_a_quiet_session_up() {
 fn a_silent_peer_is_dropped_after_twice_the_keepalive() {
     let mut a = config("a");
     a.keepalive_interval = 5;
-    let mut pair = Pair::established(a, config("b"), 7);
+    let mut pair = support::established(a, config("b"), 7);
     let start = pair.now;
-    pair.stalled[0] = true; // nothing reaches a any more
-    while pair.s[0].state() == State::Established {
+    pair.to[0].hold = true; // nothing reaches a any more
+    while pair.engines[0].s.state() == State::Established {
         assert!(pair.advance(Duration::from_secs(60)));
     }
     assert_eq!(
         pair.now.saturating_duration_since(start),
         Duration::from_secs(10)
     );
-    assert!(pair.events[0].contains(&Event::SessionEnding {
+    assert!(pair.engines[0].events.contains(&Event::SessionEnding {
         reason: SessTermReason::IdleTimeout,
         initiator: Side::Local
     }));
     // With no reply the ending timeout closes it.
-    while !pair.s[0].is_closed() {
+    while !pair.engines[0].s.is_closed() {
         assert!(pair.advance(Duration::from_secs(60)));
     }
-    assert_eq!(termination(&pair.events[0]).cause, Cause::KeepaliveTimeout);
+    assert_eq!(
+        termination(&pair.engines[0].events).cause,
+        Cause::KeepaliveTimeout
+    );
 }
 
 #[test]
@@ -299,20 +316,20 @@ fn the_idle_timeout_ends_a_session_with_only_keepalives() {
     let mut a = config("a");
     a.keepalive_interval = 5;
     a.idle_timeout = Some(Duration::from_secs(32));
-    let mut pair = Pair::established(a, config("b"), 8);
-    while !pair.s[0].is_closed() {
+    let mut pair = support::established(a, config("b"), 8);
+    while !pair.engines[0].s.is_closed() {
         assert!(pair.advance(Duration::from_secs(60)));
     }
-    pair.run();
+    pair.settle();
     assert_eq!(
         pair.now,
         linklab_core::Instant::ZERO + Duration::from_secs(32)
     );
-    let t = termination(&pair.events[0]);
+    let t = termination(&pair.engines[0].events);
     assert_eq!(t.cause, Cause::IdleTimeout);
     assert_eq!(t.sent, Some(SessTermReason::IdleTimeout));
     assert_eq!(t.received, Some(SessTermReason::IdleTimeout));
-    let t = termination(&pair.events[1]);
+    let t = termination(&pair.engines[1].events);
     assert_eq!(t.cause, Cause::PeerTerminated(SessTermReason::IdleTimeout));
 }
 
@@ -320,26 +337,31 @@ fn the_idle_timeout_ends_a_session_with_only_keepalives() {
 fn termination_lets_the_transfer_on_the_wire_finish_and_aborts_the_rest() {
     let mut a = config("a");
     a.max_segment = 50;
-    let mut pair = Pair::established(a, config("b"), 9);
+    let mut pair = support::established(a, config("b"), 9);
     let on_wire = payload(500, 5);
-    pair.s[0].send_transfer(pair.now, &on_wire).unwrap();
-    pair.s[0].send_transfer(pair.now, &payload(20, 6)).unwrap();
+    pair.engines[0].s.send_transfer(pair.now, &on_wire).unwrap();
+    pair.engines[0]
+        .s
+        .send_transfer(pair.now, &payload(20, 6))
+        .unwrap();
     // One segment of transfer 0 leaves, then a terminates.
-    let seg = pair.s[0].poll_transmit(pair.now).unwrap();
-    pair.s[1].handle_input(pair.now, &seg);
-    pair.s[0].terminate(pair.now, SessTermReason::Busy);
+    let seg = pair.engines[0].s.poll_transmit(pair.now).unwrap();
+    pair.engines[1].s.handle_input(pair.now, &seg);
+    pair.engines[0].s.terminate(pair.now, SessTermReason::Busy);
     assert_eq!(
-        pair.s[0].send_transfer(pair.now, &[1]),
+        pair.engines[0].s.send_transfer(pair.now, &[1]),
         Err(SendError::Ending)
     );
-    pair.run();
-    assert_eq!(received(&pair.events[1]), vec![on_wire]);
-    assert_eq!(succeeded(&pair.events[0]), vec![0]);
-    assert!(pair.events[0].contains(&Event::TransferAborted { id: 1 }));
+    pair.settle();
+    assert_eq!(received(&pair.engines[1].events), vec![on_wire]);
+    assert_eq!(succeeded(&pair.engines[0].events), vec![0]);
+    assert!(pair.engines[0]
+        .events
+        .contains(&Event::TransferAborted { id: 1 }));
     for i in 0..2 {
-        assert!(pair.s[i].is_closed());
+        assert!(pair.engines[i].s.is_closed());
     }
-    let t = termination(&pair.events[0]);
+    let t = termination(&pair.engines[0].events);
     assert_eq!(
         (t.cause.clone(), t.sent, t.received),
         (
@@ -349,8 +371,7 @@ fn termination_lets_the_transfer_on_the_wire_finish_and_aborts_the_rest() {
         )
     );
     // b replied with REPLY set and the same reason.
-    let term = pair
-        .messages(1)
+    let term = support::messages(&pair, 1)
         .into_iter()
         .find_map(|m| match m {
             Message::SessTerm(t) => Some(t),
@@ -363,12 +384,16 @@ fn termination_lets_the_transfer_on_the_wire_finish_and_aborts_the_rest() {
 
 #[test]
 fn crossing_sess_terms_end_both_sides() {
-    let mut pair = Pair::established(config("a"), config("b"), 10);
-    pair.s[0].terminate(pair.now, SessTermReason::Unknown);
-    pair.s[1].terminate(pair.now, SessTermReason::ResourceExhaustion);
-    pair.run();
+    let mut pair = support::established(config("a"), config("b"), 10);
+    pair.engines[0]
+        .s
+        .terminate(pair.now, SessTermReason::Unknown);
+    pair.engines[1]
+        .s
+        .terminate(pair.now, SessTermReason::ResourceExhaustion);
+    pair.settle();
     for i in 0..2 {
-        let t = termination(&pair.events[i]);
+        let t = termination(&pair.engines[i].events);
         assert_eq!(t.cause, Cause::Requested);
         assert!(t.sent.is_some() && t.received.is_some());
     }
@@ -376,12 +401,12 @@ fn crossing_sess_terms_end_both_sides() {
 
 #[test]
 fn a_version_3_peer_gets_version_mismatch() {
-    let mut pair = Pair::new(config("a"), config("b"), 11);
+    let mut pair = support::new_pair(config("a"), config("b"), 11);
     // Replace a's contact header by a version-3 one.
-    let mut header = pair.s[0].poll_transmit(pair.now).unwrap();
+    let mut header = pair.engines[0].s.poll_transmit(pair.now).unwrap();
     header[4] = 3;
-    pair.s[1].handle_input(pair.now, &header);
-    let messages = support::drain_messages(&mut pair.s[1], pair.now);
+    pair.engines[1].s.handle_input(pair.now, &header);
+    let messages = support::drain_messages(&mut pair.engines[1].s, pair.now);
     assert_eq!(
         messages,
         vec![Message::SessTerm(linklab_tcpcl::wire::SessTerm {
@@ -389,16 +414,16 @@ fn a_version_3_peer_gets_version_mismatch() {
             reason: SessTermReason::VersionMismatch
         })]
     );
-    let events = support::drain_events(&mut pair.s[1]);
+    let events = support::drain_events(&mut pair.engines[1].s);
     assert_eq!(termination(&events).cause, Cause::VersionMismatch(3));
 }
 
 #[test]
 fn a_peer_that_demands_tls_is_named() {
     // The passive peer says CAN_TLS, then refuses the plain session.
-    let mut pair = Pair::new(config("a"), config("b"), 12);
+    let mut pair = support::new_pair(config("a"), config("b"), 12);
     let mut active = std::mem::replace(
-        &mut pair.s[0],
+        &mut pair.engines[0].s,
         linklab_tcpcl::Session::new(linklab_tcpcl::Role::Active, config("x"), pair.now).unwrap(),
     );
     let mut reply = ContactHeader::new(true).encode().to_vec();
@@ -421,13 +446,14 @@ fn a_peer_that_demands_tls_is_named() {
 
 #[test]
 fn an_unanswered_contact_times_out() {
-    let mut pair = Pair::new(config("a"), config("b"), 13);
-    pair.stalled = [true, true];
-    while !pair.s[0].is_closed() {
+    let mut pair = support::new_pair(config("a"), config("b"), 13);
+    pair.to[0].hold = true;
+    pair.to[1].hold = true;
+    while !pair.engines[0].s.is_closed() {
         assert!(pair.advance(Duration::from_secs(100)));
     }
     assert_eq!(
-        termination(&pair.events[0]).cause,
+        termination(&pair.engines[0].events).cause,
         Cause::EstablishmentTimeout
     );
 }
@@ -452,32 +478,32 @@ proptest! {
         a.max_segment = max_segment;
         let mut b = config("b");
         b.segment_mru = mru.1;
-        let mut pair = Pair::established(a, b, seed);
-        pair.max_piece = max_piece;
+        let mut pair = support::established(a, b, seed);
+        pair.engines.iter_mut().for_each(|e| e.max_piece = max_piece);
         let from_a: Vec<Vec<u8>> = sizes_a.iter().enumerate().map(|(i, &n)| payload(n, i as u8)).collect();
         let from_b: Vec<Vec<u8>> = sizes_b.iter().enumerate().map(|(i, &n)| payload(n, 100 + i as u8)).collect();
         for data in &from_a {
-            pair.s[0].send_transfer(pair.now, data).unwrap();
+            pair.engines[0].s.send_transfer(pair.now, data).unwrap();
         }
         for data in &from_b {
-            pair.s[1].send_transfer(pair.now, data).unwrap();
+            pair.engines[1].s.send_transfer(pair.now, data).unwrap();
         }
-        pair.run();
-        prop_assert_eq!(received(&pair.events[1]), from_a.clone());
-        prop_assert_eq!(received(&pair.events[0]), from_b.clone());
-        prop_assert_eq!(succeeded(&pair.events[0]), (0..from_a.len() as u64).collect::<Vec<_>>());
-        prop_assert_eq!(succeeded(&pair.events[1]), (0..from_b.len() as u64).collect::<Vec<_>>());
+        pair.settle();
+        prop_assert_eq!(received(&pair.engines[1].events), from_a.clone());
+        prop_assert_eq!(received(&pair.engines[0].events), from_b.clone());
+        prop_assert_eq!(succeeded(&pair.engines[0].events), (0..from_a.len() as u64).collect::<Vec<_>>());
+        prop_assert_eq!(succeeded(&pair.engines[1].events), (0..from_b.len() as u64).collect::<Vec<_>>());
         // No segment exceeded what its receiver allows.
         for (i, limit) in [(0, mru.1.min(max_segment)), (1, mru.0)] {
-            for m in pair.messages(i) {
+            for m in support::messages(&pair, i) {
                 if let Message::XferSegment(s) = m {
                     prop_assert!(s.data.len() as u64 <= limit);
                 }
             }
         }
-        pair.s[1].terminate(pair.now, SessTermReason::Unknown);
-        pair.run();
-        prop_assert!(pair.s[0].is_closed() && pair.s[1].is_closed());
-        prop_assert_eq!(&termination(&pair.events[1]).cause, &Cause::Requested);
+        pair.engines[1].s.terminate(pair.now, SessTermReason::Unknown);
+        pair.settle();
+        prop_assert!(pair.engines[0].s.is_closed() && pair.engines[1].s.is_closed());
+        prop_assert_eq!(&termination(&pair.engines[1].events).cause, &Cause::Requested);
     }
 }

@@ -17,7 +17,7 @@ use linklab_tcpcl::wire::ContactHeader;
 use linklab_tcpcl::{Event, RefuseReason, SessTermReason};
 use linklab_testkit::tshark;
 use linklab_wire::pcap::{LinkType, PcapWriter};
-use support::{config, decode_stream, Pair};
+use support::{config, decode_stream, Chunk, Pair};
 
 /// An IPv4 + TCP packet (LINKTYPE_RAW) from `from` (0: 10.0.0.1:40000,
 /// 1: 10.0.0.2:4556); checksums are left zero (tshark does not check them).
@@ -54,28 +54,41 @@ fn transcript() -> Pair {
     a.max_segment = 700;
     let mut b = config("b");
     b.segment_mru = 1000;
-    let mut pair = Pair::established(a, b, 21);
-    pair.s[0].send_transfer(pair.now, &[0xa5; 2000]).unwrap();
-    pair.s[1].send_transfer(pair.now, &[0x5a; 300]).unwrap();
-    pair.run();
+    let mut pair = support::established(a, b, 21);
+    pair.engines[0]
+        .s
+        .send_transfer(pair.now, &[0xa5; 2000])
+        .unwrap();
+    pair.engines[1]
+        .s
+        .send_transfer(pair.now, &[0x5a; 300])
+        .unwrap();
+    pair.settle();
     // Two keepalive periods of silence.
     pair.advance(Duration::from_secs(6));
     pair.advance(Duration::from_secs(6));
     // A transfer that b refuses after its first segment.
-    pair.s[0].send_transfer(pair.now, &[1; 1500]).unwrap();
-    let first = pair.s[0].poll_transmit(pair.now).unwrap();
-    pair.log.push((pair.now, 0, first.clone()));
-    pair.sent[0].extend(&first);
-    pair.s[1].handle_input(pair.now, &first);
-    assert!(pair.s[1].poll_event().is_some());
-    pair.s[1]
+    pair.engines[0]
+        .s
+        .send_transfer(pair.now, &[1; 1500])
+        .unwrap();
+    let first = pair.engines[0].s.poll_transmit(pair.now).unwrap();
+    pair.log.push((pair.now, 0, Chunk::Octets(first.clone())));
+    pair.engines[0].sent.extend(&first);
+    pair.engines[1].s.handle_input(pair.now, &first);
+    assert!(pair.engines[1].s.poll_event().is_some());
+    pair.engines[1]
+        .s
         .refuse_transfer(pair.now, 1, RefuseReason::NoResources)
         .unwrap();
-    pair.run();
-    pair.s[0].terminate(pair.now, SessTermReason::Unknown);
-    pair.run();
-    assert!(pair.s[0].is_closed() && pair.s[1].is_closed());
-    assert!(pair.events[0]
+    pair.settle();
+    pair.engines[0]
+        .s
+        .terminate(pair.now, SessTermReason::Unknown);
+    pair.settle();
+    assert!(pair.engines[0].s.is_closed() && pair.engines[1].s.is_closed());
+    assert!(pair.engines[0]
+        .events
         .iter()
         .any(|e| matches!(e, Event::TransferRefused { id: 1, .. })));
     pair
@@ -107,7 +120,11 @@ fn tshark_agrees_with_every_message_of_a_session() {
     write(&mut writer, Duration::ZERO, 0, 0x02, &[], &mut seq);
     write(&mut writer, Duration::ZERO, 1, 0x12, &[], &mut seq);
     write(&mut writer, Duration::ZERO, 0, 0x10, &[], &mut seq);
-    for (i, (at, from, octets)) in pair.log.iter().enumerate() {
+    let chunks = pair.log.iter().filter_map(|(at, from, chunk)| match chunk {
+        Chunk::Octets(octets) => Some((at, from, octets)),
+        Chunk::Eof => None,
+    });
+    for (i, (at, from, octets)) in chunks.enumerate() {
         let t = Duration::from_micros(at.as_micros()) + Duration::from_micros(i as u64);
         for piece in octets.chunks(1400) {
             write(&mut writer, t, *from, 0x18, piece, &mut seq);
@@ -146,7 +163,11 @@ fn tshark_agrees_with_every_message_of_a_session() {
             seen[from].push(u8::from_str_radix(code.trim_start_matches("0x"), 16).unwrap());
         }
     }
-    for (i, (seen, sent)) in seen.iter().zip(&pair.sent).enumerate() {
+    for (i, (seen, sent)) in seen
+        .iter()
+        .zip(pair.engines.iter().map(|e| &e.sent))
+        .enumerate()
+    {
         let ours: Vec<u8> = decode_stream(&sent[ContactHeader::LEN..])
             .iter()
             .map(|m| m.message_type() as u8)

@@ -1,5 +1,20 @@
 //! What the linklab workspace's tests share (a dev-dependency, never
-//! published): tshark, Wireshark's command-line dissector, as an
-//! independent oracle for the encoders of the protocol crates.
+//! published):
+//!
+//! - [`pair`]: one deterministic harness for two sans-IO engines
+//!   ([`Pair`]), stepping virtual time from wake-up to wake-up;
+//! - [`impair`]: the seeded impaired channel ([`Impaired`]) between them:
+//!   loss, duplication, corruption, reordering, Gilbert-Elliott bursts;
+//! - [`tshark`]: Wireshark's command-line dissector as an independent
+//!   oracle for the encoders of the protocol crates.
+//!
+//! It depends on `linklab-core` only, never on a protocol crate, so every
+//! protocol crate can take it as a dev-dependency without a cycle.
+#![warn(missing_docs)]
 
+pub mod impair;
+pub mod pair;
 pub mod tshark;
+
+pub use impair::{GilbertElliott, Impaired, Impairment};
+pub use pair::Pair;

@@ -12,26 +12,15 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use linklab_core::Stream;
 use linklab_wire::hdlc::{encode_frames, reference, Deframer, DeframerConfig, LineCode};
 
-/// Marsaglia's xorshift64, enough for a fixed workload.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
 fn workload() -> Vec<Vec<u8>> {
-    let mut rng = XorShift(0x4c49_4e4b_4c41_4221);
+    let mut rng = Stream::from_seed(0x4c49_4e4b_4c41_4221);
     (0..1000)
         .map(|_| {
-            let len = 20 + (rng.next() % 281) as usize;
-            (0..len).map(|_| rng.next() as u8).collect()
+            let len = 20 + rng.below(281) as usize;
+            (0..len).map(|_| rng.next_u64() as u8).collect()
         })
         .collect()
 }

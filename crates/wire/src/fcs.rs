@@ -24,22 +24,38 @@ const PRESET: u16 = 0xFFFF;
 /// (ITU-T X.25 clause 2.2.7, "0001 1101 0000 1111" read in reverse).
 pub const GOOD_RESIDUE: u16 = 0xF0B8;
 
-/// Builds the 256-entry table: the register change caused by one octet.
-const fn build_table() -> [u16; 256] {
-    let mut table = [0u16; 256];
+/// The 256-entry table of a reflected CRC of up to 32 bits with generator
+/// `poly_reflected`: the register change caused by one octet (Sarwate's
+/// method). FCS-16 here and FCS-32 in [`crate::fcs32`] both take theirs
+/// from it.
+pub(crate) const fn reflected_table(poly_reflected: u32) -> [u32; 256] {
+    let mut table = [0u32; 256];
     let mut i = 0;
     while i < 256 {
-        let mut crc = i as u16;
+        let mut crc = i as u32;
         let mut bit = 0;
         while bit < 8 {
             crc = if crc & 1 != 0 {
-                (crc >> 1) ^ POLY_REFLECTED
+                (crc >> 1) ^ poly_reflected
             } else {
                 crc >> 1
             };
             bit += 1;
         }
         table[i] = crc;
+        i += 1;
+    }
+    table
+}
+
+/// [`reflected_table`] for FCS-16: every entry fits 16 bits, since the
+/// register only ever shifts right.
+const fn build_table() -> [u16; 256] {
+    let wide = reflected_table(POLY_REFLECTED as u32);
+    let mut table = [0u16; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = wide[i] as u16;
         i += 1;
     }
     table

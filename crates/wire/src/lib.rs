@@ -1,6 +1,7 @@
 //! Wire formats of the HDLC family, with no I/O and no panics on any input.
 //!
 //! - [`fcs`]: the HDLC frame check sequence, FCS-16 (CRC-16/X.25, ISO 13239 4.2).
+//! - [`fcs32`]: the 32-bit FCS of ISO 13239 (CRC-32/ISO-HDLC).
 //! - [`hdlc`]: flags, bit stuffing, NRZI, abort sequences and a deframer that
 //!   finds frames in a raw bit stream from a modem.
 //! - [`control`]: HDLC control fields (I, S, U formats), modulo 8 and 128.
@@ -14,6 +15,7 @@
 pub mod ax25;
 pub mod control;
 pub mod fcs;
+pub mod fcs32;
 pub mod hdlc;
 pub mod kiss;
 pub mod lapb;

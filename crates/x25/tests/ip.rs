@@ -8,8 +8,7 @@
 
 mod support;
 
-use linklab_core::Engine;
-use std::collections::VecDeque;
+use linklab_core::{Engine, Stream};
 use std::net::Ipv4Addr;
 use std::time::Duration;
 
@@ -19,7 +18,7 @@ use linklab_wire::control::Modulus;
 use linklab_wire::lapb::{Frame, LinkProcedure, Role as LapbRole};
 use linklab_x25::ip::{Encapsulation, IpConfig, IpEvent, IpOverX25, Route, SendError, Spreading};
 use linklab_x25::{Body, DteAddress, LayerState, Role};
-use support::{config, SplitMix64};
+use support::{bytes, config, Line};
 
 const BIT_RATE: u64 = 56_000;
 const PROPAGATION: Duration = Duration::from_millis(20);
@@ -39,10 +38,7 @@ struct Stack {
 struct Net {
     stacks: [Stack; 2],
     now: Instant,
-    line: [VecDeque<(Instant, Vec<u8>)>; 2],
-    line_free: [Instant; 2],
-    loss: f64,
-    rng: SplitMix64,
+    line: Line,
     /// Call user data of every CALL REQUEST sent.
     call_user_data: Vec<Vec<u8>>,
 }
@@ -94,10 +90,7 @@ impl Net {
         let mut net = Net {
             stacks: [make(0, LapbRole::Dte), make(1, LapbRole::Dce)],
             now: Instant::ZERO,
-            line: [VecDeque::new(), VecDeque::new()],
-            line_free: [Instant::ZERO; 2],
-            loss,
-            rng: SplitMix64(seed),
+            line: Line::new(BIT_RATE, PROPAGATION, loss, seed),
             call_user_data: Vec::new(),
         };
         net.stacks[0].link.connect(Instant::ZERO).unwrap();
@@ -134,16 +127,7 @@ impl Net {
                 stack.events.push(event);
             }
             while let Some(frame) = stack.link.poll_transmit(now) {
-                let octets = frame.encode();
-                let bits = (octets.len() as u64 + 4) * 8;
-                let start = self.line_free[side].max(now);
-                let end = start + Duration::from_micros(bits * 1_000_000 / BIT_RATE);
-                self.line_free[side] = end;
-                let lost = self.loss > 0.0
-                    && ((self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < self.loss;
-                if !lost {
-                    self.line[side].push_back((end + PROPAGATION, octets));
-                }
+                self.line.send(side, now, frame.encode());
             }
         }
     }
@@ -158,13 +142,13 @@ impl Net {
             if done(self) {
                 return true;
             }
-            let arrivals = self.line.iter().filter_map(|q| q.front().map(|(t, _)| *t));
+            let arrivals = self.line.next_arrival();
             let timers = self
                 .stacks
                 .iter()
                 .flat_map(|s| [s.link.poll_timeout(), s.ip.poll_timeout()])
                 .flatten();
-            let Some(next) = arrivals.chain(timers).min() else {
+            let Some(next) = arrivals.into_iter().chain(timers).min() else {
                 return false;
             };
             if next > end {
@@ -173,8 +157,7 @@ impl Net {
             }
             self.now = self.now.max(next);
             for side in 0..2 {
-                while self.line[side].front().is_some_and(|(t, _)| *t <= self.now) {
-                    let (_, octets) = self.line[side].pop_front().unwrap();
+                while let Some(octets) = self.line.recv(side, self.now) {
                     let receiver = &mut self.stacks[1 - side].link;
                     if let Ok(frame) = Frame::decode(&octets, receiver.modulus()) {
                         receiver.handle_frame(self.now, &frame);
@@ -228,8 +211,8 @@ fn assert_same_datagrams(got: &[Vec<u8>], want: &[Vec<u8>], context: &str) {
 }
 
 fn random_datagrams(seed: u64, sizes: &[usize]) -> [Vec<Vec<u8>>; 2] {
-    let mut rng = SplitMix64(seed);
-    [0, 1].map(|_| sizes.iter().map(|&n| rng.bytes(n)).collect())
+    let mut rng = Stream::from_seed(seed);
+    [0, 1].map(|_| sizes.iter().map(|&n| bytes(&mut rng, n)).collect())
 }
 
 #[test]
@@ -488,7 +471,7 @@ fn a_refused_ip_call_is_reported_and_the_queue_dropped() {
 
 #[test]
 fn lapb_frame_loss_still_delivers_byte_exact() {
-    let mut rng = SplitMix64(0x4c49);
+    let mut rng = Stream::from_seed(0x4c49);
     let sizes: Vec<usize> = (0..30)
         .map(|_| 1 + (rng.next_u64() % 1500) as usize)
         .collect();

@@ -7,8 +7,7 @@
 
 mod support;
 
-use linklab_core::Engine;
-use std::collections::VecDeque;
+use linklab_core::{Engine, Stream};
 use std::time::Duration;
 
 use linklab_core::Instant;
@@ -16,7 +15,7 @@ use linklab_link::{Config as LinkConfig, Event as LinkEvent, HdlcAddressing, Hdl
 use linklab_wire::control::Modulus;
 use linklab_wire::lapb::{Frame, LinkProcedure, Role as LapbRole};
 use linklab_x25::{Body, CallOptions, Dte, DteAddress, Event, Lci, Packet, Role};
-use support::{config, messages, SplitMix64, WindowMonitor};
+use support::{bytes, config, messages, Line, WindowMonitor};
 
 const BIT_RATE: u64 = 9600;
 const PROPAGATION: Duration = Duration::from_millis(20);
@@ -31,11 +30,8 @@ struct Lapb {
     stacks: [Stack; 2],
     now: Instant,
     /// (arrival, receiver, frame octets), per direction in order.
-    line: [VecDeque<(Instant, Vec<u8>)>; 2],
-    line_free: [Instant; 2],
-    loss: f64,
-    rng: SplitMix64,
-    monitor: WindowMonitor,
+    line: Line,
+    monitor: [WindowMonitor; 2],
     /// Packets the packet layers sent, (sender, packet).
     log: Vec<(usize, Packet)>,
 }
@@ -71,11 +67,8 @@ impl Lapb {
         let mut lapb = Lapb {
             stacks: [make(0, LapbRole::Dte), make(1, LapbRole::Dce)],
             now: Instant::ZERO,
-            line: [VecDeque::new(), VecDeque::new()],
-            line_free: [Instant::ZERO; 2],
-            loss,
-            rng: SplitMix64(seed),
-            monitor: WindowMonitor::default(),
+            line: Line::new(BIT_RATE, PROPAGATION, loss, seed),
+            monitor: Default::default(),
             log: Vec::new(),
         };
         lapb.stacks[0].link.connect(Instant::ZERO).unwrap();
@@ -93,7 +86,7 @@ impl Lapb {
                     LinkEvent::Connected { .. } => stack.dte.start(now),
                     LinkEvent::Data { data, .. } => {
                         if let Ok(packet) = Packet::decode(&data) {
-                            self.monitor.delivered(side, &packet);
+                            self.monitor[side].delivered(&packet);
                         }
                         stack.dte.handle_octets(now, &data);
                     }
@@ -102,7 +95,7 @@ impl Lapb {
             }
             while let Some(packet) = stack.dte.poll_transmit(now) {
                 let window = stack.dte.call_params(packet.lci).map_or(0, |p| p.tx_window);
-                self.monitor.sent(side, &packet, window);
+                self.monitor[side].sent(&packet, window);
                 stack.link.send(packet.encode().unwrap()).unwrap();
                 self.log.push((side, packet));
             }
@@ -110,16 +103,7 @@ impl Lapb {
                 stack.events.push(event);
             }
             while let Some(frame) = stack.link.poll_transmit(now) {
-                let octets = frame.encode();
-                let bits = (octets.len() as u64 + 4) * 8;
-                let start = self.line_free[side].max(now);
-                let end = start + Duration::from_micros(bits * 1_000_000 / BIT_RATE);
-                self.line_free[side] = end;
-                let lost = self.loss > 0.0
-                    && ((self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < self.loss;
-                if !lost {
-                    self.line[side].push_back((end + PROPAGATION, octets));
-                }
+                self.line.send(side, now, frame.encode());
             }
         }
     }
@@ -132,20 +116,19 @@ impl Lapb {
             if done(self) {
                 return;
             }
-            let arrivals = self.line.iter().filter_map(|q| q.front().map(|(t, _)| *t));
+            let arrivals = self.line.next_arrival();
             let timers = self
                 .stacks
                 .iter()
                 .flat_map(|s| [s.link.poll_timeout(), s.dte.poll_timeout()])
                 .flatten();
-            let Some(next) = arrivals.chain(timers).min() else {
+            let Some(next) = arrivals.into_iter().chain(timers).min() else {
                 return;
             };
             assert!(next <= end, "not done within {limit:?}");
             self.now = self.now.max(next);
             for side in 0..2 {
-                while self.line[side].front().is_some_and(|(t, _)| *t <= self.now) {
-                    let (_, octets) = self.line[side].pop_front().unwrap();
+                while let Some(octets) = self.line.recv(side, self.now) {
                     let receiver = &mut self.stacks[1 - side].link;
                     if let Ok(frame) = Frame::decode(&octets, receiver.modulus()) {
                         receiver.handle_frame(self.now, &frame);
@@ -196,8 +179,9 @@ fn session(modulus: Modulus, loss: f64, seed: u64, sizes: &[usize]) -> Lapb {
     });
     lapb.take(0);
     lapb.take(1);
-    let mut rng = SplitMix64(seed ^ 0x5555);
-    let sent: [Vec<Vec<u8>>; 2] = [0, 1].map(|_| sizes.iter().map(|&n| rng.bytes(n)).collect());
+    let mut rng = Stream::from_seed(seed ^ 0x5555);
+    let sent: [Vec<Vec<u8>>; 2] =
+        [0, 1].map(|_| sizes.iter().map(|&n| bytes(&mut rng, n)).collect());
     for (stack, messages) in lapb.stacks.iter_mut().zip(&sent) {
         for data in messages {
             stack.dte.send(lci, data, false, false).unwrap();
@@ -214,7 +198,7 @@ fn session(modulus: Modulus, loss: f64, seed: u64, sizes: &[usize]) -> Lapb {
             .collect();
         assert_eq!(got, sent[1 - side], "side {side}");
     }
-    assert_eq!(lapb.monitor.max_outstanding, [2, 2]);
+    assert_eq!(lapb.monitor.each_ref().map(|m| m.max_outstanding), [2, 2]);
     check_lci(&lapb, lci);
     lapb
 }
@@ -247,7 +231,7 @@ fn call_and_transfer_over_lapb_modulo_8() {
 
 #[test]
 fn lapb_recovers_lost_frames_under_the_packet_layer() {
-    let mut rng = SplitMix64(0x4c49);
+    let mut rng = Stream::from_seed(0x4c49);
     let sizes: Vec<usize> = (0..25).map(|_| (rng.next_u64() % 1500) as usize).collect();
     for seed in 1..=4 {
         session(Modulus::Mod8, 0.1, seed, &sizes);

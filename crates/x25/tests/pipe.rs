@@ -9,11 +9,12 @@ use linklab_core::Engine;
 use std::time::Duration;
 
 use linklab_core::Instant;
+use linklab_core::Stream;
 use linklab_x25::packet::{cause, DataFields, Facility};
 use linklab_x25::{
     Body, CallOptions, ChannelState, DteAddress, Event, LayerState, Lci, Modulus, Packet, Role,
 };
-use support::{config, messages, Pipe, SplitMix64};
+use support::{bytes, config, messages, new_pipe, Pipe, PipeExt};
 
 fn pair() -> Pipe {
     Pipe::restarted(config(Role::Dte, "1111"), config(Role::Dce, "2222"))
@@ -30,9 +31,9 @@ fn call_b() -> CallOptions {
 #[test]
 fn calls_take_the_highest_free_channel_and_the_dce_part_the_lowest() {
     let mut pipe = pair();
-    let lci = pipe.dtes[0].call(pipe.now, call_b()).unwrap();
+    let lci = pipe.engines[0].dte.call(pipe.now, call_b()).unwrap();
     assert_eq!(lci, Lci::new(16));
-    pipe.run();
+    pipe.settle();
     let events = pipe.take_events(1);
     let [Event::IncomingCall {
         lci: l,
@@ -50,32 +51,32 @@ fn calls_take_the_highest_free_channel_and_the_dce_part_the_lowest() {
     assert_eq!(called.to_string(), "2222");
     assert_eq!(user_data, &[0xCC]);
     assert_eq!(*modulus, Modulus::Mod8);
-    pipe.dtes[1].accept(lci).unwrap();
-    pipe.run();
+    pipe.engines[1].dte.accept(lci).unwrap();
+    pipe.settle();
     let connected = pipe.take_events(0);
     let [Event::Connected { params, .. }] = connected.as_slice() else {
         panic!("{connected:?}")
     };
     assert_eq!((params.tx_packet_size, params.tx_window), (128, 2));
-    let back = pipe.dtes[1].call(pipe.now, call_b()).unwrap();
+    let back = pipe.engines[1].dte.call(pipe.now, call_b()).unwrap();
     assert_eq!(back, Lci::new(1));
-    let second = pipe.dtes[0].call(pipe.now, call_b()).unwrap();
+    let second = pipe.engines[0].dte.call(pipe.now, call_b()).unwrap();
     assert_eq!(second, Lci::new(15));
 }
 
 /// Sends `sizes` messages from `from` on `lci` and checks they arrive
 /// whole, in order, with their Q and D bits.
 fn transfer(pipe: &mut Pipe, from: usize, lci: Lci, sizes: &[usize], d: bool, seed: u64) {
-    let mut rng = SplitMix64(seed);
+    let mut rng = Stream::from_seed(seed);
     let sent: Vec<(bool, bool, Vec<u8>)> = sizes
         .iter()
         .enumerate()
-        .map(|(i, &n)| (i % 3 == 1, d && i % 2 == 0, rng.bytes(n)))
+        .map(|(i, &n)| (i % 3 == 1, d && i % 2 == 0, bytes(&mut rng, n)))
         .collect();
     for (q, d, data) in &sent {
-        pipe.dtes[from].send(lci, data, *q, *d).unwrap();
+        pipe.engines[from].dte.send(lci, data, *q, *d).unwrap();
     }
-    pipe.run();
+    pipe.settle();
     let events = pipe.take_events(1 - from);
     assert_eq!(messages(&events), sent);
     let confirmed = pipe
@@ -84,7 +85,7 @@ fn transfer(pipe: &mut Pipe, from: usize, lci: Lci, sizes: &[usize], d: bool, se
         .filter(|e| matches!(e, Event::Confirmed { .. }))
         .count();
     assert_eq!(confirmed, sent.iter().filter(|(_, d, _)| *d).count());
-    assert_eq!(pipe.dtes[from].unacknowledged(lci), 0);
+    assert_eq!(pipe.engines[from].dte.unacknowledged(lci), 0);
 }
 
 #[test]
@@ -92,7 +93,7 @@ fn messages_of_many_sizes_arrive_whole_as_complete_packet_sequences() {
     let mut pipe = pair();
     let lci = pipe.connect(call_b());
     let mut sizes = vec![0, 1, 127, 128, 129, 255, 256, 257, 1000, 4096, 5000];
-    let mut rng = SplitMix64(7);
+    let mut rng = Stream::from_seed(7);
     sizes.extend((0..40).map(|_| (rng.next_u64() % 3000) as usize));
     let start = pipe.log.len();
     transfer(&mut pipe, 0, lci, &sizes, false, 1);
@@ -100,7 +101,7 @@ fn messages_of_many_sizes_arrive_whole_as_complete_packet_sequences() {
     // Every packet but a sequence's last is full, with M = 1 (4.3.5).
     let data: Vec<&DataFields> = pipe.log[start..]
         .iter()
-        .filter_map(|(_, p)| match &p.body {
+        .filter_map(|(_, _, p)| match &p.body {
             Body::Data(d) => Some(d),
             _ => None,
         })
@@ -111,7 +112,7 @@ fn messages_of_many_sizes_arrive_whole_as_complete_packet_sequences() {
     assert!(data.iter().all(|d| d.user_data.len() <= 128));
     // The window was used in full and never exceeded (the monitor
     // asserts on every packet).
-    assert_eq!(pipe.monitor.max_outstanding, [2, 2]);
+    assert_eq!(pipe.max_outstanding(), [2, 2]);
 }
 
 #[test]
@@ -128,7 +129,7 @@ fn modulo_128_call_with_negotiated_window_and_d_bit() {
         d_bit: true,
         ..call_b()
     });
-    let params = pipe.dtes[0].call_params(lci).unwrap();
+    let params = pipe.engines[0].dte.call_params(lci).unwrap();
     assert_eq!(
         (params.modulus, params.tx_window, params.d_bit),
         (Modulus::Mod128, 100, true)
@@ -136,7 +137,7 @@ fn modulo_128_call_with_negotiated_window_and_d_bit() {
     let sizes: Vec<usize> = (0..30).map(|i| 128 * 9 + i).collect();
     transfer(&mut pipe, 0, lci, &sizes, true, 3);
     transfer(&mut pipe, 1, lci, &sizes, true, 4);
-    assert_eq!(pipe.monitor.max_outstanding, [100, 100]);
+    assert_eq!(pipe.max_outstanding(), [100, 100]);
 }
 
 #[test]
@@ -146,7 +147,8 @@ fn called_dte_lowers_packet_and_window_size_within_limits() {
     b.max_packet_size = 256;
     b.max_window = 3;
     let mut pipe = Pipe::restarted(a, b);
-    let lci = pipe.dtes[0]
+    let lci = pipe.engines[0]
+        .dte
         .call(
             pipe.now,
             CallOptions {
@@ -156,7 +158,7 @@ fn called_dte_lowers_packet_and_window_size_within_limits() {
             },
         )
         .unwrap();
-    pipe.run();
+    pipe.settle();
     let incoming = pipe.take_events(1);
     let [Event::IncomingCall { facilities, .. }] = incoming.as_slice() else {
         panic!("{incoming:?}")
@@ -165,10 +167,10 @@ fn called_dte_lowers_packet_and_window_size_within_limits() {
         from_called: 10,
         from_calling: 10
     }));
-    pipe.dtes[1].accept(lci).unwrap();
-    pipe.run();
+    pipe.engines[1].dte.accept(lci).unwrap();
+    pipe.settle();
     for side in 0..2 {
-        let p = pipe.dtes[side].call_params(lci).unwrap();
+        let p = pipe.engines[side].dte.call_params(lci).unwrap();
         assert_eq!(
             (p.tx_packet_size, p.rx_packet_size, p.tx_window, p.rx_window),
             (256, 256, 3, 3)
@@ -177,7 +179,7 @@ fn called_dte_lowers_packet_and_window_size_within_limits() {
     let accepted = pipe
         .log
         .iter()
-        .find_map(|(_, p)| match &p.body {
+        .find_map(|(_, _, p)| match &p.body {
             Body::CallAccepted { fields, .. } => fields.clone(),
             _ => None,
         })
@@ -196,14 +198,14 @@ fn called_dte_lowers_packet_and_window_size_within_limits() {
         ]
     );
     transfer(&mut pipe, 0, lci, &[2000, 10, 700], false, 5);
-    assert_eq!(pipe.monitor.max_outstanding[0], 3);
+    assert_eq!(pipe.max_outstanding()[0], 3);
 }
 
 #[test]
 fn call_connected_with_a_value_beyond_the_request_is_cleared() {
     let mut pipe = pair();
-    let lci = pipe.dtes[0].call(pipe.now, call_b()).unwrap();
-    pipe.run();
+    let lci = pipe.engines[0].dte.call(pipe.now, call_b()).unwrap();
+    pipe.settle();
     pipe.take_events(1);
     // CALL CONNECTED asking for W = 5 when W = 2 (the default) was asked.
     let bad = Packet {
@@ -239,18 +241,21 @@ fn call_connected_with_a_value_beyond_the_request_is_cleared() {
 fn rnr_stops_the_sender_and_rr_resumes_it() {
     let mut pipe = pair();
     let lci = pipe.connect(call_b());
-    pipe.dtes[1].set_receiver_busy(lci, true).unwrap();
-    pipe.run();
-    assert!(pipe.dtes[0].peer_busy(lci));
+    pipe.engines[1].dte.set_receiver_busy(lci, true).unwrap();
+    pipe.settle();
+    assert!(pipe.engines[0].dte.peer_busy(lci));
     let start = pipe.log.len();
     for i in 0..10u8 {
-        pipe.dtes[0].send(lci, &[i; 50], false, false).unwrap();
+        pipe.engines[0]
+            .dte
+            .send(lci, &[i; 50], false, false)
+            .unwrap();
     }
-    pipe.run();
+    pipe.settle();
     assert!(pipe.sent_names(0, start).is_empty());
-    assert_eq!(pipe.dtes[0].queued(lci), 10);
-    pipe.dtes[1].set_receiver_busy(lci, false).unwrap();
-    pipe.run();
+    assert_eq!(pipe.engines[0].dte.queued(lci), 10);
+    pipe.engines[1].dte.set_receiver_busy(lci, false).unwrap();
+    pipe.settle();
     assert_eq!(pipe.sent_names(1, start).first(), Some(&"RR"));
     let got = messages(&pipe.take_events(1));
     assert_eq!(got.len(), 10);
@@ -264,19 +269,22 @@ fn rnr_stops_the_sender_and_rr_resumes_it() {
 fn rnr_in_mid_window_holds_the_rest_of_the_sequence() {
     let mut pipe = pair();
     let lci = pipe.connect(call_b());
-    pipe.hold[1] = true;
-    pipe.dtes[0].send(lci, &[7; 600], false, false).unwrap();
-    pipe.run();
+    pipe.to[1].hold = true;
+    pipe.engines[0]
+        .dte
+        .send(lci, &[7; 600], false, false)
+        .unwrap();
+    pipe.settle();
     // Two packets in flight (W = 2); B turns busy before they arrive.
-    assert_eq!(pipe.dtes[0].unacknowledged(lci), 2);
-    pipe.dtes[1].set_receiver_busy(lci, true).unwrap();
-    pipe.hold[1] = false;
-    pipe.run();
-    assert_eq!(pipe.dtes[0].unacknowledged(lci), 0);
-    assert_eq!(pipe.dtes[0].queued(lci), 3);
+    assert_eq!(pipe.engines[0].dte.unacknowledged(lci), 2);
+    pipe.engines[1].dte.set_receiver_busy(lci, true).unwrap();
+    pipe.to[1].hold = false;
+    pipe.settle();
+    assert_eq!(pipe.engines[0].dte.unacknowledged(lci), 0);
+    assert_eq!(pipe.engines[0].dte.queued(lci), 3);
     assert!(messages(&pipe.take_events(1)).is_empty());
-    pipe.dtes[1].set_receiver_busy(lci, false).unwrap();
-    pipe.run();
+    pipe.engines[1].dte.set_receiver_busy(lci, false).unwrap();
+    pipe.settle();
     assert_eq!(
         messages(&pipe.take_events(1)),
         [(false, false, vec![7; 600])]
@@ -307,8 +315,8 @@ fn expect_reset(pipe: &mut Pipe, lci: Lci, octets: &[u8], diagnostic: u8) {
     pipe.inject(1, octets);
     let reset = pipe.log[start..]
         .iter()
-        .find(|(s, _)| *s == 1)
-        .map(|(_, p)| p.body.clone());
+        .find(|(_, s, _)| *s == 1)
+        .map(|(_, _, p)| p.body.clone());
     assert_eq!(
         reset,
         Some(Body::ResetRequest {
@@ -327,11 +335,17 @@ fn expect_reset(pipe: &mut Pipe, lci: Lci, octets: &[u8], diagnostic: u8) {
         matches!(b.first(), Some(Event::Reset { by_peer: false, .. })),
         "{b:?}"
     );
-    assert_eq!(pipe.dtes[1].channel_state(lci), ChannelState::DataTransfer);
+    assert_eq!(
+        pipe.engines[1].dte.channel_state(lci),
+        ChannelState::DataTransfer
+    );
     transfer(pipe, 0, lci, &[300], false, 9);
     // Back to sequence numbers 0 for the next case.
-    pipe.dtes[0].reset(pipe.now, lci, 0, Some(0)).unwrap();
-    pipe.run();
+    pipe.engines[0]
+        .dte
+        .reset(pipe.now, lci, 0, Some(0))
+        .unwrap();
+    pipe.settle();
     pipe.take_events(0);
     pipe.take_events(1);
 }
@@ -353,7 +367,7 @@ fn errors_in_data_transfer_reset_the_call_with_their_diagnostic() {
     expect_reset(&mut pipe, lci, &data(lci, 0, 0, false, false, 129), 39);
     // Q changes inside a complete packet sequence.
     let first = data(lci, 0, 0, false, true, 128);
-    pipe.dtes[1].handle_octets(pipe.now, &first);
+    pipe.engines[1].dte.handle_octets(pipe.now, &first);
     expect_reset(&mut pipe, lci, &data(lci, 1, 0, true, false, 5), 83);
     // A packet that does not decode: unidentifiable packet type.
     expect_reset(&mut pipe, lci, &[0x10, lci.channel(), 0x07], 33);
@@ -364,17 +378,23 @@ fn reset_collision_completes_without_confirmation() {
     let mut pipe = pair();
     let lci = pipe.connect(call_b());
     let start = pipe.log.len();
-    pipe.dtes[0].reset(pipe.now, lci, 0, Some(0)).unwrap();
-    pipe.dtes[1].reset(pipe.now, lci, 0, Some(0)).unwrap();
-    pipe.run();
+    pipe.engines[0]
+        .dte
+        .reset(pipe.now, lci, 0, Some(0))
+        .unwrap();
+    pipe.engines[1]
+        .dte
+        .reset(pipe.now, lci, 0, Some(0))
+        .unwrap();
+    pipe.settle();
     assert_eq!(pipe.sent_names(0, start), ["RESET REQUEST"]);
     assert_eq!(pipe.sent_names(1, start), ["RESET REQUEST"]);
     for side in 0..2 {
         assert_eq!(
-            pipe.dtes[side].channel_state(lci),
+            pipe.engines[side].dte.channel_state(lci),
             ChannelState::DataTransfer
         );
-        assert_eq!(pipe.dtes[side].poll_timeout(), None);
+        assert_eq!(pipe.engines[side].dte.poll_timeout(), None);
     }
     transfer(&mut pipe, 1, lci, &[10, 500], false, 11);
 }
@@ -384,9 +404,15 @@ fn clear_collision_completes_without_confirmation() {
     let mut pipe = pair();
     let lci = pipe.connect(call_b());
     let start = pipe.log.len();
-    pipe.dtes[0].clear(pipe.now, lci, 0, Some(0)).unwrap();
-    pipe.dtes[1].clear(pipe.now, lci, 0x80, Some(0)).unwrap();
-    pipe.run();
+    pipe.engines[0]
+        .dte
+        .clear(pipe.now, lci, 0, Some(0))
+        .unwrap();
+    pipe.engines[1]
+        .dte
+        .clear(pipe.now, lci, 0x80, Some(0))
+        .unwrap();
+    pipe.settle();
     assert_eq!(pipe.sent_names(0, start), ["CLEAR REQUEST"]);
     assert_eq!(pipe.sent_names(1, start), ["CLEAR REQUEST"]);
     for side in 0..2 {
@@ -395,7 +421,10 @@ fn clear_collision_completes_without_confirmation() {
             matches!(events.as_slice(), [Event::Cleared { by_peer: false, .. }]),
             "{events:?}"
         );
-        assert_eq!(pipe.dtes[side].channel_state(lci), ChannelState::Ready);
+        assert_eq!(
+            pipe.engines[side].dte.channel_state(lci),
+            ChannelState::Ready
+        );
     }
 }
 
@@ -404,8 +433,11 @@ fn clearing_by_the_peer_is_confirmed_and_reported() {
     let mut pipe = pair();
     let lci = pipe.connect(call_b());
     let start = pipe.log.len();
-    pipe.dtes[1].clear(pipe.now, lci, 0x80, Some(0)).unwrap();
-    pipe.run();
+    pipe.engines[1]
+        .dte
+        .clear(pipe.now, lci, 0x80, Some(0))
+        .unwrap();
+    pipe.settle();
     assert_eq!(pipe.sent_names(0, start), ["CLEAR CONFIRMATION"]);
     assert_eq!(
         pipe.take_events(0),
@@ -436,10 +468,10 @@ fn call_collision_cancels_the_dce_parts_call() {
         c.highest_channel = Lci::new(5);
     }
     let mut pipe = Pipe::restarted(a, b);
-    let la = pipe.dtes[0].call(pipe.now, call_b()).unwrap();
-    let lb = pipe.dtes[1].call(pipe.now, call_b()).unwrap();
+    let la = pipe.engines[0].dte.call(pipe.now, call_b()).unwrap();
+    let lb = pipe.engines[1].dte.call(pipe.now, call_b()).unwrap();
     assert_eq!(la, lb);
-    pipe.run();
+    pipe.settle();
     let b_events = pipe.take_events(1);
     assert!(
         matches!(
@@ -456,8 +488,8 @@ fn call_collision_cancels_the_dce_parts_call() {
         "{b_events:?}"
     );
     assert!(pipe.take_events(0).is_empty());
-    pipe.dtes[1].accept(la).unwrap();
-    pipe.run();
+    pipe.engines[1].dte.accept(la).unwrap();
+    pipe.settle();
     assert!(matches!(
         pipe.take_events(0).as_slice(),
         [Event::Connected { .. }]
@@ -471,8 +503,8 @@ fn restart_clears_every_call() {
     let first = pipe.connect(call_b());
     let second = pipe.connect(call_b());
     let start = pipe.log.len();
-    pipe.dtes[1].restart(pipe.now, 0, Some(0));
-    pipe.run();
+    pipe.engines[1].dte.restart(pipe.now, 0, Some(0));
+    pipe.settle();
     assert_eq!(pipe.sent_names(0, start), ["RESTART CONFIRMATION"]);
     for side in 0..2 {
         let events = pipe.take_events(side);
@@ -485,40 +517,43 @@ fn restart_clears_every_call() {
             .collect();
         assert_eq!(cleared, [second, first]);
         assert!(matches!(events.last(), Some(Event::Restarted { .. })));
-        assert_eq!(pipe.dtes[side].layer_state(), LayerState::Ready);
-        assert_eq!(pipe.dtes[side].channel_state(first), ChannelState::Ready);
+        assert_eq!(pipe.engines[side].dte.layer_state(), LayerState::Ready);
+        assert_eq!(
+            pipe.engines[side].dte.channel_state(first),
+            ChannelState::Ready
+        );
     }
 }
 
 #[test]
 fn restart_collision_completes_and_t20_retries_then_gives_up() {
-    let mut pipe = Pipe::new(config(Role::Dte, "1"), config(Role::Dce, "2"));
-    pipe.dtes[0].start(pipe.now);
-    pipe.dtes[1].start(pipe.now);
-    pipe.run();
+    let mut pipe = new_pipe(config(Role::Dte, "1"), config(Role::Dce, "2"));
+    pipe.engines[0].dte.start(pipe.now);
+    pipe.engines[1].dte.start(pipe.now);
+    pipe.settle();
     assert_eq!(pipe.sent_names(0, 0), ["RESTART REQUEST"]);
     assert_eq!(pipe.sent_names(1, 0), ["RESTART REQUEST"]);
     assert!(pipe
-        .dtes
+        .engines
         .iter()
-        .all(|d| d.layer_state() == LayerState::Ready));
+        .all(|e| e.dte.layer_state() == LayerState::Ready));
 
-    let mut pipe = Pipe::new(config(Role::Dte, "1"), config(Role::Dce, "2"));
-    pipe.hold[1] = true;
-    pipe.dtes[0].start(pipe.now);
-    pipe.run();
+    let mut pipe = new_pipe(config(Role::Dte, "1"), config(Role::Dce, "2"));
+    pipe.to[1].hold = true;
+    pipe.engines[0].dte.start(pipe.now);
+    pipe.settle();
     while pipe.advance(Duration::from_secs(1000)) {}
     assert_eq!(pipe.now, Instant::from_micros(360_000_000));
     assert_eq!(pipe.sent_names(0, 0), ["RESTART REQUEST"; 2]);
     assert_eq!(pipe.take_events(0), [Event::RestartFailed]);
-    assert_eq!(pipe.dtes[0].layer_state(), LayerState::Down);
+    assert_eq!(pipe.engines[0].dte.layer_state(), LayerState::Down);
 }
 
 #[test]
 fn t21_clears_an_unanswered_call() {
     let mut pipe = pair();
-    let lci = pipe.dtes[0].call(pipe.now, call_b()).unwrap();
-    pipe.run();
+    let lci = pipe.engines[0].dte.call(pipe.now, call_b()).unwrap();
+    pipe.settle();
     assert!(pipe.advance(Duration::from_secs(200)));
     assert_eq!(pipe.now, Instant::from_micros(200_000_000));
     let events = pipe.take_events(0);
@@ -537,10 +572,13 @@ fn t21_clears_an_unanswered_call() {
 fn t22_repeats_reset_then_clears_and_t23_gives_up() {
     let mut pipe = pair();
     let lci = pipe.connect(call_b());
-    pipe.hold[1] = true;
+    pipe.to[1].hold = true;
     let start = pipe.log.len();
-    pipe.dtes[0].reset(pipe.now, lci, 0, Some(0)).unwrap();
-    pipe.run();
+    pipe.engines[0]
+        .dte
+        .reset(pipe.now, lci, 0, Some(0))
+        .unwrap();
+    pipe.settle();
     while pipe.advance(Duration::from_secs(1000)) {}
     assert_eq!(
         pipe.sent_names(0, start),
@@ -563,16 +601,16 @@ fn t22_repeats_reset_then_clears_and_t23_gives_up() {
             by_peer: false
         })
     );
-    assert_eq!(pipe.dtes[0].channel_state(lci), ChannelState::Ready);
+    assert_eq!(pipe.engines[0].dte.channel_state(lci), ChannelState::Ready);
 }
 
 #[test]
 fn interrupts_are_confirmed_one_at_a_time() {
     let mut pipe = pair();
     let lci = pipe.connect(call_b());
-    pipe.dtes[0].interrupt(lci, &[0xAB]).unwrap();
-    assert!(pipe.dtes[0].interrupt(lci, &[1]).is_err());
-    pipe.run();
+    pipe.engines[0].dte.interrupt(lci, &[0xAB]).unwrap();
+    assert!(pipe.engines[0].dte.interrupt(lci, &[1]).is_err());
+    pipe.settle();
     assert_eq!(
         pipe.take_events(1),
         [Event::Interrupt {
@@ -581,21 +619,24 @@ fn interrupts_are_confirmed_one_at_a_time() {
         }]
     );
     assert_eq!(pipe.take_events(0), [Event::InterruptConfirmed { lci }]);
-    pipe.dtes[0].interrupt(lci, &[2; 32]).unwrap();
-    assert!(pipe.dtes[0].interrupt(lci, &[]).is_err());
+    pipe.engines[0].dte.interrupt(lci, &[2; 32]).unwrap();
+    assert!(pipe.engines[0].dte.interrupt(lci, &[]).is_err());
 }
 
 #[test]
 fn requests_out_of_state_are_refused_with_reasons() {
-    let mut pipe = Pipe::new(config(Role::Dte, "1"), config(Role::Dce, "2"));
-    let err = pipe.dtes[0].call(pipe.now, call_b()).unwrap_err();
+    let mut pipe = new_pipe(config(Role::Dte, "1"), config(Role::Dce, "2"));
+    let err = pipe.engines[0].dte.call(pipe.now, call_b()).unwrap_err();
     assert_eq!(
         err.to_string(),
         "the packet layer is Down, not ready (restart first)"
     );
     let mut pipe = pair();
     let lci = pipe.connect(call_b());
-    assert!(pipe.dtes[0].send(lci, &[1], false, true).is_err());
-    assert!(pipe.dtes[0].send(Lci::new(3), &[1], false, false).is_err());
-    assert!(pipe.dtes[0].accept(lci).is_err());
+    assert!(pipe.engines[0].dte.send(lci, &[1], false, true).is_err());
+    assert!(pipe.engines[0]
+        .dte
+        .send(Lci::new(3), &[1], false, false)
+        .is_err());
+    assert!(pipe.engines[0].dte.accept(lci).is_err());
 }

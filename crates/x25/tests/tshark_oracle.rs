@@ -15,7 +15,7 @@ use std::time::Duration;
 use linklab_testkit::tshark;
 use linklab_wire::pcap::{LinkType, PcapWriter};
 use linklab_x25::{Body, CallOptions, DteAddress, Packet, Role};
-use support::{config, Pipe};
+use support::{config, Pipe, PipeExt};
 
 /// An AX.25 UI frame, DEST <- SRC, PID 0x01 (X.25 PLP), carrying `packet`.
 fn ui_frame(packet: &[u8]) -> Vec<u8> {
@@ -40,19 +40,31 @@ fn transcript() -> Vec<Packet> {
         user_data: vec![0xCC],
         ..CallOptions::default()
     });
-    pipe.dtes[0].send(lci, &[0x45; 700], false, true).unwrap();
-    pipe.dtes[1].send(lci, &[1, 2, 3], true, false).unwrap();
-    pipe.run();
-    pipe.dtes[1].set_receiver_busy(lci, true).unwrap();
-    pipe.run();
-    pipe.dtes[1].set_receiver_busy(lci, false).unwrap();
-    pipe.dtes[0].interrupt(lci, &[0x7F]).unwrap();
-    pipe.run();
-    pipe.dtes[0].reset(pipe.now, lci, 0, Some(0)).unwrap();
-    pipe.run();
-    pipe.dtes[1].clear(pipe.now, lci, 0x80, Some(0)).unwrap();
-    pipe.run();
-    pipe.log.into_iter().map(|(_, p)| p).collect()
+    pipe.engines[0]
+        .dte
+        .send(lci, &[0x45; 700], false, true)
+        .unwrap();
+    pipe.engines[1]
+        .dte
+        .send(lci, &[1, 2, 3], true, false)
+        .unwrap();
+    pipe.settle();
+    pipe.engines[1].dte.set_receiver_busy(lci, true).unwrap();
+    pipe.settle();
+    pipe.engines[1].dte.set_receiver_busy(lci, false).unwrap();
+    pipe.engines[0].dte.interrupt(lci, &[0x7F]).unwrap();
+    pipe.settle();
+    pipe.engines[0]
+        .dte
+        .reset(pipe.now, lci, 0, Some(0))
+        .unwrap();
+    pipe.settle();
+    pipe.engines[1]
+        .dte
+        .clear(pipe.now, lci, 0x80, Some(0))
+        .unwrap();
+    pipe.settle();
+    pipe.log.into_iter().map(|(_, _, p)| p).collect()
 }
 
 /// What tshark must show for `packet`, in the order of `FIELDS`.

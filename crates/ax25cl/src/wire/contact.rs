@@ -7,9 +7,9 @@
 //! local EID length (SDNV) | local EID | CRC-32
 //! ```
 
-use super::crc::crc32;
 use super::sdnv::{self, Sdnv};
 use super::{DecodeError, Decoded, CRC_LEN};
+use linklab_wire::fcs32::fcs32;
 
 /// The magic that opens a contact header (RFC 7242 section 4.1).
 pub const MAGIC: [u8; 4] = *b"dtn!";
@@ -91,7 +91,7 @@ impl ContactHeader {
         out.extend(self.keepalive_interval.to_be_bytes());
         sdnv::encode(self.local_eid.len() as u64, &mut out);
         out.extend(self.local_eid.as_bytes());
-        out.extend(crc32(&out).to_be_bytes());
+        out.extend(fcs32(&out).to_be_bytes());
         out
     }
 }

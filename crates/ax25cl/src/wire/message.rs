@@ -14,9 +14,9 @@
 //! RFC 7242's LENGTH message (0x6) is not used by this convergence layer:
 //! it is refused like any other unknown type.
 
-use super::crc::crc32;
 use super::sdnv::{self, Sdnv};
 use super::{check_crc, DecodeError, Decoded, CRC_LEN};
+use linklab_wire::fcs32::fcs32;
 
 /// DATA_SEGMENT flag E: the last segment of a bundle (RFC 7242 5.2).
 pub const END: u8 = 0x01;
@@ -301,7 +301,7 @@ impl Message {
                 }
             }
         }
-        let crc = crc32(&out[start..]);
+        let crc = fcs32(&out[start..]);
         out.extend(crc.to_be_bytes());
     }
 
@@ -350,7 +350,7 @@ mod tests {
         assert_eq!(&octets[..3], &[0x13, 0x81, 0x48]);
         assert_eq!(octets.len(), Message::data_segment_len(200));
         assert_eq!(Message::data_segment_len(248), 255);
-        let crc = crc32(&octets[..octets.len() - 4]).to_be_bytes();
+        let crc = fcs32(&octets[..octets.len() - 4]).to_be_bytes();
         assert_eq!(&octets[octets.len() - 4..], &crc);
     }
 

@@ -12,7 +12,6 @@
 //! [`DecodeError`] naming what is wrong, and no input panics.
 
 mod contact;
-pub mod crc;
 mod message;
 pub mod sdnv;
 
@@ -21,6 +20,7 @@ pub use contact::{
 };
 pub use message::{Message, MessageType, RefuseReason, ShutdownReason, DELAY, END, REASON, START};
 
+use linklab_wire::fcs32::fcs32;
 use thiserror::Error;
 
 /// Octets of the CRC-32 after every message.
@@ -90,7 +90,7 @@ pub enum DecodeError {
 /// Checks the CRC-32 `crc` (4 octets, big-endian) of `body`.
 fn check_crc(body: &[u8], crc: &[u8]) -> Result<(), DecodeError> {
     let received = u32::from_be_bytes([crc[0], crc[1], crc[2], crc[3]]);
-    let computed = crc::crc32(body);
+    let computed = fcs32(body);
     if received == computed {
         Ok(())
     } else {

@@ -1,6 +1,7 @@
 //! Two nodes, each a bundle agent over an AX.25 CL session over a real
-//! AX.25 `DataLink`, joined by a wire that loses frames at a seeded rate
-//! and can be cut: the integration a node does, in virtual time.
+//! AX.25 `DataLink`, joined by a wire (one `linklab_testkit::Impaired`
+//! channel each way) that loses frames at a seeded rate and can be cut:
+//! the integration a node does, in virtual time.
 
 #![allow(dead_code)]
 
@@ -8,12 +9,13 @@ use linklab_core::Engine;
 use std::time::Duration;
 
 use linklab_ax25cl::{Config as ClConfig, Event as ClEvent, Session, State as ClState};
-use linklab_core::Instant;
+use linklab_core::{Instant, Streams};
 use linklab_dtn::{
     Agent, Config as AgentConfig, Delivery, Eid, LinkId, MemoryStore, SendRequest, Transmit,
     TransmitId,
 };
 use linklab_link::{Config as LinkConfig, DataLink, Event as LinkEvent, State as LinkState};
+use linklab_testkit::{Impaired, Impairment};
 use linklab_wire::ax25::{Address, Frame};
 use linklab_wire::control::Modulus;
 
@@ -42,10 +44,8 @@ pub struct Node {
 pub struct Pair {
     pub nodes: [Node; 2],
     pub now: Instant,
-    wire: Vec<(Instant, usize, Vec<u8>)>,
-    rng: u64,
-    /// Probability that a frame is lost.
-    pub loss: f64,
+    /// `wire[i]`: frames on their way to node `i`.
+    wire: [Impaired<Vec<u8>>; 2],
     /// The wire carries nothing while set.
     pub cut: bool,
     /// Cut the wire once the receiver's CL has had this many octets; it
@@ -101,12 +101,16 @@ impl Pair {
                 received_octets: 0,
             }
         });
+        let streams = Streams::new(seed);
+        let impairment = Impairment {
+            delay: DELAY,
+            loss,
+            ..Impairment::default()
+        };
         Pair {
             nodes,
             now: Instant::ZERO,
-            wire: Vec::new(),
-            rng: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
-            loss,
+            wire: [0, 1].map(|i| Impaired::bytes(impairment, streams.stream_index(i).next_u64())),
             cut: false,
             cut_at_octets: None,
             cuts: 0,
@@ -119,14 +123,6 @@ impl Pair {
         self.nodes[0].agent.send(self.now, &request).unwrap();
     }
 
-    fn random(&mut self) -> f64 {
-        // xorshift64*
-        self.rng ^= self.rng >> 12;
-        self.rng ^= self.rng << 25;
-        self.rng ^= self.rng >> 27;
-        (self.rng.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
-    }
-
     /// Runs until node 1 has `deliveries` deliveries and everything is
     /// quiet, or `limit` of virtual time passes.
     pub fn run(&mut self, deliveries: usize, limit: Duration) {
@@ -135,14 +131,14 @@ impl Pair {
             self.settle();
             if self.nodes[1].delivered.len() >= deliveries
                 && self.nodes[0].agent.stored() == 0
-                && self.wire.is_empty()
+                && self.wire.iter().all(|w| w.in_flight() == 0)
             {
                 return;
             }
             let next = self
                 .wire
                 .iter()
-                .map(|(at, _, _)| *at)
+                .filter_map(Impaired::next_arrival)
                 .chain(self.nodes.iter().filter_map(|n| n.link.poll_timeout()))
                 .chain(
                     // A retry already due waits for the link to come up.
@@ -156,13 +152,11 @@ impl Pair {
             };
             self.now = next.max(self.now);
             let now = self.now;
-            let (due, later): (Vec<_>, Vec<_>) =
-                self.wire.drain(..).partition(|(at, _, _)| *at <= now);
-            self.wire = later;
-            for (_, to, octets) in due {
-                let node = &mut self.nodes[to];
-                if let Ok(frame) = Frame::decode(&octets, node.link.modulus()) {
-                    node.link.handle_frame(now, &frame);
+            for (node, wire) in self.nodes.iter_mut().zip(&mut self.wire) {
+                while let Some(octets) = wire.recv(now) {
+                    if let Ok(frame) = Frame::decode(&octets, node.link.modulus()) {
+                        node.link.handle_frame(now, &frame);
+                    }
                 }
             }
             for node in &mut self.nodes {
@@ -202,9 +196,8 @@ impl Pair {
             for i in 0..2 {
                 while let Some(frame) = self.nodes[i].link.poll_transmit(now) {
                     busy = true;
-                    let lost = self.random() < self.loss;
-                    if !lost && !self.cut {
-                        self.wire.push((now + DELAY, 1 - i, frame.encode()));
+                    if !self.cut {
+                        self.wire[1 - i].send(now, frame.encode());
                     }
                 }
             }
@@ -241,7 +234,7 @@ impl Pair {
         {
             // Frames on their way are lost with the link.
             self.cut = true;
-            self.wire.clear();
+            self.wire.iter_mut().for_each(Impaired::drop_in_flight);
             self.cuts += 1;
             self.cut_at_octets = None;
         }

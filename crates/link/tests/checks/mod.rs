@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use linklab_link::{AckPolicy, DisconnectReason, Event, LinkError, State, T1Backoff};
 
-use crate::support::{LinkPair, Side, SplitMix64, TestFraming};
+use crate::support::{LinkPair, Side, TestFraming};
+use linklab_core::Stream;
 
 /// What one case did.
 #[derive(Debug, Default, Clone, Copy)]
@@ -51,8 +52,8 @@ pub fn told_or_discarded(events: &[Event]) -> bool {
 }
 
 /// A random acknowledgement policy.
-pub fn ack_policy(rng: &mut SplitMix64) -> AckPolicy {
-    match rng.range(0, 2) {
+pub fn ack_policy(rng: &mut Stream) -> AckPolicy {
+    match rng.uniform_int(0, 2) {
         0 => AckPolicy::AfterT2,
         1 => AckPolicy::Immediately,
         _ => AckPolicy::OnPollImmediately,
@@ -60,8 +61,8 @@ pub fn ack_policy(rng: &mut SplitMix64) -> AckPolicy {
 }
 
 /// A random T1 backoff.
-pub fn t1_backoff(rng: &mut SplitMix64) -> T1Backoff {
-    match rng.range(0, 2) {
+pub fn t1_backoff(rng: &mut Stream) -> T1Backoff {
+    match rng.uniform_int(0, 2) {
         0 => T1Backoff::Constant,
         1 => T1Backoff::Exponential,
         _ => T1Backoff::Linear {
@@ -71,7 +72,7 @@ pub fn t1_backoff(rng: &mut SplitMix64) -> T1Backoff {
 }
 
 /// Message `id` of `len` octets: 4-octet id then pseudo-random filler.
-pub fn message(rng: &mut SplitMix64, id: u32, len: usize) -> Vec<u8> {
+pub fn message(rng: &mut Stream, id: u32, len: usize) -> Vec<u8> {
     let mut m = id.to_be_bytes().to_vec();
     m.extend((4..len.max(4)).map(|_| rng.next_u64() as u8));
     m

@@ -1,62 +1,22 @@
-//! Test support: a seeded RNG, a lossy channel and a pair of data links
-//! driven in virtual time (after quinn-proto's `Pair`). The pair is
+//! Test support: a pair of data links over a serial line in virtual time
+//! (after quinn-proto's `Pair`), each direction a seeded
+//! `linklab_testkit::Impaired` channel carrying the frame and its FCS
+//! (so a corrupted frame fails its FCS and is lost). The pair is
 //! generic over the framing: [`Pair`] is the AX.25 one; the HDLC one is in
 //! `hdlc_pair`.
 #![allow(dead_code)]
 
 use linklab_core::Engine;
-use std::collections::VecDeque;
 use std::time::Duration;
 
-use linklab_core::Instant;
+use linklab_core::{Instant, Streams};
 use linklab_link::{Ax25Framing, Config, DataLink, Event, Framing, InvalidFrame, Link, State};
+use linklab_testkit::Impaired;
+pub use linklab_testkit::Impairment;
 use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame};
 use linklab_wire::control::Modulus;
+use linklab_wire::fcs;
 use linklab_wire::monitor::{self, Monitor, MonitorOptions};
-
-/// SplitMix64 (Steele, Lea, Flood 2014): tiny, seedable, good enough.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> Self {
-        SplitMix64(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    pub fn chance(&mut self, p: f64) -> bool {
-        self.unit() < p
-    }
-
-    /// Uniform in [lo, hi].
-    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next_u64() % (hi - lo + 1)
-    }
-}
-
-/// What the channel does to frames in one direction. A probability of
-/// zero draws nothing from the channel's RNG.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Impairment {
-    /// Probability a frame is lost.
-    pub loss: f64,
-    /// Probability a frame is delivered twice.
-    pub duplicate: f64,
-    /// Probability a frame is corrupted (an FCS failure: lost).
-    pub corrupt: f64,
-}
 
 /// Which end of the pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,12 +30,6 @@ impl Side {
         match self {
             Side::A => 0,
             Side::B => 1,
-        }
-    }
-    fn other(self) -> Side {
-        match self {
-            Side::A => Side::B,
-            Side::B => Side::A,
         }
     }
 }
@@ -141,12 +95,11 @@ pub struct LinkPair<F: TestFraming> {
     /// Line rate in bit/s (full duplex, one line per direction).
     pub bit_rate: u64,
     pub propagation: Duration,
-    /// Impairment of frames sent by A (index 0) and by B (index 1).
-    pub impairment: [Impairment; 2],
+    /// The line from A (index 0) and from B (index 1): frames with their
+    /// FCS, impaired by `line[i].impairment` (no delay of its own: the
+    /// pair adds transmission and propagation time).
+    pub line: [Impaired<Vec<u8>>; 2],
     pub dropper: Option<Dropper<F>>,
-    rng: SplitMix64,
-    /// (arrival time, receiver, octets), FIFO per direction.
-    in_flight: VecDeque<(Instant, Side, Vec<u8>)>,
     line_free: [Instant; 2],
     /// The engine was told its transmitter is busy (T1 paused).
     tx_busy: [bool; 2],
@@ -213,15 +166,16 @@ impl<F: TestFraming> LinkPair<F> {
     /// channel seeded with `seed`.
     pub fn with_links(a: Link<F>, mut b: Link<F>, seed: u64) -> LinkPair<F> {
         b.set_accept_incoming(true);
+        let streams = Streams::new(seed);
         LinkPair {
             links: [a, b],
             now: Instant::ZERO,
             bit_rate: 9600,
             propagation: Duration::from_millis(10),
-            impairment: [Impairment::default(); 2],
+            line: [0, 1].map(|i| {
+                Impaired::bytes(Impairment::default(), streams.stream_index(i).next_u64())
+            }),
             dropper: None,
-            rng: SplitMix64::new(seed),
-            in_flight: VecDeque::new(),
             line_free: [Instant::ZERO; 2],
             tx_busy: [false; 2],
             events: [Vec::new(), Vec::new()],
@@ -243,11 +197,6 @@ impl<F: TestFraming> LinkPair<F> {
         format!("{:>10.3}", self.now.as_micros() as f64 / 1e6)
     }
 
-    /// True with probability `p`; draws nothing if `p` is zero.
-    fn chance(&mut self, p: f64) -> bool {
-        p > 0.0 && self.rng.chance(p)
-    }
-
     /// Drains both engines' transmissions onto the channel and their events.
     pub fn transmit(&mut self) {
         for side in [Side::A, Side::B] {
@@ -259,31 +208,24 @@ impl<F: TestFraming> LinkPair<F> {
                 let end = start + Duration::from_micros(bits * 1_000_000 / self.bit_rate);
                 self.line_free[i] = end;
                 let arrival = end + self.propagation;
-                let imp = self.impairment[i];
-                let mut fate = "";
-                if let Some(dropper) = self.dropper.as_mut() {
-                    if dropper(side, &frame) {
-                        fate = " [dropped by test]";
-                    }
-                }
-                if fate.is_empty() && self.chance(imp.loss) {
-                    fate = " [lost]";
-                }
-                if fate.is_empty() && self.chance(imp.corrupt) {
-                    fate = " [corrupted]";
-                }
-                let copies = if !fate.is_empty() {
-                    0
-                } else if self.chance(imp.duplicate) {
-                    fate = " [duplicated]";
-                    2
+                let dropped = self
+                    .dropper
+                    .as_mut()
+                    .is_some_and(|dropper| dropper(side, &frame));
+                let fate = if dropped {
+                    " [dropped by test]"
                 } else {
-                    1
+                    let mut octets = bytes;
+                    fcs::append_fcs(&mut octets);
+                    self.line[i].send(arrival, octets);
+                    let fate = self.line[i].fates.last().unwrap();
+                    match fate.arrivals.len() {
+                        0 => " [lost]",
+                        _ if fate.corrupted => " [corrupted]",
+                        1 => "",
+                        _ => " [duplicated]",
+                    }
                 };
-                for _ in 0..copies {
-                    self.in_flight
-                        .push_back((arrival, side.other(), bytes.clone()));
-                }
                 let line = format!("{} {side:?}> {}{fate}", self.stamp(), F::text(&frame));
                 self.log.push(line);
                 self.sent[i].push((self.now, frame));
@@ -336,7 +278,7 @@ impl<F: TestFraming> LinkPair<F> {
 
     /// Next instant anything happens.
     fn next_time(&self) -> Option<Instant> {
-        let flight = self.in_flight.iter().map(|f| f.0).min();
+        let flight = self.line.iter().filter_map(Impaired::next_arrival).min();
         let idle = |i: usize| self.tx_busy[i].then_some(self.line_free[i]);
         [
             flight,
@@ -364,10 +306,16 @@ impl<F: TestFraming> LinkPair<F> {
                 self.links[i].set_channel_busy(now, false);
             }
         }
-        while let Some(pos) = self.in_flight.iter().position(|f| f.0 <= now) {
-            let (_, to, bytes) = self.in_flight.remove(pos).unwrap();
+        // What A sent first, as A transmits first.
+        while let Some((from, bytes)) =
+            (0..2).find_map(|i| self.line[i].recv(now).map(|bytes| (i, bytes)))
+        {
+            let to = [Side::B, Side::A][from];
             let link = &mut self.links[to.index()];
-            if let Some(frame) = F::parse(&bytes, link.modulus()) {
+            let frame = fcs::check(&bytes)
+                .then(|| F::parse(&bytes[..bytes.len() - 2], link.modulus()))
+                .flatten();
+            if let Some(frame) = frame {
                 if to == Side::B && F::pf(&frame) {
                     self.polls_at_b.push(now);
                 }

@@ -1,167 +1,150 @@
-//! Test harness: two sessions joined by a simulated TCP connection that
-//! cuts each direction's byte stream at seeded random boundaries, and
-//! helpers to drive one session with hand-made octets.
+//! Test harness: two sessions on `linklab_testkit::Pair`, joined by a
+//! simulated TCP connection that cuts each direction's byte stream at
+//! seeded random boundaries, and helpers to drive one session with
+//! hand-made octets.
 #![allow(dead_code)]
 
-use linklab_core::Engine;
-use std::time::Duration;
+use linklab_core::{earliest, Engine, Stream, Streams};
+use std::collections::VecDeque;
 
 use linklab_core::Instant;
 use linklab_tcpcl::wire::{ContactHeader, Decoded, Limits, Message, SessInit};
 use linklab_tcpcl::{Config, Event, Role, Session};
 
-/// SplitMix64: a small seeded generator, enough to cut byte streams.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A value in `1..=max`.
-    pub fn piece(&mut self, max: usize) -> usize {
-        1 + (self.next() % max as u64) as usize
-    }
+/// What goes down one direction of the connection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Chunk {
+    /// Octets a session sent, as `poll_transmit` gave them.
+    Octets(Vec<u8>),
+    /// The sender closed: the end of the stream, after its last octets.
+    Eof,
 }
 
-/// Two sessions, `s[0]` active and `s[1]` passive, on one connection.
-pub struct Pair {
-    pub now: Instant,
-    pub s: [Session; 2],
-    /// Events each session reported, in order.
-    pub events: [Vec<Event>; 2],
-    /// Every octet each session sent, in order.
-    pub sent: [Vec<u8>; 2],
-    /// Every chunk sent, with its time and sender.
-    pub log: Vec<(Instant, usize, Vec<u8>)>,
-    /// Octets on their way to `s[i]`.
-    in_flight: [Vec<u8>; 2],
-    /// Whether `s[i]` has been told the peer closed.
-    eof: [bool; 2],
+/// One end of the connection: a session, what it said, and its receive
+/// buffer, which it reads in seeded random pieces of at most `max_piece`
+/// octets, so messages arrive split and run together.
+pub struct Station {
+    pub s: Session,
+    /// Events the session reported, in order.
+    pub events: Vec<Event>,
+    /// Every octet the session sent, in order.
+    pub sent: Vec<u8>,
     /// Largest piece the connection delivers at once.
     pub max_piece: usize,
-    /// While true, nothing reaches `s[i]` (a stalled direction).
-    pub stalled: [bool; 2],
-    rng: Rng,
+    /// Octets received and not yet read by the session.
+    inbox: VecDeque<u8>,
+    /// The peer's end of stream arrived behind `inbox`.
+    eof_due: bool,
+    /// This session's close has been sent as [`Chunk::Eof`].
+    eof_sent: bool,
+    /// The last instant the pair showed this end.
+    now: Instant,
+    rng: Stream,
 }
+
+impl Engine for Station {
+    type Transmit = Chunk;
+
+    fn poll_transmit(&mut self, now: Instant) -> Option<Chunk> {
+        self.now = now;
+        if let Some(octets) = self.s.poll_transmit(now) {
+            self.sent.extend(&octets);
+            return Some(Chunk::Octets(octets));
+        }
+        self.events
+            .extend(std::iter::from_fn(|| self.s.poll_event()));
+        // A closed session's connection closes once its octets are out.
+        if self.s.is_closed() && !self.eof_sent {
+            self.eof_sent = true;
+            return Some(Chunk::Eof);
+        }
+        None
+    }
+
+    /// The session's timer, or now while there is something to read.
+    fn poll_timeout(&self) -> Option<Instant> {
+        let reading = (!self.inbox.is_empty() || self.eof_due).then_some(self.now);
+        earliest([self.s.poll_timeout(), reading])
+    }
+
+    /// Reads one piece (or the end of the stream, once all is read), then
+    /// runs the session's due timers.
+    fn handle_timeout(&mut self, now: Instant) {
+        self.now = now;
+        if !self.inbox.is_empty() {
+            let n = (1 + self.rng.below(self.max_piece as u64) as usize).min(self.inbox.len());
+            let piece: Vec<u8> = self.inbox.drain(..n).collect();
+            self.s.handle_input(now, &piece);
+        } else if self.eof_due {
+            self.eof_due = false;
+            self.s.handle_eof(now);
+        }
+        if self.s.poll_timeout().is_some_and(|t| t <= now) {
+            self.s.handle_timeout(now);
+        }
+    }
+}
+
+/// A chunk reaches `station`'s receive buffer.
+fn deliver(station: &mut Station, now: Instant, chunk: Chunk) {
+    station.now = now;
+    match chunk {
+        Chunk::Octets(octets) => station.inbox.extend(octets),
+        Chunk::Eof => station.eof_due = true,
+    }
+}
+
+/// Two sessions, `engines[0]` active and `engines[1]` passive, on one
+/// connection: `settle` moves octets and events until nothing more happens
+/// at this instant; `to[i].hold` stalls the direction to `i`.
+pub type Pair = linklab_testkit::Pair<Station>;
 
 pub fn config(node: &str) -> Config {
     Config::new(format!("dtn://{node}/"))
 }
 
-impl Pair {
-    pub fn new(active: Config, passive: Config, seed: u64) -> Pair {
-        let now = Instant::ZERO;
-        Pair {
-            now,
-            s: [
-                Session::new(Role::Active, active, now).unwrap(),
-                Session::new(Role::Passive, passive, now).unwrap(),
-            ],
-            events: [Vec::new(), Vec::new()],
-            sent: [Vec::new(), Vec::new()],
-            log: Vec::new(),
-            in_flight: [Vec::new(), Vec::new()],
-            eof: [false, false],
-            max_piece: 7,
-            stalled: [false, false],
-            rng: Rng::new(seed),
-        }
-    }
+/// Two sessions, not yet run; `seed` cuts the streams.
+pub fn new_pair(active: Config, passive: Config, seed: u64) -> Pair {
+    let now = Instant::ZERO;
+    let streams = Streams::new(seed);
+    let station = |i: u64, role, config| Station {
+        s: Session::new(role, config, now).unwrap(),
+        events: Vec::new(),
+        sent: Vec::new(),
+        max_piece: 7,
+        inbox: VecDeque::new(),
+        eof_due: false,
+        eof_sent: false,
+        now,
+        rng: streams.stream_index(i),
+    };
+    linklab_testkit::Pair::new(
+        [
+            station(0, Role::Active, active),
+            station(1, Role::Passive, passive),
+        ],
+        deliver,
+        seed,
+    )
+}
 
-    /// A pair run until both are established.
-    pub fn established(active: Config, passive: Config, seed: u64) -> Pair {
-        let mut pair = Pair::new(active, passive, seed);
-        pair.run();
-        for i in 0..2 {
-            assert!(
-                matches!(pair.events[i].first(), Some(Event::SessionEstablished(_))),
-                "{:?}",
-                pair.events[i]
-            );
-        }
-        pair
+/// A pair run until both are established.
+pub fn established(active: Config, passive: Config, seed: u64) -> Pair {
+    let mut pair = new_pair(active, passive, seed);
+    pair.settle();
+    for i in 0..2 {
+        let events = &pair.engines[i].events;
+        assert!(
+            matches!(events.first(), Some(Event::SessionEstablished(_))),
+            "{events:?}"
+        );
     }
+    pair
+}
 
-    /// Moves octets and events until nothing more happens at this instant.
-    pub fn run(&mut self) {
-        loop {
-            let mut progress = false;
-            for i in 0..2 {
-                while let Some(octets) = self.s[i].poll_transmit(self.now) {
-                    self.sent[i].extend(&octets);
-                    self.log.push((self.now, i, octets.clone()));
-                    self.in_flight[1 - i].extend(octets);
-                    progress = true;
-                }
-                while let Some(event) = self.s[i].poll_event() {
-                    self.events[i].push(event);
-                    progress = true;
-                }
-            }
-            for i in 0..2 {
-                // A closed session's connection closes once its octets are
-                // drained and delivered: the peer sees the end of the stream.
-                if self.s[1 - i].is_closed()
-                    && self.in_flight[i].is_empty()
-                    && !self.eof[i]
-                    && !self.stalled[i]
-                {
-                    self.eof[i] = true;
-                    self.s[i].handle_eof(self.now);
-                    progress = true;
-                }
-            }
-            for i in 0..2 {
-                if self.stalled[i] || self.in_flight[i].is_empty() {
-                    continue;
-                }
-                let n = self.rng.piece(self.max_piece).min(self.in_flight[i].len());
-                let piece: Vec<u8> = self.in_flight[i].drain(..n).collect();
-                self.s[i].handle_input(self.now, &piece);
-                progress = true;
-            }
-            if !progress {
-                return;
-            }
-        }
-    }
-
-    /// Advances virtual time to the next timer (at most `limit` later),
-    /// runs it and then the exchange it causes. Returns false if no timer
-    /// was due within the limit.
-    pub fn advance(&mut self, limit: Duration) -> bool {
-        let horizon = self.now + limit;
-        let next = self
-            .s
-            .iter()
-            .filter_map(|s| s.poll_timeout())
-            .filter(|&t| t <= horizon)
-            .min();
-        let Some(at) = next else {
-            self.now = horizon;
-            return false;
-        };
-        self.now = self.now.max(at);
-        for s in &mut self.s {
-            s.handle_timeout(self.now);
-        }
-        self.run();
-        true
-    }
-
-    /// The messages `s[i]` sent after its contact header.
-    pub fn messages(&self, i: usize) -> Vec<Message> {
-        decode_stream(&self.sent[i][ContactHeader::LEN..])
-    }
+/// The messages `engines[i]` sent after its contact header.
+pub fn messages(pair: &Pair, i: usize) -> Vec<Message> {
+    decode_stream(&pair.engines[i].sent[ContactHeader::LEN..])
 }
 
 /// Decodes a stream of whole messages.

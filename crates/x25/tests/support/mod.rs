@@ -1,32 +1,67 @@
 //! Test support: two DTEs joined by a lossless packet pipe, in virtual
 //! time (DTE/DTE operation as ISO 8208 allows: A plays the DTE, B the
-//! DCE's part in channel choice and call collision). Every packet goes
-//! through `encode` and `handle_octets`, and a monitor checks the window
-//! from the packets alone: a data packet's P(S) never runs W or more
-//! ahead of the last P(R) its sender has received.
+//! DCE's part in channel choice and call collision), on
+//! `linklab_testkit::Pair`. Every packet goes through `encode` and
+//! `handle_octets`, and a monitor checks the window from the packets
+//! alone: a data packet's P(S) never runs W or more ahead of the last P(R)
+//! its sender has received.
 #![allow(dead_code)]
 
-use linklab_core::Engine;
-use std::collections::{BTreeMap, VecDeque};
+use linklab_core::{Engine, Stream, Streams};
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use linklab_core::Instant;
+use linklab_testkit::{Impaired, Impairment, Pair};
 use linklab_x25::{Body, Config, Dte, DteAddress, Event, Lci, Packet, Role};
 
-/// SplitMix64 for seeded message sizes.
-pub struct SplitMix64(pub u64);
+/// `len` seeded random octets.
+pub fn bytes(rng: &mut Stream, len: usize) -> Vec<u8> {
+    (0..len).map(|_| rng.next_u64() as u8).collect()
+}
 
-impl SplitMix64 {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+/// A full-duplex line between two LAPB links, in virtual time: each frame
+/// takes its octets plus 4 (flag and FCS) at `bit_rate`, then the
+/// propagation delay, and may be lost (seeded); `from[i]` carries what
+/// side `i` sends, in order.
+pub struct Line {
+    bit_rate: u64,
+    free: [Instant; 2],
+    pub from: [Impaired<Vec<u8>>; 2],
+}
+
+impl Line {
+    pub fn new(bit_rate: u64, propagation: Duration, loss: f64, seed: u64) -> Line {
+        let streams = Streams::new(seed);
+        let impairment = Impairment {
+            delay: propagation,
+            loss,
+            ..Impairment::default()
+        };
+        Line {
+            bit_rate,
+            free: [Instant::ZERO; 2],
+            from: [0, 1].map(|i| Impaired::bytes(impairment, streams.stream_index(i).next_u64())),
+        }
     }
 
-    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
-        (0..len).map(|_| self.next_u64() as u8).collect()
+    /// `side` sends a frame's `octets` at `now`, after what it sent before.
+    pub fn send(&mut self, side: usize, now: Instant, octets: Vec<u8>) {
+        let bits = (octets.len() as u64 + 4) * 8;
+        let start = self.free[side].max(now);
+        let end = start + Duration::from_micros(bits * 1_000_000 / self.bit_rate);
+        self.free[side] = end;
+        self.from[side].send(end, octets);
+    }
+
+    /// When the next frame arrives at either end.
+    pub fn next_arrival(&self) -> Option<Instant> {
+        self.from.iter().filter_map(Impaired::next_arrival).min()
+    }
+
+    /// The next frame from `side` that has arrived by `now`.
+    pub fn recv(&mut self, side: usize, now: Instant) -> Option<Vec<u8>> {
+        self.from[side].recv(now)
     }
 }
 
@@ -38,18 +73,18 @@ pub fn config(role: Role, address: &str) -> Config {
     }
 }
 
-/// Watches the window of one direction of one call.
+/// Watches the window of one side's calls.
 #[derive(Default)]
 pub struct WindowMonitor {
-    /// Last P(R) delivered to each side, per LCI.
-    last_pr: [BTreeMap<Lci, u8>; 2],
-    /// Most outstanding data packets seen, per side.
-    pub max_outstanding: [usize; 2],
+    /// Last P(R) delivered to this side, per LCI.
+    last_pr: BTreeMap<Lci, u8>,
+    /// Most outstanding data packets seen.
+    pub max_outstanding: usize,
 }
 
 impl WindowMonitor {
-    /// `packet` was delivered to `side`.
-    pub fn delivered(&mut self, side: usize, packet: &Packet) {
+    /// `packet` was delivered to this side.
+    pub fn delivered(&mut self, packet: &Packet) {
         let pr = match &packet.body {
             Body::Data(d) => d.pr,
             Body::ReceiveReady { pr } | Body::ReceiveNotReady { pr } => *pr,
@@ -57,63 +92,106 @@ impl WindowMonitor {
             Body::CallRequest { .. } => 0,
             _ => return,
         };
-        self.last_pr[side].insert(packet.lci, pr);
+        self.last_pr.insert(packet.lci, pr);
     }
 
-    /// `packet` was sent by `side` whose window on its LCI is `window`.
-    pub fn sent(&mut self, side: usize, packet: &Packet, window: u8) {
+    /// `packet` was sent by this side, whose window on its LCI is `window`.
+    pub fn sent(&mut self, packet: &Packet, window: u8) {
         if matches!(
             packet.body,
             Body::ResetRequest { .. } | Body::ResetConfirmation | Body::CallAccepted { .. }
         ) {
-            self.last_pr[side].insert(packet.lci, 0);
+            self.last_pr.insert(packet.lci, 0);
         }
         if let Body::Data(d) = &packet.body {
             let m = u16::from(packet.modulus.value());
-            let pr = *self.last_pr[side].get(&packet.lci).unwrap_or(&0);
+            let pr = *self.last_pr.get(&packet.lci).unwrap_or(&0);
             let outstanding = usize::from((u16::from(d.ps) + m - u16::from(pr)) % m) + 1;
             assert!(
                 outstanding <= usize::from(window),
-                "side {side} sent P(S) {} with {outstanding} outstanding, W = {window}",
+                "sent P(S) {} with {outstanding} outstanding, W = {window}",
                 d.ps
             );
-            self.max_outstanding[side] = self.max_outstanding[side].max(outstanding);
+            self.max_outstanding = self.max_outstanding.max(outstanding);
         }
     }
 }
+
+/// One end of the pipe: a DTE, its events and its window monitor.
+pub struct Station {
+    pub dte: Dte,
+    pub events: Vec<Event>,
+    pub monitor: WindowMonitor,
+}
+
+impl Engine for Station {
+    type Transmit = Packet;
+
+    /// The DTE's next packet, watched by the monitor; once there is none,
+    /// its events are collected.
+    fn poll_transmit(&mut self, now: Instant) -> Option<Packet> {
+        let Some(packet) = self.dte.poll_transmit(now) else {
+            self.events
+                .extend(std::iter::from_fn(|| self.dte.poll_event()));
+            return None;
+        };
+        let window = self.dte.call_params(packet.lci).map_or(0, |p| p.tx_window);
+        self.monitor.sent(&packet, window);
+        Some(packet)
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.dte.poll_timeout()
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        self.dte.handle_timeout(now)
+    }
+}
+
+/// A packet arrives at `station` through its octets.
+fn deliver(station: &mut Station, now: Instant, packet: Packet) {
+    let octets = packet.encode().unwrap();
+    station.monitor.delivered(&Packet::decode(&octets).unwrap());
+    station.dte.handle_octets(now, &octets);
+}
+
+/// Two DTEs over a lossless pipe: `settle` delivers what is in flight
+/// without advancing time, `advance` runs the next time-out, and
+/// `to[i].hold` holds the packets to side `i` in the pipe.
+pub type Pipe = Pair<Station>;
 
 /// Two DTEs over a lossless pipe.
-pub struct Pipe {
-    pub dtes: [Dte; 2],
-    pub now: Instant,
-    /// Every packet sent: (sender, packet).
-    pub log: Vec<(usize, Packet)>,
-    pub events: [Vec<Event>; 2],
-    pub monitor: WindowMonitor,
-    /// Packets in flight to side 0 and side 1.
-    in_flight: [VecDeque<Vec<u8>>; 2],
-    /// While true, packets to that side are held in the pipe.
-    pub hold: [bool; 2],
+pub fn new_pipe(a: Config, b: Config) -> Pipe {
+    let station = |config| Station {
+        dte: Dte::new(config).unwrap(),
+        events: Vec::new(),
+        monitor: WindowMonitor::default(),
+    };
+    Pair::new([station(a), station(b)], deliver, 0)
 }
 
-impl Pipe {
-    pub fn new(a: Config, b: Config) -> Pipe {
-        Pipe {
-            dtes: [Dte::new(a).unwrap(), Dte::new(b).unwrap()],
-            now: Instant::ZERO,
-            log: Vec::new(),
-            events: [Vec::new(), Vec::new()],
-            monitor: WindowMonitor::default(),
-            in_flight: [VecDeque::new(), VecDeque::new()],
-            hold: [false; 2],
-        }
-    }
-
+/// What the x25 tests do with a pipe beyond the pair's own steps.
+pub trait PipeExt {
     /// A pair whose packet layers are restarted (A restarts).
-    pub fn restarted(a: Config, b: Config) -> Pipe {
-        let mut pipe = Pipe::new(a, b);
-        pipe.dtes[0].start(pipe.now);
-        pipe.run();
+    fn restarted(a: Config, b: Config) -> Pipe;
+    /// Feeds raw octets to `side` as if they came down the pipe.
+    fn inject(&mut self, side: usize, octets: &[u8]);
+    /// The events of `side` so far, taken.
+    fn take_events(&mut self, side: usize) -> Vec<Event>;
+    /// Packet type names sent by `side` since log index `from`.
+    fn sent_names(&self, side: usize, from: usize) -> Vec<&'static str>;
+    /// A calls B with `options`; B accepts. Returns the LCI.
+    fn connect(&mut self, options: linklab_x25::CallOptions) -> Lci;
+    /// The most outstanding data packets each side had.
+    fn max_outstanding(&self) -> [usize; 2];
+}
+
+impl PipeExt for Pipe {
+    fn restarted(a: Config, b: Config) -> Pipe {
+        let mut pipe = new_pipe(a, b);
+        pipe.engines[0].dte.start(pipe.now);
+        pipe.settle();
         assert!(matches!(
             pipe.take_events(0).as_slice(),
             [Event::Restarted { by_peer: false, .. }]
@@ -125,101 +203,34 @@ impl Pipe {
         pipe
     }
 
-    /// Collects what each side sends.
-    pub fn collect(&mut self) {
-        for side in 0..2 {
-            while let Some(packet) = self.dtes[side].poll_transmit(self.now) {
-                let window = self.dtes[side]
-                    .call_params(packet.lci)
-                    .map_or(0, |p| p.tx_window);
-                self.monitor.sent(side, &packet, window);
-                self.in_flight[1 - side].push_back(packet.encode().unwrap());
-                self.log.push((side, packet));
-            }
-            while let Some(event) = self.dtes[side].poll_event() {
-                self.events[side].push(event);
-            }
-        }
+    fn inject(&mut self, side: usize, octets: &[u8]) {
+        self.engines[side].dte.handle_octets(self.now, octets);
+        self.settle();
     }
 
-    /// Delivers what is in flight (not held), collecting answers, until
-    /// nothing moves. Time does not advance.
-    pub fn run(&mut self) {
-        loop {
-            self.collect();
-            let mut moved = false;
-            for side in 0..2 {
-                if self.hold[side] {
-                    continue;
-                }
-                while let Some(octets) = self.in_flight[side].pop_front() {
-                    moved = true;
-                    self.monitor
-                        .delivered(side, &Packet::decode(&octets).unwrap());
-                    self.dtes[side].handle_octets(self.now, &octets);
-                }
-            }
-            if !moved {
-                self.collect();
-                if self
-                    .in_flight
-                    .iter()
-                    .zip(self.hold)
-                    .all(|(q, h)| h || q.is_empty())
-                {
-                    return;
-                }
-            }
-        }
+    fn take_events(&mut self, side: usize) -> Vec<Event> {
+        self.transmit();
+        core::mem::take(&mut self.engines[side].events)
     }
 
-    /// Feeds raw octets to `side` as if they came down the pipe.
-    pub fn inject(&mut self, side: usize, octets: &[u8]) {
-        self.dtes[side].handle_octets(self.now, octets);
-        self.run();
-    }
-
-    /// Advances to the next time-out (if any, within `limit`) and runs it.
-    pub fn advance(&mut self, limit: Duration) -> bool {
-        let next = self.dtes.iter().filter_map(|d| d.poll_timeout()).min();
-        match next {
-            Some(t) if t <= self.now + limit => {
-                self.now = self.now.max(t);
-                for dte in &mut self.dtes {
-                    dte.handle_timeout(self.now);
-                }
-                self.run();
-                true
-            }
-            _ => false,
-        }
-    }
-
-    pub fn take_events(&mut self, side: usize) -> Vec<Event> {
-        self.collect();
-        core::mem::take(&mut self.events[side])
-    }
-
-    /// Packet type names sent by `side` since log index `from`.
-    pub fn sent_names(&self, side: usize, from: usize) -> Vec<&'static str> {
+    fn sent_names(&self, side: usize, from: usize) -> Vec<&'static str> {
         self.log[from..]
             .iter()
-            .filter(|(s, _)| *s == side)
-            .map(|(_, p)| p.body.name())
+            .filter(|(_, s, _)| *s == side)
+            .map(|(_, _, p)| p.body.name())
             .collect()
     }
 
-    /// A calls B with `options`; B accepts. Returns the LCI.
-    pub fn connect(&mut self, options: linklab_x25::CallOptions) -> Lci {
-        let lci = self.dtes[0].call(self.now, options).unwrap();
-        self.run();
+    fn connect(&mut self, options: linklab_x25::CallOptions) -> Lci {
+        let lci = self.engines[0].dte.call(self.now, options).unwrap();
+        self.settle();
         let incoming = self.take_events(1);
         assert!(
             matches!(incoming.as_slice(), [Event::IncomingCall { lci: l, .. }] if *l == lci),
             "{incoming:?}"
         );
-        self.dtes[1].accept(lci).unwrap();
-        self.run();
+        self.engines[1].dte.accept(lci).unwrap();
+        self.settle();
         let connected = self.take_events(0);
         assert!(
             matches!(connected.as_slice(), [Event::Connected { lci: l, .. }] if *l == lci),
@@ -227,6 +238,10 @@ impl Pipe {
         );
         self.take_events(1);
         lci
+    }
+
+    fn max_outstanding(&self) -> [usize; 2] {
+        self.engines.each_ref().map(|e| e.monitor.max_outstanding)
     }
 }
 
