@@ -2,7 +2,7 @@
 //!
 //! A [`Host`] runs smoltcp over any [`IpLink`]: an [`Ax25Interface`]
 //! (below) or an [`X25Interface`], IP datagrams on X.25 virtual circuits
-//! (RFC 877/1356, `linklab_x25::ip`) over LAPB, as the hosts of Korb and
+//! (RFC 877/1356, [`x25::IpOverX25`]) over LAPB, as the hosts of Korb and
 //! Wills (1987) on a public X.25 network, or an [`EthInterface`], IP
 //! over a bridged Ethernet segment ([`ether`]), the Digital Data link of
 //! the D-STAR reproduction.
@@ -104,7 +104,7 @@ mod iface;
 pub mod server;
 mod sniff;
 mod timestamps;
-mod x25;
+pub mod x25;
 
 pub use device::{Ax25Device, RxToken, TxToken};
 pub use ether::{EthInterface, EthStats};

@@ -5,6 +5,8 @@
 //!   ([`Pair`]), stepping virtual time from wake-up to wake-up;
 //! - [`impair`]: the seeded impaired channel ([`Impaired`]) between them:
 //!   loss, duplication, corruption, reordering, Gilbert-Elliott bursts;
+//! - [`line`]: a full-duplex serial line ([`Line`]) that serialises HDLC
+//!   frames at a bit rate over two impaired channels;
 //! - [`tshark`]: Wireshark's command-line dissector as an independent
 //!   oracle for the encoders of the protocol crates.
 //!
@@ -13,8 +15,10 @@
 #![warn(missing_docs)]
 
 pub mod impair;
+pub mod line;
 pub mod pair;
 pub mod tshark;
 
 pub use impair::{GilbertElliott, Impaired, Impairment};
+pub use line::{random_octets, Line};
 pub use pair::Pair;

@@ -6,8 +6,8 @@
 //! (the procedures of clauses 3 and 4 and the time-limits of Annex D):
 //! restart, virtual calls on a configured range of logical channels,
 //! data transfer with windows, complete packet sequences, the D bit,
-//! flow control with RR and RNR, interrupts, reset and clearing; [`ip`]
-//! carries IP datagrams over it (RFC 877/1356). Like the
+//! flow control with RR and RNR, interrupts, reset and clearing (IP over
+//! it, RFC 877/1356, is `linklab-ip`'s `x25` module). Like the
 //! `link` engines it never does I/O and never reads a clock: packets come
 //! in through [`Dte::handle_octets`] (the information field of an LAPB I
 //! frame) and user requests through its methods, each with the current
@@ -24,7 +24,6 @@ mod channel;
 pub mod config;
 mod dte;
 pub mod event;
-pub mod ip;
 pub mod packet;
 
 pub use config::{Config, ConfigError, Role};

@@ -12,10 +12,11 @@ use std::time::Duration;
 
 use linklab_core::Instant;
 use linklab_link::{Config as LinkConfig, Event as LinkEvent, HdlcAddressing, HdlcLink};
+use linklab_testkit::{random_octets, Line};
 use linklab_wire::control::Modulus;
 use linklab_wire::lapb::{Frame, LinkProcedure, Role as LapbRole};
 use linklab_x25::{Body, CallOptions, Dte, DteAddress, Event, Lci, Packet, Role};
-use support::{bytes, config, messages, Line, WindowMonitor};
+use support::{config, messages, WindowMonitor};
 
 const BIT_RATE: u64 = 9600;
 const PROPAGATION: Duration = Duration::from_millis(20);
@@ -181,7 +182,7 @@ fn session(modulus: Modulus, loss: f64, seed: u64, sizes: &[usize]) -> Lapb {
     lapb.take(1);
     let mut rng = Stream::from_seed(seed ^ 0x5555);
     let sent: [Vec<Vec<u8>>; 2] =
-        [0, 1].map(|_| sizes.iter().map(|&n| bytes(&mut rng, n)).collect());
+        [0, 1].map(|_| sizes.iter().map(|&n| random_octets(&mut rng, n)).collect());
     for (stack, messages) in lapb.stacks.iter_mut().zip(&sent) {
         for data in messages {
             stack.dte.send(lci, data, false, false).unwrap();

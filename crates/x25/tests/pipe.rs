@@ -10,11 +10,12 @@ use std::time::Duration;
 
 use linklab_core::Instant;
 use linklab_core::Stream;
+use linklab_testkit::random_octets;
 use linklab_x25::packet::{cause, DataFields, Facility};
 use linklab_x25::{
     Body, CallOptions, ChannelState, DteAddress, Event, LayerState, Lci, Modulus, Packet, Role,
 };
-use support::{bytes, config, messages, new_pipe, Pipe, PipeExt};
+use support::{config, messages, new_pipe, Pipe, PipeExt};
 
 fn pair() -> Pipe {
     Pipe::restarted(config(Role::Dte, "1111"), config(Role::Dce, "2222"))
@@ -71,7 +72,7 @@ fn transfer(pipe: &mut Pipe, from: usize, lci: Lci, sizes: &[usize], d: bool, se
     let sent: Vec<(bool, bool, Vec<u8>)> = sizes
         .iter()
         .enumerate()
-        .map(|(i, &n)| (i % 3 == 1, d && i % 2 == 0, bytes(&mut rng, n)))
+        .map(|(i, &n)| (i % 3 == 1, d && i % 2 == 0, random_octets(&mut rng, n)))
         .collect();
     for (q, d, data) in &sent {
         pipe.engines[from].dte.send(lci, data, *q, *d).unwrap();

@@ -22,10 +22,10 @@ use linklab_core::Streams;
 use linklab_ip::apps::FileReceiver;
 
 use crate::workload::Workload;
+use linklab_ip::x25::{Encapsulation, IpConfig, Route};
 use linklab_ip::{CongestionControl, Host, TcpConfig, X25IfConfig, X25IfError, X25Interface};
 use linklab_link::Config as LinkConfig;
 use linklab_sim::{drive, DriveError, World};
-use linklab_x25::ip::{Encapsulation, IpConfig, Route};
 use linklab_x25::{Config as X25Config, DteAddress, Role};
 use smoltcp::wire::{IpAddress, IpCidr};
 use thiserror::Error;

@@ -7,63 +7,12 @@
 //! its sender has received.
 #![allow(dead_code)]
 
-use linklab_core::{Engine, Stream, Streams};
+use linklab_core::Engine;
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use linklab_core::Instant;
-use linklab_testkit::{Impaired, Impairment, Pair};
+use linklab_testkit::Pair;
 use linklab_x25::{Body, Config, Dte, DteAddress, Event, Lci, Packet, Role};
-
-/// `len` seeded random octets.
-pub fn bytes(rng: &mut Stream, len: usize) -> Vec<u8> {
-    (0..len).map(|_| rng.next_u64() as u8).collect()
-}
-
-/// A full-duplex line between two LAPB links, in virtual time: each frame
-/// takes its octets plus 4 (flag and FCS) at `bit_rate`, then the
-/// propagation delay, and may be lost (seeded); `from[i]` carries what
-/// side `i` sends, in order.
-pub struct Line {
-    bit_rate: u64,
-    free: [Instant; 2],
-    pub from: [Impaired<Vec<u8>>; 2],
-}
-
-impl Line {
-    pub fn new(bit_rate: u64, propagation: Duration, loss: f64, seed: u64) -> Line {
-        let streams = Streams::new(seed);
-        let impairment = Impairment {
-            delay: propagation,
-            loss,
-            ..Impairment::default()
-        };
-        Line {
-            bit_rate,
-            free: [Instant::ZERO; 2],
-            from: [0, 1].map(|i| Impaired::bytes(impairment, streams.stream_index(i).next_u64())),
-        }
-    }
-
-    /// `side` sends a frame's `octets` at `now`, after what it sent before.
-    pub fn send(&mut self, side: usize, now: Instant, octets: Vec<u8>) {
-        let bits = (octets.len() as u64 + 4) * 8;
-        let start = self.free[side].max(now);
-        let end = start + Duration::from_micros(bits * 1_000_000 / self.bit_rate);
-        self.free[side] = end;
-        self.from[side].send(end, octets);
-    }
-
-    /// When the next frame arrives at either end.
-    pub fn next_arrival(&self) -> Option<Instant> {
-        self.from.iter().filter_map(Impaired::next_arrival).min()
-    }
-
-    /// The next frame from `side` that has arrived by `now`.
-    pub fn recv(&mut self, side: usize, now: Instant) -> Option<Vec<u8>> {
-        self.from[side].recv(now)
-    }
-}
 
 pub fn config(role: Role, address: &str) -> Config {
     Config {

@@ -30,7 +30,12 @@ use linklab_link::{
     Config as LinkConfig, Event as LinkEvent, HdlcAddressing, HdlcLink, NewLinkError,
 };
 use linklab_wire::lapb::{Frame, LinkProcedure, Role as LapbRole};
-use linklab_x25::ip::{IpConfig, IpConfigError, IpEvent, IpOverX25, IpStats};
+pub mod circuits;
+
+pub use circuits::{
+    Encapsulation, IpConfig, IpConfigError, IpEvent, IpOverX25, IpStats, Route, SendError,
+    Spreading,
+};
 use thiserror::Error;
 
 use crate::device::Ax25Device;
@@ -283,7 +288,7 @@ impl IpLink for X25Interface {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use linklab_x25::ip::{Encapsulation, Route};
+
     use linklab_x25::{Config as X25Config, DteAddress};
     use smoltcp::phy::{Device, TxToken};
 

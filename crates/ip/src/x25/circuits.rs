@@ -55,11 +55,10 @@ use std::net::Ipv4Addr;
 use linklab_core::Instant;
 use thiserror::Error;
 
-use crate::config::{Config, ConfigError};
-use crate::dte::{CallOptions, Dte, LayerState};
-use crate::event::Event;
-use crate::packet::cause::DTE_ORIGINATED;
-use crate::packet::{DteAddress, Lci, Packet};
+use linklab_x25::packet::cause::DTE_ORIGINATED;
+use linklab_x25::{
+    CallOptions, Config, ConfigError, Dte, DteAddress, Event, LayerState, Lci, Packet,
+};
 
 /// Call user data identifying IP: the first octet 0xCC (RFC 877; the IP
 /// NLPID of ISO/TR 9577 in RFC 1356 section 3).

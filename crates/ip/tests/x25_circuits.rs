@@ -1,24 +1,21 @@
-//! IP over X.25 (RFC 877/1356, `linklab_x25::ip`) over the packet layer
+//! IP over X.25 (RFC 877/1356, `linklab_ip::x25`) over the packet layer
 //! over LAPB: two `IpOverX25` interfaces, each on a `linklab_link::HdlcLink`
 //! (ABM, X.25 2.4), the links joined by a full-duplex 56 kbit/s line with
 //! 20 ms propagation, in virtual time. A (LAPB DTE, X.25 DTE role) is
 //! 10.0.0.1 at X.121 address 1111, B (LAPB DCE side, the X.25 DCE's part)
 //! 10.0.0.2 at 2222. Seeded frame loss exercises LAPB recovery under the
 //! packet layer.
-
-mod support;
-
 use linklab_core::{Engine, Stream};
 use std::net::Ipv4Addr;
 use std::time::Duration;
 
 use linklab_core::Instant;
+use linklab_ip::x25::{Encapsulation, IpConfig, IpEvent, IpOverX25, Route, SendError, Spreading};
 use linklab_link::{Config as LinkConfig, Event as LinkEvent, HdlcAddressing, HdlcLink};
+use linklab_testkit::{random_octets, Line};
 use linklab_wire::control::Modulus;
 use linklab_wire::lapb::{Frame, LinkProcedure, Role as LapbRole};
-use linklab_x25::ip::{Encapsulation, IpConfig, IpEvent, IpOverX25, Route, SendError, Spreading};
-use linklab_x25::{Body, DteAddress, LayerState, Role};
-use support::{bytes, config, Line};
+use linklab_x25::{Body, Config, DteAddress, LayerState, Role};
 
 const BIT_RATE: u64 = 56_000;
 const PROPAGATION: Duration = Duration::from_millis(20);
@@ -212,7 +209,7 @@ fn assert_same_datagrams(got: &[Vec<u8>], want: &[Vec<u8>], context: &str) {
 
 fn random_datagrams(seed: u64, sizes: &[usize]) -> [Vec<Vec<u8>>; 2] {
     let mut rng = Stream::from_seed(seed);
-    [0, 1].map(|_| sizes.iter().map(|&n| bytes(&mut rng, n)).collect())
+    [0, 1].map(|_| sizes.iter().map(|&n| random_octets(&mut rng, n)).collect())
 }
 
 #[test]
@@ -497,5 +494,13 @@ fn lapb_frame_loss_still_delivers_byte_exact() {
                 assert!(got.iter().all(|d| datagrams[1 - side].contains(d)));
             }
         }
+    }
+}
+
+fn config(role: Role, address: &str) -> Config {
+    Config {
+        role,
+        address: DteAddress::new(address).unwrap(),
+        ..Config::default()
     }
 }
