@@ -25,9 +25,9 @@ fn summary(dir: &Path) -> Vec<Value> {
     summary["checks"].as_array().unwrap().clone()
 }
 
-/// The check ids `experiments/gaps.toml` declares known not to reproduce.
+/// The check ids `crates/scenario/experiments/gaps.toml` declares known not to reproduce.
 fn declared_gaps() -> Vec<&'static str> {
-    include_str!("../experiments/gaps.toml")
+    linklab_scenario::builtin::GAPS
         .lines()
         .filter_map(|l| l.strip_prefix("check = \""))
         .filter_map(|l| l.strip_suffix('"'))

@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-const RONAN: &str = include_str!("../experiments/ronan-tables-2-3.toml");
+const RONAN: &str = include_str!("../crates/scenario/experiments/ronan-tables-2-3.toml");
 
 fn sim(file: &Path, extra: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_linklab"))

@@ -1,5 +1,5 @@
 //! Declared gaps: checks known not to reproduce, listed with a reason in
-//! `experiments/gaps.toml`. They still run and still fail; the run's exit
+//! `crates/scenario/experiments/gaps.toml`. They still run and still fail; the run's exit
 //! status tolerates exactly these failures, and refuses a listed check
 //! that passes, so the list stays true.
 
@@ -7,7 +7,6 @@ use anyhow::Context;
 use serde::Deserialize;
 
 /// The built-in list.
-const GAPS: &str = include_str!("../../experiments/gaps.toml");
 
 /// One declared gap.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -28,9 +27,10 @@ pub struct Gaps {
 }
 
 impl Gaps {
-    /// The list in `experiments/gaps.toml`.
+    /// The list in `crates/scenario/experiments/gaps.toml`.
     pub fn built_in() -> anyhow::Result<Gaps> {
-        Gaps::parse(GAPS).context("experiments/gaps.toml")
+        Gaps::parse(linklab_scenario::builtin::GAPS)
+            .context("crates/scenario/experiments/gaps.toml")
     }
 
     fn parse(text: &str) -> anyhow::Result<Gaps> {

@@ -54,7 +54,7 @@ fn summary(h: &mut String, run: &Run) {
     let declared = match gaps {
         0 => String::new(),
         n => format!(
-            " {n} of the failing ones are declared gaps (<code>experiments/gaps.toml</code>): \
+            " {n} of the failing ones are declared gaps (<code>crates/scenario/experiments/gaps.toml</code>): \
              known not to reproduce, each explained in its note."
         ),
     };

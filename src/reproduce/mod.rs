@@ -256,7 +256,7 @@ fn verdict(run: &Run) -> anyhow::Result<()> {
         .collect();
     if !closed.is_empty() {
         bail!(
-            "declared gaps now pass (take them out of experiments/gaps.toml): {}",
+            "declared gaps now pass (take them out of crates/scenario/experiments/gaps.toml): {}",
             closed.join(", ")
         );
     }

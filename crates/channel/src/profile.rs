@@ -13,7 +13,7 @@
 //! The costs are in the firmware's own processor cycles, so one set of
 //! costs serves a firmware on every clock it ran on (TNC2 at 2.4576 MHz
 //! and TNC2D at 4.9152 MHz run the same EPROM). Each firmware's costs were
-//! fitted to the throughputs Zieliński quotes (experiments/reference/
+//! fitted to the throughputs Zieliński quotes (crates/scenario/published/
 //! zielinski_text.csv) with the simulator of `linklab-scenario`, and its
 //! buffer to the real window sizes he reports; the numbers and what they
 //! were fitted to are documented on each firmware below
@@ -107,7 +107,7 @@ pub struct Firmware {
     pub costs: FirmwareCosts,
     /// Protocol behaviour.
     pub policy: FirmwarePolicy,
-    /// The quoted figures (experiments/reference/zielinski_text.csv) and
+    /// The quoted figures (crates/scenario/published/zielinski_text.csv) and
     /// histograms this firmware's costs and buffer were fitted to, in
     /// short: checks against these are calibration fits, checks against
     /// any other figure are predictions.

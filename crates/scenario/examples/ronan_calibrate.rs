@@ -6,7 +6,7 @@
 //! experiment, 8), minimising the largest relative error over all 21
 //! checks of the AX.25-CL column.
 //! Prints the best point; its values go into
-//! `experiments/ronan-tables-5-7.toml`.
+//! `crates/scenario/experiments/ronan-tables-5-7.toml`.
 //!
 //! `cargo run --release -p linklab-scenario --example ronan_calibrate`
 

@@ -19,6 +19,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod builtin;
 pub mod bux;
 pub mod dstar;
 pub mod experiment;

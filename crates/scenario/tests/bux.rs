@@ -145,14 +145,14 @@ fn built_in_experiments_parse_and_bad_ones_are_refused_clearly() {
         "bux-throughput-two-way",
         "bux-throughput-exponential",
     ] {
-        let text = std::fs::read_to_string(format!("../../experiments/{file}.toml")).unwrap();
+        let text = std::fs::read_to_string(format!("experiments/{file}.toml")).unwrap();
         ThroughputExperiment::from_toml(&text).unwrap();
     }
     for file in ["bux-transfer-time", "bux-transfer-time-tp"] {
-        let text = std::fs::read_to_string(format!("../../experiments/{file}.toml")).unwrap();
+        let text = std::fs::read_to_string(format!("experiments/{file}.toml")).unwrap();
         TransferTimeExperiment::from_toml(&text).unwrap();
     }
-    let text = std::fs::read_to_string("../../experiments/bux-transfer-time.toml").unwrap();
+    let text = std::fs::read_to_string("experiments/bux-transfer-time.toml").unwrap();
     let err = ThroughputExperiment::from_toml(&text).unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -181,7 +181,7 @@ fn built_in_experiments_parse_and_bad_ones_are_refused_clearly() {
 
 #[test]
 fn bad_values_are_refused_with_field_and_place() {
-    let one_way = std::fs::read_to_string("../../experiments/bux-throughput-one-way.toml").unwrap();
+    let one_way = std::fs::read_to_string("experiments/bux-throughput-one-way.toml").unwrap();
     let bad = one_way.replacen("p_bit = 1e-5", "p_bit = 1.5", 2);
     let err = ThroughputExperiment::from_toml(&bad)
         .unwrap_err()
@@ -208,7 +208,7 @@ fn bad_values_are_refused_with_field_and_place() {
         "{err}"
     );
 
-    let delay = std::fs::read_to_string("../../experiments/bux-transfer-time.toml").unwrap();
+    let delay = std::fs::read_to_string("experiments/bux-transfer-time.toml").unwrap();
     let bad = delay.replace("quick_loads = [0.3]", "quick_loads = [1.3]");
     let err = TransferTimeExperiment::from_toml(&bad)
         .unwrap_err()

@@ -197,7 +197,7 @@ fn the_built_in_files_parse_and_bad_values_are_refused() {
         "korb-table-3.toml",
         "korb-table-4.toml",
     ] {
-        let path = format!("{}/../../experiments/{file}", env!("CARGO_MANIFEST_DIR"));
+        let path = format!("{}/experiments/{file}", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(&path).unwrap();
         let e = Experiment::from_toml(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
         assert!(e.kind().starts_with("korb-"));

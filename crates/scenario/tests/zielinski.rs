@@ -5,13 +5,14 @@ use core::time::Duration;
 
 use linklab_channel::profile::{profile, profile_names};
 use linklab_core::Streams;
+use linklab_scenario::builtin::{
+    ZIELINSKI_FIGS_10_13 as FIGS_10_13_TOML, ZIELINSKI_FIGS_14_15 as FIGS_14_15_TOML,
+    ZIELINSKI_FIGS_4_6 as FIGS_4_6_TOML, ZIELINSKI_FIGS_7_9 as FIGS_7_9_TOML,
+};
 use linklab_scenario::report::{NoProgress, RunOptions};
 use linklab_scenario::zielinski::bench::{run_transfer, TransferSetup};
 use linklab_scenario::zielinski::experiment::{parse, ThroughputExperiment};
 use linklab_scenario::zielinski::published::{check, row};
-use linklab_scenario::zielinski::reproduce::{
-    FIGS_10_13_TOML, FIGS_14_15_TOML, FIGS_4_6_TOML, FIGS_7_9_TOML,
-};
 use linklab_scenario::zielinski::station::LinkSetup;
 use linklab_scenario::zielinski::{theory, RealWindowExperiment};
 

@@ -41,7 +41,7 @@ pub enum Measure {
     BufferHoldingTime,
 }
 
-/// A transfer-time experiment: `experiments/bux-transfer-time*.toml`.
+/// A transfer-time experiment: `crates/scenario/experiments/bux-transfer-time*.toml`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TransferTimeExperiment {

@@ -7,22 +7,10 @@ use super::model::{md1_transfer_s, nrm_secondary_transfer_s};
 use super::replicate::Estimate;
 use super::throughput::{CaseCurves, ThroughputExperiment};
 use super::BuxError;
+use crate::builtin;
 use crate::report::{Check, Paper, Progress, RunOptions, Section};
 
 const PAPER: Paper = Paper::Bux1982;
-
-/// `experiments/bux-throughput-one-way.toml`.
-pub const ONE_WAY_TOML: &str = include_str!("../../../../experiments/bux-throughput-one-way.toml");
-/// `experiments/bux-throughput-two-way.toml`.
-pub const TWO_WAY_TOML: &str = include_str!("../../../../experiments/bux-throughput-two-way.toml");
-/// `experiments/bux-throughput-exponential.toml`.
-pub const EXPONENTIAL_TOML: &str =
-    include_str!("../../../../experiments/bux-throughput-exponential.toml");
-/// `experiments/bux-transfer-time.toml`.
-pub const TRANSFER_TIME_TOML: &str = include_str!("../../../../experiments/bux-transfer-time.toml");
-/// `experiments/bux-transfer-time-tp.toml`.
-pub const TRANSFER_TIME_TP_TOML: &str =
-    include_str!("../../../../experiments/bux-transfer-time-tp.toml");
 
 /// Every section of the reproduction, in the paper's order.
 pub fn sections(opts: &RunOptions, progress: &dyn Progress) -> Result<Vec<Section>, BuxError> {
@@ -126,7 +114,7 @@ fn verdict(failures: &[String]) -> String {
 
 /// Figs. 2 and 3: maximum throughput in one-way flow.
 pub fn throughput_one_way(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, BuxError> {
-    let experiment = ThroughputExperiment::from_toml(ONE_WAY_TOML)?;
+    let experiment = ThroughputExperiment::from_toml(builtin::BUX_THROUGHPUT_ONE_WAY)?;
     let results = experiment.measure(opts, progress)?;
     let fig2 = cases(&results.figures, "bux-fig2")?;
     let fig3 = cases(&results.figures, "bux-fig3")?;
@@ -274,8 +262,10 @@ pub fn throughput_one_way(opts: &RunOptions, progress: &dyn Progress) -> Result<
 
 /// Figs. 4-6: maximum throughput in two-way flow.
 pub fn throughput_two_way(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, BuxError> {
-    let constant = ThroughputExperiment::from_toml(TWO_WAY_TOML)?.measure(opts, progress)?;
-    let exponential = ThroughputExperiment::from_toml(EXPONENTIAL_TOML)?.measure(opts, progress)?;
+    let constant = ThroughputExperiment::from_toml(builtin::BUX_THROUGHPUT_TWO_WAY)?
+        .measure(opts, progress)?;
+    let exponential = ThroughputExperiment::from_toml(builtin::BUX_THROUGHPUT_EXPONENTIAL)?
+        .measure(opts, progress)?;
     let fig4 = cases(&constant.figures, "bux-fig4")?;
     let fig6 = cases(&constant.figures, "bux-fig6")?;
     let fig5 = cases(&exponential.figures, "bux-fig5")?;
@@ -428,7 +418,7 @@ fn at_x(curve: &Curve, x: f64) -> Option<Estimate> {
 
 /// Figs. 7-9 and 11: mean transfer and buffer-holding time against load.
 pub fn transfer_time(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, BuxError> {
-    let experiment = TransferTimeExperiment::from_toml(TRANSFER_TIME_TOML)?;
+    let experiment = TransferTimeExperiment::from_toml(builtin::BUX_TRANSFER_TIME)?;
     let results = experiment.measure(opts, progress)?;
     let f = &results.figures;
     let (v, t_p) = (48_000.0, 0.05);
@@ -620,7 +610,7 @@ pub fn transfer_time_vs_t_p(
     opts: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<Section, BuxError> {
-    let experiment = TransferTimeExperiment::from_toml(TRANSFER_TIME_TP_TOML)?;
+    let experiment = TransferTimeExperiment::from_toml(builtin::BUX_TRANSFER_TIME_TP)?;
     let results = experiment.measure(opts, progress)?;
     let c = delay_fig(&results.figures, "bux-fig10", 0.0)?;
     let (l, v) = (952.0, 48_000.0);

@@ -41,7 +41,7 @@ pub enum Flow {
     TwoWay,
 }
 
-/// A maximum-throughput experiment: `experiments/bux-throughput-*.toml`.
+/// A maximum-throughput experiment: `crates/scenario/experiments/bux-throughput-*.toml`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ThroughputExperiment {

@@ -47,12 +47,12 @@ mod tests {
 
     #[test]
     fn the_experiment_files_are_the_papers_runs() {
-        let one = include_str!("../../../../experiments/dstar-table-1.toml");
+        let one = crate::builtin::DSTAR_TABLE_1;
         let Experiment::DstarTable1(c) = Experiment::from_toml(one).unwrap() else {
             panic!("not dstar-table-1");
         };
         assert_eq!(c, super::Table1Config::paper());
-        let two = include_str!("../../../../experiments/dstar-table-2.toml");
+        let two = crate::builtin::DSTAR_TABLE_2;
         let Experiment::DstarTable2(c) = Experiment::from_toml(two).unwrap() else {
             panic!("not dstar-table-2");
         };

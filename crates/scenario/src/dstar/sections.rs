@@ -286,7 +286,7 @@ pub fn table_1_with(
                      repair's wait in it, so no NACK costs a duplicate repair) and the air is \
                      busy about 93% of the run. Nothing in RFC 5740, the paper or what is known \
                      of the radio accounts for the paper's 18% more air, so the row stays about \
-                     17% above the paper's (declared in experiments/gaps.toml). It depends on \
+                     17% above the paper's (declared in crates/scenario/experiments/gaps.toml). It depends on \
                      the buffer, which the fit leaves uncertain: about 10000 B/s at 44 frames, \
                      9500 at 64."
                 } else {

@@ -4,6 +4,7 @@
 
 use linklab_channel::x25net::X25NetConfig;
 
+use crate::builtin;
 use crate::korb::bsd42::Bsd42Config;
 
 use super::bench::{addresses, tcp_4_2bsd, BenchConfig, IFQ_MAXLEN};
@@ -26,11 +27,6 @@ const TOLERANCE: f64 = 0.20;
 /// round trip of the saturated network (five windows, 20 datagrams, drain
 /// through ten circuits in a few seconds).
 const TUNED_MIN_RTO_S: f64 = 30.0;
-
-const TABLE_1: &str = include_str!("../../../../experiments/korb-table-1.toml");
-const TABLE_2: &str = include_str!("../../../../experiments/korb-table-2.toml");
-const TABLE_3: &str = include_str!("../../../../experiments/korb-table-3.toml");
-const TABLE_4: &str = include_str!("../../../../experiments/korb-table-4.toml");
 
 /// What every section says about the model.
 fn model_text() -> String {
@@ -81,7 +77,7 @@ fn gap(ours: f64, paper: f64) -> String {
 /// Table 1: ping round trips, 64 and 512 octets, sequences 1-100 and
 /// 50-100.
 pub fn table_1(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, KorbError> {
-    let experiment = PingExperiment::from_toml(TABLE_1)?;
+    let experiment = PingExperiment::from_toml(builtin::KORB_TABLE_1)?;
     let published = load::<PingRow>()?;
     let stats = experiment.simulate(&BenchConfig::korb1987(1), opts, progress)?;
     let mut section = Section {
@@ -208,8 +204,8 @@ fn row_text(r: &FtpRow) -> String {
 /// one circuit or with the multi-circuit code active, put over at most
 /// two and four.
 pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, KorbError> {
-    let table_2 = FtpExperiment::from_toml(TABLE_2)?;
-    let table_3 = FtpExperiment::from_toml(TABLE_3)?;
+    let table_2 = FtpExperiment::from_toml(builtin::KORB_TABLE_2)?;
+    let table_3 = FtpExperiment::from_toml(builtin::KORB_TABLE_3)?;
     let rows_2 = table_2.simulate(opts, progress)?;
     let rows_3 = table_3.simulate(opts, progress)?;
     let most = table_2.circuits.iter().copied().max().unwrap_or(1);
@@ -375,7 +371,7 @@ pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
 /// Table 4: five simultaneous puts of 100,000 octets with 1 to 10
 /// circuits.
 pub fn table_4(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, KorbError> {
-    let experiment = FtpExperiment::from_toml(TABLE_4)?;
+    let experiment = FtpExperiment::from_toml(builtin::KORB_TABLE_4)?;
     let rows = experiment.simulate(opts, progress)?;
     let published: Vec<_> = load::<PublishedFtp>()?
         .into_iter()
@@ -597,11 +593,11 @@ pub fn retransmissions(opts: &RunOptions, progress: &dyn Progress) -> Result<Sec
     let single = FtpExperiment {
         directions: vec![super::experiment::FileDirection::Put],
         circuits: vec![1],
-        ..FtpExperiment::from_toml(TABLE_2)?
+        ..FtpExperiment::from_toml(builtin::KORB_TABLE_2)?
     };
     let saturated = FtpExperiment {
         circuits: vec![1, 10],
-        ..FtpExperiment::from_toml(TABLE_4)?
+        ..FtpExperiment::from_toml(builtin::KORB_TABLE_4)?
     };
     let tuned = FtpExperiment {
         min_rto_s: Some(TUNED_MIN_RTO_S),

@@ -20,7 +20,7 @@
 //! The TNC's time per frame and the carrier hold are the calibrated
 //! parameters, fitted once ([`calibrate`]) to the AX.25-CL column: both bit
 //! rates and all windows together, `ack_window` 8, all 21 checks of Tables
-//! V, VI and VII; their values live in `experiments/ronan-tables-5-7.toml`
+//! V, VI and VII; their values live in `crates/scenario/experiments/ronan-tables-5-7.toml`
 //! with the fit's record.
 
 use core::time::Duration;
@@ -33,6 +33,7 @@ use serde::Deserialize;
 use super::cl::DtnOverAx25Cl;
 use super::reference::{published_row, Published};
 use super::{RonanError, TRANSFER_S};
+use crate::builtin;
 use crate::experiment::{Experiment, ExperimentError, ExperimentKind, InvalidField};
 use crate::published::load;
 use crate::report::{
@@ -47,7 +48,6 @@ use crate::transfer::{
 pub const KIND: &str = "ronan-measured";
 
 /// The built-in experiment: Tables V-VII with the calibrated parameters.
-const BUILT_IN: &str = include_str!("../../../../experiments/ronan-tables-5-7.toml");
 
 /// Tables V and VII and Table VI's per-swap difference (issue 4).
 const TOLERANCE: f64 = 0.10;
@@ -143,9 +143,9 @@ impl MeasuredConfig {
         })
     }
 
-    /// The built-in experiment, `experiments/ronan-tables-5-7.toml`.
+    /// The built-in experiment, `crates/scenario/experiments/ronan-tables-5-7.toml`.
     pub fn built_in() -> Result<Self, RonanError> {
-        Self::from_toml(BUILT_IN)
+        Self::from_toml(builtin::RONAN_TABLES_5_7)
     }
 
     fn validate(&self) -> Result<(), RonanError> {
@@ -808,7 +808,7 @@ fn text(config: &MeasuredConfig) -> String {
            above the engines, minimising the largest relative error over all 21 checks of \
            Tables V, VI and VII, both bit rates and all windows together \
            (examples/ronan_calibrate.rs; grid and record in \
-           experiments/ronan-tables-5-7.toml). It replaced an earlier fit in which 180 \
+           crates/scenario/experiments/ronan-tables-5-7.toml). It replaced an earlier fit in which 180 \
            octets of 'application overhead' and a bare bundle acknowledgement stood in for \
            the DTN application; with the real CL that fit's hold (650 ms) left Table VI \
            up to 28 % off. Table VI's per-swap check is the binding one: 10 % of the excess \
@@ -874,13 +874,15 @@ mod tests {
 
     #[test]
     fn bad_files_are_refused_with_the_field_named() {
-        let unknown = BUILT_IN.replace("t1_s", "t1_seconds");
+        let unknown = builtin::RONAN_TABLES_5_7.replace("t1_s", "t1_seconds");
         let err = MeasuredConfig::from_toml(&unknown).unwrap_err();
         assert!(err.to_string().contains("t1_seconds"), "{err}");
-        let window = BUILT_IN.replace("windows = [1, 2, 3, 4, 5, 6, 7]", "windows = [8]");
+        let window =
+            builtin::RONAN_TABLES_5_7.replace("windows = [1, 2, 3, 4, 5, 6, 7]", "windows = [8]");
         let err = MeasuredConfig::from_toml(&window).unwrap_err();
         assert!(err.to_string().contains("windows"), "{err}");
-        let negative = BUILT_IN.replace("host_latency_ms = ", "host_latency_ms = -");
+        let negative =
+            builtin::RONAN_TABLES_5_7.replace("host_latency_ms = ", "host_latency_ms = -");
         let err = MeasuredConfig::from_toml(&negative).unwrap_err();
         assert!(err.to_string().contains("host_latency_ms"), "{err}");
     }

@@ -1,5 +1,5 @@
 //! Zieliński experiments as data: the TOML files
-//! `experiments/zielinski-*.toml` deserialise into these structs and
+//! `crates/scenario/experiments/zielinski-*.toml` deserialise into these structs and
 //! [`ThroughputExperiment::run`] / [`RealWindowExperiment::run`] simulate
 //! them (`linklab sim FILE.toml`).
 //!

@@ -1,7 +1,7 @@
 //! The reproduction of Zieliński 2013 for `linklab reproduce`: the model
 //! checks (eq. 1-4), Figs. 4-6 and 10-13 (throughput against k) and the
 //! real-window-size histograms (Figs. 7-9, 14-15), each a
-//! [`Section`] built from the experiment files in `experiments/`.
+//! [`Section`] built from the built-in experiment files ([`crate::builtin`]).
 
 use core::time::Duration;
 
@@ -11,18 +11,10 @@ use super::experiment::{
 };
 use super::published::{check, row, Quoted, Row, TOLERANCE};
 use super::ZielinskiError;
+use crate::builtin;
 use crate::published::load;
 use crate::report::{Check, Paper, Progress, RunOptions, Section, Table};
 use linklab_channel::profile::{profile, profiles};
-
-/// `experiments/zielinski-figs-4-6.toml`.
-pub const FIGS_4_6_TOML: &str = include_str!("../../../../experiments/zielinski-figs-4-6.toml");
-/// `experiments/zielinski-figs-10-13.toml`.
-pub const FIGS_10_13_TOML: &str = include_str!("../../../../experiments/zielinski-figs-10-13.toml");
-/// `experiments/zielinski-figs-7-9.toml`.
-pub const FIGS_7_9_TOML: &str = include_str!("../../../../experiments/zielinski-figs-7-9.toml");
-/// `experiments/zielinski-figs-14-15.toml`.
-pub const FIGS_14_15_TOML: &str = include_str!("../../../../experiments/zielinski-figs-14-15.toml");
 
 const PAPER: Paper = Paper::Zielinski2013;
 
@@ -315,7 +307,7 @@ pub fn figures_4_to_6(
     opts: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<Section, ZielinskiError> {
-    let exp: ThroughputExperiment = parse(FIGS_4_6_TOML)?;
+    let exp: ThroughputExperiment = parse(builtin::ZIELINSKI_FIGS_4_6)?;
     let results = exp.simulate(opts, progress)?;
     let out = exp.output(&results);
     let ks = &exp.windows;
@@ -565,7 +557,7 @@ pub fn figures_10_to_13(
     opts: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<Section, ZielinskiError> {
-    let exp: ThroughputExperiment = parse(FIGS_10_13_TOML)?;
+    let exp: ThroughputExperiment = parse(builtin::ZIELINSKI_FIGS_10_13)?;
     let results = exp.simulate(opts, progress)?;
     let out = exp.output(&results);
     let ks = &exp.windows;
@@ -785,8 +777,8 @@ pub fn real_window_figures(
     opts: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<Section, ZielinskiError> {
-    let hardware: RealWindowExperiment = parse(FIGS_7_9_TOML)?;
-    let software: RealWindowExperiment = parse(FIGS_14_15_TOML)?;
+    let hardware: RealWindowExperiment = parse(builtin::ZIELINSKI_FIGS_7_9)?;
+    let software: RealWindowExperiment = parse(builtin::ZIELINSKI_FIGS_14_15)?;
     let hw = hardware.simulate(opts, progress)?;
     let sw = software.simulate(opts, progress)?;
     let mut out = hardware.output(&hw);

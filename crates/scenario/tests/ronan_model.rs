@@ -1,26 +1,17 @@
-//! Tables II and III of Ronan, Long and Walsh, reproduced from the copy of
-//! the published figures kept in `crates/scenario/published`.
+//! Tables II and III of Ronan, Long and Walsh: the closed-form model of
+//! `linklab-models` against the published figures kept in
+//! `crates/scenario/published`.
 
 use linklab_models::ronan::{AckReading, Params};
-
-const PUBLISHED: &str = include_str!("../../scenario/published/ronan_ax25_transfer.csv");
+use linklab_scenario::published::load;
+use linklab_scenario::ronan::reference::Published;
 
 /// (bit rate, window, published model time) for every row of Tables II, III.
 fn published_model_rows() -> Vec<(f64, u32, f64)> {
-    let mut reader = csv::Reader::from_reader(PUBLISHED.as_bytes());
-    let headers = reader.headers().expect("header row").clone();
-    let col = |name: &str| headers.iter().position(|h| h == name).expect(name);
-    let (rate, window, model) = (col("bitrate_bps"), col("window"), col("model_s"));
-    reader
-        .records()
-        .map(|r| {
-            let r = r.expect("well-formed row");
-            (
-                r[rate].parse().unwrap(),
-                r[window].parse().unwrap(),
-                r[model].parse().unwrap(),
-            )
-        })
+    load::<Published>()
+        .expect("the published figures load")
+        .iter()
+        .map(|r| (f64::from(r.bit_rate), u32::from(r.window), r.model_s))
         .collect()
 }
 
