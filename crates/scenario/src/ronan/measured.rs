@@ -47,8 +47,6 @@ use crate::transfer::{
 /// The `kind` of this experiment in a TOML file.
 pub const KIND: &str = "ronan-measured";
 
-/// The built-in experiment: Tables V-VII with the calibrated parameters.
-
 /// Tables V and VII and Table VI's per-swap difference (issue 4).
 const TOLERANCE: f64 = 0.10;
 
