@@ -1,12 +1,10 @@
 //! Declared gaps: checks known not to reproduce, listed with a reason in
-//! `crates/scenario/experiments/gaps.toml`. They still run and still fail; the run's exit
-//! status tolerates exactly these failures, and refuses a listed check
-//! that passes, so the list stays true.
+//! `crates/scenario/experiments/gaps.toml`. They still run and still fail;
+//! the run's exit status tolerates exactly these failures, and refuses a
+//! listed check that passes, so the list stays true.
 
 use anyhow::Context;
 use serde::Deserialize;
-
-/// The built-in list.
 
 /// One declared gap.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
