@@ -57,8 +57,6 @@
 //! which keeps them as a fragment). Octets received after the last
 //! acknowledgement arrive again in the resumed fragment: the duplication
 //! the paper's conclusion says short `ack_window`s keep small.
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 mod config;
 mod event;

@@ -13,8 +13,6 @@
 //! comes from seeded `linklab_core` streams. Nothing here reads a clock or
 //! does I/O. The models know the engines only through the [`Medium`]
 //! trait and plain frame bytes.
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod airtime;
 pub mod dstar;

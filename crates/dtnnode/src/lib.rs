@@ -22,8 +22,6 @@
 //!   status reports asked for, receive deliveries and reports), and
 //!   [`client`], its application side.
 //! - [`options`]: peers, routes and addresses from the command line.
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod app;
 pub mod cl;

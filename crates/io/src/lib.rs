@@ -14,7 +14,6 @@
 //!   in VC or datagram mode) on a KISS port, sans-IO as well, and
 //!   [`ip_driver`], the tokio loop that runs it with an [`Application`] on
 //!   its sockets.
-#![forbid(unsafe_code)]
 
 mod address;
 pub mod driver;

@@ -22,7 +22,6 @@
 //! and asynchronous response modes (NRM, ARM) with a primary and a
 //! secondary station, as Bux, Kümmerle and Truong (1982) describe them in
 //! their Appendix A1 and A2 ([`Config::role`], [`Config::mode`]).
-#![forbid(unsafe_code)]
 
 pub mod config;
 mod datalink;

@@ -11,7 +11,6 @@
 //!
 //! All times are in seconds and all rates in bit/s, as `f64`: these are
 //! closed-form models, not the simulator, which works in integer virtual time.
-#![forbid(unsafe_code)]
 
 pub mod airtime;
 pub mod ronan;

@@ -41,8 +41,6 @@
 //! receivers' TFRC rate from their loss event fraction and RTT, the CLR
 //! chosen as the slowest receiver, slow start, and halving without
 //! feedback.
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod cc;
 pub mod fec;

@@ -55,8 +55,6 @@
 //! Not done: a receiver restarted while its peer's sender still caches
 //! objects asks for them again, and their bundles reach its node again
 //! (the bundle agent's duplicate check is then what stops them).
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 mod config;
 pub mod header;

@@ -16,8 +16,6 @@
 //! - [`experiment`]: scenario files (TOML) that `linklab sim` runs.
 //! - [`report`]: what a reproduction hands to the CLI (tables, figures,
 //!   checks).
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod builtin;
 pub mod bux;

@@ -17,6 +17,8 @@
 //! [`EventQueue`]: linklab_sim::EventQueue
 //! [`Stream`]: linklab_core::Stream
 //! [`Tally`]: linklab_sim::Tally
+// criterion_group! defines a public function it cannot document.
+#![allow(missing_docs)]
 
 #[path = "../examples/md1/model.rs"]
 mod model;

@@ -59,8 +59,6 @@
 //!   new transfer starts, those on the wire may finish; the connection
 //!   closes when both SESS_TERMs are exchanged and nothing is half done,
 //!   or after the ending timeout.
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 mod config;
 mod event;

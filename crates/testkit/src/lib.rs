@@ -12,7 +12,6 @@
 //!
 //! It depends on `linklab-core` only, never on a protocol crate, so every
 //! protocol crate can take it as a dev-dependency without a cycle.
-#![warn(missing_docs)]
 
 pub mod impair;
 pub mod line;

@@ -10,7 +10,6 @@
 //! - [`kiss`]: the KISS TNC host protocol and its ACKMODE extension.
 //! - [`pcap`]: libpcap capture files with AX.25 link types.
 //! - [`monitor`]: a one-line, TNC-style rendering of a frame.
-#![forbid(unsafe_code)]
 
 pub mod ax25;
 pub mod control;
