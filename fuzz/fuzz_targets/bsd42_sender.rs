@@ -13,12 +13,11 @@
 //! number, two of window and one of payload length follow.
 #![no_main]
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use core::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
 use linklab_scenario::korb::bsd42::{Bsd42Config, Bsd42Endpoint, Bsd42Sender};
-use linklab_core::Instant;
 use smoltcp::phy::ChecksumCapabilities;
 use smoltcp::wire::{
     IpAddress, IpProtocol, Ipv4Address, Ipv4Packet, Ipv4Repr, TcpControl, TcpPacket, TcpRepr,

@@ -15,12 +15,11 @@
 //! sender enqueued, unless the traffic was corrupted.
 #![no_main]
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use core::time::Duration;
 use libfuzzer_sys::fuzz_target;
 use linklab_norm::wire::Packet;
 use linklab_norm::{ObjectKind, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig, SyncPolicy, Transmit};
-use linklab_core::Instant;
 use std::net::SocketAddr;
 
 const MAX_STEPS: usize = 2048;

@@ -9,13 +9,12 @@
 //! configured peer, and otherwise refuses the object (never both).
 #![no_main]
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use core::time::Duration;
 use libfuzzer_sys::fuzz_target;
 use linklab_norm::{ObjectKind, Sender, SenderConfig};
 use linklab_normcl::header::BundleObject;
 use linklab_normcl::{norm_node_id, Config, Event, Session};
-use linklab_core::Instant;
 use std::net::SocketAddr;
 
 const PEER: &str = "ipn:1.0";

@@ -13,13 +13,12 @@
 //! too; every event's message is non-empty.
 #![no_main]
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use core::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
 use linklab_io::{Station, StationEvent, KISS_MAX_FRAME};
 use linklab_link::{Config, RecoveryMode};
-use linklab_core::Instant;
 use linklab_wire::ax25::{Address, Frame};
 use linklab_wire::control::Modulus;
 use linklab_wire::{kiss, monitor};

@@ -8,11 +8,10 @@
 //! the piece size (bits 3 to 7).
 #![no_main]
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use libfuzzer_sys::fuzz_target;
 use linklab_tcpcl::wire::{ContactHeader, Decoded, Limits, Message, SessInit};
 use linklab_tcpcl::{Config, Role, Session, State};
-use linklab_core::Instant;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, body)) = data.split_first() else {

@@ -72,8 +72,7 @@ use std::collections::VecDeque;
 
 use core::time::Duration;
 
-use linklab_core::Instant;
-use linklab_core::Streams;
+use linklab_core::{Instant, Streams};
 
 use crate::airtime::bits_duration;
 use crate::errors::{ErrorModel, ErrorProcess};

@@ -16,8 +16,7 @@
 //!   it), so a burst can outlast a gap between frames. Stationary
 //!   probability of Bad: π_B = p_GB / (p_GB + p_BG).
 
-use linklab_core::Instant;
-use linklab_core::Stream;
+use linklab_core::{Instant, Stream};
 
 /// The error characteristic of a medium.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

@@ -11,8 +11,7 @@
 use core::time::Duration;
 use std::collections::VecDeque;
 
-use linklab_core::Instant;
-use linklab_core::Streams;
+use linklab_core::{Instant, Streams};
 use linklab_sim::TimeWeighted;
 
 use crate::airtime::{bits_duration, hdlc_bits};

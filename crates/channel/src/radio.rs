@@ -46,8 +46,7 @@ use core::cmp::Reverse;
 use core::time::Duration;
 use std::collections::{BinaryHeap, VecDeque};
 
-use linklab_core::Instant;
-use linklab_core::{Stream, Streams};
+use linklab_core::{Instant, Stream, Streams};
 use linklab_sim::{Tally, TimeWeighted};
 
 use crate::airtime::{bits_duration, hdlc_bits, FLAG_BITS};

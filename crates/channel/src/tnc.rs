@@ -22,10 +22,9 @@
 //! serial → [`Tnc::poll_host_delivery`].
 
 use core::time::Duration;
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use std::collections::VecDeque;
 
-use linklab_core::Instant;
 use linklab_wire::kiss;
 
 use crate::airtime::bits_duration;

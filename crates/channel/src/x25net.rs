@@ -47,11 +47,9 @@
 //! access lines from `"{name}/access{i}/..."`.
 
 use core::time::Duration;
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant, Stream, Streams};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use linklab_core::Instant;
-use linklab_core::{Stream, Streams};
 use linklab_link::{Config as LinkConfig, Event as LinkEvent, HdlcAddressing, HdlcLink};
 use linklab_wire::lapb::{Frame, LinkProcedure, Role as LapbRole};
 use linklab_x25::{CallOptions, Config as X25Config, Dte, DteAddress, Event, Lci, Role};

@@ -7,8 +7,7 @@ use linklab_channel::{
     bits_duration, hdlc_bits, Delivery, ErrorModel, GilbertElliott, LineConfig, Medium, Outcome,
     PointToPointLine, StationId,
 };
-use linklab_core::Instant;
-use linklab_core::Streams;
+use linklab_core::{Instant, Streams};
 use linklab_sim::{ConfidenceInterval, Tally};
 
 fn drain(line: &mut PointToPointLine) -> Vec<Delivery> {

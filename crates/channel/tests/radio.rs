@@ -8,8 +8,7 @@ use linklab_channel::{
     bits_duration, hdlc_bits, Delivery, Duplex, Medium, MediumEvent, Outcome, RadioChannel,
     RadioConfig, StationConfig, StationId, FLAG_BITS,
 };
-use linklab_core::Instant;
-use linklab_core::Streams;
+use linklab_core::{Instant, Streams};
 use linklab_sim::{ConfidenceInterval, Tally};
 
 const RATE: u32 = 1200;

@@ -1,13 +1,11 @@
 //! The TNC model: frames ready when the channel is won, and turnaround.
 
 use core::time::Duration;
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant, Streams};
 
 use linklab_channel::{
     Medium, MediumEvent, RadioChannel, RadioConfig, StationConfig, StationId, Tnc, TncConfig,
 };
-use linklab_core::Instant;
-use linklab_core::Streams;
 
 fn ms(x: u64) -> Duration {
     Duration::from_millis(x)

@@ -7,12 +7,10 @@
 //! per-call throughput class limits each call on its own while a bucket
 //! one datagram deep lets a lone datagram through at once.
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant, Streams};
 use std::time::Duration;
 
 use linklab_channel::x25net::{Delay, PerCallLimit, X25NetConfig, X25Network};
-use linklab_core::Instant;
-use linklab_core::Streams;
 use linklab_link::{Config as LinkConfig, Event as LinkEvent, HdlcAddressing, HdlcLink};
 use linklab_wire::lapb::{Frame, LinkProcedure, Role as LapbRole};
 use linklab_x25::{CallOptions, Config, Dte, DteAddress, Event, LayerState, Lci, Role};

@@ -17,7 +17,7 @@
 //! - `C key` once [`Agent::delivery_done`] has returned;
 //! - `BAD ...` if the agent offers a confirmed delivery again.
 
-use linklab_core::Stream;
+use linklab_core::{Instant, Stream};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -25,7 +25,6 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::Command;
 
-use linklab_core::Instant;
 use linklab_dtn::{Agent, Config, Eid, LinkId, MemoryStore, RedbStore, SendRequest};
 
 const DIR: &str = "LINKLAB_DTN_CRASH_DIR";

@@ -6,9 +6,8 @@
 //! so a command-line front end (or anything else) never blocks the loop.
 
 use core::time::Duration;
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 
-use linklab_core::Instant;
 use linklab_wire::ax25::Address;
 use linklab_wire::kiss;
 use thiserror::Error;

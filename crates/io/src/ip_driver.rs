@@ -9,7 +9,7 @@
 
 use core::time::Duration;
 
-use linklab_core::Instant;
+use linklab_core::{earliest, Instant};
 use linklab_ip::Host;
 use linklab_link::State;
 use tokio::io::AsyncReadExt;
@@ -124,10 +124,7 @@ pub async fn run<A: Application>(
             Phase::Running => None,
             Phase::Draining { until } | Phase::Releasing { until } => Some(until),
         };
-        let wake = [station.poll_timeout(now), app.poll_at()]
-            .into_iter()
-            .flatten()
-            .min()
+        let wake = earliest([station.poll_timeout(now), app.poll_at()])
             .map(|t| start + Duration::from_micros(t.as_micros()))
             .into_iter()
             .chain(deadline)

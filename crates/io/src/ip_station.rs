@@ -6,10 +6,9 @@
 //! clock: the [`ip_driver`](crate::ip_driver) runs it in real time, tests
 //! in virtual time.
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use std::collections::VecDeque;
 
-use linklab_core::Instant;
 use linklab_ip::Host;
 use linklab_wire::ax25::{Address, AddressField};
 use linklab_wire::control::Modulus;

@@ -11,10 +11,9 @@
 //! are drained by the caller (the [`driver`](crate::driver) in real time,
 //! tests in virtual time).
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use std::collections::{BTreeMap, VecDeque};
 
-use linklab_core::Instant;
 use linklab_link::{
     Config, DataLink, Event, InvalidFrame, NewLinkError, RoleError, SendError, State,
 };

@@ -5,11 +5,10 @@
 
 mod hub;
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use std::time::Duration;
 
 use hub::{addr, payload, Hub};
-use linklab_core::Instant;
 use linklab_io::{InputError, Station, StationEvent, DEFAULT_MAX_LINKS};
 use linklab_link::{Config, Event};
 use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame};

@@ -11,10 +11,8 @@
 //! statically"): the two hosts' MAC addresses are known, so no ARP or
 //! Neighbor Discovery traffic is sent.
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use std::collections::VecDeque;
-
-use linklab_core::Instant;
 
 use crate::device::Ax25Device;
 use crate::host::IpLink;

@@ -2,13 +2,11 @@
 //! [`IpLink`] (an [`Ax25Interface`] by default, or an
 //! [`X25Interface`](crate::X25Interface)), stepped with time passed in.
 
-use linklab_core::Engine;
+use linklab_core::{earliest, Engine, Instant};
 use smoltcp::iface::{Config as IfaceConfig, Interface, SocketHandle, SocketSet};
 use smoltcp::socket::{icmp, tcp};
 use smoltcp::time::{Duration as SmolDuration, Instant as SmolInstant};
 use smoltcp::wire::{HardwareAddress, IpCidr};
-
-use linklab_core::Instant;
 
 use crate::device::Ax25Device;
 use crate::iface::{Ax25Config, Ax25ConfigError, Ax25Interface};
@@ -309,10 +307,7 @@ impl<L: IpLink> Host<L> {
             .poll_at(smol_instant(now), &self.sockets)
             .map(link_instant);
         let pending = (self.link.device().rx_pending() > 0).then_some(now);
-        [smol, self.link.poll_timeout(), pending]
-            .into_iter()
-            .flatten()
-            .min()
+        earliest([smol, self.link.poll_timeout(), pending])
     }
 }
 

@@ -28,10 +28,9 @@
 //! needs on a 256-octet N1.
 
 use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use std::collections::VecDeque;
 
-use linklab_core::Instant;
 use linklab_link::{Config as LinkConfig, DataLink, Event, NewLinkError, State};
 use linklab_wire::ax25::{Address, AddressField, Frame, Pid, MAX_REMAINING};
 use linklab_wire::control::{Control, Modulus, Unnumbered};

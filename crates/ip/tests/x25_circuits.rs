@@ -5,11 +5,10 @@
 //! 10.0.0.1 at X.121 address 1111, B (LAPB DCE side, the X.25 DCE's part)
 //! 10.0.0.2 at 2222. Seeded frame loss exercises LAPB recovery under the
 //! packet layer.
-use linklab_core::{Engine, Stream};
+use linklab_core::{Engine, Instant, Stream};
 use std::net::Ipv4Addr;
 use std::time::Duration;
 
-use linklab_core::Instant;
 use linklab_ip::x25::{Encapsulation, IpConfig, IpEvent, IpOverX25, Route, SendError, Spreading};
 use linklab_link::{Config as LinkConfig, Event as LinkEvent, HdlcAddressing, HdlcLink};
 use linklab_testkit::{random_octets, Line};

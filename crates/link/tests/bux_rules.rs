@@ -4,11 +4,10 @@
 //! and 20 ms to arrive, and the transmitter is never reported busy, so T1
 //! runs exactly as the engine sets it.
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use linklab_core::Instant;
 use linklab_link::{
     AckPolicy, Config, HdlcAddressing, HdlcLink, Mode, PollPolicy, RecoveryMode, Role, State,
     T1OnIFrame,

@@ -17,8 +17,7 @@
 //! Reed-Solomon parity. Both give up after 120 s. A summary line goes to
 //! standard output.
 
-use linklab_core::Engine;
-use linklab_core::Instant;
+use linklab_core::{Engine, Instant};
 use linklab_norm::wire::{object_flags, Message, Packet};
 use linklab_norm::{
     ObjectKind, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig, SenderEvent,

@@ -8,9 +8,7 @@ use crate::wire::{
 };
 use crate::{Rate, Transmit};
 use core::time::Duration;
-use linklab_core::Engine;
-use linklab_core::Instant;
-use linklab_core::Stream;
+use linklab_core::{Engine, Instant, Stream};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::net::SocketAddr;
 use thiserror::Error;

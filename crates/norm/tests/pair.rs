@@ -3,8 +3,7 @@
 //! modes, and a watermark is acknowledged.
 
 use core::time::Duration;
-use linklab_core::Instant;
-use linklab_core::Stream;
+use linklab_core::{Instant, Stream};
 use linklab_norm::{
     Feedback, ObjectKind, Rate, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig,
     SenderEvent, SyncPolicy,

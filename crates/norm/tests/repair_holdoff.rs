@@ -6,8 +6,7 @@
 //! GRTT is measured through the same queue.
 
 use core::time::Duration;
-use linklab_core::Engine;
-use linklab_core::Instant;
+use linklab_core::{Engine, Instant};
 use linklab_norm::{ObjectKind, Receiver, ReceiverConfig, Sender, SenderConfig, SyncPolicy};
 use std::net::SocketAddr;
 

@@ -2,11 +2,10 @@
 //! NORM receiver for the peer's, and the link state between them.
 
 use core::time::Duration;
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use std::collections::{BTreeMap, VecDeque};
 use std::net::SocketAddr;
 
-use linklab_core::Instant;
 use linklab_norm::wire::{Message, Packet};
 use linklab_norm::{
     NodeId, ObjectKind, Receiver, ReceiverConfig, ReceiverEvent, Sender, SenderConfig, SenderEvent,

@@ -7,8 +7,7 @@ use core::time::Duration;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
-use linklab_core::Stream;
-use linklab_core::{Engine, Instant};
+use linklab_core::{Engine, Instant, Stream};
 use linklab_testkit::{Impairment, Pair};
 use support::{bursts, lossy, new_pair, send, sent_and_lost, End};
 

@@ -12,11 +12,9 @@
 
 use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use core::time::Duration;
-use linklab_core::Engine;
+use linklab_core::{earliest, Engine, Instant, Stream, Streams};
 
 use linklab_channel::{Medium, MediumEvent, RadioChannel, RadioConfig, StationConfig, StationId};
-use linklab_core::Instant;
-use linklab_core::{Stream, Streams};
 use linklab_link::Config as LinkConfig;
 use linklab_sim::{drive, DriveError, World};
 use linklab_wire::ax25::Address;
@@ -347,11 +345,11 @@ impl World for Run<'_> {
     /// wake-ups.
     fn next_wake(&mut self, now: Instant) -> Option<Instant> {
         let net = &mut *self.net;
-        [net.radio.poll_timeout(), self.workload.poll_at()]
-            .into_iter()
-            .chain(net.hosts.iter_mut().map(|h| h.poll_at(now)))
-            .flatten()
-            .min()
+        earliest(
+            [net.radio.poll_timeout(), self.workload.poll_at()]
+                .into_iter()
+                .chain(net.hosts.iter_mut().map(|h| h.poll_at(now))),
+        )
     }
 
     fn advance(&mut self, to: Instant) {

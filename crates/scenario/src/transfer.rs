@@ -52,15 +52,13 @@
 //! with a TNC it includes the host and TNC turnaround).
 
 use core::time::Duration;
-use linklab_core::Engine;
+use linklab_core::{earliest, Engine, Instant, Streams};
 use std::collections::VecDeque;
 
 use linklab_channel::{
     Medium, MediumEvent, RadioChannel, RadioConfig, RadioStats, StationConfig, StationId, Tnc,
     TncConfig,
 };
-use linklab_core::Instant;
-use linklab_core::Streams;
 use linklab_link::{AckPolicy, Config, DataLink, Event, NewLinkError, State};
 use linklab_sim::{drive, DriveError, EventId, EventQueue, World};
 use linklab_wire::ax25::{Address, AddressError, Frame};
@@ -415,11 +413,7 @@ impl Station {
     /// When the TNC's processor or the host's delay lines next need
     /// attention.
     pub(crate) fn next_wake(&self) -> Option<Instant> {
-        self.tnc
-            .poll_timeout()
-            .into_iter()
-            .chain(self.poll_timeout())
-            .min()
+        earliest([self.tnc.poll_timeout(), self.poll_timeout()])
     }
 
     fn poll_timeout(&self) -> Option<Instant> {

@@ -3,8 +3,7 @@
 
 use core::time::Duration;
 
-use linklab_core::Instant;
-use linklab_core::Streams;
+use linklab_core::{Instant, Streams};
 use linklab_ip::apps::FileSender;
 use linklab_ip::server::{FileServer, Received};
 use linklab_ip::{Host, TcpConfig};

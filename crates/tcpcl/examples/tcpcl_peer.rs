@@ -25,7 +25,7 @@
 //!
 //! It exits 0 when every check holds and prints what differs otherwise.
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::ExitCode;
@@ -38,7 +38,6 @@ use hardy_bpv7::dtn_time::DtnTime;
 use hardy_bpv7::eid::Eid;
 use hardy_bpv7::status_report::AdministrativeRecord;
 use hardy_cbor::decode::FromCbor;
-use linklab_core::Instant;
 use linklab_tcpcl::{Config, Event, Role, SessTermReason, Session};
 
 /// One TCPCL session on a blocking socket, with the session's timers.

@@ -1,10 +1,9 @@
 //! The TCPCLv4 session engine: one TCP connection, from contact header to
 //! SESS_TERM (RFC 9174 sections 3 to 6), without I/O and without a clock.
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use std::collections::VecDeque;
 
-use linklab_core::Instant;
 use thiserror::Error;
 
 use crate::config::{is_uri, Config, ConfigError, Role};

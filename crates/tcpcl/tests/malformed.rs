@@ -4,8 +4,7 @@
 
 mod support;
 
-use linklab_core::Engine;
-use linklab_core::Instant;
+use linklab_core::{Engine, Instant};
 use linklab_tcpcl::wire::{
     ContactHeader, ExtensionItem, Message, MsgReject, SessInit, SessTerm, XferAck, XferRefuse,
     XferSegment, END, START,

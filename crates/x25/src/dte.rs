@@ -8,10 +8,9 @@
 //! waiting (an incoming call offered to the user), p4 data transfer, p6
 //! DTE clear request; d1 flow control ready, d2 DTE reset request.
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use std::collections::{BTreeMap, VecDeque};
 
-use linklab_core::Instant;
 use linklab_wire::control::Modulus;
 use thiserror::Error;
 

@@ -7,10 +7,9 @@
 
 mod support;
 
-use linklab_core::{Engine, Stream};
+use linklab_core::{Engine, Instant, Stream};
 use std::time::Duration;
 
-use linklab_core::Instant;
 use linklab_link::{Config as LinkConfig, Event as LinkEvent, HdlcAddressing, HdlcLink};
 use linklab_testkit::{random_octets, Line};
 use linklab_wire::control::Modulus;

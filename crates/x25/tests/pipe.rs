@@ -5,11 +5,9 @@
 
 mod support;
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant, Stream};
 use std::time::Duration;
 
-use linklab_core::Instant;
-use linklab_core::Stream;
 use linklab_testkit::random_octets;
 use linklab_x25::packet::{cause, DataFields, Facility};
 use linklab_x25::{

@@ -5,11 +5,10 @@
 
 #![allow(dead_code)]
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant, Streams};
 use std::time::Duration;
 
 use linklab_ax25cl::{Config as ClConfig, Event as ClEvent, Session, State as ClState};
-use linklab_core::{Instant, Streams};
 use linklab_dtn::{
     Agent, Config as AgentConfig, Delivery, Eid, LinkId, MemoryStore, SendRequest, Transmit,
     TransmitId,

@@ -10,12 +10,11 @@
 //! peer's watermark) only once the node has stored it; a sent bundle
 //! succeeds only once the peer acknowledged it.
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use linklab_core::Instant;
 use linklab_dtn::TransmitId;
 use linklab_normcl::{Config, Event, Rate, ReceiptId, Session, TransferId};
 use tokio::net::UdpSocket;

@@ -15,12 +15,11 @@
 //! acknowledges segments it does not keep (RFC 9174 does not require it
 //! to) loses the first part of such a bundle.
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use linklab_core::Instant;
 use linklab_dtn::{LinkId, TransmitId};
 use linklab_tcpcl::{Config, Event, RefuseReason, Role, SessTermReason, Session, TransferId};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

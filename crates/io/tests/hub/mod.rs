@@ -7,11 +7,10 @@
 // Each test crate that includes this module uses a different part of it.
 #![allow(dead_code)]
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use linklab_core::Instant;
 use linklab_io::{InputError, Station, StationEvent};
 use linklab_link::{Config, DisconnectReason, Event, State};
 use linklab_wire::ax25::{Address, Frame};

@@ -48,11 +48,10 @@
 //!   (counted) rather than re-called in a loop.
 
 use core::time::Duration;
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use std::collections::{BTreeMap, VecDeque};
 use std::net::Ipv4Addr;
 
-use linklab_core::Instant;
 use thiserror::Error;
 
 use linklab_x25::packet::cause::DTE_ORIGINATED;

@@ -23,9 +23,8 @@
 //! local network, over an RFC 877 interface of MTU 576.
 
 use core::net::Ipv4Addr;
-use linklab_core::Engine;
+use linklab_core::{earliest, Engine, Instant};
 
-use linklab_core::Instant;
 use linklab_link::{
     Config as LinkConfig, Event as LinkEvent, HdlcAddressing, HdlcLink, NewLinkError,
 };
@@ -252,10 +251,7 @@ impl Engine for X25Interface {
 
     /// When [`X25Interface::handle_timeout`] must next be called.
     fn poll_timeout(&self) -> Option<Instant> {
-        [self.lapb.poll_timeout(), self.ip.poll_timeout()]
-            .into_iter()
-            .flatten()
-            .min()
+        earliest([self.lapb.poll_timeout(), self.ip.poll_timeout()])
     }
 
     /// Runs the timers due at `now` (LAPB T1, the packet layer's

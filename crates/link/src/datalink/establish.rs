@@ -9,8 +9,7 @@ use crate::config::{Mode, RecoveryMode, Role, SabmeHandling};
 use crate::event::{DisconnectReason, Event, FailureReason, LinkError, Version};
 use crate::framing::Framing;
 use crate::timer::Timer;
-use linklab_core::Instant;
-use linklab_core::TimerKind;
+use linklab_core::{Instant, TimerKind};
 
 impl<F: Framing> Link<F> {
     /// DL-CONNECT request: sends SABME (modulo 128 configured) or SABM

@@ -18,7 +18,7 @@ mod recovery;
 mod transfer;
 mod unbalanced;
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use std::collections::VecDeque;
 
 use core::time::Duration;
@@ -31,7 +31,6 @@ use crate::event::{Event, LinkParams, Version};
 use crate::framing::{Ax25Framing, Framing, HdlcAddressing, HdlcFraming, Pdu};
 use crate::segment::{max_segmented_len, segment_count, Reassembler};
 use crate::timer::{Timer, Timers};
-use linklab_core::Instant;
 
 pub use invalid::InvalidFrame;
 

@@ -6,10 +6,9 @@
 //! `hdlc_pair`.
 #![allow(dead_code)]
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant, Streams};
 use std::time::Duration;
 
-use linklab_core::{Instant, Streams};
 use linklab_link::{Ax25Framing, Config, DataLink, Event, Framing, InvalidFrame, Link, State};
 use linklab_testkit::Impaired;
 pub use linklab_testkit::Impairment;

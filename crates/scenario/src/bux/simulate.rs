@@ -30,12 +30,10 @@
 //! delivered exactly once, in order, with its length and its number.
 
 use core::time::Duration;
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant, Stream, Streams};
 use std::collections::VecDeque;
 
 use linklab_channel::{ErrorModel, LineConfig, Medium, MediumEvent, PointToPointLine, StationId};
-use linklab_core::Instant;
-use linklab_core::{Stream, Streams};
 use linklab_link::{
     AckPolicy, Config, Event, HdlcAddressing, HdlcLink, Mode, PollPolicy, RecoveryMode, Role,
     State, T1Backoff, T1OnIFrame,

@@ -6,11 +6,9 @@
 
 use core::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use core::time::Duration;
-use linklab_core::Engine;
+use linklab_core::{earliest, Engine, Instant, Streams};
 
 use linklab_channel::{DdChannel, DdConfig, DdStats, Medium, StationId};
-use linklab_core::Instant;
-use linklab_core::Streams;
 use linklab_ip::apps::{FileReceiver, FileSender};
 use linklab_ip::ether::MacAddress;
 use linklab_ip::{CongestionControl, EthInterface, Host, TcpConfig};
@@ -172,12 +170,12 @@ impl<A: Application> World for Pcs<'_, A> {
     }
 
     fn next_wake(&mut self, now: Instant) -> Option<Instant> {
-        [self.medium.poll_timeout(), self.app.poll_timeout()]
-            .into_iter()
-            .chain(self.hosts.iter_mut().map(|h| h.poll_at(now)))
-            .flatten()
-            .min()
-            .map(|next| next.min(self.end))
+        earliest(
+            [self.medium.poll_timeout(), self.app.poll_timeout()]
+                .into_iter()
+                .chain(self.hosts.iter_mut().map(|h| h.poll_at(now))),
+        )
+        .map(|next| next.min(self.end))
     }
 
     fn advance(&mut self, to: Instant) {

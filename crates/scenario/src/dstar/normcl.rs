@@ -30,11 +30,9 @@
 
 use core::net::{IpAddr, SocketAddr};
 use core::time::Duration;
-use linklab_core::Engine;
+use linklab_core::{earliest, Engine, Instant, Streams};
 
 use linklab_channel::{DdChannel, DdConfig, DdStats, Medium, StationId};
-use linklab_core::Instant;
-use linklab_core::Streams;
 use linklab_dtn::{
     Agent, Config as AgentConfig, Eid, Event as AgentEvent, LinkId, MemoryStore, SendRequest,
     StatusKind, TransmitId,
@@ -232,16 +230,12 @@ impl DtnOverNorm {
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
-        self.nodes
-            .iter()
-            .flat_map(|n| {
-                // The agent's retry waits end in `poll_transmit`, which
-                // needs the link: they count while it is up.
-                let agent = n.session.is_up().then(|| n.agent.poll_timeout());
-                [n.session.poll_timeout(), agent.flatten()]
-            })
-            .flatten()
-            .min()
+        earliest(self.nodes.iter().flat_map(|n| {
+            // The agent's retry waits end in `poll_transmit`, which needs
+            // the link: they count while it is up.
+            let agent = n.session.is_up().then(|| n.agent.poll_timeout());
+            [n.session.poll_timeout(), agent.flatten()]
+        }))
     }
 }
 
@@ -306,10 +300,7 @@ impl World for Pcs<'_> {
     }
 
     fn next_wake(&mut self, _now: Instant) -> Option<Instant> {
-        [self.medium.poll_timeout(), self.app.poll_timeout()]
-            .into_iter()
-            .flatten()
-            .min()
+        earliest([self.medium.poll_timeout(), self.app.poll_timeout()])
             .map(|next| next.min(self.end))
     }
 

@@ -28,14 +28,12 @@
 //! as soon as it is up ([`Agent::retry_now`]). PC 2 reassembles the
 //! payload from the pieces (RFC 9171 section 5.9) and delivers it.
 
-use linklab_core::Engine;
+use linklab_core::{earliest, Engine, Instant, Streams};
 use std::collections::VecDeque;
 
 use core::time::Duration;
 
 use linklab_channel::{DdChannel, DdConfig, DdStats, StationId};
-use linklab_core::Instant;
-use linklab_core::Streams;
 use linklab_dtn::{
     Agent, Config as AgentConfig, Eid, Event as AgentEvent, LinkId, MemoryStore, SendRequest,
     StatusKind, TransmitId,
@@ -428,19 +426,15 @@ impl Application for DtnOverTcpcl {
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
-        self.nodes
-            .iter()
-            .flat_map(|n| {
-                let live = n.reconnect_at.is_none() && !n.session.is_closed();
-                let session = live.then(|| n.session.poll_timeout());
-                // The agent's retry waits end in `poll_transmit`, which
-                // needs the link: they count while the session is up.
-                let up = n.session.state() == ClState::Established;
-                let agent = up.then(|| n.agent.poll_timeout());
-                [session.flatten(), agent.flatten(), n.reconnect_at]
-            })
-            .flatten()
-            .min()
+        earliest(self.nodes.iter().flat_map(|n| {
+            let live = n.reconnect_at.is_none() && !n.session.is_closed();
+            let session = live.then(|| n.session.poll_timeout());
+            // The agent's retry waits end in `poll_transmit`, which
+            // needs the link: they count while the session is up.
+            let up = n.session.state() == ClState::Established;
+            let agent = up.then(|| n.agent.poll_timeout());
+            [session.flatten(), agent.flatten(), n.reconnect_at]
+        }))
     }
 
     fn finished(&self) -> bool {

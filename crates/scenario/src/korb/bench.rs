@@ -13,12 +13,10 @@
 
 use core::net::Ipv4Addr;
 use core::time::Duration;
-use linklab_core::Engine;
+use linklab_core::{earliest, Engine, Instant, Streams};
 
 use crate::korb::bsd42::{exchange, Bsd42Config, Bsd42Sender};
 use linklab_channel::x25net::{X25NetConfig, X25NetError, X25Network};
-use linklab_core::Instant;
-use linklab_core::Streams;
 use linklab_ip::apps::FileReceiver;
 
 use crate::workload::Workload;
@@ -453,14 +451,14 @@ impl World for Run<'_, '_> {
     /// wake-ups.
     fn next_wake(&mut self, now: Instant) -> Option<Instant> {
         let bench = &mut *self.bench;
-        self.workloads
-            .iter()
-            .map(|w| w.poll_at())
-            .chain([bench.net.poll_timeout()])
-            .chain(self.flows.flows.iter().map(|f| f.sender.poll_timeout()))
-            .chain(bench.hosts.iter_mut().map(|h| h.poll_at(now)))
-            .flatten()
-            .min()
+        earliest(
+            self.workloads
+                .iter()
+                .map(|w| w.poll_at())
+                .chain([bench.net.poll_timeout()])
+                .chain(self.flows.flows.iter().map(|f| f.sender.poll_timeout()))
+                .chain(bench.hosts.iter_mut().map(|h| h.poll_at(now))),
+        )
     }
 
     fn advance(&mut self, to: Instant) {

@@ -44,9 +44,7 @@
 //! accepted (an FTP data connection carries one direction).
 
 use core::time::Duration;
-use linklab_core::Engine;
-
-use linklab_core::Instant;
+use linklab_core::{Engine, Instant};
 
 use linklab_ip::{smol_instant, IpLink};
 use smoltcp::phy::{ChecksumCapabilities, Device, RxToken as _, TxToken as _};
@@ -545,6 +543,7 @@ pub fn exchange<L: IpLink>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use linklab_core::earliest;
     use linklab_ip::{link_instant, Ax25Device, CongestionControl, TcpConfig};
     use smoltcp::iface::{Config as IfaceConfig, Interface, SocketSet};
     use smoltcp::socket::tcp;
@@ -634,14 +633,11 @@ mod tests {
             if s.outcome().is_some() && pipe.flying.is_empty() {
                 break;
             }
-            let next = [
+            let next = earliest([
                 s.poll_timeout(),
                 iface.poll_at(smol_instant(now), &sockets).map(link_instant),
                 pipe.flying.iter().map(|f| f.0).min(),
-            ]
-            .into_iter()
-            .flatten()
-            .min()
+            ])
             .expect("something is pending");
             now = next.max(now);
             s.handle_timeout(now);

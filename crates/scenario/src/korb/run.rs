@@ -5,8 +5,7 @@
 use core::time::Duration;
 
 use crate::korb::bsd42::{Bsd42Config, Bsd42Endpoint, Bsd42Sender};
-use linklab_core::Instant;
-use linklab_core::Streams;
+use linklab_core::{Instant, Streams};
 use linklab_ip::apps::{FileReceiver, Ping, PingConfig};
 
 use crate::workload::{FileTransfer, Workload};

@@ -25,12 +25,10 @@
 //! connection's SYN to the last octet at the receiver.
 
 use core::time::Duration;
-use linklab_core::Engine;
+use linklab_core::{earliest, Engine, Instant, Streams};
 
 use crate::radio_ip::{hosts, Addresses, HostSetup, SimError};
 use linklab_channel::{Medium, MediumEvent, RadioChannel, RadioConfig, StationConfig, StationId};
-use linklab_core::Instant;
-use linklab_core::Streams;
 use linklab_ip::apps::{Ping, PingConfig};
 
 use crate::workload::{FileTransfer, Workload};
@@ -262,12 +260,12 @@ impl World for Run<'_> {
     /// paths' and the hosts' wake-ups.
     fn next_wake(&mut self, now: Instant) -> Option<Instant> {
         let bench = &mut *self.bench;
-        [bench.radio.poll_timeout(), self.workload.poll_at()]
-            .into_iter()
-            .chain(bench.stations.iter().map(Station::next_wake))
-            .chain(bench.hosts.iter_mut().map(|h| h.poll_at(now)))
-            .flatten()
-            .min()
+        earliest(
+            [bench.radio.poll_timeout(), self.workload.poll_at()]
+                .into_iter()
+                .chain(bench.stations.iter().map(Station::next_wake))
+                .chain(bench.hosts.iter_mut().map(|h| h.poll_at(now))),
+        )
     }
 
     fn advance(&mut self, to: Instant) {

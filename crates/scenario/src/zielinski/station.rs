@@ -37,13 +37,12 @@
 //! [`DataLink::transmitter_keyed`] (the engine sends its pending RR).
 
 use core::time::Duration;
-use linklab_core::Engine;
+use linklab_core::{earliest, Engine, Instant};
 use std::collections::VecDeque;
 
 use linklab_channel::firmware::{Cpu, FirmwareCosts, Priority};
 use linklab_channel::profile::{FirmwarePolicy, RecipientAck, TncProfile, TransmitStart};
 use linklab_channel::{MediumEvent, SERIAL_BITS_PER_OCTET};
-use linklab_core::Instant;
 use linklab_link::{AckPolicy, Config, DataLink, Event, NewLinkError, RecoveryMode};
 use linklab_wire::ax25::{Address, Frame};
 use linklab_wire::control::{Control, Modulus};
@@ -231,16 +230,13 @@ impl FirmwareTnc {
 
     /// When the TNC next needs [`handle_timeout`](Self::handle_timeout).
     pub(crate) fn poll_timeout(&self) -> Option<Instant> {
-        [
+        earliest([
             self.cpu.poll_timeout(),
             self.serial_in.as_ref().map(|(_, t)| *t),
             self.serial_out.as_ref().map(|(_, t)| *t),
             self.engine.poll_timeout(),
             self.t2_expiry,
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        ])
     }
 
     /// Advances the TNC to `now`.

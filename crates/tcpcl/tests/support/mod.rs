@@ -4,10 +4,9 @@
 //! hand-made octets.
 #![allow(dead_code)]
 
-use linklab_core::{earliest, Engine, Stream, Streams};
+use linklab_core::{earliest, Engine, Instant, Stream, Streams};
 use std::collections::VecDeque;
 
-use linklab_core::Instant;
 use linklab_tcpcl::wire::{ContactHeader, Decoded, Limits, Message, SessInit};
 use linklab_tcpcl::{Config, Event, Role, Session};
 

@@ -7,10 +7,9 @@
 //! its sender has received.
 #![allow(dead_code)]
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use std::collections::BTreeMap;
 
-use linklab_core::Instant;
 use linklab_testkit::Pair;
 use linklab_x25::{Body, Config, Dte, DteAddress, Event, Lci, Packet, Role};
 
