@@ -26,47 +26,31 @@
 //! it after: each frame pays the turnaround, and between two frames of one
 //! radio the other radio, if it has been waiting, takes the channel
 //! (receiver first, then the sender's next frame; the two alternate while
-//! both have frames). This is what limits the ID-1's net rate well below
-//! the air's 128 kbit/s: a 1500-octet IP datagram takes
-//! [`DdConfig::frame_time`] (99 ms) plus the turnaround (30 ms), about 7.7
-//! frames a second, so NORM paced at 84 kbit/s (7.1 datagrams of 1484
-//! octets a second) just fits while 128 kbit/s (10.8 a second) overruns
-//! the transmit buffer all the time and lives on repairs (Ronan et al.,
-//! section IV and Table I: 84 kbit/s was the best rate they found, and
-//! 128 kbit/s did worse).
+//! both have frames). This is what holds the net rate well below the
+//! air's 128 kbit/s: a full Ethernet frame costs [`DdConfig::frame_time`]
+//! plus [`DdConfig::turnaround`], and a sender that hands the radio frames
+//! faster than that fills the transmit buffer and loses what overflows it.
 //!
 //! # What is calibrated
-//! Two parameters are not documented and are fitted once, by a grid
-//! search (`crates/scenario/examples/dstar_calibrate.rs`: turnaround 0 to
-//! 60 ms by 5, buffer 4 to 64 frames of 1514 octets, eight seeds, the
-//! paper's 600 s iperf and 6 MiB file), on Ronan et al. Table I's IPv4 TCP
-//! row (8576 B/s) and NORM-84 row (9877 B/s; and the paper's word that 84
-//! kbit/s was the best rate, so NORM at 96 kbit/s may not beat it). The
-//! NORM rows are dtnsend over the NORM convergence layer (bundle agents
-//! and `linklab_normcl` sessions, the delivery report back over the CL).
-//! The best point is turnaround 30 ms, buffer 64 frames: IPv4 8481 B/s
-//! (−1.1%), NORM-84 9899 B/s (+0.2%), NORM-96 9993 B/s (1.0% above
-//! NORM-84, the smallest excess on the grid). The IPv4 row fixes the
-//! turnaround (25 ms gives 9005 B/s, 35 ms 8012 B/s); the buffer is
-//! bounded below only: with fewer than 44 frames TCP's 64 KiB window
-//! overruns it and CUBIC loses far more, while 44 to 64 frames give the
-//! same IPv4 and NORM-84 and differ only in NORM-96, by about 1%, within
-//! its seed-to-seed spread (±2%), so the buffer is the least certain
-//! value: with three seeds the same search chose 44 frames. (The first
-//! fit, with NORM modelled as one bare object and its receipt, three
-//! seeds, also chose 30 ms and 64 frames.) Every
-//! other row of Table I is a prediction at this point. The two values:
+//! Two parameters are not documented for the ID-1 and were fitted once
+//! (example `dstar_calibrate` of `linklab-scenario`) to Ronan et al.
+//! Table I's IPv4 TCP and NORM-84 rows; [`DdConfig::id1`] uses the fitted
+//! values, turnaround 30 ms ([`ID1_TURNAROUND_MS`]) and a buffer of 64
+//! full frames ([`ID1_BUFFER_OCTETS`]). How the fit was done, what it
+//! gave and how certain each value is: docs/reproduce.md, section "Ronan
+//! et al. on D-STAR, Tables I and II". The two values:
 //! - [`DdConfig::turnaround`]: from the moment a radio decides to send
 //!   (data waiting, channel clear) to its first bit: the receive/transmit
 //!   switch, synthesiser lock and power ramp;
 //! - [`DdConfig::buffer_octets`]: the radio's transmit buffer. Frames that
 //!   arrive from the Ethernet port while it is full are dropped and
-//!   counted ([`DdStats::overrun_drops`]): this is what an application
-//!   sending faster than the air carries (NORM at 128 kbit/s) runs into.
+//!   counted ([`DdStats::overrun_drops`]).
 //!
 //! Both radios deciding to key at the same instant collide: neither hears
 //! the other's frames. Bit errors follow an
-//! [`ErrorModel`] per receiver (Gilbert-Elliott for fades and outages).
+//! [`ErrorModel`] per receiver (Gilbert-Elliott for fades and outages),
+//! drawn from the seeded streams given to [`DdChannel::new`]: a run is
+//! determined by its configuration and seed.
 
 use std::collections::VecDeque;
 
@@ -107,7 +91,7 @@ pub struct DdConfig {
 
 impl DdConfig {
     /// The calibrated ID-1 pair on a clean channel (Table I's control
-    /// configuration); see the module documentation.
+    /// configuration); see the module documentation for what was fitted.
     pub fn id1() -> DdConfig {
         DdConfig {
             bit_rate: DD_BIT_RATE,
@@ -130,7 +114,8 @@ impl DdConfig {
 }
 
 /// Calibrated turnaround of the ID-1, milliseconds (fitted once on Table
-/// I's IPv4 TCP and NORM-84 rows, see the module documentation).
+/// I's IPv4 TCP and NORM-84 rows; the fit is described in
+/// docs/reproduce.md).
 pub const ID1_TURNAROUND_MS: u64 = 30;
 
 /// Calibrated transmit buffer of the ID-1, octets: 64 full Ethernet

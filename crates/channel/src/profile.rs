@@ -25,6 +25,10 @@
 //! does per character (serial and HDLC interrupts, buffer-chain
 //! management in small blocks, the monitor, command parsing), which the
 //! paper measured only as a whole.
+//!
+//! How the simulated profiles compare with the paper's figures is
+//! reported by `linklab reproduce` and summarised in docs/reproduce.md,
+//! section "Zieliński, Figs. 4-15".
 
 use core::fmt;
 use core::time::Duration;

@@ -206,87 +206,28 @@ pub struct PerCallLimit {
 }
 
 impl X25NetConfig {
-    /// ACCUNET as Korb (1987) measured it, calibrated from Table 1:
+    /// ACCUNET as Korb (1987) measured it:
     ///
     /// - access lines 56 kbit/s, 1 ms one-way (line and DCE processing);
     /// - network window 2, packet size 128 (section 3.5, "two-packet
     ///   window"; 128 is X.25's default);
     /// - call set-up uniform 20-30 s (section 4);
-    /// - flow control share 0.858 of the line, bucket depth 1024 octets,
-    ///   and a throughput class per call of 6,902 bit/s of user data,
-    ///   bucket depth 576 octets ([`PerCallLimit`]): both fitted by
-    ///   simulation, below;
     /// - transit: log-normal with median 107.13 ms and sigma 0.35, plus
-    ///   304.72 µs per octet.
+    ///   304.72 µs per octet; the median and the per-octet time are fitted
+    ///   to Table 1's two ping medians (`linklab-scenario`'s example
+    ///   `korb_calibrate`), sigma is chosen, not fitted;
+    /// - flow control share 0.858 of the line, bucket depth 1024 octets;
+    ///   the share is fitted to the saturated level of section 3.5 (35,000
+    ///   bit/s of file data) with ten circuits (example `korb_fit`);
+    /// - a throughput class per call ([`PerCallLimit`]) of 6,902 bit/s of
+    ///   user data, fitted to Table 3's two-circuit row (example
+    ///   `korb_fit`), bucket depth 576 octets (one RFC 877 datagram, the
+    ///   interface MTU; not fitted).
     ///
-    /// The fit, in two steps, both from Table 1 only (no later table
-    /// refits it). First by hand: a ping of d data octets is an IP
-    /// datagram of d + 20 (84 and 532). One way it crosses the upstream
-    /// access line (packets of at most 128 octets, each with 3 octets of
-    /// X.25 header, 4 of LAPB and a flag: 13.1 ms for 84, 81.7 ms for 532
-    /// at 56 kbit/s), is reassembled, crosses the network (median T +
-    /// c·octets), and is sent again on the downstream line. The medians of
-    /// Table 1 (sequences 50-100), 330 and 880 ms round trip, give one way
-    /// 165 and 440 ms: 165 = 2·13.1 + 2·1 + T + 84c and
-    /// 440 = 2·81.7 + 2·1 + T + 532c, so c = 0.3076 ms/octet (about two
-    /// store-and-forward hops on 56 kbit/s trunks, 0.286 ms/octet) and
-    /// T = 111 ms.
-    ///
-    /// Then checked by simulation (`linklab-scenario`'s example
-    /// `korb_calibrate`: the paper's ping sequence, 100 pings of 64 octets
-    /// then 100 of 512 one a second from no open circuit, smoltcp hosts
-    /// over IP over X.25 on this network, 40 seeds): the hand fit gives
-    /// medians of 338.4 and 891.0 ms, 2.5% and 1.3% high, because the
-    /// median of a round trip of two log-normal draws exceeds twice their
-    /// median and the fit left out the hosts and the acknowledgement
-    /// traffic on the lines. Correcting T and c from the two one-way
-    /// residuals (the same two linear equations) converges in two steps
-    /// to T = 107.13 ms and c = 0.30472 ms/octet, whose simulated medians
-    /// are 330.0 and 880.0 ms.
-    ///
-    /// The spread sigma is not fitted: Table 1's averages mix circuit
-    /// set-up backlogs and outages into the tail (average 561 ms against
-    /// median 330 ms), which a stationary transit distribution should not
-    /// carry; 0.35 gives one-way times mostly within 60-200 ms.
-    ///
-    /// The network's flow control has two parameters fitted outside
-    /// Table 1, once, by simulation (`linklab-scenario`'s example
-    /// `korb_fit`: the bench of Tables 2-4, smoltcp hosts with 4.2BSD's
-    /// window, 8 seeds per step, each parameter scaled by target over
-    /// measured until both agree within 0.3%, four steps from the earlier
-    /// arithmetic values 6,791 bit/s and 0.63):
-    ///
-    /// - the throughput class of a call, 6,902 bit/s of user data, from
-    ///   Table 3's two-circuit row (one put of 175,426 octets with at most
-    ///   two circuits, 12,604 bit/s; simulated 12,603): the row where one
-    ///   transfer is held by its circuits' classes, its 2048-octet window
-    ///   keeping two circuits busy. The paper's account is the same limit
-    ///   in other words: "the X.25 window size is so small and the delays
-    ///   large enough that only a few packets can be outstanding" on one
-    ///   circuit (two packets of 128 octets per 330 ms round trip is
-    ///   6,206 bit/s). The depth, one RFC 877 datagram (576 octets, the
-    ///   interface MTU), lets a datagram follow another at once after an
-    ///   idle spell, as the pings queued during the call set-up do; it is
-    ///   not fitted;
-    /// - the share of the access line, 0.858 (48,048 bit/s of IP
-    ///   datagrams), from the saturated level of section 3.5 ("approximate
-    ///   maximum transfer rate 35,000 bps", file data over the longest of
-    ///   five simultaneous puts of 100,000 octets): five puts with at most
-    ///   ten circuits, whose classes add up to far more than the share, so
-    ///   the share alone binds (simulated 34,899 bit/s). The paper's "63%"
-    ///   is that same estimate, 35,000 over 56,000, not the rate the
-    ///   network accepts: the longest of five transfers also carries the
-    ///   20-30 s set-up of the extra circuits and the needless
-    ///   retransmissions of section 4, so the network must take more. Its
-    ///   data monitor (section 3.6) saw "approximately 40K bps, with peaks
-    ///   to over 50K bps" of IP datagrams on the line.
-    ///
-    /// The class does not move the saturated level and the share does not
-    /// move the two-circuit row (12.6 kbit/s is far below it), so the two
-    /// fits are independent. Every other row of Tables 2-4 is a
-    /// prediction. Table 1's fit is unchanged by them: a ping of at most
-    /// 540 octets once a second is earned by the class in 0.63 s, so no
-    /// settled ping waits.
+    /// Each fitted value comes from the one table named, and no other
+    /// table refits it; every other row of Tables 2-4 is a prediction. How
+    /// the fits were made and what they give: docs/reproduce.md, section
+    /// "Korb and Wills 1987, Tables 1-4".
     pub fn korb1987(dte_addresses: [DteAddress; 2]) -> X25NetConfig {
         X25NetConfig {
             access_line: LineConfig {

@@ -23,9 +23,10 @@
 //! `linklab-scenario`.
 //!
 //! # smoltcp's retransmission timer (smoltcp 0.14)
-//! Which TCP timers apply matters over a 1200 bit/s channel, where one
-//! round trip of a full segment takes seconds. smoltcp 0.14
-//! (`socket/tcp.rs`, `RttEstimator`) follows RFC 6298:
+//! A [`Host`] uses smoltcp's retransmission timer as it is: its constants
+//! have no setter. It matters over a 1200 bit/s channel, where one round
+//! trip of a full segment takes seconds. smoltcp 0.14 (`socket/tcp.rs`,
+//! `RttEstimator`) follows RFC 6298:
 //! - **initial RTO 1 s** (`RTTE_INITIAL_RTO`, RFC 6298 2.1), until the
 //!   first round-trip sample;
 //! - **SRTT and RTTVAR** per RFC 6298 2.2-2.3 (gains 1/8 and 1/4), RTO =
@@ -42,53 +43,13 @@
 //!   oldest unacknowledged octet, so every segment in flight is sent
 //!   again, not only the first one.
 //!
-//! smoltcp 0.12 had a fixed scheme instead (initial 0.7 s, at most 10 s,
-//! no RFC 6298 floor), which over this channel expired on segments that
-//! were only queued behind others; the Linux stack of Ronan et al. uses
-//! RFC 6298 with a 200 ms floor and a 120 s ceiling.
-//!
-//! # The 7182-octet transfer on the bare radio channel
-//! Ronan, Long and Walsh's file with Table IV's settings (MTU 128 k + 40,
-//! MSS 128 k, TCP window 256 k, AX.25 window k in VC mode) on Table I's
-//! channel, the hosts on the radio directly (no host latency, serial link
-//! or TNC); means over ten seeds (`examples/bare_radio.rs`).
-//! *Retransmitted*: segments the sender's sniffer saw re-send sequence
-//! space; *spurious*: segments whose sequence space the receiver already
-//! had (the channel loses nothing, so every retransmission is spurious).
-//!
-//! | bit/s | k | transfer, s | Table V/VII TCP/IP, s | retransmitted | spurious |
-//! |------:|--:|------------:|----------------------:|--------------:|---------:|
-//! |  1200 | 1 | 156.5 | 169.18 | 6.8 | 6.8 |
-//! |  1200 | 2 | 104.2 | 114.91 | 7.0 | 7.0 |
-//! |  1200 | 3 |  99.8 |  96.45 | 8.0 | 8.0 |
-//! |  1200 | 4 | 109.0 |  90.36 | 10.0 | 10.0 |
-//! |  1200 | 5 | 102.9 |  88.18 | 8.0 | 8.0 |
-//! |  1200 | 6 | 106.6 |  86.09 | 8.0 | 8.0 |
-//! |  1200 | 7 | 111.9 |  86.82 | 8.0 | 8.0 |
-//! |  9600 | 1 |  43.0 |  71.50 | 0.6 | 0.6 |
-//! |  9600 | 2 |  18.2 |  42.91 | 0.6 | 0.6 |
-//! |  9600 | 3 |  14.3 |  34.10 | 0.6 | 0.6 |
-//! |  9600 | 4 |  12.5 |  30.50 | 0.6 | 0.6 |
-//! |  9600 | 5 |  11.8 |  27.00 | 0.6 | 0.6 |
-//! |  9600 | 6 |  11.0 |  25.27 | 0.6 | 0.6 |
-//! |  9600 | 7 |  10.7 |  26.09 | 0.6 | 0.6 |
-//!
-//! With smoltcp 0.12 window 2 at 1200 bit/s took 430-540 s; with the
-//! RFC 6298 timer it takes 104 s. The spurious retransmissions left at
-//! 1200 bit/s all fall in the first 30-50 s (traced at k = 1 and 4): the
-//! SYN waits for the AX.25 link set-up (SABM, UA) and is re-sent when the
-//! 1 s initial RTO expires; Karn's rule then discards the samples of
-//! re-sent segments, and a full window with its acknowledgement takes
-//! longer than an RTO computed from short samples, so the timer expires a
-//! few more times, each time re-sending the whole flight (go-back-N),
-//! before SRTT reaches the round trip; AX.25 delivers every copy. At
-//! 9600 bit/s the link set-up is quicker and a window fits inside the
-//! RTO; only some runs re-send a segment. Congestion control
-//! (None, Reno, Cubic) makes no difference at these windows: the
-//! receiver's window of k segments binds first. The bare channel has none
-//! of the paper's host and TNC turnaround, hence the 9600 bit/s times far
-//! below Table VII; the scenario crate's `ronan::tables_5_7_tcpip` puts a
-//! host and KISS TNC in front of each stack.
+//! For comparison, the Linux stack of Ronan et al. uses RFC 6298 with a
+//! 200 ms floor and a 120 s ceiling. A sender that needs another timer
+//! (4.2BSD's, for Korb and Wills) is written in `linklab-scenario`. What
+//! these timers do to the papers' transfers (the retransmissions of the
+//! 7182-octet file on the bare radio channel, and the TCP/IP column of
+//! Tables V and VII) is reported in docs/reproduce.md, section "Ronan et
+//! al., Tables V and VII, TCP/IP column".
 //!
 //! Nothing here does I/O or reads a clock: time is a
 //! [`linklab_core::Instant`] passed in.

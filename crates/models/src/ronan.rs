@@ -13,28 +13,22 @@
 //! T_message = frames * T_frame + windows * (T_txdelay + T_txtail + p * T_slot + T_ack)
 //! ```
 //!
-//! # Which reading of the paper matches its tables
+//! # Which reading of the paper the model follows
 //!
-//! The paper writes `T_ack` with `T_txtail` in it, but its worked example
-//! evaluates `T_ack` without it (0.2904 s at 1200 bit/s). Tables II and III
-//! were computed with the formula as written, [`AckReading::WithTxTail`]:
-//! that reading reproduces all fourteen published values within 0.11 s
-//! (largest gap 0.108 s, 1200 bit/s with window 4). The worked example's
-//! reading, [`AckReading::WithoutTxTail`], misses by up to 0.59 s (9600 bit/s,
-//! window 1: 16.81 s against 17.4 s).
+//! The paper prints `T_ack` with `T_txtail` in it, but its worked example
+//! evaluates `T_ack` without it (0.2904 s at 1200 bit/s). Both readings
+//! are available ([`AckReading`]); the default,
+//! [`AckReading::WithTxTail`], is the formula as printed, the reading
+//! that reproduces Tables II and III, and
+//! [`AckReading::WithoutTxTail`] is the worked example's.
 //!
-//! Between consecutive windows the published 1200 bit/s times step by
-//! exactly the formula's 0.4855 s per acknowledged window (T_ack with the
-//! tail), which settles the reading. What is left is an offset: the 1200
-//! bit/s rows sit 0.04-0.11 s below the formula throughout, as if the frames
-//! had been timed at 1.8593 s instead of 1.8629 s; the paper gives no reason,
-//! and the 9600 bit/s rows show no such offset (gaps of 0.006-0.057 s that
-//! look like rounding).
+//! Like the paper's tables, the model counts every frame as a full
+//! N1-octet frame: 7182 octets make 29 frames of 255 octets, although the
+//! last carries only 42.
 //!
-//! The paper also counts every frame as a full N1-octet frame: 7182 octets
-//! make 29 frames of 255 octets, although the last carries only 42. Sending
-//! the last frame at its real length would take 1.44 s less at 1200 bit/s,
-//! and the tables do not show that, so the model keeps full frames.
+//! How close each reading comes to the published values, and what the
+//! remaining differences look like, is reported in docs/reproduce.md,
+//! section "Ronan et al., Tables II and III (the closed-form model)".
 //!
 //! The model's `p * T_slot` stands for the mean CSMA wait, as the paper
 //! states; it is not the p-persistent expectation of Zieliński's eq. 1.

@@ -2,8 +2,9 @@
 //! the bare radio channel (Table I, no host or TNC), windows 1-7 at 1200
 //! and 9600 bit/s: transfer time, retransmitted segments (the sender's
 //! sniffer) and spurious ones (segments the receiver already had), means
-//! over ten seeds. `cargo run --release -p linklab-ip --example
-//! bare_radio` prints the table recorded in the crate documentation.
+//! over ten seeds. `cargo run --release -p linklab-scenario --example
+//! bare_radio` prints the table recorded in docs/reproduce.md (section
+//! "Ronan et al., Tables V and VII, TCP/IP column").
 
 use core::time::Duration;
 

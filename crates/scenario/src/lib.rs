@@ -12,10 +12,22 @@
 //!   Figs. 4-15.
 //! - [`bux`]: HDLC NRM against ABM on a full-duplex line (Bux, Kümmerle
 //!   and Truong 1982, Figs. 2-11).
+//! - [`korb`]: TCP/IP over X.25 on a simulated public network, with a
+//!   4.2BSD sender (Korb and Wills 1987, Tables 1-4).
+//! - [`dstar`]: IP, DTN over TCPCL and DTN over NORM between two PCs on
+//!   the D-STAR Digital Data link of two ID-1 radios (Ronan et al.,
+//!   Tables I and II).
+//! - [`radio_ip`] and [`workload`]: two IP hosts on a half-duplex AX.25
+//!   radio channel, and what runs on the hosts of a simulated IP bench.
 //! - [`published`]: the papers' published figures, one loader for all.
 //! - [`experiment`]: scenario files (TOML) that `linklab sim` runs.
 //! - [`report`]: what a reproduction hands to the CLI (tables, figures,
 //!   checks).
+//!
+//! Every run is in virtual time and is determined by its configuration
+//! and seed; nothing here reads a clock. What these runners give against
+//! the papers is reported by `linklab reproduce` and summarised in
+//! docs/reproduce.md.
 
 pub mod builtin;
 pub mod bux;

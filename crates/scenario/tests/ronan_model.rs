@@ -41,7 +41,7 @@ fn formula_as_printed_reproduces_tables_ii_and_iii_within_0_15_s() {
         "gap {gap:.3} s at {rate} bit/s, window {window}"
     );
     assert_eq!((rate, window), (1200.0, 4));
-    // The module documentation quotes this figure; keep the two in step.
+    // docs/reproduce.md quotes this figure; keep the two in step.
     assert!((gap - 0.108).abs() < 0.001, "largest gap is now {gap:.4} s");
 }
 

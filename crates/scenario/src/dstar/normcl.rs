@@ -22,11 +22,12 @@
 //! session's shortest acknowledgement wait ([`ClConfig::min_ack_wait`])
 //! is the run's horizon: a bundle is never failed for want of an
 //! acknowledgement, and the link never goes down for it.
-//! `linklab_normcl`'s own bound (robust factor × 2·GRTT) would fail the
-//! 6 MiB bundle on the clean channel at 128 kbit/s whenever a round of
-//! FLUSHes sat in the radio's full transmit buffer longer than that
-//! (about 8 s against a GRTT measured at about 0.1 s when the buffer was
-//! empty), and the agent would send it again, whole.
+//! `linklab_normcl`'s own bound (robust factor × 2·GRTT) does not fit this
+//! link: a GRTT measured while the radio's transmit buffer is empty is far
+//! shorter than the time a round of FLUSHes can wait in it when it is
+//! full, so the bound would fail the bundle and the agent would send it
+//! again, whole (what that did at 128 kbit/s: docs/reproduce.md, section
+//! "Ronan et al. on D-STAR, Tables I and II").
 
 use core::net::{IpAddr, SocketAddr};
 use core::time::Duration;

@@ -2,7 +2,7 @@
 //! a bundle agent ([`linklab_dtn::Agent`]) on each PC, a TCPCLv4 session
 //! ([`linklab_tcpcl::Session`], RFC 9174) between them over one smoltcp
 //! TCP connection on the same Ethernet interface as iperf
-//! ([`run_pcs`](super::bench::run_pcs)).
+//! (`bench::run_pcs`).
 //!
 //! PC 1 connects to PC 2's TCPCL port (the active entity, RFC 9174
 //! section 3.1); once the session is established (contact headers and

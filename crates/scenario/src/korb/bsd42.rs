@@ -2,8 +2,8 @@
 //! sends one buffer of data and a FIN to an ordinary TCP receiver (a
 //! smoltcp socket on the other host), and takes IPv4 datagrams and time
 //! in. It exists because smoltcp's RFC 6298 retransmission timer cannot
-//! be set (see the crate documentation), while Korb and Wills (1987) ran
-//! 4.2BSD hosts, whose timer is the subject of their section 4.
+//! be set (see the documentation of [`linklab_ip`]), while Korb and Wills
+//! (1987) ran 4.2BSD hosts, whose timer is the subject of their section 4.
 //!
 //! # 4.2BSD's retransmission timer
 //! Facts from the CSRG sources of 4.2BSD (`netinet/tcp_timer.h`,

@@ -18,14 +18,12 @@
 //! the line (the paper saw "packets being queued waiting for the network
 //! to accept them", section 3.5). The class sets what one circuit carries
 //! (Tables 3 and 4 up to six circuits), the share the saturated level
-//! (Table 4 from seven). An end-to-end window instead of the class (each
-//! packet acknowledged by the far DTE) would give a circuit at most two
-//! packets per round trip, about 5.4 kbit/s for 552-octet datagrams of
-//! four full packets and a short one, which puts two circuits near 10
-//! kbit/s, under Table 3's 12.6. Both parameters were fitted once by
-//! simulation (the example `korb_fit`; values and method in
-//! `X25NetConfig::korb1987`): the class to Table 3's two-circuit row, the
-//! share to the paper's saturated 35,000 bit/s with ten circuits.
+//! (Table 4 from seven). Both are fitted values, taken from
+//! `X25NetConfig::korb1987`: the class to Table 3's two-circuit row, the
+//! share to the paper's saturated 35,000 bit/s with ten circuits (example
+//! `korb_fit`). Why a class rather than an end-to-end window, how the
+//! fits were made and what they give: docs/reproduce.md, section "Korb
+//! and Wills 1987, Tables 1-4".
 //!
 //! # The sending TCP is 4.2BSD's
 //! The paper's lesson is that "the TCP timeout period must be carefully
@@ -36,14 +34,13 @@
 //! the experiment files): 4.2BSD's timer (twice a smoothed round trip in
 //! 1-30 s, a gentle backoff table, go-back-N, no Karn's rule), no
 //! congestion window, and 4.2BSD's interface queue of 50 datagrams; the
-//! receivers stay smoltcp sockets. The choice changes no check's outcome
-//! against smoltcp senders (`tcp = "smoltcp"`, `congestion = "none"`): the
-//! same 18 of 19 pass, Table 4's rates within a few per cent. What it
-//! brings is section 4's comparison on the timer itself: the floor raised
-//! from 1 s to the 30 s ceiling removes the needless retransmissions of
-//! the saturated network, where smoltcp could only be given Reno's slow
-//! start. It does not bring Table 4's one-circuit collapse (the note of
-//! that check says why).
+//! receivers stay smoltcp sockets. smoltcp senders remain available
+//! (`tcp = "smoltcp"`, `congestion = "none"`). The 4.2BSD sender is what
+//! lets [`retransmissions`] run section 4's comparison on the timer
+//! itself, with its floor raised from 1 s to the 30 s ceiling.
+//!
+//! Every run is in virtual time and determined by its configuration and
+//! seed; nothing here does I/O.
 
 pub mod bench;
 pub mod bsd42;

@@ -20,8 +20,11 @@
 //! The TNC's time per frame and the carrier hold are the calibrated
 //! parameters, fitted once ([`calibrate`]) to the AX.25-CL column: both bit
 //! rates and all windows together, `ack_window` 8, all 21 checks of Tables
-//! V, VI and VII; their values live in `crates/scenario/experiments/ronan-tables-5-7.toml`
-//! with the fit's record.
+//! V, VI and VII; their values live in
+//! `crates/scenario/experiments/ronan-tables-5-7.toml` with the fit's
+//! record. The fit's result and how the column compares with the paper:
+//! docs/reproduce.md, section "Ronan et al., Tables V, VI and VII, AX.25
+//! CM-CL column".
 
 use core::time::Duration;
 
