@@ -6,6 +6,7 @@ mod ip_cmd;
 mod link_cmd;
 mod model;
 mod reproduce;
+mod run_args;
 mod sim_cmd;
 mod table;
 mod usage;

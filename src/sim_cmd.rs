@@ -8,14 +8,13 @@
 //! the place and the field, and exit status 2.
 
 use std::fmt;
-use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use linklab_scenario::experiment::Experiment;
-use linklab_scenario::report::RunOptions;
 
 use crate::reproduce::{check_ids, create_dir, print_table, write, write_tables_and_figures, Bar};
+use crate::run_args::RunArgs;
 
 #[derive(Args)]
 pub struct SimArgs {
@@ -24,15 +23,8 @@ pub struct SimArgs {
     /// Output directory [default: ./linklab-sim/<file stem>].
     #[arg(long)]
     out: Option<PathBuf>,
-    /// A reduced run (fewer replications).
-    #[arg(long)]
-    quick: bool,
-    /// Master seed of every random stream.
-    #[arg(long, default_value_t = RunOptions::default().seed)]
-    seed: u64,
-    /// Threads to use [default: every core]. Results do not depend on it.
-    #[arg(long, short = 'j')]
-    jobs: Option<NonZeroUsize>,
+    #[command(flatten)]
+    run: RunArgs,
 }
 
 /// The scenario file is at fault (exit status 2).
@@ -55,11 +47,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
         Experiment::from_toml(&text).map_err(|e| InputError(format!("{file}: {e}")))?;
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.file));
     create_dir(&out)?;
-    let options = RunOptions {
-        quick: args.quick,
-        seed: args.seed,
-        jobs: args.jobs.unwrap_or_else(linklab_sim::available_threads),
-    };
+    let options = args.run.options();
     let bar = Bar::new(experiment.kind());
     let output = experiment.run(&options, &bar);
     bar.finish();

@@ -21,7 +21,6 @@ mod html;
 mod progress;
 mod svg;
 
-use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -29,6 +28,8 @@ use anyhow::{bail, Context};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 use linklab_scenario::report::{Check, Paper, PaperReport, Progress, RunOptions, Section};
+
+use crate::run_args::RunArgs;
 
 pub use files::{check_ids, create_dir, print_table, write, write_tables_and_figures};
 pub use progress::Bar;
@@ -50,15 +51,8 @@ pub struct ReproduceArgs {
     /// Directory for report.html, summary.json, the CSV and SVG files.
     #[arg(long, default_value = "linklab-report")]
     out: PathBuf,
-    /// A reduced run for CI: fewer replications and points, same checks.
-    #[arg(long)]
-    quick: bool,
-    /// Master seed of every random stream.
-    #[arg(long, default_value_t = RunOptions::default().seed)]
-    seed: u64,
-    /// Threads to use [default: every core]. Results do not depend on it.
-    #[arg(long, short = 'j')]
-    jobs: Option<NonZeroUsize>,
+    #[command(flatten)]
+    run: RunArgs,
 }
 
 /// The paper with `summary.json` id `id`.
@@ -185,11 +179,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         );
     }
     create_dir(&args.out)?;
-    let options = RunOptions {
-        quick: args.quick,
-        seed: args.seed,
-        jobs: args.jobs.unwrap_or_else(linklab_sim::available_threads),
-    };
+    let options = args.run.options();
     let bar = Bar::new("reproduce");
     let start = Instant::now();
     let sections = run_jobs(&jobs, &options, &bar);
