@@ -49,6 +49,7 @@ pub mod fec;
 mod layout;
 mod receiver;
 mod sender;
+mod timer;
 pub mod wire;
 
 pub use layout::Layout;
