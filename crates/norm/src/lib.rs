@@ -47,6 +47,7 @@ pub mod fec;
 mod layout;
 mod receiver;
 mod sender;
+mod timer;
 pub mod wire;
 
 pub use layout::Layout;

@@ -5,6 +5,7 @@ use crate::cc::{tfrc_rate, LossEstimator};
 use crate::fec::Rs8;
 use crate::layout::Layout;
 use crate::sender::ObjectKind;
+use crate::timer::{RemoteTimer, RemoteTimers};
 use crate::wire::{
     self, cc_flags, object_flags, repair_flags, Ack, AckContent, CcFeedback, Command, Data,
     Extension, Fti, Message, Nack, NodeId, Packet, PayloadId, RepairForm, RepairItem,
@@ -185,16 +186,18 @@ struct Remote {
     /// acknowledge yet: object and payload ID.
     watermark: Option<(u16, PayloadId)>,
     position: Option<Position>,
-    nack_at: Option<Instant>,
+    /// Activity, NACK backoff and CC feedback (RFC 5740 sections 5.3,
+    /// 5.5.2). Activity runs exactly while [`Remote::active`].
+    timers: RemoteTimers,
+    /// The end of the hold-off after a NACK was sent or suppressed: no
+    /// new NACK backoff starts before (RFC 5740 section 5.3). Only looked
+    /// at when data arrives, never woken for.
     holdoff_until: Instant,
-    /// When to check whether the sender fell silent, and how many such
-    /// checks have found it silent.
-    activity_at: Instant,
+    /// How many activity checks have found the sender silent.
     silent_checks: u32,
     cc_last: Option<(Timestamp, Instant, u16)>,
     cc_rtt: Option<f64>,
     cc_clr: bool,
-    cc_respond_at: Option<Instant>,
     loss: LossEstimator,
     window_start: Instant,
     window_octets: u64,
@@ -239,6 +242,12 @@ impl Remote {
 
     fn grtt(&self) -> f64 {
         wire::unquantize_rtt(self.fields.grtt)
+    }
+
+    /// Whether the activity timer runs: objects are pending and silent
+    /// checks are left.
+    fn active(&self, robust_factor: u32) -> bool {
+        self.silent_checks < robust_factor && !self.objects.is_empty()
     }
 
     fn rel(&self, object_id: u16) -> u16 {
@@ -466,6 +475,12 @@ impl Receiver {
             Message::Nack(n) => self.on_other_nack(now, n),
             Message::Ack(_) => {}
         }
+        let robust = self.config.robust_factor;
+        if let Some(r) = self.remotes.get_mut(&sender) {
+            if !r.active(robust) {
+                r.timers.stop(RemoteTimer::Activity, now);
+            }
+        }
         self.arm_nack(now);
     }
 
@@ -511,14 +526,12 @@ impl Receiver {
                 held: BTreeSet::new(),
                 watermark: None,
                 position: None,
-                nack_at: None,
+                timers: RemoteTimers::default(),
                 holdoff_until: now,
-                activity_at: now,
                 silent_checks: 0,
                 cc_last: None,
                 cc_rtt: None,
                 cc_clr: false,
-                cc_respond_at: None,
                 loss: LossEstimator::default(),
                 window_start: now,
                 window_octets: 0,
@@ -529,7 +542,10 @@ impl Receiver {
         r.addr = from;
         r.fields = *fields;
         r.silent_checks = 0;
-        r.activity_at = now + activity_interval(r, self.config.robust_factor);
+        // Stopped again once the datagram is handled if no object is
+        // pending then.
+        let interval = activity_interval(r, self.config.robust_factor);
+        r.timers.start(RemoteTimer::Activity, now, interval);
         let rtt = Duration::from_secs_f64(r.cc_rtt.unwrap_or(r.grtt()));
         r.loss.on_message(now, sequence, rtt);
         r.window_octets += len as u64;
@@ -823,8 +839,9 @@ impl Receiver {
                     (true, Some(rate)) => listed.is_some() || self_rate(r, now) < rate,
                     _ => true,
                 };
-                if below && r.cc_respond_at.is_none() {
-                    r.cc_respond_at = Some(now + Duration::from_secs_f64(delay));
+                if below && !r.timers.is_running(RemoteTimer::CcFeedback) {
+                    r.timers
+                        .start(RemoteTimer::CcFeedback, now, Duration::from_secs_f64(delay));
                 }
             }
             _ => {}
@@ -882,13 +899,13 @@ impl Receiver {
         let Some(r) = self.remotes.get_mut(&n.server_id) else {
             return;
         };
-        if r.nack_at.is_none() || n.instance_id != r.instance_id {
+        if !r.timers.is_running(RemoteTimer::NackBackoff) || n.instance_id != r.instance_id {
             return;
         }
         let ours = requested_symbols(&r.repair_requests(max));
         let theirs = requested_symbols(&n.requests);
         if !ours.is_empty() && ours.is_subset(&theirs) {
-            r.nack_at = None;
+            r.timers.stop(RemoteTimer::NackBackoff, now);
             let k = f64::from(r.fields.backoff);
             r.holdoff_until = now + Duration::from_secs_f64((k + 2.0) * r.grtt());
             self.stats.nacks_suppressed += 1;
@@ -900,7 +917,7 @@ impl Receiver {
     fn arm_nack(&mut self, now: Instant) {
         let max = self.config.max_nack_len;
         for r in self.remotes.values_mut() {
-            if r.nack_at.is_some() || now < r.holdoff_until {
+            if r.timers.is_running(RemoteTimer::NackBackoff) || now < r.holdoff_until {
                 continue;
             }
             if r.repair_requests(max).is_empty() {
@@ -909,7 +926,11 @@ impl Receiver {
             let k = f64::from(r.fields.backoff);
             let gsize = wire::unquantize_gsize(r.fields.gsize);
             let backoff = exponential_backoff(&mut self.rng, k * r.grtt(), gsize);
-            r.nack_at = Some(now + Duration::from_secs_f64(backoff));
+            r.timers.start(
+                RemoteTimer::NackBackoff,
+                now,
+                Duration::from_secs_f64(backoff),
+            );
         }
     }
 
@@ -925,7 +946,6 @@ impl Receiver {
         let Some(r) = self.remotes.get_mut(&sender) else {
             return;
         };
-        r.nack_at = None;
         let requests = r.repair_requests(max);
         if requests.is_empty() {
             return;
@@ -933,7 +953,7 @@ impl Receiver {
         let k = f64::from(r.fields.backoff);
         r.holdoff_until = now + Duration::from_secs_f64((k + 2.0) * r.grtt());
         let extensions = cc_extension(r, now).into_iter().collect();
-        r.cc_respond_at = None;
+        r.timers.stop(RemoteTimer::CcFeedback, now);
         let nack = Nack {
             server_id: sender,
             instance_id: r.instance_id,
@@ -950,7 +970,7 @@ impl Receiver {
         let Some(r) = self.remotes.get_mut(&sender) else {
             return;
         };
-        r.cc_respond_at = None;
+        r.timers.stop(RemoteTimer::CcFeedback, now);
         let ack = Ack {
             server_id: sender,
             instance_id: r.instance_id,
@@ -991,41 +1011,43 @@ impl Engine for Receiver {
 
     /// When [`Receiver::handle_timeout`] next has work.
     fn poll_timeout(&self) -> Option<Instant> {
-        let robust = self.config.robust_factor;
         self.remotes
             .values()
-            .flat_map(|r| {
-                let active = r.silent_checks < robust && !r.objects.is_empty();
-                [r.nack_at, r.cc_respond_at, active.then_some(r.activity_at)]
-            })
-            .flatten()
+            .filter_map(|r| r.timers.next_deadline())
             .min()
     }
 
-    /// Runs the timers due at `now`.
+    /// Runs the timers due at `now`: sender by sender, each's in
+    /// [`RemoteTimer`] order.
     fn handle_timeout(&mut self, now: Instant) {
         let ids: Vec<NodeId> = self.remotes.keys().copied().collect();
         let robust = self.config.robust_factor;
         for id in ids {
-            let Some(r) = self.remotes.get_mut(&id) else {
-                continue;
-            };
-            if r.activity_at <= now && r.silent_checks < robust && !r.objects.is_empty() {
-                // The sender fell silent with objects pending: ask again.
-                r.silent_checks += 1;
-                r.activity_at = now + activity_interval(r, robust);
-                r.holdoff_until = now;
-                if r.nack_at.is_none() {
-                    r.nack_at = Some(now);
+            while let Some(timer) = self
+                .remotes
+                .get_mut(&id)
+                .and_then(|r| r.timers.take_expired(now))
+            {
+                match timer {
+                    RemoteTimer::Activity => {
+                        // The sender fell silent with objects pending: ask
+                        // again.
+                        let Some(r) = self.remotes.get_mut(&id) else {
+                            continue;
+                        };
+                        r.silent_checks += 1;
+                        if r.active(robust) {
+                            let interval = activity_interval(r, robust);
+                            r.timers.start(RemoteTimer::Activity, now, interval);
+                        }
+                        r.holdoff_until = now;
+                        if !r.timers.is_running(RemoteTimer::NackBackoff) {
+                            r.timers.start_at(RemoteTimer::NackBackoff, now);
+                        }
+                    }
+                    RemoteTimer::NackBackoff => self.send_nack(now, id),
+                    RemoteTimer::CcFeedback => self.send_ack(now, id, AckContent::Cc, 0),
                 }
-            }
-            let nack_due = self.remotes[&id].nack_at.is_some_and(|t| t <= now);
-            if nack_due {
-                self.send_nack(now, id);
-            }
-            let cc_due = self.remotes[&id].cc_respond_at.is_some_and(|t| t <= now);
-            if cc_due {
-                self.send_ack(now, id, AckContent::Cc, 0);
             }
         }
     }

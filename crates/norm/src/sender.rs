@@ -2,6 +2,7 @@
 
 use crate::fec::Rs8;
 use crate::layout::Layout;
+use crate::timer::{SenderTimer, SenderTimers};
 use crate::wire::{
     self, cc_flags, object_flags, repair_flags, AckContent, CcNode, Cmd, Command, Data, Extension,
     Fti, Message, NodeId, Packet, PayloadId, RepairForm, RepairRequest, SenderFields, Timestamp,
@@ -233,7 +234,8 @@ pub struct Sender {
     cursor: Option<Cursor>,
     /// Repairs requested, waiting for the aggregation timer.
     pending_repairs: BTreeSet<SymbolKey>,
-    repair_timer: Option<Instant>,
+    /// NORM_REPAIR, the repair aggregation timer (RFC 5740 section 5.4.2).
+    timers: SenderTimers,
     /// Repairs due for transmission.
     repairs: BTreeSet<SymbolKey>,
     /// When each symbol was last repaired (NACKs for it are ignored for a
@@ -244,11 +246,20 @@ pub struct Sender {
     grtt_measured: f64,
     grtt_q: u8,
     rate: f64,
+    /// The pacer: the earliest instant the next message may go at the
+    /// transmit rate. It and the two instants below are not timers: they
+    /// never fire, they only hold back what [`Sender::poll_transmit`]
+    /// picks while there is something of that kind to send, and they
+    /// keep their values across idle times.
     next_tx: Instant,
     flushes_left: u32,
+    /// The earliest next NORM_CMD(FLUSH), one every 2·GRTT (RFC 5740
+    /// section 5.1.3) while flushes are left.
     flush_due: Instant,
     flush_announced: bool,
     watermark: Option<Watermark>,
+    /// The earliest next NORM_CMD(CC) GRTT probe (RFC 5740 section 5.5.1)
+    /// while probing.
     probe_due: Instant,
     cc_sequence: u16,
     receivers: BTreeMap<NodeId, Receiver>,
@@ -300,7 +311,7 @@ impl Sender {
             next_object_id: 0,
             cursor: None,
             pending_repairs: BTreeSet::new(),
-            repair_timer: None,
+            timers: SenderTimers::default(),
             repairs: BTreeSet::new(),
             repaired_at: BTreeMap::new(),
             squelch: BTreeSet::new(),
@@ -951,14 +962,15 @@ impl Sender {
         for key in keys {
             self.request_repair(now, key);
         }
-        if !self.pending_repairs.is_empty() && self.repair_timer.is_none() {
+        if !self.pending_repairs.is_empty() && !self.timers.is_running(SenderTimer::Repair) {
             let k = f64::from(self.config.backoff_factor);
             let wait = if self.config.multicast {
                 (k + 1.0) * self.grtt_secs()
             } else {
                 0.0
             };
-            self.repair_timer = Some(now + Duration::from_secs_f64(wait));
+            self.timers
+                .start(SenderTimer::Repair, now, Duration::from_secs_f64(wait));
         }
     }
 
@@ -1052,13 +1064,10 @@ impl Engine for Sender {
     }
 
     /// When [`Sender::handle_timeout`] or [`Sender::poll_transmit`] next has
-    /// work.
+    /// work: the next timer, or the next message the pacer lets out.
     fn poll_timeout(&self) -> Option<Instant> {
-        let mut t: Option<Instant> = None;
+        let mut t = self.timers.next_deadline();
         let mut at = |x: Instant| t = Some(t.map_or(x, |t| t.min(x)));
-        if let Some(r) = self.repair_timer {
-            at(r);
-        }
         if self.has_work_to_send() {
             at(self.next_tx);
         } else if self.flushes_left > 0 {
@@ -1070,12 +1079,15 @@ impl Engine for Sender {
         t
     }
 
-    /// Runs the timers due at `now`.
+    /// Runs the timers due at `now`, and NORM-CC's no-feedback check.
     fn handle_timeout(&mut self, now: Instant) {
-        if self.repair_timer.is_some_and(|t| t <= now) {
-            self.repair_timer = None;
-            let pending = std::mem::take(&mut self.pending_repairs);
-            self.repairs.extend(pending);
+        while let Some(timer) = self.timers.take_expired(now) {
+            match timer {
+                SenderTimer::Repair => {
+                    let pending = std::mem::take(&mut self.pending_repairs);
+                    self.repairs.extend(pending);
+                }
+            }
         }
         self.cc_no_feedback(now);
     }

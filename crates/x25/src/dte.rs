@@ -21,6 +21,7 @@ use crate::packet::cause::{self, diagnostic};
 use crate::packet::{
     AddressBlock, AddressFormat, Body, CallFields, DteAddress, Facility, Lci, Packet,
 };
+use crate::timer::{ChannelTimer, ChannelTimers, LayerTimer, LayerTimers};
 
 /// The state of the packet layer as a whole (Annex B, figure B-1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -89,8 +90,8 @@ struct Channel {
     phase: Phase,
     /// d2: our RESET REQUEST awaits confirmation.
     resetting: bool,
-    /// Deadline of the one timer running (T21, T22 or T23).
-    deadline: Option<Instant>,
+    /// T21, T22 or T23, whichever the phase runs (Annex D).
+    timers: ChannelTimers,
     /// Retransmissions so far of the packet the timer guards.
     tries: u8,
 }
@@ -173,7 +174,8 @@ pub enum RequestError {
 pub struct Dte {
     config: Config,
     layer: LayerState,
-    restart_deadline: Option<Instant>,
+    /// T20 (Annex D).
+    timers: LayerTimers,
     restart_tries: u8,
     channels: BTreeMap<Lci, Channel>,
     out: VecDeque<Packet>,
@@ -188,7 +190,7 @@ impl Dte {
         Ok(Dte {
             config,
             layer: LayerState::Down,
-            restart_deadline: None,
+            timers: LayerTimers::default(),
             restart_tries: 0,
             channels: BTreeMap::new(),
             out: VecDeque::new(),
@@ -260,7 +262,7 @@ impl Dte {
         self.clear_all(cause, diagnostic, false);
         self.layer = LayerState::Restarting;
         self.restart_tries = 0;
-        self.restart_deadline = Some(now + self.config.t20);
+        self.timers.start(LayerTimer::T20, now, self.config.t20);
         self.out.push_back(restart_request(cause, diagnostic));
     }
 
@@ -342,6 +344,8 @@ impl Dte {
                 },
             },
         });
+        let mut timers = ChannelTimers::default();
+        timers.start(ChannelTimer::T21, now, self.config.t21);
         self.channels.insert(
             lci,
             Channel {
@@ -356,7 +360,7 @@ impl Dte {
                     d: options.d_bit,
                 },
                 resetting: false,
-                deadline: Some(now + self.config.t21),
+                timers,
                 tries: 0,
             },
         );
@@ -474,13 +478,15 @@ impl Dte {
     fn send_clear(&mut self, now: Instant, lci: Lci, cause: u8, diagnostic: Option<u8>) {
         let modulus = self.modulus_of(lci);
         self.out.retain(|p| p.lci != lci);
+        let mut timers = ChannelTimers::default();
+        timers.start(ChannelTimer::T23, now, self.config.t23);
         self.channels.insert(
             lci,
             Channel {
                 modulus,
                 phase: Phase::Clearing { cause, diagnostic },
                 resetting: false,
-                deadline: Some(now + self.config.t23),
+                timers,
                 tries: 0,
             },
         );
@@ -570,7 +576,7 @@ impl Dte {
         };
         dt.reset();
         channel.resetting = true;
-        channel.deadline = Some(now + t22);
+        channel.timers.start(ChannelTimer::T22, now, t22);
         channel.tries = 0;
         let modulus = channel.modulus;
         self.out.retain(|p| p.lci != lci);
@@ -592,21 +598,24 @@ impl Dte {
         self.events.pop_front()
     }
 
-    fn channel_timeout(&mut self, now: Instant, lci: Lci) {
+    /// The expiry of `timer` on `lci` (Annex D).
+    fn channel_timeout(&mut self, now: Instant, lci: Lci, timer: ChannelTimer) {
         let Some(channel) = self.channels.get_mut(&lci) else {
             return;
         };
         let modulus = channel.modulus;
-        match channel.phase {
-            Phase::Calling { .. } => self.send_clear(
+        match timer {
+            ChannelTimer::T21 => self.send_clear(
                 now,
                 lci,
                 cause::DTE_ORIGINATED,
                 Some(diagnostic::TIMER_EXPIRED_CALL),
             ),
-            Phase::Data(_) if channel.tries < self.config.r22 => {
+            ChannelTimer::T22 if channel.tries < self.config.r22 => {
                 channel.tries += 1;
-                channel.deadline = Some(now + self.config.t22);
+                channel
+                    .timers
+                    .start(ChannelTimer::T22, now, self.config.t22);
                 self.out.push_back(Packet {
                     modulus,
                     lci,
@@ -616,28 +625,34 @@ impl Dte {
                     },
                 });
             }
-            Phase::Data(_) => self.send_clear(
+            ChannelTimer::T22 => self.send_clear(
                 now,
                 lci,
                 cause::DTE_ORIGINATED,
                 Some(diagnostic::TIMER_EXPIRED_RESET),
             ),
-            Phase::Clearing { cause, diagnostic } if channel.tries < self.config.r23 => {
-                channel.tries += 1;
-                channel.deadline = Some(now + self.config.t23);
-                self.out
-                    .push_back(clear_request(modulus, lci, cause, diagnostic));
+            ChannelTimer::T23 => {
+                // T23 runs in p6 only.
+                let Phase::Clearing { cause, diagnostic } = channel.phase else {
+                    return;
+                };
+                if channel.tries < self.config.r23 {
+                    channel.tries += 1;
+                    channel
+                        .timers
+                        .start(ChannelTimer::T23, now, self.config.t23);
+                    self.out
+                        .push_back(clear_request(modulus, lci, cause, diagnostic));
+                } else {
+                    self.channels.remove(&lci);
+                    self.events.push_back(Event::Cleared {
+                        lci,
+                        cause,
+                        diagnostic: Some(diagnostic::TIMER_EXPIRED_CLEAR),
+                        by_peer: false,
+                    });
+                }
             }
-            Phase::Clearing { cause, .. } => {
-                self.channels.remove(&lci);
-                self.events.push_back(Event::Cleared {
-                    lci,
-                    cause,
-                    diagnostic: Some(diagnostic::TIMER_EXPIRED_CLEAR),
-                    by_peer: false,
-                });
-            }
-            Phase::Called { .. } => channel.deadline = None,
         }
     }
 
@@ -673,12 +688,12 @@ impl Dte {
         let lci = packet.lci;
         match packet.body {
             Body::RestartRequest { cause, diagnostic } => {
-                return self.on_restart(cause, diagnostic)
+                return self.on_restart(now, cause, diagnostic)
             }
             Body::RestartConfirmation => {
                 if self.layer == LayerState::Restarting {
                     self.layer = LayerState::Ready;
-                    self.restart_deadline = None;
+                    self.timers.stop(LayerTimer::T20, now);
                     self.events.push_back(Event::Restarted {
                         cause: cause::DTE_ORIGINATED,
                         diagnostic: Some(diagnostic::NO_ADDITIONAL_INFORMATION),
@@ -792,12 +807,12 @@ impl Dte {
         }
     }
 
-    fn on_restart(&mut self, cause: u8, diagnostic: Option<u8>) {
+    fn on_restart(&mut self, now: Instant, cause: u8, diagnostic: Option<u8>) {
         match self.layer {
             // Restart collision: the restart is complete, no confirmation.
             LayerState::Restarting => {
                 self.layer = LayerState::Ready;
-                self.restart_deadline = None;
+                self.timers.stop(LayerTimer::T20, now);
                 self.events.push_back(Event::Restarted {
                     cause,
                     diagnostic,
@@ -852,7 +867,7 @@ impl Dte {
                 modulus,
                 phase: Phase::Called { requested, d },
                 resetting: false,
-                deadline: None,
+                timers: ChannelTimers::default(),
                 tries: 0,
             },
         );
@@ -981,7 +996,7 @@ impl Dte {
                 };
                 if let Some(channel) = self.channels.get_mut(&lci) {
                     channel.phase = Phase::Data(Box::new(DataTransfer::new(params)));
-                    channel.deadline = None;
+                    channel.timers.stop(ChannelTimer::T21, now);
                 }
                 self.events.push_back(Event::Connected { lci, params });
             }
@@ -1004,7 +1019,7 @@ impl Dte {
                 dt.reset();
                 if resetting {
                     // Reset collision (4.4.3): complete, no confirmation.
-                    self.reset_done(lci);
+                    self.reset_done(now, lci);
                 } else {
                     self.out.retain(|p| p.lci != lci);
                     self.out.push_back(Packet {
@@ -1022,7 +1037,7 @@ impl Dte {
                 Ok(())
             }
             Body::ResetConfirmation if resetting => {
-                self.reset_done(lci);
+                self.reset_done(now, lci);
                 Ok(())
             }
             // d2: everything else is discarded until the reset completes.
@@ -1087,10 +1102,10 @@ impl Dte {
         }
     }
 
-    fn reset_done(&mut self, lci: Lci) {
+    fn reset_done(&mut self, now: Instant, lci: Lci) {
         if let Some(channel) = self.channels.get_mut(&lci) {
             channel.resetting = false;
-            channel.deadline = None;
+            channel.timers.stop(ChannelTimer::T22, now);
         }
     }
 }
@@ -1145,39 +1160,38 @@ impl Engine for Dte {
     fn poll_timeout(&self) -> Option<Instant> {
         self.channels
             .values()
-            .filter_map(|c| c.deadline)
-            .chain(self.restart_deadline)
+            .filter_map(|c| c.timers.next_deadline())
+            .chain(self.timers.next_deadline())
             .min()
     }
 
     /// Runs the expiry of every time-limit due at `now` (Annex D): T20
     /// repeats RESTART REQUEST R20 times, T21 clears the call, T22
     /// repeats RESET REQUEST R22 times and then clears, T23 repeats
-    /// CLEAR REQUEST R23 times and then frees the channel.
+    /// CLEAR REQUEST R23 times and then frees the channel. T20 goes
+    /// first, then each channel's in channel order, each at most once.
     fn handle_timeout(&mut self, now: Instant) {
-        if self.restart_deadline.is_some_and(|t| t <= now) {
+        if let Some(LayerTimer::T20) = self.timers.take_expired(now) {
             if self.restart_tries < self.config.r20 {
                 self.restart_tries += 1;
-                self.restart_deadline = Some(now + self.config.t20);
+                self.timers.start(LayerTimer::T20, now, self.config.t20);
                 self.out.push_back(restart_request(
                     cause::DTE_ORIGINATED,
                     Some(diagnostic::NO_ADDITIONAL_INFORMATION),
                 ));
             } else {
-                self.restart_deadline = None;
                 self.layer = LayerState::Down;
                 self.out.clear();
                 self.events.push_back(Event::RestartFailed);
             }
         }
-        let due: Vec<Lci> = self
+        let due: Vec<(Lci, ChannelTimer)> = self
             .channels
-            .iter()
-            .filter(|(_, c)| c.deadline.is_some_and(|t| t <= now))
-            .map(|(&lci, _)| lci)
+            .iter_mut()
+            .filter_map(|(&lci, c)| c.timers.take_expired(now).map(|t| (lci, t)))
             .collect();
-        for lci in due {
-            self.channel_timeout(now, lci);
+        for (lci, timer) in due {
+            self.channel_timeout(now, lci, timer);
         }
     }
 }

@@ -23,6 +23,7 @@ pub mod config;
 mod dte;
 pub mod event;
 pub mod packet;
+mod timer;
 
 pub use config::{Config, ConfigError, Role};
 pub use dte::{CallOptions, ChannelState, Dte, LayerState, RequestError};
