@@ -20,12 +20,11 @@ pub enum RecoveryMode {
     Srej,
     /// Selective reject with the "SREJ multiframe" option (HDLC optional
     /// function 3B, bit 21 of the XID HDLC Optional Functions field, fig.
-    /// 4.5) offered in XID, as Dire Wolf 1.5+ does. Revision 4 defines no
-    /// multi-frame SREJ format, so this engine behaves as [`Srej`] on the
-    /// wire: one SREJ frame per missing I frame, several outstanding at a
-    /// time (4.3.2.4). Caution: a Dire Wolf peer that agrees to it may send
-    /// SREJ frames with extra N(R)s in an information field, which
-    /// `linklab_wire` does not decode (they are lost and recovered by T1).
+    /// 4.5) offered in XID, as Dire Wolf 1.5+ does. Until XID agrees on it
+    /// the link uses [`Srej`]; once agreed, one SREJ response asks for all
+    /// the I frames found missing at once, the further N(R)s in its
+    /// information field (4.3.2.4, `linklab_wire::ax25::MultiSrejInfo`).
+    /// Multi-SREJs received are acted on in any SREJ mode.
     ///
     /// [`Srej`]: RecoveryMode::Srej
     MultiSrej,

@@ -467,13 +467,17 @@ impl<F: Framing> Link<F> {
     }
 
     /// The parameters of a new link before any XID: the configured ones
-    /// for the version (6.3.2 defaults: SREJ and segmentation on v2.2 only).
+    /// for the version (6.3.2 defaults: SREJ and segmentation on v2.2 only,
+    /// multi-SREJ only once XID agrees on it).
     pub(super) fn reset_parameters(&mut self) {
         self.k = self.config.window(self.modulus);
         self.k_rx = self.k;
         // NRM and ARM here use REJ (Bux et al. 1982, Appendix A1.3).
+        // Multi-SREJ is no default (6.3.2): only XID selects it.
         self.recovery = match self.version {
-            Version::V2_2 if self.config.mode == Mode::Abm => self.config.recovery,
+            Version::V2_2 if self.config.mode == Mode::Abm => {
+                self.config.recovery.min(RecoveryMode::Srej)
+            }
             _ => RecoveryMode::Rej,
         };
         self.segmenter = F::AX25 && self.version == Version::V2_2;

@@ -35,7 +35,8 @@ pub enum InvalidFrame {
     /// frame, reserved bits set in a modulo-128 S frame).
     UnknownControl,
     /// M: an information field in an S or U frame that may carry none
-    /// (AX.25 v2.2 3.5: only I, UI, XID, TEST and FRMR frames may).
+    /// (AX.25 v2.2 3.5: only I, UI, XID, TEST and FRMR frames may), or an
+    /// SREJ's that is not a list of further N(R)s (multi-SREJ, 4.3.2.4).
     InfoNotAllowed,
     /// N: the frame is too short for its type (a modulo-128 I or S frame
     /// with a one-octet control field, an I or UI frame without PID).
@@ -52,7 +53,9 @@ impl InvalidFrame {
                 ControlError::UnknownUnnumbered { .. }
                 | ControlError::ReservedSupervisoryBits { .. },
             ) => Some(InvalidFrame::UnknownControl),
-            FrameError::InfoNotAllowed { .. } => Some(InvalidFrame::InfoNotAllowed),
+            FrameError::InfoNotAllowed { .. } | FrameError::SrejInfo(_) => {
+                Some(InvalidFrame::InfoNotAllowed)
+            }
             FrameError::Control(ControlError::TooShort { .. }) | FrameError::MissingPid { .. } => {
                 Some(InvalidFrame::BadLength)
             }

@@ -200,7 +200,8 @@ pub struct Link<F: Framing> {
     /// k for receiving: how far ahead of V(R) out-of-sequence frames are
     /// kept (the configured window, notified in XID).
     k_rx: u8,
-    /// REJ or SREJ in use: SREJ only on v2.2 links, and as negotiated.
+    /// REJ or SREJ in use: SREJ only on v2.2 links, and as negotiated;
+    /// multi-SREJ only if XID agreed on it.
     recovery: RecoveryMode,
     /// Segmenter in use for sending (v2.2, and agreed in XID if done).
     segmenter: bool,
@@ -588,7 +589,9 @@ impl<F: Framing> Link<F> {
         match pdu.control {
             Control::U { kind, pf } => self.handle_unnumbered(now, &pdu, kind, pf, command),
             _ if pdu.modulus != self.modulus => {}
-            Control::S { kind, nr, pf } => self.handle_supervisory(now, kind, nr, pf, command),
+            Control::S { kind, nr, pf } => {
+                self.handle_supervisory(now, kind, nr, pf, command, &pdu.info)
+            }
             Control::I { ns, nr, pf } => self.handle_i(now, pdu, ns, nr, pf, command),
         }
     }
@@ -635,6 +638,7 @@ impl<F: Framing> Link<F> {
         nr: u8,
         pf: bool,
         command: bool,
+        info: &[u8],
     ) {
         match self.state {
             State::Connected | State::TimerRecovery => match kind {
@@ -642,7 +646,7 @@ impl<F: Framing> Link<F> {
                     self.on_rr_rnr(now, kind == Supervisory::Rnr, nr, pf, command)
                 }
                 Supervisory::Rej => self.on_rej(now, nr, pf, command),
-                Supervisory::Srej => self.on_srej(now, nr, pf),
+                Supervisory::Srej => self.on_srej(now, nr, pf, info),
             },
             _ => self.frame_while_not_connected(command, pf, kind != Supervisory::Srej),
         }
@@ -779,6 +783,19 @@ impl<F: Framing> Link<F> {
 
     fn srej_in_use(&self) -> bool {
         self.recovery != RecoveryMode::Rej
+    }
+
+    /// True if XID agreed on the "SREJ multiframe" function (fig. 4.5, 3B):
+    /// one SREJ may ask for several I frames (4.3.2.4). AX.25 only: the
+    /// HDLC framing carries no information field in an SREJ.
+    fn multi_srej_in_use(&self) -> bool {
+        F::AX25 && self.recovery == RecoveryMode::MultiSrej
+    }
+
+    /// True if I frame `ns` is sent and unacknowledged: V(A) <= N(S) < V(S)
+    /// with V(S) the highest sent.
+    fn outstanding(&self, ns: u8) -> bool {
+        self.seq_diff(ns, self.va) < self.seq_diff(self.top, self.va)
     }
 }
 

@@ -1,11 +1,12 @@
-//! Error recovery: REJ and SREJ (AX.25 v2.2 4.4.3, 4.4.4, 6.4.4, 6.4.7,
-//! 6.4.8), T1 and T3 expiry with enquiry (4.4.5, 6.4.11), N(R) errors and
-//! "select T1 value" (figs. C4.4c, C4.5, C4.7).
+//! Error recovery: REJ, SREJ and multi-SREJ (AX.25 v2.2 4.3.2.4, 4.4.3,
+//! 4.4.4, 6.4.4, 6.4.7, 6.4.8), T1 and T3 expiry with enquiry (4.4.5,
+//! 6.4.11), N(R) errors and "select T1 value" (figs. C4.4c, C4.5, C4.7).
 
+use core::iter;
 use core::time::Duration;
 
-use linklab_wire::ax25::CommandResponse;
-use linklab_wire::control::{Supervisory, Unnumbered};
+use linklab_wire::ax25::{CommandResponse, MultiSrejInfo};
+use linklab_wire::control::{Control, Supervisory, Unnumbered};
 
 use super::{Link, Payload, State};
 use crate::config::{Mode, Role, T1Backoff};
@@ -46,9 +47,13 @@ impl<F: Framing> Link<F> {
     }
 
     /// SREJ received (a response only, per X.25 and Dire Wolf's erratum):
-    /// retransmit the one frame N(R); with F = 1 it also acknowledges up to
-    /// N(R) - 1 (6.4.8) and answers our enquiry in state 4.
-    pub(super) fn on_srej(&mut self, now: Instant, nr: u8, pf: bool) {
+    /// retransmit the frame N(R) and, for a multi-SREJ, the further frames
+    /// its information field names, in that order (4.3.2.4, 4.4.4: "the
+    /// individual I frames indicated"); with F = 1 it also acknowledges up
+    /// to N(R) - 1 (6.4.8) and answers our enquiry in state 4. Further
+    /// N(R)s that name no outstanding frame are ignored, as Dire Wolf does.
+    /// A multi-SREJ is acted on even if XID did not agree on it.
+    pub(super) fn on_srej(&mut self, now: Instant, nr: u8, pf: bool, info: &[u8]) {
         self.peer_receiver_busy = false;
         if !self.nr_valid(nr) {
             return self.nr_error_recovery(now, nr);
@@ -63,9 +68,18 @@ impl<F: Framing> Link<F> {
                 self.state = State::Connected;
             }
         }
-        if nr != self.top {
-            if !self.resend.contains(&nr) {
-                self.resend.push_back(nr);
+        // The HDLC framing delivers no information field in an SREJ, and
+        // AX.25 frames with a malformed one do not decode.
+        let further = MultiSrejInfo::decode(info, self.modulus).unwrap_or_default();
+        let requested: Vec<u8> = iter::once(nr)
+            .chain(further.sequence_numbers(self.modulus))
+            .filter(|&ns| self.outstanding(ns))
+            .collect();
+        if !requested.is_empty() {
+            for ns in requested {
+                if !self.resend.contains(&ns) {
+                    self.resend.push_back(ns);
+                }
             }
             self.stop_t3(now);
             self.start_t1(now);
@@ -123,20 +137,52 @@ impl<F: Framing> Link<F> {
             .map_or(self.vr, |ns| self.seq_add(ns, 1))
     }
 
-    /// Sends an SREJ response for each N(S) from V(R) up to `end` that is
-    /// neither stored nor already asked for; the first (N(R) = V(R)) has
-    /// F = 1 when answering a poll.
+    /// Asks for each N(S) from V(R) up to `end` that is neither stored nor
+    /// already asked for: with multi-SREJ in one SREJ response, N(R) the
+    /// first and the others in its information field (4.3.2.4); otherwise
+    /// one SREJ response each. The SREJ with N(R) = V(R) has F = 1 when
+    /// answering a poll. Only single N(R)s are sent, no spans: Dire Wolf
+    /// reads a span as its two ends.
     pub(super) fn request_missing(&mut self, end: u8, answer_poll: bool) {
+        let mut missing = Vec::new();
         let mut seq = self.vr;
         while seq != end {
             let bit = 1u128 << seq;
             if self.stored[usize::from(seq)].is_none() && self.srej_requested & bit == 0 {
-                let f = answer_poll && seq == self.vr;
-                self.send_s_nr(Supervisory::Srej, CommandResponse::Response, f, seq);
+                missing.push(seq);
                 self.srej_requested |= bit;
             }
             seq = self.seq_add(seq, 1);
         }
+        if self.multi_srej_in_use() {
+            if let Some((&nr, further)) = missing.split_first() {
+                self.send_srej(nr, further, answer_poll);
+            }
+        } else {
+            for nr in missing {
+                self.send_srej(nr, &[], answer_poll);
+            }
+        }
+    }
+
+    /// Queues an SREJ response for `nr` and the `further` N(R)s (a
+    /// multi-SREJ if any, 4.3.2.4); F = 1 if answering a poll and N(R) =
+    /// V(R).
+    fn send_srej(&mut self, nr: u8, further: &[u8], answer_poll: bool) {
+        let info = MultiSrejInfo::singles(further.iter().copied()).encode(self.modulus);
+        debug_assert!(info.is_ok(), "{info:?}");
+        let control = Control::S {
+            kind: Supervisory::Srej,
+            nr,
+            pf: answer_poll && nr == self.vr,
+        };
+        let pdu = self.pdu(
+            CommandResponse::Response,
+            control,
+            None,
+            info.unwrap_or_default(),
+        );
+        self.out.push_back(pdu);
     }
 
     /// "N(R) error recovery" (fig. C4.7a): error J, then re-establish

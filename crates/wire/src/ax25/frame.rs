@@ -9,6 +9,7 @@ use thiserror::Error;
 
 use super::address::{Address, AddressError, AddressField, CommandResponse};
 use super::pid::Pid;
+use super::srej::{MultiSrejInfo, SrejInfoError};
 use crate::control::{Control, ControlError, Modulus, Supervisory, Unnumbered};
 
 /// Why octets are not a valid AX.25 frame, or frame parts do not fit together.
@@ -40,11 +41,15 @@ pub enum FrameError {
         /// Octets found after the control field.
         len: usize,
     },
+    /// An SREJ whose information field is not a multi-SREJ list of N(R)s.
+    #[error(transparent)]
+    SrejInfo(#[from] SrejInfoError),
 }
 
 /// An AX.25 frame: address field, control field, PID and information field
 /// (AX.25 v2.2 3; PID only in I and UI frames, 3.4; information only in I,
-/// UI, XID, TEST and FRMR frames, 3.5).
+/// UI, XID, TEST and FRMR frames, 3.5, and in an SREJ as the further N(R)s
+/// of a multi-SREJ, 4.3.2.4, see [`MultiSrejInfo`]).
 ///
 /// A `Frame` is always valid: constructors check the combination, so
 /// [`Frame::encode`] cannot fail. The [`Modulus`] is the one the frame was
@@ -88,7 +93,13 @@ impl Frame {
             (false, Some(_)) => return Err(FrameError::PidNotAllowed { frame }),
             _ => {}
         }
-        if !info.is_empty() && !control.allows_info() {
+        if let Control::S {
+            kind: Supervisory::Srej,
+            ..
+        } = control
+        {
+            MultiSrejInfo::decode(&info, modulus)?;
+        } else if !info.is_empty() && !control.allows_info() {
             return Err(FrameError::InfoNotAllowed {
                 frame,
                 len: info.len(),
@@ -134,7 +145,7 @@ impl Frame {
         Frame::new(address, modulus, Control::I { ns, nr, pf }, Some(pid), info)
     }
 
-    /// An S frame: RR, RNR, REJ or SREJ (4.3.2).
+    /// An S frame: RR, RNR, REJ or SREJ (4.3.2), without information field.
     pub fn s(
         address: AddressField,
         modulus: Modulus,
@@ -149,6 +160,34 @@ impl Frame {
             None,
             Vec::new(),
         )
+    }
+
+    /// An SREJ response asking for the I frames `nr` and then those of
+    /// `further` (a multi-SREJ, 4.3.2.4, if `further` is not empty). Fails
+    /// if a sequence number is out of range for `modulus`, or on a span in
+    /// modulo 8.
+    pub fn srej(
+        address: AddressField,
+        modulus: Modulus,
+        nr: u8,
+        pf: bool,
+        further: &MultiSrejInfo,
+    ) -> Result<Frame, FrameError> {
+        let info = further.encode(modulus)?;
+        let kind = Supervisory::Srej;
+        Frame::new(address, modulus, Control::S { kind, nr, pf }, None, info)
+    }
+
+    /// The further N(R)s of a multi-SREJ (4.3.2.4): `Some` for an SREJ
+    /// (empty if it asks for one frame only), `None` for other frames.
+    pub fn multi_srej(&self) -> Option<MultiSrejInfo> {
+        match self.control {
+            Control::S {
+                kind: Supervisory::Srej,
+                ..
+            } => MultiSrejInfo::decode(&self.info, self.modulus).ok(),
+            _ => None,
+        }
     }
 
     /// A U frame other than UI (4.3.3); `info` must be empty except for XID,

@@ -1,7 +1,7 @@
 //! AX.25 v2.2 wire formats (AX.25 Link Access Protocol for Amateur Packet
 //! Radio, v2.2, 2025 revision 4): addresses, frames, PIDs, the segmenter
-//! header, XID parameters and FRMR information fields. Control fields are
-//! the HDLC ones of [`crate::control`].
+//! header, XID parameters, FRMR information fields and the further N(R)s of
+//! a multi-SREJ. Control fields are the HDLC ones of [`crate::control`].
 //!
 //! Frames here exclude flags and FCS, as KISS carries them.
 
@@ -10,6 +10,7 @@ mod frame;
 mod frmr;
 mod pid;
 mod segment;
+mod srej;
 mod xid;
 
 pub use address::{
@@ -20,6 +21,7 @@ pub use frame::{Frame, FrameError};
 pub use frmr::{FrmrError, FrmrInfo};
 pub use pid::Pid;
 pub use segment::{SegmentError, SegmentHeader, MAX_REMAINING};
+pub use srej::{MultiSrejInfo, SrejInfoError, SrejRequest};
 pub use xid::{
     ClassesOfProcedures, HdlcOptionalFunction, HdlcOptionalFunctions, ProcedureClass, XidError,
     XidNumber, XidParameter, XidParams, FORMAT_INDICATOR, GROUP_IDENTIFIER, PI_ACK_TIMER,
