@@ -9,9 +9,9 @@ use linklab_link::{
     AckPolicy, DisconnectReason, FailureReason, LinkError, RecoveryMode, SabmeHandling, SendError,
 };
 use linklab_link::{Config, Event, State, Version};
-use linklab_wire::ax25::{AddressField, CommandResponse, Frame, Pid};
+use linklab_wire::ax25::{AddressField, CommandResponse, Frame, MultiSrejInfo, Pid, SrejRequest};
 use linklab_wire::control::Modulus;
-use linklab_wire::control::{Supervisory, Unnumbered};
+use linklab_wire::control::{Control, Supervisory, Unnumbered};
 use support::{addr, Pair, Side};
 
 fn v20() -> Config {
@@ -729,4 +729,194 @@ fn invalid_frames_in_other_states() {
     assert_eq!(p.take_events(Side::A), [error]);
     assert_eq!(p.links[0].state(), State::AwaitingRelease);
     assert_eq!(p.sent[0].len(), sent);
+}
+
+/// Six I frames from A to B, the first transmission of those with N(S) in
+/// `lost` dropped; A polls with its last I frame. Both stations configured
+/// for `recovery`; A's XID negotiation ends before the data.
+fn transfer_with_losses(recovery: RecoveryMode, lost: &'static [u8]) -> Pair {
+    let config = Config {
+        recovery,
+        poll_on_last_i_frame: true,
+        ..Config::default()
+    };
+    let mut p = Pair::new(config.clone(), config, 31);
+    p.connect();
+    assert!(p.run_until(MINUTE, |p| !p.links[0].negotiating()));
+    let mut dropped = [false; 128];
+    p.dropper = Some(Box::new(move |side, frame: &Frame| {
+        match (side, frame.control().ns()) {
+            (Side::A, Some(ns)) if lost.contains(&ns) && !dropped[usize::from(ns)] => {
+                dropped[usize::from(ns)] = true;
+                true
+            }
+            _ => false,
+        }
+    }));
+    for i in 0..6u8 {
+        p.a().send(vec![i; 40]).unwrap();
+    }
+    assert!(
+        p.run_until(MINUTE, |p| p.received(Side::B).len() == 6
+            && p.links[0].unacked() == 0),
+        "{}",
+        p.dump()
+    );
+    assert_eq!(
+        p.received(Side::B),
+        (0..6u8).map(|i| vec![i; 40]).collect::<Vec<_>>()
+    );
+    p
+}
+
+/// The SREJs B sent: (N(R), F, further N(R)s).
+fn srejs_from_b(p: &Pair) -> Vec<(u8, bool, Vec<u8>)> {
+    p.sent[1]
+        .iter()
+        .filter_map(|(_, frame)| {
+            let further = frame.multi_srej()?;
+            let Control::S { nr, pf, .. } = frame.control() else {
+                return None;
+            };
+            let further = further.sequence_numbers(Modulus::Mod128).collect();
+            Some((nr, pf, further))
+        })
+        .collect()
+}
+
+#[test]
+fn multi_srej_asks_for_frames_2_and_4_in_one_srej_when_negotiated() {
+    let p = transfer_with_losses(RecoveryMode::MultiSrej, &[2, 4]);
+    assert_eq!(p.links[1].params().recovery, RecoveryMode::MultiSrej);
+    // Each gap is asked for as it shows (frame 3, then 5); the poll on 5
+    // is answered with one SREJ naming both frames still missing.
+    assert_eq!(
+        srejs_from_b(&p),
+        vec![(2, false, vec![]), (2, true, vec![4])],
+        "{}",
+        p.dump()
+    );
+    assert_eq!(p.logged("<SREJ R F R2> <0x08>"), 1, "{}", p.dump());
+}
+
+#[test]
+fn single_srejs_for_frames_2_and_4_without_multi_srej() {
+    let p = transfer_with_losses(RecoveryMode::Srej, &[2, 4]);
+    assert_eq!(p.links[1].params().recovery, RecoveryMode::Srej);
+    assert_eq!(
+        srejs_from_b(&p),
+        vec![
+            (2, false, vec![]),
+            (2, true, vec![]),
+            (4, false, vec![]),
+            (4, true, vec![])
+        ],
+        "{}",
+        p.dump()
+    );
+}
+
+#[test]
+fn multi_srej_names_a_contiguous_gap_in_one_srej() {
+    let p = transfer_with_losses(RecoveryMode::MultiSrej, &[2, 3]);
+    // Frame 4 shows the gap 2-3: one SREJ for both; the poll on 5 asks
+    // again for both in one SREJ with F = 1.
+    assert_eq!(
+        srejs_from_b(&p),
+        vec![(2, false, vec![3]), (2, true, vec![3])],
+        "{}",
+        p.dump()
+    );
+    assert_eq!(p.logged("<SREJ R R2> <0x06>"), 1, "{}", p.dump());
+}
+
+#[test]
+fn multi_srej_is_not_used_unless_the_peer_agrees() {
+    let config = |recovery| Config {
+        recovery,
+        poll_on_last_i_frame: true,
+        ..Config::default()
+    };
+    let mut p = Pair::new(
+        config(RecoveryMode::Srej),
+        config(RecoveryMode::MultiSrej),
+        31,
+    );
+    p.connect();
+    assert!(p.run_until(MINUTE, |p| !p.links[0].negotiating()));
+    assert_eq!(p.links[1].params().recovery, RecoveryMode::Srej);
+    assert_eq!(p.links[0].params().recovery, RecoveryMode::Srej);
+}
+
+#[test]
+fn received_multi_srej_retransmits_exactly_the_frames_named() {
+    let config = Config {
+        recovery: RecoveryMode::MultiSrej,
+        ..Config::default()
+    };
+    let mut p = Pair::new(config.clone(), config, 33);
+    p.connect();
+    assert!(p.run_until(MINUTE, |p| !p.links[0].negotiating()));
+    // Lose the first transmission of 2, 4 and 5; B's own answers are lost
+    // too, so that A acts on the injected multi-SREJ only.
+    let mut dropped = [false; 128];
+    p.dropper = Some(Box::new(move |side, frame: &Frame| match side {
+        Side::B => true,
+        Side::A => match frame.control().ns() {
+            Some(ns @ (2 | 4 | 5)) if !dropped[usize::from(ns)] => {
+                dropped[usize::from(ns)] = true;
+                true
+            }
+            _ => false,
+        },
+    }));
+    for i in 0..7u8 {
+        p.a().send(vec![i; 50]).unwrap();
+    }
+    p.run_for(Duration::from_millis(700));
+    assert_eq!(p.links[0].unacked(), 7, "{}", p.dump());
+    let from = p.log.len();
+    let further = MultiSrejInfo {
+        requests: vec![SrejRequest::Span { first: 4, last: 5 }],
+    };
+    let srej = Frame::srej(
+        b_to_a(CommandResponse::Response),
+        Modulus::Mod128,
+        2,
+        true,
+        &further,
+    )
+    .unwrap();
+    p.inject(Side::A, &srej);
+    p.dropper = None;
+    assert!(
+        p.run_until(MINUTE, |p| p.received(Side::B).len() == 7
+            && p.links[0].unacked() == 0),
+        "{}",
+        p.dump()
+    );
+    assert_eq!(
+        p.received(Side::B),
+        (0..7u8).map(|i| vec![i; 50]).collect::<Vec<_>>()
+    );
+    // A's next I frames are 2, 4 and 5, in that order, once each.
+    let resent: Vec<String> = p
+        .log_since(from)
+        .into_iter()
+        .filter(|l| l.contains("<I C"))
+        .collect();
+    assert!(resent.len() == 3, "{}", p.dump());
+    for (line, ns) in resent.iter().zip([2, 4, 5]) {
+        assert!(line.contains(&format!("<I C S{ns} R0>")), "{}", p.dump());
+    }
+    for ns in [0, 1, 3, 6] {
+        assert_eq!(p.logged(&format!("<I C S{ns} R0>")), 1, "{}", p.dump());
+    }
+    assert!(
+        p.events(Side::A)
+            .iter()
+            .all(|e| !matches!(e, Event::Error(_))),
+        "{:?}",
+        p.events(Side::A)
+    );
 }
