@@ -576,3 +576,75 @@ fn lenient_reserved_bits_round_trip() {
     assert_eq!(v1.command_response(), CommandResponse::PreviousVersionZeros);
     assert!(!v1.is_command() && !v1.is_response());
 }
+
+/// Multi-SREJ (AX.25 v2.2 4.3.2.4, fig. 4.5 3B) as Dire Wolf 1.5+ sends
+/// it: N(R) in the control field, each further N(R) one octet of the
+/// information field, in the N(R) bits of a control octet of the modulus
+/// (modulo 8: bits 5-7; modulo 128: bits 1-7, bit 0 the span bit).
+#[test]
+fn multi_srej_information_field() {
+    use linklab_wire::ax25::{MultiSrejInfo, SrejInfoError, SrejRequest};
+    let address = || {
+        AddressField::new(
+            "N0BBB".parse().unwrap(),
+            "N0AAA".parse().unwrap(),
+            &[],
+            CommandResponse::Response,
+        )
+        .unwrap()
+    };
+    let further = MultiSrejInfo::singles([4, 6]);
+    let mod128 = Frame::srej(address(), Modulus::Mod128, 2, true, &further).unwrap();
+    // Control 0x0D | N(R) 2 << 1 | F.
+    assert_eq!(mod128.encode()[14..], [0x0D, 0x05, 0x08, 0x0C]);
+    let mod8 = Frame::srej(address(), Modulus::Mod8, 2, false, &further).unwrap();
+    assert_eq!(mod8.encode()[14..], [0x4D, 0x80, 0xC0]);
+    for (frame, m) in [(mod128, Modulus::Mod128), (mod8, Modulus::Mod8)] {
+        let back = Frame::decode(&frame.encode(), m).unwrap();
+        assert_eq!(back.multi_srej(), Some(further.clone()));
+    }
+    // A span 126..1 (modulo 128), both octets with the span bit.
+    let span = MultiSrejInfo::decode(&[0xFD, 0x03], Modulus::Mod128).unwrap();
+    assert_eq!(
+        span.requests,
+        [SrejRequest::Span {
+            first: 126,
+            last: 1
+        }]
+    );
+    assert_eq!(
+        span.sequence_numbers(Modulus::Mod128).collect::<Vec<_>>(),
+        [126, 127, 0, 1]
+    );
+    // Malformed fields: the frame does not decode.
+    let mut octets = Frame::s(address(), Modulus::Mod128, Supervisory::Srej, 2, false)
+        .unwrap()
+        .encode();
+    octets.push(0x09);
+    assert_eq!(
+        Frame::decode(&octets, Modulus::Mod128),
+        Err(FrameError::SrejInfo(SrejInfoError::UnpairedSpan {
+            position: 1
+        }))
+    );
+    assert_eq!(
+        MultiSrejInfo::decode(&[0x81], Modulus::Mod8),
+        Err(SrejInfoError::ReservedBitsSet {
+            position: 1,
+            octet: 0x81
+        })
+    );
+    assert_eq!(
+        span.encode(Modulus::Mod8),
+        Err(SrejInfoError::SpanInModulo8)
+    );
+    // Other S frames still carry no information field.
+    let mut rr = Frame::s(address(), Modulus::Mod128, Supervisory::Rr, 2, false)
+        .unwrap()
+        .encode();
+    rr.push(0x08);
+    assert!(matches!(
+        Frame::decode(&rr, Modulus::Mod128),
+        Err(FrameError::InfoNotAllowed { .. })
+    ));
+}

@@ -1,10 +1,12 @@
-//! Property tests: every AX.25 frame kind, XID and FRMR field round-trips,
+//! Property tests: every AX.25 frame kind, XID, FRMR and multi-SREJ field
+//! round-trips,
 //! and decoding arbitrary octets never panics and, when it succeeds,
 //! re-encodes byte-exact.
 
 use linklab_wire::ax25::{
     Address, AddressField, Callsign, ClassesOfProcedures, CommandResponse, Frame, FrmrInfo,
-    HdlcOptionalFunctions, Pid, SegmentHeader, XidNumber, XidParameter, XidParams,
+    HdlcOptionalFunctions, MultiSrejInfo, Pid, SegmentHeader, SrejRequest, XidNumber, XidParameter,
+    XidParams,
 };
 use linklab_wire::control::{Control, Modulus, Supervisory, Unnumbered};
 use proptest::prelude::*;
@@ -79,6 +81,20 @@ fn control(m: Modulus) -> impl Strategy<Value = Control> {
     ]
 }
 
+/// Further N(R)s of a multi-SREJ: singles, and spans in modulo 128.
+fn multi_srej(m: Modulus) -> impl Strategy<Value = MultiSrejInfo> {
+    let n = m.value();
+    let request = prop_oneof![
+        (0..n).prop_map(SrejRequest::Single),
+        (0..n, 0..n, Just(m == Modulus::Mod128)).prop_map(|(first, last, span)| if span {
+            SrejRequest::Span { first, last }
+        } else {
+            SrejRequest::Single(first)
+        }),
+    ];
+    prop::collection::vec(request, 0..64).prop_map(|requests| MultiSrejInfo { requests })
+}
+
 fn frame() -> impl Strategy<Value = Frame> {
     modulus()
         .prop_flat_map(|m| {
@@ -88,9 +104,18 @@ fn frame() -> impl Strategy<Value = Frame> {
                 control(m),
                 any::<u8>(),
                 prop::collection::vec(any::<u8>(), 0..=2048),
+                multi_srej(m),
             )
         })
-        .prop_map(|(address, m, control, pid, info)| {
+        .prop_map(|(address, m, control, pid, info, further)| {
+            if let Control::S {
+                kind: Supervisory::Srej,
+                nr,
+                pf,
+            } = control
+            {
+                return Frame::srej(address, m, nr, pf, &further).unwrap();
+            }
             let has_pid = matches!(
                 control,
                 Control::I { .. }
@@ -235,6 +260,31 @@ proptest! {
     }
 
     #[test]
+    fn multi_srej_round_trips(
+        (m, info) in modulus().prop_flat_map(|m| (Just(m), multi_srej(m))),
+    ) {
+        let bytes = info.encode(m).unwrap();
+        prop_assert_eq!(&MultiSrejInfo::decode(&bytes, m).unwrap(), &info);
+        let frame = Frame::decode(&srej_frame_octets(m, &bytes), m).unwrap();
+        prop_assert_eq!(frame.multi_srej(), Some(info));
+    }
+
+    #[test]
+    fn multi_srej_arbitrary_octets_decode_exactly_or_fail(
+        bytes in prop::collection::vec(any::<u8>(), 0..16),
+        m in modulus(),
+    ) {
+        if let Ok(info) = MultiSrejInfo::decode(&bytes, m) {
+            prop_assert_eq!(info.encode(m).unwrap(), bytes.clone());
+        }
+        let octets = srej_frame_octets(m, &bytes);
+        prop_assert_eq!(
+            Frame::decode(&octets, m).is_ok(),
+            MultiSrejInfo::decode(&bytes, m).is_ok()
+        );
+    }
+
+    #[test]
     fn xid_round_trips(p in xid_params()) {
         let bytes = p.encode().unwrap();
         prop_assert_eq!(XidParams::decode(&bytes).unwrap(), p);
@@ -290,6 +340,22 @@ proptest! {
             prop_assert_eq!(out, bytes);
         }
     }
+}
+
+/// An SREJ response N0AAA>N0BBB, N(R) 5, with information field `info`.
+fn srej_frame_octets(m: Modulus, info: &[u8]) -> Vec<u8> {
+    let address = AddressField::new(
+        "N0BBB".parse().unwrap(),
+        "N0AAA".parse().unwrap(),
+        &[],
+        CommandResponse::Response,
+    )
+    .unwrap();
+    let mut octets = Frame::s(address, m, Supervisory::Srej, 5, false)
+        .unwrap()
+        .encode();
+    octets.extend_from_slice(info);
+    octets
 }
 
 #[test]
