@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use linklab_core::Stream;
 use linklab_testkit::tshark;
-use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame, Pid};
+use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame, MultiSrejInfo, Pid};
 use linklab_wire::control::{Control, Modulus, Supervisory, Unnumbered};
 use linklab_wire::pcap::{LinkType, PcapWriter};
 use serde_json::Value;
@@ -89,7 +89,17 @@ fn random_frame(rng: &mut Rng, kind: &str) -> Frame {
                 "REJ" => Supervisory::Rej,
                 _ => Supervisory::Srej,
             };
-            (Control::S { kind, nr, pf }, None, Vec::new())
+            // Half the SREJs are multi-SREJs (AX.25 v2.2 4.3.2.4): tshark
+            // does not dissect their further N(R)s, but must still read
+            // the control field and take no offence at the octets after it.
+            let further = if kind == Supervisory::Srej && rng.bool() {
+                let count = 1 + rng.below(7) as usize;
+                let nrs: Vec<u8> = (0..count).map(|_| rng.below(8) as u8).collect();
+                MultiSrejInfo::singles(nrs).encode(Modulus::Mod8).unwrap()
+            } else {
+                Vec::new()
+            };
+            (Control::S { kind, nr, pf }, None, further)
         }
         name => {
             let kind = *Unnumbered::ALL
@@ -262,6 +272,11 @@ fn check_kind(kind: &str, rng: &mut Rng, dir: &Path) {
     }
     std::fs::write(&path, writer.into_inner()).unwrap();
 
+    if kind == "SREJ" {
+        let filter = "_ws.malformed || _ws.expert.severity == error";
+        let malformed = tshark::run(&path, &["-Y", filter]);
+        assert!(malformed.trim().is_empty(), "{kind}: tshark: {malformed}");
+    }
     let json: Vec<Value> = serde_json::from_str(&tshark::run(&path, &["-T", "json"])).unwrap();
     let names = pdml_shownames(&tshark::run(&path, &["-T", "pdml"]));
     assert_eq!(
