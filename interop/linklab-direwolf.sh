@@ -17,14 +17,14 @@
 #   to-dw-mod8        the same with SABM (modulo 8, no XID)
 #   from-dw           AGW client on B connects ('C') -> linklab listen --once
 #   to-dw-loss        as to-dw, the relay drops audio chunks (seeded)
-#   to-dw-loss-srej   as to-dw-loss, linklab offers SREJ (--srej)
+#   to-dw-loss-srej   as to-dw-loss, linklab offers SREJ and multi-SREJ (--srej)
 #   from-dw-loss      as from-dw with dropped audio chunks
 # Checks per run: both ends exit 0; the received file equals the one sent
 # (cmp); the frames heard by A and B (listen-only KISS clients on both KISS
 # ports: A's shows what B sent, B's what linklab sent through A) decode in
 # `linklab decode` with no undecodable frame and in tshark with no
-# malformed packet or error; on modulo-128 links the XID exchange did not
-# select multi-SREJ; lossy runs must show a REJ or SREJ (and still deliver
+# malformed packet or error; on modulo-128 links the XID exchange selected
+# multi-SREJ with --srej and REJ without; lossy runs must show a REJ or SREJ (and still deliver
 # byte-exact).  One PASS/FAIL line per run; exit status non-zero on
 # any failure.  Needs root (unshare), direwolf, python3, tshark, mergecap,
 # iproute2.
@@ -158,20 +158,22 @@ run() {
     local pkts; pkts=$(tshark -n -r "$p.pcap" 2>/dev/null | wc -l)
     [ "$malformed" = 0 ] && [ "$pkts" = "$frames" ] ||
         { ok=0; why="$why tshark: $malformed malformed of $pkts packets;"; }
-    # XID (modulo-128 links): linklab must neither offer nor end up with
-    # multi-SREJ, since its wire crate can't read the extra N(R)s Dire Wolf
-    # puts in the information field of a multi-SREJ S frame.
-    local neg=""
+    # XID (modulo-128 links): with --srej linklab offers multi-SREJ and
+    # Dire Wolf, which offers and accepts it too, must select it; without,
+    # REJ.  A multi-SREJ carries its further N(R)s in the information field
+    # (AX.25 v2.2 4.3.2.4), which the monitor shows after the frame:
+    # "<SREJ R R2> <0x06>".  Counted each way (rx: Dire Wolf asked linklab
+    # for several frames in one SREJ; tx: linklab asked Dire Wolf).
+    local neg="" multi=""
     if [ -n "$mod" ]; then
         neg=$(sed -n 's/.*parameters with [^ ]* (\([A-Za-z]*\)).*, \([A-Za-z]*\), T1.*/XID \1: \2/p' "$p.linklab.log" | head -1)
-        case "$neg" in
-            *MultiSrej*) ok=0; why="$why XID selected multi-SREJ;" ;;
-            "") ok=0; why="$why no XID negotiation on a modulo-128 link;" ;;
+        case "$neg:$extra" in
+            :*) ok=0; why="$why no XID negotiation on a modulo-128 link;" ;;
+            *MultiSrej*:*--srej*) ;;
+            *:*--srej*) ok=0; why="$why XID did not select multi-SREJ;" ;;
+            *MultiSrej*:*) ok=0; why="$why XID selected multi-SREJ without --srej;" ;;
         esac
-        grep -q '^TX .*<XID.*multi-SREJ' "$p.linklab.log" &&
-            { ok=0; why="$why linklab offered multi-SREJ;"; }
-        grep -q '^RX .*<XID R.*multi-SREJ' "$p.linklab.log" &&
-            { ok=0; why="$why Dire Wolf chose multi-SREJ;"; }
+        multi="multi-SREJ rx=$(grep -c '^RX .*<SREJ [^>]*> <' "$p.linklab.log") tx=$(grep -c '^TX .*<SREJ [^>]*> <' "$p.linklab.log")"
     fi
     # What each side transmitted, by kind: linklab's monitor (TX lines) and
     # the AGW monitor's 'T' lines (Dire Wolf B's own transmissions).
@@ -191,7 +193,7 @@ run() {
     [ "$ok" = 1 ] && res=PASS || { res=FAIL; fail=1; }
     printf '%-16s %s %6ss  heard=%s  linklab: %s  DW: %s  T1-polls=%s  dropped=%s  %s\n' "$name" "$res" \
         "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')" "$frames" "$sent_l" "$sent_d" \
-        "$polls" "${dropped:-?}" "$neg"
+        "$polls" "${dropped:-?}" "$neg${multi:+ $multi}"
     [ "$ok" = 1 ] || echo "  $name:$why (logs in $out)"
 }
 

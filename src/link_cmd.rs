@@ -48,7 +48,8 @@ pub struct CommonArgs {
     #[arg(long, value_name = "N")]
     pub(crate) n1: Option<usize>,
     /// Ask for lost frames with selective reject (SREJ) on modulo-128
-    /// links instead of REJ.
+    /// links instead of REJ; XID also offers multi-SREJ (several lost
+    /// frames in one SREJ), used if the peer agrees.
     #[arg(long)]
     srej: bool,
     /// Set P on the last I frame of a window (checkpointing), so the peer
@@ -120,13 +121,13 @@ pub struct ConnectArgs {
 }
 
 impl CommonArgs {
-    /// The link configuration: AX.25 v2.2 defaults, REJ unless --srej,
-    /// with the options given.
+    /// The link configuration: AX.25 v2.2 defaults, REJ unless --srej
+    /// (SREJ, multi-SREJ if XID agrees), with the options given.
     pub(crate) fn config(&self, modulus: Modulus) -> anyhow::Result<Config> {
         let mut config = Config {
             modulus,
             recovery: if self.srej {
-                RecoveryMode::Srej
+                RecoveryMode::MultiSrej
             } else {
                 RecoveryMode::Rej
             },

@@ -3,8 +3,9 @@
 //! linklab is the KISS client of instance A; an AGW client registered on
 //! instance B lets B's own connected-mode engine answer. 5 KB at 9600 bd
 //! each way, modulo 128 and 8, then with audio chunks dropped by the relay
-//! (seeded) to force REJ, SREJ and T1 recovery; byte-exact, every frame
-//! heard on the channel decoded by linklab and tshark. The script
+//! (seeded) to force REJ, SREJ (multi-SREJ, selected by XID) and T1
+//! recovery; byte-exact, every frame heard on the channel decoded by
+//! linklab and tshark. The script
 //! `interop/linklab-direwolf.sh` does the work inside a network namespace
 //! of its own (`unshare -n`, loopback only), bounded to 400 s (about 160 s
 //! when all goes well).
@@ -44,5 +45,8 @@ fn transfers_to_and_from_direwolf_are_byte_exact() {
     };
     assert!(line("to-dw-loss ").contains("REJ="), "{report}");
     assert!(line("to-dw-loss-srej").contains("SREJ="), "{report}");
+    // With --srej, XID selects multi-SREJ (AX.25 v2.2 fig. 4.5, 3B) with
+    // Dire Wolf, which may then ask for several frames in one SREJ.
+    assert!(line("to-dw-loss-srej").contains("MultiSrej"), "{report}");
     assert!(line("from-dw-loss").contains("REJ="), "{report}");
 }
