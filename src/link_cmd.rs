@@ -6,18 +6,22 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{anyhow, Context};
-use clap::Args;
+use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use linklab_io::{
     driver, Direction, DriverHandle, DriverOptions, KissAddress, KissParams, Notice, Request,
     Station, StationEvent,
 };
-use linklab_link::{Config, DisconnectReason, Event, FailureReason, RecoveryMode, Version};
+use linklab_link::{
+    AckPolicy, Config, ConfigError, DisconnectReason, Event, FailureReason, RecoveryMode, Version,
+};
 use linklab_wire::ax25::Address;
 use linklab_wire::control::Modulus;
 use linklab_wire::kiss::Port;
 use linklab_wire::monitor;
-use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+
+use crate::usage::usage;
 
 /// Information octets shown per monitored frame.
 const MONITOR_OPTIONS: monitor::MonitorOptions = monitor::MonitorOptions { max_info: Some(32) };
@@ -41,7 +45,13 @@ pub struct CommonArgs {
     /// N2, the most tries of a frame [default: 10].
     #[arg(long, value_name = "N")]
     n2: Option<u8>,
-    /// Window k (1-7 modulo 8, 1-127 modulo 128) [default: 7 or 32].
+    /// Window k, the most I frames sent and not yet acknowledged (1-7
+    /// modulo 8, 1-127 modulo 128) [default: 4 modulo 8, 32 modulo 128].
+    /// 4, not the spec's 7, at modulo 8: node and BBS software sends its
+    /// greeting right after UA, and a sender that has already put 7 I
+    /// frames on the air acknowledges none of that greeting in them; a
+    /// widely used node counts each such frame as a repeat and drops the
+    /// link after its retry count. Dire Wolf's MAXFRAME default is 4 too.
     #[arg(long, value_name = "K")]
     window: Option<u8>,
     /// N1, the largest information field in octets (1-2048) [default: 256].
@@ -53,9 +63,13 @@ pub struct CommonArgs {
     #[arg(long)]
     srej: bool,
     /// Set P on the last I frame of a window (checkpointing), so the peer
-    /// answers at once instead of after T2.
+    /// answers at once whatever its acknowledgement policy.
     #[arg(long)]
     poll_last: bool,
+    /// When to acknowledge received I frames that do not ask for an
+    /// answer (P = 0).
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = AckArg::Window)]
+    ack_policy: AckArg,
     /// The TNC's KISS port (0-15).
     #[arg(long, value_name = "N", default_value_t = 0,
           value_parser = clap::value_parser!(u8).range(0..=15))]
@@ -77,12 +91,46 @@ pub struct CommonArgs {
     pub(crate) monitor: bool,
 }
 
+/// `--ack-policy`: the receiver's acknowledgement policy.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum AckArg {
+    /// At once when the window k is full or P is set; otherwise T2 after
+    /// the last frame heard. Fast on a hub or a full-duplex link; on a
+    /// half-duplex radio one RR per window, after the peer's transmission,
+    /// as Dire Wolf does.
+    Window,
+    /// The AX.25 v2.2 rule (6.7.1.2): RR T2 after the first frame not yet
+    /// acknowledged, so each window waits T2 unless the sender polls
+    /// (--poll-last).
+    T2,
+    /// An RR for every I frame, at once.
+    Immediate,
+}
+
+impl From<AckArg> for AckPolicy {
+    fn from(arg: AckArg) -> AckPolicy {
+        match arg {
+            AckArg::Window => AckPolicy::WindowOrT2,
+            AckArg::T2 => AckPolicy::AfterT2,
+            AckArg::Immediate => AckPolicy::Immediately,
+        }
+    }
+}
+
+/// The window k at modulo 8 when `--window` is not given (see its help).
+const WINDOW_MOD8: u8 = 4;
+
 #[derive(Args)]
 pub struct ListenArgs {
     #[command(flatten)]
     common: CommonArgs,
-    /// Write received data to FILE instead of standard output.
-    #[arg(long, value_name = "FILE")]
+    /// Write what each connection carries to a file of its own: FILE for
+    /// the first, FILE.2, FILE.3, ... for the next; in an existing
+    /// directory DIR, DIR/transfer-N-CALL. A file gets its name once its
+    /// link is released by the peer with DISC; until then, and for good
+    /// if the link is cut, it is NAME.partial. Without --out, data goes
+    /// to standard output.
+    #[arg(long, value_name = "FILE|DIR")]
     out: Option<PathBuf>,
     /// Exit after the first connection is released.
     #[arg(long)]
@@ -122,7 +170,9 @@ pub struct ConnectArgs {
 
 impl CommonArgs {
     /// The link configuration: AX.25 v2.2 defaults, REJ unless --srej
-    /// (SREJ, multi-SREJ if XID agrees), with the options given.
+    /// (SREJ, multi-SREJ if XID agrees), the acknowledgement policy and the
+    /// modulo-8 window chosen for the command line, with the options given.
+    /// A value that cannot work is a usage error naming its option.
     pub(crate) fn config(&self, modulus: Modulus) -> anyhow::Result<Config> {
         let mut config = Config {
             modulus,
@@ -132,6 +182,8 @@ impl CommonArgs {
                 RecoveryMode::Rej
             },
             poll_on_last_i_frame: self.poll_last,
+            ack_policy: self.ack_policy.into(),
+            window_mod8: WINDOW_MOD8,
             ..Config::default()
         };
         if let Some(ms) = self.t1_ms {
@@ -153,8 +205,40 @@ impl CommonArgs {
                 config.window_mod8 = k;
             }
         }
-        config.validate().context("invalid link parameters")?;
+        config
+            .validate()
+            .map_err(|e| usage(format!("{}: {e}", option_of(&e))))?;
         Ok(config)
+    }
+
+    /// Refuses, before the TNC is touched, a link to this station itself
+    /// or a digipeater path that cannot work: more than 8 digipeaters
+    /// (AX.25 v2.2 3.12.5), or one of them this station or `dest`.
+    fn check_path(&self, dest: &Address, via: &[Address]) -> anyhow::Result<()> {
+        if same_station(dest, &self.mycall) {
+            return Err(usage(format!(
+                "{dest} is this station's own callsign (--mycall): a station cannot connect to itself"
+            )));
+        }
+        if via.len() > 8 {
+            return Err(usage(format!(
+                "--via: {} digipeaters given; AX.25 allows at most 8 (3.12.5)",
+                via.len()
+            )));
+        }
+        for digi in via {
+            if same_station(digi, &self.mycall) {
+                return Err(usage(format!(
+                    "--via: {digi} is this station itself (--mycall)"
+                )));
+            }
+            if same_station(digi, dest) {
+                return Err(usage(format!(
+                    "--via: {digi} is the destination, not a digipeater"
+                )));
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn params(&self) -> KissParams {
@@ -169,7 +253,7 @@ impl CommonArgs {
 
     /// Connects to the TNC and starts the driver.
     async fn start(&self, config: Config, listening: bool) -> anyhow::Result<DriverHandle> {
-        let grace = (config.t1 * (u32::from(config.n2) + 1)).min(Duration::from_secs(15));
+        let grace = release_grace(&config);
         let mut station = Station::new(self.mycall, config).context("invalid link parameters")?;
         station.set_listening(listening);
         station.set_monitor(self.monitor);
@@ -183,6 +267,38 @@ impl CommonArgs {
             },
         ))
     }
+}
+
+/// The option a configuration error is about.
+fn option_of(error: &ConfigError) -> &'static str {
+    match error {
+        ConfigError::Window { .. } | ConfigError::SrejWindow { .. } => "--window",
+        ConfigError::N1 { .. } => "--n1",
+        ConfigError::N2 => "--n2",
+        ConfigError::Timer { name: "T2", .. } => "--t2-ms",
+        ConfigError::Timer { .. } => "--t1-ms",
+        ConfigError::RoleMode { .. } => "link parameters",
+    }
+}
+
+/// Same callsign and SSID.
+fn same_station(a: &Address, b: &Address) -> bool {
+    a.callsign() == b.callsign() && a.ssid() == b.ssid()
+}
+
+/// How long a shutdown waits for the peers to answer DISC: N2 + 1 tries
+/// of T1, at most 15 s.
+fn release_grace(config: &Config) -> Duration {
+    (config.t1 * (u32::from(config.n2) + 1)).min(Duration::from_secs(15))
+}
+
+/// Exit status of a command ended by SIGINT (128 + 2), as shells report.
+const INTERRUPTED: i32 = 130;
+
+/// Ends the process at once after a second Ctrl-C.
+fn quit_now() -> ! {
+    eprintln!("linklab: interrupted again; quitting at once");
+    std::process::exit(INTERRUPTED)
 }
 
 /// Runs `future` on a single-threaded runtime. The runtime is dropped
@@ -300,12 +416,39 @@ fn failure_reason(reason: FailureReason) -> &'static str {
 }
 
 /// Asks the driver to release every link and stop, logs what comes until
-/// it has, and returns its error if it failed.
-async fn finish(handle: &mut DriverHandle, log: &Log) -> anyhow::Result<()> {
+/// it has (handing each link event to `on_event`), and returns its error
+/// if it failed. With links still up it says that it waits for their
+/// release, and for how long; a Ctrl-C meanwhile quits at once.
+async fn finish(
+    handle: &mut DriverHandle,
+    log: &Log,
+    linked: &[Address],
+    grace: Duration,
+    mut on_event: impl FnMut(Address, Event),
+) -> anyhow::Result<()> {
     handle.requests.send(Request::Shutdown).ok();
-    while let Some((at, notice)) = handle.notices.recv().await {
-        // Errors of late requests no longer matter.
-        let _ = log.notice(at, notice);
+    if !linked.is_empty() {
+        let names: Vec<String> = linked.iter().map(ToString::to_string).collect();
+        log.line(&format!(
+            "linklab: releasing the link with {} (DISC): waiting up to {:.0} s for an answer; \
+             Ctrl-C again to quit at once",
+            names.join(", "),
+            grace.as_secs_f64().ceil()
+        ));
+    }
+    loop {
+        tokio::select! {
+            notice = handle.notices.recv() => match notice {
+                // Errors of late requests no longer matter.
+                Some((at, notice)) => {
+                    if let Ok(Some((remote, event))) = log.notice(at, notice) {
+                        on_event(remote, event);
+                    }
+                }
+                None => break,
+            },
+            _ = tokio::signal::ctrl_c() => quit_now(),
+        }
     }
     driver_end(handle).await
 }
@@ -318,20 +461,203 @@ async fn driver_end(handle: &mut DriverHandle) -> anyhow::Result<()> {
     }
 }
 
+/// Where `listen` writes what each connection carries.
+enum Sink {
+    Stdout,
+    /// `FILE`, then `FILE.2`, `FILE.3`, ...
+    File(PathBuf),
+    /// `DIR/transfer-N-CALL`.
+    Dir(PathBuf),
+}
+
+/// What one incoming connection has carried so far.
+struct Incoming {
+    remote: Address,
+    /// The final name and the name while incomplete (none on standard
+    /// output), and the file open under the latter.
+    file: Option<(PathBuf, PathBuf, std::fs::File)>,
+    octets: u64,
+}
+
+/// `listen`'s transfers: one per connection, each written under
+/// `NAME.partial` until its link is released by the peer with DISC, then
+/// renamed to `NAME`; a link that ends any other way leaves
+/// `NAME.partial`, logged as cut.
+struct Receiver {
+    sink: Sink,
+    /// Connections accepted so far.
+    count: usize,
+    open: Vec<Incoming>,
+    /// Transfers cut so far.
+    cut: usize,
+}
+
+impl Receiver {
+    fn new(out: Option<PathBuf>) -> Receiver {
+        let sink = match out {
+            None => Sink::Stdout,
+            Some(path) if path.is_dir() => Sink::Dir(path),
+            Some(path) => Sink::File(path),
+        };
+        Receiver {
+            sink,
+            count: 0,
+            open: Vec::new(),
+            cut: 0,
+        }
+    }
+
+    /// The final name of the `n`th connection's file, from `remote`.
+    fn name(&self, n: usize, remote: &Address) -> Option<PathBuf> {
+        match &self.sink {
+            Sink::Stdout => None,
+            Sink::File(path) if n == 1 => Some(path.clone()),
+            Sink::File(path) => {
+                let mut name = path.clone().into_os_string();
+                name.push(format!(".{n}"));
+                Some(name.into())
+            }
+            Sink::Dir(dir) => Some(dir.join(format!("transfer-{n}-{remote}"))),
+        }
+    }
+
+    /// Acts on a link event; true if it ended a transfer.
+    fn on_event(&mut self, log: &Log, remote: Address, event: Event) -> anyhow::Result<bool> {
+        match event {
+            Event::Connected { .. } => {
+                // A SABM on a link already up resets it (6.3.4): what was
+                // on the way may be lost.
+                self.end(log, &remote, Some("the link was reset (SABM)"))?;
+                self.start(remote)?;
+                Ok(false)
+            }
+            Event::Data { data, .. } => {
+                self.write(&remote, &data)?;
+                Ok(false)
+            }
+            Event::Disconnected {
+                reason: DisconnectReason::RemoteRequest,
+            } => self.end(log, &remote, None),
+            Event::Disconnected { reason } => {
+                self.end(log, &remote, Some(disconnect_reason(reason)))
+            }
+            Event::LinkFailure { reason } => self.end(log, &remote, Some(failure_reason(reason))),
+            _ => Ok(false),
+        }
+    }
+
+    fn start(&mut self, remote: Address) -> anyhow::Result<()> {
+        self.count += 1;
+        let file = match self.name(self.count, &remote) {
+            Some(name) => {
+                let mut partial = name.clone().into_os_string();
+                partial.push(".partial");
+                let partial = PathBuf::from(partial);
+                let file = std::fs::File::create(&partial)
+                    .with_context(|| format!("cannot create {}", partial.display()))?;
+                Some((name, partial, file))
+            }
+            None => None,
+        };
+        self.open.push(Incoming {
+            remote,
+            file,
+            octets: 0,
+        });
+        Ok(())
+    }
+
+    fn write(&mut self, remote: &Address, data: &[u8]) -> anyhow::Result<()> {
+        use std::io::Write;
+        if !self.open.iter().any(|t| same_station(&t.remote, remote)) {
+            self.start(*remote)?;
+        }
+        let Some(transfer) = self
+            .open
+            .iter_mut()
+            .find(|t| same_station(&t.remote, remote))
+        else {
+            return Ok(());
+        };
+        transfer.octets += data.len() as u64;
+        match &mut transfer.file {
+            Some((_, partial, file)) => file
+                .write_all(data)
+                .with_context(|| format!("cannot write {}", partial.display())),
+            None => {
+                let mut stdout = std::io::stdout().lock();
+                stdout
+                    .write_all(data)
+                    .and_then(|()| stdout.flush())
+                    .context("cannot write received data")
+            }
+        }
+    }
+
+    /// Ends the transfer from `remote`, if one is open: complete (`cut`
+    /// none) renames its file to the final name; cut keeps `NAME.partial`.
+    /// Either way the octets received and how the link ended are logged.
+    fn end(&mut self, log: &Log, remote: &Address, cut: Option<&str>) -> anyhow::Result<bool> {
+        let Some(i) = self
+            .open
+            .iter()
+            .position(|t| same_station(&t.remote, remote))
+        else {
+            return Ok(false);
+        };
+        let transfer = self.open.remove(i);
+        let n = transfer.octets;
+        let place = match &transfer.file {
+            Some((name, partial, file)) => {
+                file.sync_all()
+                    .with_context(|| format!("cannot write {}", partial.display()))?;
+                if cut.is_none() {
+                    std::fs::rename(partial, name).with_context(|| {
+                        format!("cannot rename {} to {}", partial.display(), name.display())
+                    })?;
+                    name.display().to_string()
+                } else {
+                    partial.display().to_string()
+                }
+            }
+            None => "standard output".to_string(),
+        };
+        match cut {
+            None => log.line(&format!(
+                "linklab: received {n} octets from {remote}, released by the peer (DISC) -> {place}"
+            )),
+            Some(why) => {
+                self.cut += 1;
+                log.line(&format!(
+                    "linklab: the link with {remote} was cut after {n} octets ({why}); \
+                     incomplete data in {place}"
+                ));
+            }
+        }
+        Ok(true)
+    }
+
+    /// Ends every open transfer as cut, for `why`.
+    fn end_all(&mut self, log: &Log, why: &str) -> anyhow::Result<()> {
+        while let Some(remote) = self.open.first().map(|t| t.remote) {
+            self.end(log, &remote, Some(why))?;
+        }
+        Ok(())
+    }
+
+    fn remotes(&self) -> Vec<Address> {
+        self.open.iter().map(|t| t.remote).collect()
+    }
+}
+
 pub fn listen(args: ListenArgs) -> anyhow::Result<()> {
     block_on(listen_async(args))
 }
 
 async fn listen_async(args: ListenArgs) -> anyhow::Result<()> {
-    let mut out: Box<dyn AsyncWrite + Unpin + Send> = match &args.out {
-        Some(path) => Box::new(
-            tokio::fs::File::create(path)
-                .await
-                .with_context(|| format!("cannot create {}", path.display()))?,
-        ),
-        None => Box::new(tokio::io::stdout()),
-    };
     let config = args.common.config(Modulus::Mod128)?;
+    let grace = release_grace(&config);
+    let mut receiver = Receiver::new(args.out.clone());
     let mut handle = args.common.start(config, true).await?;
     let log = Log {
         monitor: args.common.monitor,
@@ -341,16 +667,18 @@ async fn listen_async(args: ListenArgs) -> anyhow::Result<()> {
         "linklab: {} listening on {}",
         args.common.mycall, args.common.kiss
     ));
-    let mut connected: Vec<Address> = Vec::new();
     let interrupted = loop {
         let (at, notice) = tokio::select! {
             notice = handle.notices.recv() => match notice {
                 Some(n) => n,
-                None => return driver_end(&mut handle).await,
+                None => {
+                    receiver.end_all(&log, "the KISS TNC connection ended")?;
+                    return driver_end(&mut handle).await;
+                }
             },
             _ = tokio::signal::ctrl_c() => break true,
         };
-        let event = match log.notice(at, notice) {
+        let (remote, event) = match log.notice(at, notice) {
             Ok(Some(event)) => event,
             Ok(None) => continue,
             Err(e) => {
@@ -358,41 +686,57 @@ async fn listen_async(args: ListenArgs) -> anyhow::Result<()> {
                 continue;
             }
         };
-        match event {
-            (remote, Event::Connected { .. }) if !connected.contains(&remote) => {
-                connected.push(remote);
-            }
-            (_, Event::Data { data, .. }) => {
-                out.write_all(&data)
-                    .await
-                    .context("cannot write received data")?;
-                out.flush().await.context("cannot write received data")?;
-            }
-            (remote, Event::Disconnected { .. } | Event::LinkFailure { .. })
-                if args.once && connected.contains(&remote) =>
-            {
-                break false;
-            }
-            _ => {}
+        if receiver.on_event(&log, remote, event)? && args.once {
+            break false;
         }
     };
-    out.flush().await.context("cannot write received data")?;
     if interrupted {
         log.line("linklab: interrupted; releasing links");
     }
-    finish(&mut handle, &log).await
+    let mut failed = None;
+    let stopped = finish(
+        &mut handle,
+        &log,
+        &receiver.remotes(),
+        grace,
+        |remote, event| {
+            if let Err(e) = receiver.on_event(&log, remote, event) {
+                failed.get_or_insert(e);
+            }
+        },
+    )
+    .await;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    receiver.end_all(&log, "linklab stopped")?;
+    stopped?;
+    match receiver.cut {
+        0 => Ok(()),
+        1 => Err(anyhow!("a transfer was cut; its data is incomplete")),
+        n => Err(anyhow!("{n} transfers were cut; their data is incomplete")),
+    }
 }
 
 pub fn send(args: SendArgs) -> anyhow::Result<()> {
     block_on(send_async(args))
 }
 
+/// Octets of `len` sent in `n1`-octet I frames that the peer has
+/// acknowledged while `outstanding` frames are queued or unacknowledged.
+fn acknowledged(len: usize, n1: usize, outstanding: usize) -> usize {
+    let frames = len.div_ceil(n1.max(1));
+    (frames.saturating_sub(outstanding) * n1).min(len)
+}
+
 async fn send_async(args: SendArgs) -> anyhow::Result<()> {
+    let modulus = crate::modulus(args.mod128);
+    let config = args.common.config(modulus)?;
+    args.common.check_path(&args.to, &args.via)?;
     let data = tokio::fs::read(&args.file)
         .await
         .with_context(|| format!("cannot read {}", args.file.display()))?;
-    let modulus = crate::modulus(args.mod128);
-    let config = args.common.config(modulus)?;
+    let grace = release_grace(&config);
     // Data are queued once the link's N1 for sending is known: at once on a
     // v2.0 link, after the XID exchange on a v2.2 one (6.3.2), since the
     // peer may accept shorter I frames than ours.
@@ -417,10 +761,12 @@ async fn send_async(args: SendArgs) -> anyhow::Result<()> {
             via: args.via.clone(),
         })
         .ok();
-    // Connected at, data queued, all acknowledged at.
+    // Connected at, data queued, octets acknowledged, all acknowledged at.
     let mut connected_at: Option<std::time::Instant> = None;
     let mut queued = false;
+    let mut acked = 0;
     let mut acked_at: Option<std::time::Instant> = None;
+    let mut interrupted = false;
     let outcome: anyhow::Result<()> = loop {
         let (at, notice) = tokio::select! {
             notice = handle.notices.recv() => match notice {
@@ -430,15 +776,15 @@ async fn send_async(args: SendArgs) -> anyhow::Result<()> {
                     break Err(anyhow!("the KISS driver stopped"));
                 }
             },
-            _ = tokio::signal::ctrl_c() => break Err(anyhow!("interrupted")),
+            _ = tokio::signal::ctrl_c() => {
+                interrupted = true;
+                break Ok(());
+            }
         };
         if let Notice::Station(StationEvent::Outstanding { frames, .. }) = &notice {
             if queued {
-                let done = data
-                    .len()
-                    .saturating_sub(frames.saturating_mul(n1))
-                    .min(data.len());
-                bar.set_position(done as u64);
+                acked = acknowledged(data.len(), n1, *frames);
+                bar.set_position(acked as u64);
                 if log.bar.is_none() && started.elapsed() > Duration::from_secs(1) {
                     bar.set_draw_target(ProgressDrawTarget::stderr());
                     log.bar = Some(bar.clone());
@@ -497,18 +843,30 @@ async fn send_async(args: SendArgs) -> anyhow::Result<()> {
     };
     bar.finish_and_clear();
     log.bar = None;
-    let stopped = finish(&mut handle, &log).await;
+    if interrupted {
+        // DM, not DISC: the peer must not take a cut transfer for a
+        // finished one (see `Station::abort`).
+        handle.requests.send(Request::Abort { remote }).ok();
+        log.line(&format!(
+            "linklab: interrupted: {remote} acknowledged {acked} of {} octets; \
+             link ended with DM",
+            data.len()
+        ));
+        finish(&mut handle, &log, &[], grace, |_, _| {}).await?;
+        std::process::exit(INTERRUPTED);
+    }
+    let stopped = finish(&mut handle, &log, &[], grace, |_, _| {}).await;
     outcome?;
     stopped?;
     if let (Some(from), Some(to)) = (connected_at, acked_at) {
         let span = to.duration_since(from).as_secs_f64();
         let rate = if span > 0.0 {
-            data.len() as f64 / span
+            data.len() as f64 * 8.0 / span
         } else {
             f64::INFINITY
         };
         println!(
-            "sent {} bytes to {remote} in {span:.3} s: {rate:.0} bytes/s (elapsed {:.3} s with connection set-up and release)",
+            "sent {} bytes to {remote} in {span:.3} s: {rate:.0} bit/s (elapsed {:.3} s with connection set-up and release)",
             data.len(),
             started.elapsed().as_secs_f64()
         );
@@ -538,6 +896,8 @@ pub fn connect(args: ConnectArgs) -> anyhow::Result<()> {
 async fn connect_async(args: ConnectArgs) -> anyhow::Result<()> {
     let modulus = crate::modulus(args.mod128);
     let config = args.common.config(modulus)?;
+    args.common.check_path(&args.dest, &args.via)?;
+    let grace = release_grace(&config);
     let mut n1 = config.n1;
     let remote = args.dest;
     let mut handle = args.common.start(config, false).await?;
@@ -613,7 +973,8 @@ async fn connect_async(args: ConnectArgs) -> anyhow::Result<()> {
             }
         }
     };
-    let stopped = finish(&mut handle, &log).await;
+    let linked: &[Address] = if connected { &[remote] } else { &[] };
+    let stopped = finish(&mut handle, &log, linked, grace, |_, _| {}).await;
     outcome?;
     stopped
 }

@@ -26,11 +26,16 @@ fn payload(len: usize) -> Vec<u8> {
 /// Sends 20 KB from N0CALL-1 to N0CALL-2 with `extra` options on both
 /// sides and checks the copy byte for byte; returns the outputs.
 fn transfer(dir: &Path, extra: &[&str], send_only: &[&str]) -> (Output, Output) {
+    transfer_of(dir, 20 * 1024, extra, send_only)
+}
+
+/// As [`transfer`], of `len` octets.
+fn transfer_of(dir: &Path, len: usize, extra: &[&str], send_only: &[&str]) -> (Output, Output) {
     let hub = Hub::start();
     let kiss = hub.address();
     let input = dir.join("input.bin");
     let output = dir.join("output.bin");
-    let data = payload(20 * 1024);
+    let data = payload(len);
     std::fs::write(&input, &data).unwrap();
     let mut args = vec!["listen", "--kiss", &kiss, "--mycall", "N0CALL-2", "--once"];
     let out_arg = output.to_str().unwrap();
@@ -62,10 +67,332 @@ fn transfer(dir: &Path, extra: &[&str], send_only: &[&str]) -> (Output, Output) 
     assert!(received == data, "received data differ");
     let report = text(&sender.stdout);
     assert!(
-        report.starts_with("sent 20480 bytes to N0CALL-2 in ") && report.contains(" bytes/s "),
+        report.starts_with(&format!("sent {len} bytes to N0CALL-2 in "))
+            && report.contains(" bit/s "),
         "{report}"
     );
     (sender, listener)
+}
+
+/// Sends SIGINT to a running `linklab`.
+fn interrupt(run: &cli::Running) {
+    let status = Command::new("kill")
+        .args(["-INT", &run.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Waits (bounded) until `path` exists with at least `len` octets.
+fn wait_for_file(path: &Path, len: u64) {
+    let end = Instant::now() + cli::LIMIT;
+    while std::fs::metadata(path).map_or(0, |m| m.len()) < len {
+        assert!(
+            Instant::now() < end,
+            "{} never grew to {len}",
+            path.display()
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A listener on `hub` writing to `out`, and a sender of `data` to it that
+/// acknowledges slowly (the spec's T2 at the receiver), so that a test can
+/// act in the middle of the transfer.
+fn slow_transfer(hub: &Hub, out: &Path, input: &Path, once: bool) -> (cli::Running, cli::Running) {
+    let kiss = hub.address();
+    let mut args = vec![
+        "listen",
+        "--kiss",
+        &kiss,
+        "--mycall",
+        "N0CALL-2",
+        "--ack-policy",
+        "t2",
+        "--t2-ms",
+        "200",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    if once {
+        args.push("--once");
+    }
+    let listener = linklab(&args);
+    hub.wait_for_clients(1);
+    let sender = linklab(&[
+        "send",
+        "--kiss",
+        &kiss,
+        "--mycall",
+        "N0CALL-1",
+        "--to",
+        "N0CALL-2",
+        "--n1",
+        "64",
+        input.to_str().unwrap(),
+    ]);
+    (listener, sender)
+}
+
+fn partial(path: &Path) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".partial");
+    name.into()
+}
+
+/// Silent data loss: a sender interrupted mid-transfer must not leave a
+/// file under the final name; the listener keeps `NAME.partial`, says how
+/// many octets came and that the link was cut, and exits 1.
+#[test]
+fn interrupted_sender_leaves_only_a_partial_file_and_a_cut_log_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = Hub::start();
+    let input = dir.path().join("input.bin");
+    let output = dir.path().join("output.bin");
+    let data = payload(64 * 1024);
+    std::fs::write(&input, &data).unwrap();
+    let (listener, sender) = slow_transfer(&hub, &output, &input, true);
+    wait_for_file(&partial(&output), 1024);
+    assert!(!output.exists(), "a final name during the transfer");
+    interrupt(&sender);
+    let sender = finish(sender, "send");
+    let listener = finish(listener, "listen");
+    assert_eq!(sender.status.code(), Some(130), "{}", tail(&sender.stderr));
+    let log = text(&sender.stderr);
+    assert!(
+        log.contains("linklab: interrupted: N0CALL-2 acknowledged ")
+            && log.contains(" of 65536 octets; link ended with DM"),
+        "{log}"
+    );
+    assert_eq!(
+        listener.status.code(),
+        Some(1),
+        "{}",
+        tail(&listener.stderr)
+    );
+    assert!(!output.exists(), "a cut transfer under the final name");
+    let got = std::fs::read(partial(&output)).unwrap();
+    assert!(!got.is_empty() && got.len() < data.len() && data.starts_with(&got));
+    let log = text(&listener.stderr);
+    let line = format!(
+        "linklab: the link with N0CALL-1 was cut after {} octets (the peer sent DM); \
+         incomplete data in {}",
+        got.len(),
+        partial(&output).display()
+    );
+    assert!(log.contains(&line), "{log}");
+}
+
+/// A listener whose peer has vanished says that it waits for the
+/// release and how long; a second SIGINT quits at once with status 130.
+#[test]
+fn second_sigint_quits_at_once_with_130() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = Hub::start();
+    let input = dir.path().join("input.bin");
+    let output = dir.path().join("output.bin");
+    std::fs::write(&input, payload(64 * 1024)).unwrap();
+    let (listener, mut sender) = slow_transfer(&hub, &output, &input, false);
+    wait_for_file(&partial(&output), 1024);
+    // The peer disappears without a word.
+    sender.child.kill().unwrap();
+    sender.child.wait().unwrap();
+    interrupt(&listener);
+    thread::sleep(Duration::from_millis(500));
+    interrupt(&listener);
+    let listener = finish(listener, "listen");
+    assert_eq!(
+        listener.status.code(),
+        Some(130),
+        "{}",
+        tail(&listener.stderr)
+    );
+    let log = text(&listener.stderr);
+    assert!(
+        log.contains(
+            "linklab: releasing the link with N0CALL-1 (DISC): waiting up to 15 s for an answer; \
+             Ctrl-C again to quit at once"
+        ),
+        "{log}"
+    );
+    assert!(
+        log.contains("linklab: interrupted again; quitting at once"),
+        "{log}"
+    );
+    assert!(!output.exists() && partial(&output).exists());
+}
+
+/// A transfer is under `NAME.partial` while it runs and gets its final
+/// name only once the peer has released the link.
+#[test]
+fn normal_transfer_is_renamed_to_its_final_name_after_release() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = Hub::start();
+    let input = dir.path().join("input.bin");
+    let output = dir.path().join("output.bin");
+    let data = payload(8 * 1024);
+    std::fs::write(&input, &data).unwrap();
+    let (listener, sender) = slow_transfer(&hub, &output, &input, true);
+    wait_for_file(&partial(&output), 64);
+    assert!(!output.exists(), "a final name before the release");
+    let sender = finish(sender, "send");
+    let listener = finish(listener, "listen");
+    assert!(sender.status.success(), "{}", tail(&sender.stderr));
+    assert!(listener.status.success(), "{}", tail(&listener.stderr));
+    assert!(
+        std::fs::read(&output).unwrap() == data,
+        "received data differ"
+    );
+    assert!(!partial(&output).exists());
+    let log = text(&listener.stderr);
+    let line = format!(
+        "linklab: received 8192 octets from N0CALL-1, released by the peer (DISC) -> {}",
+        output.display()
+    );
+    assert!(log.contains(&line), "{log}");
+}
+
+/// Sends `data` from `mycall` to a listener already on `hub`.
+fn send_file(hub: &Hub, dir: &Path, mycall: &str, data: &[u8]) {
+    let input = dir.join(format!("{mycall}.bin"));
+    std::fs::write(&input, data).unwrap();
+    let kiss = hub.address();
+    let out = finish(
+        linklab(&[
+            "send",
+            "--kiss",
+            &kiss,
+            "--mycall",
+            mycall,
+            "--to",
+            "N0CALL-2",
+            input.to_str().unwrap(),
+        ]),
+        "send",
+    );
+    assert!(out.status.success(), "{}", tail(&out.stderr));
+}
+
+/// One file per connection: FILE, then FILE.2; in a directory,
+/// transfer-N-CALL. A listener stopped with nothing cut exits 0.
+#[test]
+fn each_connection_gets_its_own_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second) = (payload(3000), payload(5000));
+    for into_dir in [false, true] {
+        let hub = Hub::start();
+        let kiss = hub.address();
+        let out = if into_dir {
+            let d = dir.path().join("received");
+            std::fs::create_dir(&d).unwrap();
+            d
+        } else {
+            dir.path().join("got.bin")
+        };
+        let listener = linklab(&[
+            "listen",
+            "--kiss",
+            &kiss,
+            "--mycall",
+            "N0CALL-2",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        hub.wait_for_clients(1);
+        send_file(&hub, dir.path(), "N0CALL-1", &first);
+        send_file(&hub, dir.path(), "N0CALL-3", &second);
+        let names = if into_dir {
+            [
+                out.join("transfer-1-N0CALL-1"),
+                out.join("transfer-2-N0CALL-3"),
+            ]
+        } else {
+            [out.clone(), dir.path().join("got.bin.2")]
+        };
+        wait_for_file(&names[1], second.len() as u64);
+        interrupt(&listener);
+        let listener = finish(listener, "listen");
+        assert!(listener.status.success(), "{}", tail(&listener.stderr));
+        assert!(std::fs::read(&names[0]).unwrap() == first);
+        assert!(std::fs::read(&names[1]).unwrap() == second);
+    }
+}
+
+/// A TCP port that counts nothing but whether anyone connected to it.
+fn untouched_tnc() -> (TcpListener, String) {
+    let tnc = TcpListener::bind("127.0.0.1:0").unwrap();
+    tnc.set_nonblocking(true).unwrap();
+    let address = format!("tcp:{}", tnc.local_addr().unwrap());
+    (tnc, address)
+}
+
+fn assert_untouched(tnc: &TcpListener) {
+    assert!(
+        matches!(tnc.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "the TNC was touched"
+    );
+}
+
+#[test]
+fn sending_to_own_callsign_exits_2_before_touching_the_tnc() {
+    let (tnc, kiss) = untouched_tnc();
+    let out = finish(
+        linklab(&[
+            "send", "--kiss", &kiss, "--mycall", "N0CALL-1", "--to", "n0call-1", "x",
+        ]),
+        "send",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", tail(&out.stderr));
+    let log = text(&out.stderr);
+    assert!(
+        log.contains("linklab: error: N0CALL-1 is this station's own callsign (--mycall)"),
+        "{log}"
+    );
+    assert_untouched(&tnc);
+}
+
+#[test]
+fn bad_window_n1_t1_or_path_exits_2_naming_the_flag() {
+    let (tnc, kiss) = untouched_tnc();
+    let nine = "D1,D2,D3,D4,D5,D6,D7,D8,D9";
+    for (bad, flag) in [
+        (&["--window", "8"][..], "--window: "),
+        (&["--window", "100", "--mod128", "--srej"][..], "--window: "),
+        (&["--n1", "0"][..], "--n1: "),
+        (&["--n1", "4096"][..], "--n1: "),
+        (&["--t1-ms", "0"][..], "--t1-ms: "),
+        (&["--via", nine][..], "--via: "),
+        (&["--via", "N0CALL-2"][..], "--via: "),
+    ] {
+        let mut args = vec![
+            "send", "--kiss", &kiss, "--mycall", "N0CALL-1", "--to", "N0CALL-2",
+        ];
+        args.extend(bad);
+        args.push("x");
+        let out = finish(linklab(&args), "send");
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", tail(&out.stderr));
+        let log = text(&out.stderr);
+        assert!(
+            log.contains(&format!("linklab: error: {flag}")),
+            "{bad:?}: {log}"
+        );
+    }
+    assert_untouched(&tnc);
+}
+
+/// 100 KB with every option at its default: the acknowledgement policy
+/// and window the command line chooses must deliver it byte for byte.
+/// The sender's report (time and rate) is printed, never asserted.
+#[test]
+fn transfer_100k_with_default_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let (sender, _) = transfer_of(dir.path(), 100 * 1024 + 100, &[], &[]);
+    eprintln!(
+        "100 KB with defaults: {} (wall {:.3} s)",
+        text(&sender.stdout).trim(),
+        started.elapsed().as_secs_f64()
+    );
 }
 
 #[test]

@@ -43,6 +43,12 @@ pub enum Request {
         /// The remote station.
         remote: Address,
     },
+    /// End a link at once with DM, discarding what is not acknowledged
+    /// ([`Station::abort`]).
+    Abort {
+        /// The remote station.
+        remote: Address,
+    },
     /// Release a link once all its data is acknowledged
     /// ([`Station::release`]).
     Release {
@@ -189,6 +195,7 @@ pub async fn run(
                         Some(Request::Send { remote, data }) => station.send(&remote, data),
                         Some(Request::Disconnect { remote }) => station.disconnect(now, &remote),
                         Some(Request::Release { remote }) => station.release(now, &remote),
+                        Some(Request::Abort { remote }) => station.abort(&remote),
                         Some(Request::Shutdown) | None => {
                             station.disconnect_all(now);
                             shutdown_at = Some(tokio::time::Instant::now() + options.shutdown_grace);

@@ -15,12 +15,13 @@ use linklab_core::{Engine, Instant};
 use std::collections::{BTreeMap, VecDeque};
 
 use linklab_link::{
-    Config, DataLink, Event, InvalidFrame, NewLinkError, RoleError, SendError, State,
+    Config, DataLink, DisconnectReason, Event, Framing, InvalidFrame, NewLinkError, Pdu, RoleError,
+    SendError, State,
 };
 use linklab_wire::ax25::{
     Address, AddressError, AddressField, Callsign, CommandResponse, Frame, FrameError,
 };
-use linklab_wire::control::Modulus;
+use linklab_wire::control::{Control, Modulus, Unnumbered};
 use linklab_wire::kiss::{self, KissError, Port};
 use thiserror::Error;
 
@@ -481,6 +482,48 @@ impl Station {
             .ok_or(StationError::NoLink { remote: *remote })?;
         entry.release_when_done = true;
         self.collect(k, Some(now));
+        Ok(())
+    }
+
+    /// Ends the link with `remote` at once, without waiting for an
+    /// answer: queued and unacknowledged data are discarded, a DM response
+    /// (F = 0) tells the peer that this station is disconnected (AX.25
+    /// v2.2 4.3.3.5), and the link is forgotten. A peer in the connected
+    /// states takes that DM as a link ended by the other side (fig. C4.4,
+    /// "DM": DL-ERROR indication E, DL-DISCONNECT indication), unlike an
+    /// orderly release with DISC, so it can tell a cut transfer from a
+    /// complete one. Reported as a disconnection at our request.
+    pub fn abort(&mut self, remote: &Address) -> Result<(), StationError> {
+        let k = key(remote);
+        let entry = self
+            .links
+            .remove(&k)
+            .ok_or(StationError::NoLink { remote: *remote })?;
+        let link = entry.link;
+        let remote = link.remote();
+        if link.state() != State::Disconnected {
+            let dm = Pdu {
+                command: false,
+                control: Control::U {
+                    kind: Unnumbered::Dm,
+                    pf: false,
+                },
+                modulus: link.modulus(),
+                pid: None,
+                info: Vec::new(),
+            };
+            self.out.extend(link.framing().encode(dm));
+            self.events.push_back(StationEvent::Link {
+                remote,
+                event: Event::Disconnected {
+                    reason: DisconnectReason::LocalRequest,
+                },
+            });
+        }
+        if entry.outstanding != 0 {
+            self.events
+                .push_back(StationEvent::Outstanding { remote, frames: 0 });
+        }
         Ok(())
     }
 

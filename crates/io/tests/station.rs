@@ -243,3 +243,46 @@ fn request_errors_name_the_remote_and_the_state() {
     let nobody = station.send(&addr("N0CALL-3"), vec![1]).unwrap_err();
     assert_eq!(nobody.to_string(), "no link with N0CALL-3");
 }
+
+/// `abort` mid-transfer: A ends the link with DM and forgets it at once;
+/// B reports that the peer sent DM (a cut link), not an orderly release.
+#[test]
+fn abort_ends_the_link_with_dm_and_the_peer_sees_a_cut_link() {
+    let config = Config {
+        modulus: Modulus::Mod8,
+        ..Config::default()
+    };
+    let mut wire = pair(config.clone(), config, true);
+    let b = addr("N0CALL-2");
+    wire.stations[0].connect(Instant::ZERO, b, &[]).unwrap();
+    let up = wire.run_until(Duration::from_secs(60), |w| {
+        w.has_link_event(0, |e| matches!(e, Event::Connected { .. }))
+    });
+    assert!(up, "not connected:\n{}", wire.dump());
+    for chunk in payload(4096, 7).chunks(256) {
+        wire.stations[0].send(&b, chunk.to_vec()).unwrap();
+    }
+    let some = wire.run_until(Duration::from_secs(60), |w| {
+        !w.received(1, &addr("N0CALL-1")).is_empty()
+    });
+    assert!(some, "nothing received:\n{}", wire.dump());
+    wire.stations[0].abort(&b).unwrap();
+    assert!(wire.stations[0].links().next().is_none());
+    let cut = wire.run_until(Duration::from_secs(60), |w| {
+        w.has_link_event(1, |e| {
+            *e == Event::Disconnected {
+                reason: DisconnectReason::RemoteDm,
+            }
+        })
+    });
+    assert!(cut, "B never saw the DM:\n{}", wire.dump());
+    assert!(wire.has_link_event(0, |e| *e
+        == Event::Disconnected {
+            reason: DisconnectReason::LocalRequest
+        }));
+    assert!(wire.received(1, &addr("N0CALL-1")).len() < 4096);
+    assert!(matches!(
+        wire.stations[0].abort(&b),
+        Err(linklab_io::StationError::NoLink { .. })
+    ));
+}

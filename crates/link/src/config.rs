@@ -45,6 +45,26 @@ pub enum AckPolicy {
     /// the sender's checkpointing (P on the last I frame, or T1 expiry and
     /// enquiry) drives acknowledgements, as in some TNC firmwares.
     OnPollImmediately,
+    /// Acknowledge at once when P = 1, or when the in-sequence I frames
+    /// not yet acknowledged fill the receive window k (no further frame
+    /// can arrive before the sender hears an acknowledgement); otherwise
+    /// T2 gathers acknowledgements only while frames keep arriving: every
+    /// in-sequence I frame restarts it, so it expires T2 after the last
+    /// frame of a burst.
+    ///
+    /// The spec's T2 (6.4.2.1, 6.7.1.2; fig. C4.4c "start T2" only when
+    /// acknowledge pending was clear) runs from the first unacknowledged
+    /// frame, so a receiver with a fast link holds every window's
+    /// acknowledgement for a whole T2 even though the window is already
+    /// complete; with P = 0 on every I frame (the spec default, no
+    /// checkpointing) that is one window per T2. Dire Wolf (ax25_link.c)
+    /// has no T2 at all: a pending acknowledgement asks for the channel
+    /// (LM-SEIZE) and the RR goes once it has the channel, that is once
+    /// the peer's transmission has ended. This policy gives that on a
+    /// KISS port, which does not report the channel's state: a window
+    /// that is full is answered at once, and T2 after the last frame heard
+    /// stands in for "the peer's transmission has ended".
+    WindowOrT2,
 }
 
 /// How the T1 value grows while T1 keeps expiring (the "select T1 value"

@@ -537,6 +537,38 @@ fn a_pending_acknowledgement_rides_in_a_keyed_transmission() {
     assert!(p.b().poll_transmit(now).is_none());
 }
 
+/// The window-or-T2 policy: a complete window is acknowledged as soon as
+/// its last frame arrives; the frames of a burst that does not fill the
+/// window are acknowledged once T2 passes without another frame.
+#[test]
+fn window_or_t2_acknowledges_a_full_window_at_once_and_the_rest_after_t2() {
+    let config = Config {
+        window_mod8: 4,
+        ack_policy: AckPolicy::WindowOrT2,
+        t2: Duration::from_millis(500),
+        ..v20()
+    };
+    let mut p = Pair::new(config.clone(), config, 24);
+    p.connect();
+    for n in 0..6u8 {
+        p.a().send(vec![n; 40]).unwrap();
+    }
+    // 6 frames of 40 octets at 9600 bit/s arrive within 0.4 s: the first
+    // four are acknowledged as soon as the fourth is in, the last two not
+    // yet.
+    p.run_for(Duration::from_millis(400));
+    assert_eq!(p.received(Side::B).len(), 6, "{}", p.dump());
+    assert_eq!(p.logged("<RR R R4>"), 1, "{}", p.dump());
+    assert_eq!(p.links[0].unacked(), 2, "{}", p.dump());
+    p.run_for(Duration::from_millis(300));
+    assert_eq!(p.logged("<RR R R6>"), 0, "{}", p.dump());
+    p.run_for(Duration::from_millis(400));
+    assert_eq!(p.logged("<RR R R6>"), 1, "{}", p.dump());
+    assert_eq!(p.links[0].unacked(), 0);
+    assert_eq!(p.logged("<RR C P"), 0, "T1 never expired: {}", p.dump());
+    assert_eq!(p.logged("<I C P"), 0, "no checkpointing was asked for");
+}
+
 /// A v2.2 link up and idle, XID done; then `bytes` from B reach A with
 /// data queued at A. Returns the pair and the log line before the frame.
 fn invalid_frame_at_a(seed: u64, bytes: &[u8]) -> (Pair, usize) {

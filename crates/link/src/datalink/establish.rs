@@ -505,6 +505,7 @@ impl<F: Framing> Link<F> {
         self.vs = 0;
         self.va = 0;
         self.vr = 0;
+        self.nr_sent = 0;
         self.top = 0;
         self.checkpoint_unacked = 0;
         self.sent.iter_mut().for_each(|s| *s = None);

@@ -237,6 +237,9 @@ pub struct Link<F: Framing> {
     own_receiver_busy: bool,
     reject_exception: bool,
     acknowledge_pending: bool,
+    /// N(R) of the last I, RR, RNR or REJ frame sent (4.2.4.4): the
+    /// in-sequence I frames received since are V(R) - N(R).
+    nr_sent: u8,
     /// A command with P = 1 is outstanding.
     poll_outstanding: bool,
     /// Sequence numbers for which an SREJ was sent and not yet satisfied.
@@ -389,6 +392,7 @@ impl<F: Framing> Link<F> {
             own_receiver_busy: false,
             reject_exception: false,
             acknowledge_pending: false,
+            nr_sent: 0,
             poll_outstanding: false,
             srej_requested: 0,
             polled: false,
@@ -812,6 +816,15 @@ impl<F: Framing> Engine for Link<F> {
                 _ => self.next_pdu(now),
             }?;
             let pdu = self.emitting(now, pdu);
+            if let Control::I { nr, .. }
+            | Control::S {
+                kind: Supervisory::Rr | Supervisory::Rnr | Supervisory::Rej,
+                nr,
+                ..
+            } = pdu.control
+            {
+                self.nr_sent = nr;
+            }
             if let Some(frame) = self.framing.encode(pdu) {
                 return Some(frame);
             }

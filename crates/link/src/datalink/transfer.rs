@@ -296,6 +296,13 @@ impl<F: Framing> Link<F> {
             self.accept_in_sequence(payload);
             if poll {
                 self.enquiry_response(now, true);
+            } else if self.config.ack_policy == AckPolicy::WindowOrT2 {
+                self.acknowledge_pending = true;
+                if self.seq_diff(self.vr, self.nr_sent) >= self.k_rx {
+                    self.enquiry_response(now, false);
+                } else {
+                    self.timers.start(Timer::T2, now, self.config.t2);
+                }
             } else if !self.acknowledge_pending {
                 self.acknowledge_pending = true;
                 if self.config.ack_policy == AckPolicy::AfterT2 {

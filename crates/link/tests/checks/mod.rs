@@ -53,9 +53,10 @@ pub fn told_or_discarded(events: &[Event]) -> bool {
 
 /// A random acknowledgement policy.
 pub fn ack_policy(rng: &mut Stream) -> AckPolicy {
-    match rng.uniform_int(0, 2) {
+    match rng.uniform_int(0, 3) {
         0 => AckPolicy::AfterT2,
         1 => AckPolicy::Immediately,
+        2 => AckPolicy::WindowOrT2,
         _ => AckPolicy::OnPollImmediately,
     }
 }
