@@ -85,8 +85,24 @@ pub fn linklab(args: &[&str]) -> Running {
 
 /// `linklab` with `input` on its standard input (then closed), or none.
 pub fn linklab_with_input(args: &[&str], input: Option<&'static [u8]>) -> Running {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_linklab"))
-        .args(args)
+    spawn(
+        Command::new(env!("CARGO_BIN_EXE_linklab")).args(args),
+        input.map(<[u8]>::to_vec),
+    )
+}
+
+/// `linklab` run in directory `dir`, as a user typing there would.
+pub fn linklab_in(dir: &std::path::Path, args: &[&str], input: Option<Vec<u8>>) -> Running {
+    spawn(
+        Command::new(env!("CARGO_BIN_EXE_linklab"))
+            .args(args)
+            .current_dir(dir),
+        input,
+    )
+}
+
+fn spawn(command: &mut Command, input: Option<Vec<u8>>) -> Running {
+    let mut child = command
         .stdin(if input.is_some() {
             Stdio::piped()
         } else {
@@ -97,7 +113,7 @@ pub fn linklab_with_input(args: &[&str], input: Option<&'static [u8]>) -> Runnin
         .spawn()
         .unwrap();
     if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
-        thread::spawn(move || stdin.write_all(bytes));
+        thread::spawn(move || stdin.write_all(&bytes));
     }
     let out = child.stdout.take().unwrap();
     let err = child.stderr.take().unwrap();

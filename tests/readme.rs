@@ -1,0 +1,188 @@
+//! The README's tour, run as a user would type it, so that its commands
+//! and the output it quotes cannot drift from the program. The commands
+//! that talk to a TNC run against the in-test KISS hub in place of the
+//! README's Dire Wolf address.
+
+mod cli;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use cli::{finish, linklab, linklab_in, tail, text, Hub};
+
+/// The TNC address the README's examples use.
+const README_TNC: &str = "tcp:127.0.0.1:8001";
+
+fn readme() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap()
+}
+
+/// The text after `marker` in the README, up to `end`.
+fn after<'a>(text: &'a str, marker: &str, end: &str) -> &'a str {
+    let start = text
+        .find(marker)
+        .unwrap_or_else(|| panic!("README: no {marker:?}"))
+        + marker.len();
+    let rest = &text[start..];
+    &rest[..rest
+        .find(end)
+        .unwrap_or_else(|| panic!("README: no {end:?} after {marker:?}"))]
+}
+
+/// The tour's commands: the `linklab` lines of its first `sh` block, with
+/// continuation lines joined.
+fn tour() -> Vec<String> {
+    let text = readme();
+    let block = after(after(&text, "## A short tour", "\n## "), "```sh\n", "```");
+    let joined = block.replace("\\\n", " ");
+    let commands: Vec<String> = joined
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("linklab "))
+        .map(String::from)
+        .collect();
+    assert_eq!(
+        commands.len(),
+        5,
+        "the tour has five commands: {commands:?}"
+    );
+    commands
+}
+
+/// Splits a command line as a POSIX shell would for these examples:
+/// blanks separate words, single quotes keep blanks and stars.
+fn words(line: &str) -> Vec<String> {
+    let (mut words, mut word, mut quoted, mut any) = (Vec::new(), String::new(), false, false);
+    for c in line.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                any = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if any {
+                    words.push(std::mem::take(&mut word));
+                    any = false;
+                }
+            }
+            c => {
+                word.push(c);
+                any = true;
+            }
+        }
+    }
+    assert!(!quoted, "unbalanced quote in {line:?}");
+    if any {
+        words.push(word);
+    }
+    words
+}
+
+/// The arguments of a `linklab ...` command, the TNC address replaced.
+fn args(command: &str, tnc: &str) -> Vec<String> {
+    let words = words(command);
+    assert_eq!(words[0], "linklab");
+    words[1..]
+        .iter()
+        .map(|w| w.replace(README_TNC, tnc))
+        .collect()
+}
+
+fn run_in(dir: &Path, args: &[String], input: Option<Vec<u8>>) -> std::process::Output {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = finish(linklab_in(dir, &args, input), &args.join(" "));
+    assert!(
+        out.status.success(),
+        "linklab {} failed:\n{}",
+        args.join(" "),
+        tail(&out.stderr)
+    );
+    out
+}
+
+#[test]
+fn the_model_prints_the_table_the_readme_quotes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_in(dir.path(), &args(&tour()[0], README_TNC), None);
+    let text = readme();
+    let quoted = after(&text, "The first prints\n\n```\n", "```");
+    assert_eq!(cli::text(&out.stdout), quoted);
+}
+
+#[test]
+fn the_scenario_file_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = args(&tour()[1], README_TNC);
+    // The README's path is relative to the repository root.
+    args[1] = format!("{}/{}", env!("CARGO_MANIFEST_DIR"), args[1]);
+    let out = run_in(dir.path(), &args, None);
+    assert!(
+        dir.path().join("linklab-sim").is_dir(),
+        "{}",
+        tail(&out.stderr)
+    );
+}
+
+#[test]
+fn encode_then_decode_prints_the_monitor_line_the_readme_quotes() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = tour()[2].clone();
+    let (encode, decode) = pipeline.split_once(" | ").expect("a pipeline");
+    let frame = run_in(dir.path(), &args(encode, README_TNC), None).stdout;
+    let shown = run_in(dir.path(), &args(decode, README_TNC), Some(frame)).stdout;
+    let text = readme();
+    let quoted = after(&text, "and the third `", "`");
+    assert_eq!(cli::text(&shown).trim_end(), quoted);
+}
+
+#[test]
+fn the_file_sent_arrives_byte_exact_at_the_listener_the_readme_names() {
+    let hub = Hub::start();
+    let dir = tempfile::tempdir().unwrap();
+    let notes: Vec<u8> = (0..3000u32).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(dir.path().join("notes.txt"), &notes).unwrap();
+    let received = dir.path().join("received.txt");
+    let listener = linklab(&[
+        "listen",
+        "--kiss",
+        &hub.address(),
+        "--mycall",
+        "N0CALL-2",
+        "--once",
+        "--out",
+        received.to_str().unwrap(),
+    ]);
+    hub.wait_for_clients(1);
+    run_in(dir.path(), &args(&tour()[3], &hub.address()), None);
+    let listener = finish(listener, "listen");
+    assert!(listener.status.success(), "{}", tail(&listener.stderr));
+    assert_eq!(std::fs::read(&received).unwrap(), notes);
+}
+
+#[test]
+fn the_dtn_node_starts_on_the_tnc_and_stops_on_sigterm() {
+    let hub = Hub::start();
+    let dir = tempfile::tempdir().unwrap();
+    let args = args(&tour()[4], &hub.address());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut node = linklab_in(dir.path(), &args, None);
+    let socket = dir.path().join("node.sock");
+    let until = Instant::now() + Duration::from_secs(20);
+    while !socket.exists() {
+        if let Some(status) = node.child.try_wait().unwrap() {
+            panic!(
+                "the node exited ({status}):\n{}",
+                text(&node.stderr.join().unwrap())
+            );
+        }
+        assert!(Instant::now() < until, "the node never opened node.sock");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    hub.wait_for_clients(1);
+    std::process::Command::new("kill")
+        .args(["-TERM", &node.child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = finish(node, "dtn node");
+    assert!(out.status.success(), "{}", tail(&out.stderr));
+}
