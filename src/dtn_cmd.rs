@@ -132,7 +132,8 @@ struct NodeArgs {
 
 #[derive(Args)]
 struct SendArgs {
-    /// The file to send (its whole content is the bundle's payload).
+    /// The file to send (its whole content is the bundle's payload); `-`
+    /// for standard input.
     file: PathBuf,
     /// The destination endpoint, e.g. ipn:2.1 or dtn://b/files.
     dest: String,
@@ -293,8 +294,7 @@ async fn send(a: SendArgs) -> anyhow::Result<()> {
     if let Some(source) = &a.source {
         parse_eid("--source", source)?;
     }
-    let payload =
-        std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
+    let payload = crate::input::read(&a.file)?;
     let mut client = Client::connect(&a.node).await?;
     let source = match a.source {
         Some(source) => source,

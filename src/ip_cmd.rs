@@ -126,7 +126,7 @@ struct ServeArgs {
 
 #[derive(Args)]
 struct SendArgs {
-    /// The file to send.
+    /// The file to send; `-` for standard input.
     file: PathBuf,
     /// The receiver, ADDR:PORT (IPv6: [ADDR]:PORT).
     dest: SocketAddr,
@@ -498,8 +498,7 @@ impl Application for SendApp {
 
 fn send(args: &IpArgs, a: &SendArgs) -> anyhow::Result<()> {
     args.check_destination(a.dest.ip())?;
-    let data =
-        std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
+    let data = crate::input::read(&a.file)?;
     let octets = data.len();
     let mut host = args.host()?;
     args.announce(&host);

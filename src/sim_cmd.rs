@@ -18,7 +18,7 @@ use crate::run_args::RunArgs;
 
 #[derive(Args)]
 pub struct SimArgs {
-    /// The scenario file (TOML).
+    /// The scenario file (TOML); `-` for standard input.
     file: PathBuf,
     /// Output directory [default: ./linklab-sim/<file stem>].
     #[arg(long)]
@@ -40,9 +40,10 @@ impl fmt::Display for InputError {
 impl std::error::Error for InputError {}
 
 pub fn run(args: SimArgs) -> anyhow::Result<()> {
-    let file = args.file.display();
-    let text = std::fs::read_to_string(&args.file)
-        .map_err(|e| InputError(format!("cannot read scenario file {file}: {e}")))?;
+    let file = crate::input::name(&args.file);
+    let bytes = crate::input::read(&args.file).map_err(|e| InputError(format!("{e:#}")))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| InputError(format!("scenario file {file} is not UTF-8 text")))?;
     let experiment =
         Experiment::from_toml(&text).map_err(|e| InputError(format!("{file}: {e}")))?;
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.file));
@@ -78,10 +79,12 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `./linklab-sim/<file stem>`.
+/// `./linklab-sim/<file stem>`, `./linklab-sim/experiment` for standard
+/// input.
 fn default_out(file: &Path) -> PathBuf {
     let stem = file
         .file_stem()
+        .filter(|_| file != Path::new("-"))
         .map_or_else(|| "experiment".into(), |s| s.to_string_lossy());
     Path::new("linklab-sim").join(stem.as_ref())
 }
