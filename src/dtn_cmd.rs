@@ -196,9 +196,16 @@ fn parse_app(text: &str) -> Result<AppAddress, String> {
     text.parse()
 }
 
+/// `text` as an endpoint ID; a usage error naming `what` (the flag or
+/// argument) and the two forms if it is not one. The parser's own error
+/// says nothing more ("Parse error: ").
 fn parse_eid(what: &str, text: &str) -> anyhow::Result<Eid> {
-    text.parse::<Eid>()
-        .map_err(|e| usage(format!("{what} {text:?} is not an endpoint ID: {e}")))
+    text.parse::<Eid>().map_err(|_| {
+        usage(format!(
+            "{what} {text:?} is not an endpoint ID: write ipn:NODE.SERVICE (e.g. ipn:2.1) \
+             or dtn://NODE/SERVICE (e.g. dtn://b/files)"
+        ))
+    })
 }
 
 /// Runs `linklab dtn ACTION`.
