@@ -50,7 +50,7 @@ pub struct DecodeArgs {
 }
 
 pub fn decode(args: DecodeArgs) -> anyhow::Result<()> {
-    let (mut input, name) = open_input(args.file.as_ref())?;
+    let (mut input, name) = crate::input::open(args.file.as_deref())?;
     let modulus = crate::modulus(args.mod128);
     let read_err = || format!("cannot read {name}");
     // Enough of the start to tell the format, without waiting for the end
@@ -67,12 +67,15 @@ pub fn decode(args: DecodeArgs) -> anyhow::Result<()> {
         }
     }
     head.truncate(len);
+    if head.is_empty() {
+        eprintln!("linklab: {name} is empty: no frames to decode");
+        return Ok(());
+    }
     let format = match args.format {
         Some(f) => f,
         None => detect(&head)?,
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::stdout::stdout();
     if format == InputFormat::Kiss {
         return decode_kiss(head, input, &name, modulus, &mut out);
     }
@@ -85,19 +88,9 @@ pub fn decode(args: DecodeArgs) -> anyhow::Result<()> {
     }
 }
 
-/// The named file, or standard input for none or `-`, and its name for messages.
-fn open_input(file: Option<&PathBuf>) -> anyhow::Result<(Box<dyn Read>, String)> {
-    match file {
-        Some(path) if path.as_os_str() != "-" => {
-            let f = std::fs::File::open(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
-            Ok((Box::new(f), path.display().to_string()))
-        }
-        _ => Ok((Box::new(std::io::stdin()), "standard input".into())),
-    }
-}
-
 /// pcap by its magic number, KISS by a leading FEND, hex by its alphabet.
+/// `input` is the start of the stream, possibly cut anywhere (inside a
+/// line, a hex pair or a UTF-8 character); it is not empty.
 fn detect(input: &[u8]) -> anyhow::Result<InputFormat> {
     const PCAP_MAGICS: [[u8; 4]; 4] = [
         [0xd4, 0xc3, 0xb2, 0xa1],
@@ -114,13 +107,30 @@ fn detect(input: &[u8]) -> anyhow::Result<InputFormat> {
     if input.first() == Some(&kiss::FEND) {
         return Ok(InputFormat::Kiss);
     }
-    if !input.is_empty() && hex_lines(input).is_ok() {
+    if hex_alphabet(input) {
         return Ok(InputFormat::Hex);
     }
     bail!(
         "cannot tell the input format: no pcap magic number, no leading KISS FEND (0xC0), \
          and not hexadecimal text; name it with --format pcap|kiss|hex"
     )
+}
+
+/// Whether every line of `text` holds only hex digits and the separators
+/// [`hex_lines`] ignores before any `#` comment. Whether the digits pair
+/// up is left to [`hex_lines`], whose message names the line: a prefix
+/// may end inside a pair.
+fn hex_alphabet(text: &[u8]) -> bool {
+    text.split(|&b| b == b'\n').all(|line| {
+        line.iter()
+            .take_while(|&&b| b != b'#')
+            .all(|&b| b.is_ascii_hexdigit() || is_hex_separator(b))
+    })
+}
+
+/// The octets between hex digits that [`hex_lines`] ignores.
+fn is_hex_separator(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b':' | b'-' | b'\r')
 }
 
 fn decode_pcap(input: &[u8], modulus: Modulus, out: &mut impl Write) -> anyhow::Result<()> {
@@ -280,7 +290,7 @@ fn hex_lines(input: &[u8]) -> anyhow::Result<Vec<Vec<u8>>> {
             .next()
             .unwrap_or("")
             .bytes()
-            .filter(|b| !matches!(b, b' ' | b'\t' | b':' | b'-' | b'\r'))
+            .filter(|&b| !is_hex_separator(b))
             .collect();
         if digits.is_empty() {
             continue;
@@ -407,9 +417,10 @@ pub struct EncodeArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "hex")]
     format: OutputFormat,
-    /// Write to this file instead of standard output.
-    #[arg(long, short)]
-    output: Option<PathBuf>,
+    /// Write to this file instead of standard output (`--out`, as in the
+    /// other commands).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    out: Option<PathBuf>,
 }
 
 fn hex_octet(s: &str) -> Result<u8, String> {
@@ -463,11 +474,11 @@ pub fn encode(args: EncodeArgs) -> anyhow::Result<()> {
             w.into_inner()
         }
     };
-    match &args.output {
+    match &args.out {
         Some(path) => {
             std::fs::write(path, out).with_context(|| format!("cannot write {}", path.display()))
         }
-        None => std::io::stdout()
+        None => crate::stdout::stdout()
             .write_all(&out)
             .context("cannot write standard output"),
     }

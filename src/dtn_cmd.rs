@@ -132,7 +132,8 @@ struct NodeArgs {
 
 #[derive(Args)]
 struct SendArgs {
-    /// The file to send (its whole content is the bundle's payload).
+    /// The file to send (its whole content is the bundle's payload); `-`
+    /// for standard input.
     file: PathBuf,
     /// The destination endpoint, e.g. ipn:2.1 or dtn://b/files.
     dest: String,
@@ -195,9 +196,16 @@ fn parse_app(text: &str) -> Result<AppAddress, String> {
     text.parse()
 }
 
+/// `text` as an endpoint ID; a usage error naming `what` (the flag or
+/// argument) and the two forms if it is not one. The parser's own error
+/// says nothing more ("Parse error: ").
 fn parse_eid(what: &str, text: &str) -> anyhow::Result<Eid> {
-    text.parse::<Eid>()
-        .map_err(|e| usage(format!("{what} {text:?} is not an endpoint ID: {e}")))
+    text.parse::<Eid>().map_err(|_| {
+        usage(format!(
+            "{what} {text:?} is not an endpoint ID: write ipn:NODE.SERVICE (e.g. ipn:2.1) \
+             or dtn://NODE/SERVICE (e.g. dtn://b/files)"
+        ))
+    })
 }
 
 /// Runs `linklab dtn ACTION`.
@@ -293,8 +301,7 @@ async fn send(a: SendArgs) -> anyhow::Result<()> {
     if let Some(source) = &a.source {
         parse_eid("--source", source)?;
     }
-    let payload =
-        std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
+    let payload = crate::input::read(&a.file)?;
     let mut client = Client::connect(&a.node).await?;
     let source = match a.source {
         Some(source) => source,

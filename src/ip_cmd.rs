@@ -21,8 +21,10 @@ use smoltcp::wire::{IpAddress, IpCidr, IpEndpoint};
 use crate::link_cmd::{block_on, CommonArgs};
 use crate::usage::usage;
 
-/// Options of every `linklab ip` action.
+/// Options of every `linklab ip` action, before or after the action's
+/// name (see [`anywhere`]).
 #[derive(Args)]
+#[command(mut_args(anywhere))]
 pub struct IpArgs {
     #[command(flatten)]
     common: CommonArgs,
@@ -64,6 +66,13 @@ pub struct IpArgs {
     timeout: u64,
     #[command(subcommand)]
     action: Action,
+}
+
+/// `arg` made global, so that it may also follow the action's name. clap
+/// refuses a global argument that is required, so a required one is left
+/// to the derived parsing, which still refuses its absence (status 2).
+fn anywhere(arg: clap::Arg) -> clap::Arg {
+    arg.global(true).required(false)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -126,7 +135,7 @@ struct ServeArgs {
 
 #[derive(Args)]
 struct SendArgs {
-    /// The file to send.
+    /// The file to send; `-` for standard input.
     file: PathBuf,
     /// The receiver, ADDR:PORT (IPv6: [ADDR]:PORT).
     dest: SocketAddr,
@@ -184,6 +193,13 @@ impl IpArgs {
         if self.common.n1.is_none() {
             // Linux's ax25 interface: one datagram per frame (paclen = MTU).
             link.n1 = self.mtu.clamp(1, 2048);
+        }
+        if self.mode == Mode::Vc && self.mtu > link.n1 && !self.mod128 {
+            return Err(usage(format!(
+                "--mtu {} is above --n1 {}: in VC mode a longer datagram is segmented, which \
+                 needs a modulo-128 link; add --mod128, or lower --mtu to {}, or leave out --n1",
+                self.mtu, link.n1, link.n1
+            )));
         }
         let local = self.common.mycall;
         let own = IpAddr::from(self.addr.address());
@@ -498,8 +514,7 @@ impl Application for SendApp {
 
 fn send(args: &IpArgs, a: &SendArgs) -> anyhow::Result<()> {
     args.check_destination(a.dest.ip())?;
-    let data =
-        std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
+    let data = crate::input::read(&a.file)?;
     let octets = data.len();
     let mut host = args.host()?;
     args.announce(&host);

@@ -2,12 +2,14 @@
 
 mod codec;
 mod dtn_cmd;
+mod input;
 mod ip_cmd;
 mod link_cmd;
 mod model;
 mod reproduce;
 mod run_args;
 mod sim_cmd;
+mod stdout;
 mod table;
 mod usage;
 mod windows;
@@ -51,6 +53,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    stdout::quiet_when_closed();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Model(m) => model::run(m),
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if stdout::is_closed(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("linklab: error: {e:#}");
             if e.is::<sim_cmd::InputError>() || e.is::<usage::UsageError>() {

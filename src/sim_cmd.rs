@@ -12,13 +12,14 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use linklab_scenario::experiment::Experiment;
+use serde_json::Value;
 
 use crate::reproduce::{check_ids, create_dir, print_table, write, write_tables_and_figures, Bar};
 use crate::run_args::RunArgs;
 
 #[derive(Args)]
 pub struct SimArgs {
-    /// The scenario file (TOML).
+    /// The scenario file (TOML); `-` for standard input.
     file: PathBuf,
     /// Output directory [default: ./linklab-sim/<file stem>].
     #[arg(long)]
@@ -40,9 +41,15 @@ impl fmt::Display for InputError {
 impl std::error::Error for InputError {}
 
 pub fn run(args: SimArgs) -> anyhow::Result<()> {
-    let file = args.file.display();
-    let text = std::fs::read_to_string(&args.file)
-        .map_err(|e| InputError(format!("cannot read scenario file {file}: {e}")))?;
+    let file = crate::input::name(&args.file);
+    let bytes = crate::input::read(&args.file).map_err(|e| {
+        InputError(format!(
+            "cannot read scenario file {file}: {}",
+            e.root_cause()
+        ))
+    })?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| InputError(format!("scenario file {file} is not UTF-8 text")))?;
     let experiment =
         Experiment::from_toml(&text).map_err(|e| InputError(format!("{file}: {e}")))?;
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.file));
@@ -63,10 +70,12 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
         print_table(table);
     }
     write_tables_and_figures(&out, &output.tables, &output.figures)?;
+    let mut json = serde_json::to_value(&output)?;
+    numbers_as_numbers(&mut json);
     write(
         &out,
         "output.json",
-        serde_json::to_string_pretty(&output)? + "\n",
+        serde_json::to_string_pretty(&json)? + "\n",
     )?;
     println!(
         "{}: {} table(s) and {} figure(s) in {}",
@@ -78,10 +87,63 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `./linklab-sim/<file stem>`.
+/// Turns the table cells of an [`Output`](linklab_scenario::report::Output)
+/// in JSON that are numbers (the tables keep their cells as formatted
+/// text, for CSV and the terminal) into JSON numbers: integers exactly,
+/// others as `f64`. Text cells stay strings.
+fn numbers_as_numbers(output: &mut Value) {
+    let cells = output["tables"]
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+        .filter_map(|table| table["rows"].as_array_mut())
+        .flatten()
+        .filter_map(Value::as_array_mut)
+        .flatten();
+    for cell in cells {
+        let Some(text) = cell.as_str() else { continue };
+        let number = if let Ok(n) = text.parse::<i64>() {
+            Some(Value::from(n))
+        } else if let Ok(n) = text.parse::<u64>() {
+            Some(Value::from(n))
+        } else {
+            text.parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+                .map(Value::Number)
+        };
+        if let Some(number) = number {
+            *cell = number;
+        }
+    }
+}
+
+/// `./linklab-sim/<file stem>`, `./linklab-sim/experiment` for standard
+/// input.
 fn default_out(file: &Path) -> PathBuf {
     let stem = file
         .file_stem()
+        .filter(|_| file != Path::new("-"))
         .map_or_else(|| "experiment".into(), |s| s.to_string_lossy());
     Path::new("linklab-sim").join(stem.as_ref())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_cells_that_are_numbers_become_json_numbers() {
+        let mut json = serde_json::json!({
+            "tables": [{"id": "t", "columns": ["k", "s", "note"],
+                        "rows": [["4", "12.50", "ok"], ["-1", "1e3", "inf"]]}],
+            "figures": [{"id": "f"}],
+        });
+        numbers_as_numbers(&mut json);
+        assert_eq!(
+            json["tables"][0]["rows"],
+            serde_json::json!([[4, 12.5, "ok"], [-1, 1000.0, "inf"]])
+        );
+        assert_eq!(json["figures"][0]["id"], "f");
+    }
 }

@@ -96,13 +96,82 @@ fn output_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("f.pcap");
     let mut args = APRS.to_vec();
-    args.extend(["--format", "pcap", "--output", path.to_str().unwrap()]);
+    args.extend(["--format", "pcap", "--out", path.to_str().unwrap()]);
     assert!(ok(linklab(&args, b"")).is_empty());
     let text = ok(linklab(&["decode", path.to_str().unwrap()], b""));
     assert_eq!(
         String::from_utf8(text).unwrap(),
         "N0CALL-1>APRS,WIDE1-1*: <UI C> [F0] text\n"
     );
+}
+
+#[test]
+fn encode_out_has_the_short_form_o() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.hex");
+    let mut args = APRS.to_vec();
+    args.extend(["-o", path.to_str().unwrap()]);
+    assert!(ok(linklab(&args, b"")).is_empty());
+    assert_eq!(std::fs::read(&path).unwrap(), ok(linklab(&APRS, b"")));
+}
+
+#[test]
+fn hex_files_longer_than_the_detection_prefix_are_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.hex");
+    let line = ok(linklab(&APRS, b""));
+    // 100 lines of 41 octets: the 4,096-octet prefix ends inside a line.
+    let text = line.repeat(100);
+    assert!(text.len() > 4096 && !4096_usize.is_multiple_of(line.len()));
+    std::fs::write(&path, &text).unwrap();
+    let out = String::from_utf8(ok(linklab(&["decode", path.to_str().unwrap()], b""))).unwrap();
+    assert_eq!(out.lines().count(), 100);
+    assert!(out
+        .lines()
+        .all(|l| l == "N0CALL-1>APRS,WIDE1-1*: <UI C> [F0] text"));
+}
+
+#[test]
+fn empty_input_decodes_to_no_frames() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty");
+    std::fs::write(&path, b"").unwrap();
+    let out = linklab(&["decode", path.to_str().unwrap()], b"");
+    assert!(ok(out.clone()).is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("is empty: no frames"), "{stderr}");
+    assert!(!stderr.contains("cannot tell"), "{stderr}");
+    let out = linklab(&["decode", "-"], b"");
+    assert!(ok(out).is_empty());
+}
+
+/// Runs linklab with its standard output a pipe nobody reads.
+fn with_stdout_closed(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_linklab"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("linklab runs");
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_closed_stdout_ends_decode_and_encode_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.hex");
+    std::fs::write(&path, ok(linklab(&APRS, b"")).repeat(2000)).unwrap();
+    for args in [&["decode", path.to_str().unwrap()][..], &APRS[..]] {
+        let out = with_stdout_closed(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 #[test]

@@ -527,7 +527,7 @@ fn bad_clients_peers_and_command_lines_do_not_take_a_node_down() {
                 "/nonexistent/sock",
             ],
             1,
-            "connection to the node at /nonexistent/sock",
+            "cannot connect to the node at /nonexistent/sock",
         ),
         (
             vec![
@@ -1333,4 +1333,134 @@ fn a_receiver_killed_mid_bundle_over_tcpcl_keeps_what_it_acknowledged() {
     let b = Node::start(d, "b", "ipn:2.0", &["--tcpcl-listen", &listen]);
     assert_eq!(stored_at_start(&b.log()), 0, "{}", b.log());
     assert!(a.terminate().success());
+}
+
+/// How often `what` occurs in `text`: a message is said once.
+fn occurrences(text: &str, what: &str) -> usize {
+    text.matches(what).count()
+}
+
+#[test]
+fn dtn_send_with_a_bad_eid_says_what_an_endpoint_id_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    fs::write(&file, b"x").unwrap();
+    let run = linklab(&[
+        "dtn",
+        "send",
+        file.to_str().unwrap(),
+        "ipn:",
+        "--node",
+        "/x",
+    ]);
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+    let message = text(&run);
+    assert!(
+        message.contains("\"ipn:\" is not an endpoint ID"),
+        "{message}"
+    );
+    assert!(message.contains("ipn:NODE.SERVICE"), "{message}");
+    assert!(!message.contains("Parse error"), "{message}");
+}
+
+#[test]
+fn dtn_send_to_a_node_that_is_not_running_asks_whether_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    fs::write(&file, b"x").unwrap();
+    let closed = {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().to_string()
+    };
+    let missing = dir.path().join("no.sock");
+    for node in [closed.as_str(), missing.to_str().unwrap()] {
+        let run = linklab(&[
+            "dtn",
+            "send",
+            file.to_str().unwrap(),
+            "ipn:2.1",
+            "--node",
+            node,
+        ]);
+        assert_eq!(run.status.code(), Some(1), "{}", text(&run));
+        let message = text(&run);
+        assert!(message.contains("is the node running"), "{message}");
+        assert_eq!(occurrences(&message, "(os error"), 1, "{message}");
+    }
+}
+
+#[test]
+fn a_node_failing_at_start_says_why_once_and_leaves_no_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let busy = TcpListener::bind("127.0.0.1:0").unwrap();
+    let busy = busy.local_addr().unwrap().to_string();
+    let store = dir.path().join("new/store");
+    let run = linklab(&[
+        "dtn",
+        "node",
+        "--eid",
+        "ipn:1.0",
+        "--store",
+        store.to_str().unwrap(),
+        "--tcpcl-listen",
+        &busy,
+        "--app-socket",
+        "127.0.0.1:0",
+    ]);
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run));
+    let message = text(&run);
+    assert_eq!(
+        occurrences(&message, "Address already in use"),
+        1,
+        "{message}"
+    );
+    assert!(
+        !dir.path().join("new").exists(),
+        "the store was left behind"
+    );
+
+    // A store that was there already stays; the store's failure is said once.
+    let store = dir.path().join("kept");
+    fs::create_dir(&store).unwrap();
+    fs::create_dir(store.join("bundles.redb")).unwrap();
+    let run = linklab(&[
+        "dtn",
+        "node",
+        "--eid",
+        "ipn:1.0",
+        "--store",
+        store.to_str().unwrap(),
+        "--tcpcl-listen",
+        "127.0.0.1:0",
+        "--app-socket",
+        "127.0.0.1:0",
+    ]);
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run));
+    let message = text(&run);
+    assert_eq!(occurrences(&message, "bundle store"), 1, "{message}");
+    assert!(store.join("bundles.redb").is_dir());
+}
+
+#[test]
+fn a_node_store_naming_a_file_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file");
+    fs::write(&file, b"").unwrap();
+    let run = linklab(&[
+        "dtn",
+        "node",
+        "--eid",
+        "ipn:1.0",
+        "--store",
+        file.to_str().unwrap(),
+        "--tcpcl-listen",
+        "127.0.0.1:0",
+        "--app-socket",
+        "127.0.0.1:0",
+    ]);
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+    let message = text(&run);
+    assert!(message.contains("--store"), "{message}");
+    assert!(message.contains("is not a directory"), "{message}");
+    assert!(!message.contains("File exists"), "{message}");
 }

@@ -157,6 +157,28 @@ fn fails(kiss: &str, extra: &[&str], code: i32, message: &str) {
 }
 
 #[test]
+fn vc_mtu_above_n1_without_mod128_names_the_flags() {
+    fails(
+        "tcp:127.0.0.1:9",
+        &["--n1", "256", "--mtu", "1500", "ping", "44.0.0.2"],
+        2,
+        "--mtu 1500 is above --n1 256: in VC mode a longer datagram is segmented, which \
+         needs a modulo-128 link; add --mod128",
+    );
+}
+
+#[test]
+fn t1_of_zero_is_said_in_milliseconds() {
+    let out = run(
+        &station("tcp:127.0.0.1:9", 1, &["--t1-ms", "0", "ping", "44.0.0.2"]),
+        "linklab ip",
+    );
+    let log = text(&out.stderr);
+    assert!(log.contains("T1 = 0 ms is invalid"), "{log}");
+    assert!(!log.contains("0ns"), "{log}");
+}
+
+#[test]
 fn user_errors_are_explained_before_the_tnc_is_touched() {
     let kiss = "tcp:127.0.0.1:9";
     fails(
@@ -188,9 +210,9 @@ fn user_errors_are_explained_before_the_tnc_is_touched() {
     );
     fails(
         kiss,
-        &["--n1", "128", "--mtu", "512", "ping", "44.0.0.2"],
+        &["--mod128", "--n1", "8", "--mtu", "2048", "ping", "44.0.0.2"],
         2,
-        "needs the segmenter, that is a modulo-128 (v2.2) link",
+        "128 segments carry at most",
     );
     fails(
         kiss,
@@ -303,4 +325,32 @@ fn refused_and_unanswered_connections_and_pings_fail_clearly() {
     );
     server.child.kill().ok();
     server.child.wait().ok();
+}
+
+#[test]
+fn ip_options_may_follow_the_action() {
+    let args = [
+        "ip",
+        "ping",
+        "44.0.0.2",
+        "-c",
+        "1",
+        "--kiss",
+        "tcp:127.0.0.1:9",
+        "--mycall",
+        "N0CALL-1",
+        "--addr",
+        "44.0.0.1/24",
+        "--mtu",
+        "300",
+    ]
+    .map(String::from);
+    let out = run(&args, "linklab ip");
+    let log = text(&out.stderr);
+    assert!(log.contains("MTU 300"), "{log}");
+    assert!(log.contains("cannot connect to the KISS TNC"), "{log}");
+    // A required option is still required, wherever it would go.
+    let out = run(&args[..5], "linklab ip");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("kiss"));
 }

@@ -1,6 +1,6 @@
 //! The `linklab model` command forms are a contract other tools rely on.
 
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
@@ -168,4 +168,24 @@ fn user_errors_are_explained() {
     let out = linklab(&["model", "zielinski", "--serial-bps", "9600"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--size"));
+}
+
+#[test]
+fn a_closed_stdout_ends_model_quietly() {
+    for args in [["model", "ronan"], ["model", "zielinski"]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_linklab"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("linklab runs");
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }

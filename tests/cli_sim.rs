@@ -74,6 +74,14 @@ fn the_ronan_file_runs_into_csv_svg_and_json() {
     let output: Value =
         serde_json::from_slice(&std::fs::read(out_dir.join("output.json")).unwrap()).unwrap();
     assert_eq!(output["tables"][0]["id"], "transfer-time");
+    // output.json keeps numbers as numbers: the bit rate and window.
+    let first = &output["tables"][0]["rows"][0];
+    assert_eq!(first[0], 1200, "{first}");
+    assert_eq!(first[1], 4, "{first}");
+    assert!(
+        first.as_array().unwrap()[2..].iter().any(Value::is_f64),
+        "{first}"
+    );
     assert_eq!(output["figures"].as_array().unwrap().len(), 2);
 }
 
@@ -172,4 +180,39 @@ fn a_missing_file_is_refused() {
             .starts_with("linklab: error: cannot read scenario file /nonexistent/scenario.toml: "),
         "{message}"
     );
+}
+
+#[test]
+fn a_scenario_is_read_from_standard_input_for_dash() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let text = variant(&[
+        ("bit_rate_bps = [1200, 9600]", "bit_rate_bps = 9600"),
+        ("window = [1, 2, 3, 4, 5, 6, 7]", "window = 7"),
+        ("replications = 20", "replications = 2"),
+    ]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_linklab"))
+        .current_dir(dir.path())
+        .args(["sim", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir
+        .path()
+        .join("linklab-sim/experiment/output.json")
+        .is_file());
 }

@@ -15,8 +15,17 @@ use crate::report::BundleRef;
 /// Why a request to the node failed.
 #[derive(Debug, Error)]
 pub enum ClientError {
+    /// No node answers at the address.
+    #[error("cannot connect to the node at {address}: {error}; is the node running (linklab dtn node --app-socket {address})?")]
+    Connect {
+        /// The node's application address.
+        address: String,
+        /// Why the connection failed; in the message, not a source, so
+        /// that it is said once, before the hint.
+        error: io::Error,
+    },
     /// The connection failed.
-    #[error("connection to the node at {address}: {source}")]
+    #[error("connection to the node at {address}")]
     Io {
         /// The node's application address.
         address: String,
@@ -51,9 +60,9 @@ impl Client {
     /// Connects and reads the node's greeting.
     pub async fn connect(address: &AppAddress) -> Result<Client, ClientError> {
         let text = address.to_string();
-        let io = |source| ClientError::Io {
+        let io = |error| ClientError::Connect {
             address: text.clone(),
-            source,
+            error,
         };
         let (reader, writer): (Box<dyn AsyncRead + Unpin + Send>, Writer) = match address {
             AppAddress::Unix(path) => {

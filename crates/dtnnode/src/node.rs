@@ -78,15 +78,15 @@ pub enum NodeError {
     #[error("{0}")]
     Config(String),
     /// A socket could not be opened.
-    #[error("{what}: {source}")]
+    #[error("{what}")]
     Io {
         /// What was being done.
         what: String,
         /// The error.
         source: io::Error,
     },
-    /// The bundle store failed.
-    #[error("bundle store: {0}")]
+    /// The bundle store failed (its message says so).
+    #[error(transparent)]
     Store(#[from] StoreError),
     /// The agent's thread ended without a result: it panicked.
     #[error("the bundle agent's thread stopped unexpectedly")]
@@ -138,6 +138,34 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
         Some(options) => Some(options.link.config().map_err(NodeError::Config)?),
         None => None,
     };
+    if config.store.exists() && !config.store.is_dir() {
+        return Err(NodeError::Config(format!(
+            "--store {} is not a directory: name a directory for the bundle store \
+             (it is created if missing)",
+            config.store.display()
+        )));
+    }
+    // The directories this start creates, removed again if it fails.
+    let created = config
+        .store
+        .ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+        .last();
+    let mut started = false;
+    let result = serve(&config, ax25_link, &mut started).await;
+    if let (Err(_), false, Some(dir)) = (&result, started, created) {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    result
+}
+
+/// Opens the store and the sockets, sets `started` once they are all
+/// open, and runs the node until it is stopped.
+async fn serve(
+    config: &NodeConfig,
+    ax25_link: Option<linklab_link::Config>,
+    started: &mut bool,
+) -> Result<(), NodeError> {
     std::fs::create_dir_all(&config.store).map_err(io_error(format!(
         "cannot create the store directory {}",
         config.store.display()
@@ -225,6 +253,7 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
     let mut agent = spawn_agent(core, link_rx, client_rx, stop_rx)?;
     let mut interrupt = signal(SignalKind::interrupt()).map_err(io_error("SIGINT handler"))?;
     let mut terminate = signal(SignalKind::terminate()).map_err(io_error("SIGTERM handler"))?;
+    *started = true;
     let ended = tokio::select! {
         ended = &mut agent => ended,
         _ = interrupt.recv() => {

@@ -114,14 +114,26 @@ pub enum Ax25ConfigError {
         /// N1.
         n1: usize,
     },
-    /// A VC link cannot carry an MTU-sized datagram.
-    #[error("VC mode with MTU {mtu} > N1 {n1} needs the segmenter, that is a modulo-128 (v2.2) link, and at most {max} octets")]
+    /// A modulo-8 VC link cannot carry a datagram longer than N1: the
+    /// segmenter needs modulo 128.
+    #[error(
+        "VC mode with MTU {mtu} > N1 {n1} needs the segmenter, that is a modulo-128 (v2.2) link"
+    )]
+    MtuNeedsMod128 {
+        /// The MTU.
+        mtu: usize,
+        /// N1.
+        n1: usize,
+    },
+    /// A modulo-128 VC link cannot carry an MTU-sized datagram even
+    /// segmented.
+    #[error("VC mode with MTU {mtu} > N1 {n1} segments each datagram, and 128 segments carry at most {max} octets")]
     MtuNeedsSegmenter {
         /// The MTU.
         mtu: usize,
         /// N1.
         n1: usize,
-        /// Largest segmented data unit (128 segments), or 0 on modulo 8.
+        /// Largest segmented data unit (128 segments).
         max: usize,
     },
 }
@@ -220,10 +232,10 @@ impl Ax25Interface {
                 return Err(Ax25ConfigError::MtuAboveN1 { mtu, n1 })
             }
             Encapsulation::VirtualCircuit if mtu > n1 => {
-                let max = match config.link.modulus {
-                    Modulus::Mod128 => max_segmented(n1),
-                    Modulus::Mod8 => 0,
-                };
+                if config.link.modulus == Modulus::Mod8 {
+                    return Err(Ax25ConfigError::MtuNeedsMod128 { mtu, n1 });
+                }
+                let max = max_segmented(n1);
                 if mtu > max {
                     return Err(Ax25ConfigError::MtuNeedsSegmenter { mtu, n1, max });
                 }
@@ -649,10 +661,15 @@ mod tests {
             Ax25ConfigError::MtuAboveN1 { mtu: 296, n1: 256 }
         );
         let vc8 = Ax25Interface::new(config(1280, Modulus::Mod8, Encapsulation::VirtualCircuit));
-        let err = vc8.unwrap_err();
-        assert!(err.to_string().contains("modulo-128"), "{err}");
+        assert_eq!(
+            vc8.unwrap_err(),
+            Ax25ConfigError::MtuNeedsMod128 { mtu: 1280, n1: 256 }
+        );
         let vc128 = config(1280, Modulus::Mod128, Encapsulation::VirtualCircuit);
         assert!(Ax25Interface::new(vc128).is_ok());
+        let huge = config(128 * 256, Modulus::Mod128, Encapsulation::VirtualCircuit);
+        let err = Ax25Interface::new(huge).unwrap_err();
+        assert!(matches!(err, Ax25ConfigError::MtuNeedsSegmenter { max, .. } if max > 0));
         let tiny = Ax25Interface::new(config(60, Modulus::Mod8, Encapsulation::Datagram));
         assert_eq!(tiny.unwrap_err(), Ax25ConfigError::MtuTooSmall { mtu: 60 });
     }

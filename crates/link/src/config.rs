@@ -317,7 +317,7 @@ pub enum ConfigError {
         mode: Mode,
     },
     /// A timer of zero length, or T1 bounds inverted.
-    #[error("timer {name} = {value:?} is invalid: {why}")]
+    #[error("timer {name} = {} ms is invalid: {why}", .value.as_secs_f64() * 1e3)]
     Timer {
         /// Which timer.
         name: &'static str,
@@ -436,5 +436,26 @@ mod tests {
             bad.validate(),
             Err(ConfigError::Timer { name: "T2", .. })
         ));
+    }
+
+    #[test]
+    fn timer_errors_are_in_milliseconds() {
+        let bad = Config {
+            t1: Duration::ZERO,
+            ..Config::default()
+        };
+        assert_eq!(
+            bad.validate().unwrap_err().to_string(),
+            "timer T1 = 0 ms is invalid: must be longer than zero"
+        );
+        let bad = Config {
+            t1_max: Duration::from_micros(500),
+            ..Config::default()
+        };
+        assert!(bad
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .starts_with("timer T1 max = 0.5 ms is invalid"));
     }
 }

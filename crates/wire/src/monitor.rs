@@ -57,7 +57,10 @@
 //!      parameters shows `XID: no parameters`;
 //!    - FRMR frames (4.3.3.9): `FRMR: ctl=0x<rejected control field, its
 //!      octets in transmission order> V(S)=<n> V(R)=<n>` followed by `C/R`,
-//!      `W`, `X`, `Y`, `Z`, `V` for each of those bits that is set;
+//!      `W`, `X`, `Y`, `Z`, `V` for each of those bits that is set. The
+//!      field is read by its length, 3 octets as modulo 8 and 5 as modulo
+//!      128, whatever the modulus in force: a modulo-8 station answers a
+//!      SABME with a 3-octet FRMR;
 //!    - if XID or FRMR decoding fails: `XID: ` or `FRMR: `, then
 //!      `<undecodable: ERROR> ` and the octets in hex as below;
 //!    - any other frame (I, UI, TEST): the octets as text. 0x20-0x7E are
@@ -200,14 +203,23 @@ impl fmt::Display for Monitor<'_> {
                 ..
             } => {
                 f.write_str("FRMR: ")?;
-                match FrmrInfo::decode(info, frame.modulus()) {
-                    Ok(frmr) => write!(f, "{}", frmr.display(frame.modulus())),
+                let modulus = frmr_modulus(info.len()).unwrap_or(frame.modulus());
+                match FrmrInfo::decode(info, modulus) {
+                    Ok(frmr) => write!(f, "{}", frmr.display(modulus)),
                     Err(error) => write_undecodable(f, &error, info, max),
                 }
             }
             _ => write_text(f, info, max),
         }
     }
+}
+
+/// The modulus an FRMR information field of `len` octets is encoded in,
+/// if any.
+fn frmr_modulus(len: usize) -> Option<Modulus> {
+    [Modulus::Mod8, Modulus::Mod128]
+        .into_iter()
+        .find(|&m| FrmrInfo::encoded_len(m) == len)
 }
 
 /// `SRC>DEST,DIGI,...` with a `*` after the last repeated digipeater

@@ -492,9 +492,36 @@ fn undecodable_frmr_falls_back_to_hex() {
          its reserved bits (mask 0x01) must be 0> 3E 01 E0"
     );
     assert_eq!(
-        line(&frmr_frame(Modulus::Mod128, vec![0x3E, 0x00, 0x00])),
-        "NJ7P>N7LEM: <FRMR R F> FRMR: <undecodable: FRMR information field is 3 octets; \
-         modulo 128 needs 5> 3E 00 00"
+        line(&frmr_frame(Modulus::Mod128, vec![0x3E, 0x00, 0x00, 0x00])),
+        "NJ7P>N7LEM: <FRMR R F> FRMR: <undecodable: FRMR information field is 4 octets; \
+         modulo 128 needs 5> 3E 00 00 00"
+    );
+}
+
+#[test]
+fn frmr_is_decoded_by_its_length_whatever_the_modulus() {
+    // A modulo-8 station's FRMR (3 octets) in answer to a SABME, shown
+    // while the link is modulo 128: SABME (0x6F) rejected, W.
+    let mod8 = FrmrInfo {
+        rejected_control: 0x6F,
+        w: true,
+        ..FrmrInfo::default()
+    };
+    let frame = frmr_frame(Modulus::Mod128, mod8.encode(Modulus::Mod8).unwrap());
+    let expected = "NJ7P>N7LEM: <FRMR R F> FRMR: ctl=0x6F V(S)=0 V(R)=0 W";
+    assert_eq!(line(&frame), expected);
+    assert_eq!(format_raw(&frame.encode(), Modulus::Mod128), expected);
+    // And a 5-octet field read while modulo 8 is in force.
+    let mod128 = FrmrInfo {
+        rejected_control: 0x0B01,
+        vs: 100,
+        vr: 127,
+        ..FrmrInfo::default()
+    };
+    let frame = frmr_frame(Modulus::Mod8, mod128.encode(Modulus::Mod128).unwrap());
+    assert_eq!(
+        format_raw(&frame.encode(), Modulus::Mod8),
+        "NJ7P>N7LEM: <FRMR R F> FRMR: ctl=0x010B V(S)=100 V(R)=127"
     );
 }
 
