@@ -150,7 +150,7 @@ pub struct SendArgs {
     /// Connect with SABME (AX.25 v2.2, modulo 128) instead of SABM.
     #[arg(long)]
     mod128: bool,
-    /// The file to send.
+    /// The file to send (`-` for standard input).
     file: PathBuf,
 }
 
@@ -733,9 +733,7 @@ async fn send_async(args: SendArgs) -> anyhow::Result<()> {
     let modulus = crate::modulus(args.mod128);
     let config = args.common.config(modulus)?;
     args.common.check_path(&args.to, &args.via)?;
-    let data = tokio::fs::read(&args.file)
-        .await
-        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let data = crate::input::read(&args.file)?;
     let grace = release_grace(&config);
     // Data are queued once the link's N1 for sending is known: at once on a
     // v2.0 link, after the XID exchange on a v2.2 one (6.3.2), since the
