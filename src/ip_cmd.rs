@@ -350,6 +350,7 @@ fn log_event(monitor_on: bool, at: Duration, event: IpEvent) {
         }
         IpEvent::Monitor { .. } => {}
         IpEvent::BadInput(error) => eprintln!("linklab: bad input ignored: {error}"),
+        IpEvent::BadInputCount(count) => eprintln!("linklab: {count}"),
     }
 }
 

@@ -9,8 +9,8 @@ use anyhow::{anyhow, Context};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use linklab_io::{
-    driver, Direction, DriverHandle, DriverOptions, KissAddress, KissParams, Notice, Request,
-    Station, StationEvent,
+    driver, Direction, DriverHandle, DriverOptions, KissAddress, KissParams, KissTime, Notice,
+    Request, Station, StationEvent,
 };
 use linklab_link::{
     AckPolicy, Config, ConfigError, DisconnectReason, Event, FailureReason, RecoveryMode, Version,
@@ -208,6 +208,9 @@ impl CommonArgs {
         config
             .validate()
             .map_err(|e| usage(format!("{}: {e}", option_of(&e))))?;
+        self.params()
+            .validate()
+            .map_err(|e| usage(format!("{}: {e}", kiss_option_of(e.param))))?;
         Ok(config)
     }
 
@@ -266,6 +269,15 @@ impl CommonArgs {
                 shutdown_grace: grace,
             },
         ))
+    }
+}
+
+/// The option that sets a KISS timing parameter.
+fn kiss_option_of(param: KissTime) -> &'static str {
+    match param {
+        KissTime::TxDelay => "--txdelay-ms",
+        KissTime::SlotTime => "--slot-ms",
+        KissTime::TxTail => "--txtail-ms",
     }
 }
 
@@ -351,6 +363,10 @@ impl Log {
             }
             Notice::Station(StationEvent::BadInput(error)) => {
                 self.line(&format!("linklab: bad input ignored: {error}"));
+                Ok(None)
+            }
+            Notice::Station(StationEvent::BadInputCount(count)) => {
+                self.line(&format!("linklab: {count}"));
                 Ok(None)
             }
             Notice::Station(StationEvent::Outstanding { .. }) => Ok(None),

@@ -352,7 +352,7 @@ fn sending_to_own_callsign_exits_2_before_touching_the_tnc() {
 }
 
 #[test]
-fn bad_window_n1_t1_or_path_exits_2_naming_the_flag() {
+fn bad_window_n1_t1_path_or_kiss_time_exits_2_naming_the_flag() {
     let (tnc, kiss) = untouched_tnc();
     let nine = "D1,D2,D3,D4,D5,D6,D7,D8,D9";
     for (bad, flag) in [
@@ -363,6 +363,10 @@ fn bad_window_n1_t1_or_path_exits_2_naming_the_flag() {
         (&["--t1-ms", "0"][..], "--t1-ms: "),
         (&["--via", nine][..], "--via: "),
         (&["--via", "N0CALL-2"][..], "--via: "),
+        // KISS sends them as one octet of 10 ms units: at most 2550 ms.
+        (&["--txdelay-ms", "2560"][..], "--txdelay-ms: "),
+        (&["--slot-ms", "3000"][..], "--slot-ms: "),
+        (&["--txtail-ms", "2551"][..], "--txtail-ms: "),
     ] {
         let mut args = vec![
             "send", "--kiss", &kiss, "--mycall", "N0CALL-1", "--to", "N0CALL-2",

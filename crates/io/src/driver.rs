@@ -217,6 +217,11 @@ pub async fn run(
             written = &mut writer.task => break Err(KissWriter::failed(written)),
         }
     };
+    // The bad input still counted is reported, however the loop ended.
+    station.flush_bad_input();
+    while let Some(event) = station.poll_event() {
+        notices.send((start.elapsed(), Notice::Station(event))).ok();
+    }
     result?;
     writer.finish().await
 }

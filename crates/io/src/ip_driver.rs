@@ -149,6 +149,11 @@ pub async fn run<A: Application>(
             written = &mut writer.task => break Err(KissWriter::failed(written)),
         }
     };
+    // The bad input still counted is reported, however the loop ended.
+    station.flush_bad_input();
+    while let Some(event) = station.poll_event() {
+        app.event(start.elapsed(), event);
+    }
     result?;
     writer.finish().await
 }

@@ -14,6 +14,7 @@ use linklab_wire::ax25::{Address, AddressField};
 use linklab_wire::control::Modulus;
 use linklab_wire::kiss::{self, Port};
 
+use crate::bad_input::{BadInputCount, BadInputLimiter};
 use crate::kiss_input::KissInput;
 use crate::station::{Direction, InputError};
 
@@ -32,8 +33,12 @@ pub enum IpEvent {
         modulus: Modulus,
     },
     /// KISS input dropped ([`InputError::Garbage`] or
-    /// [`InputError::Kiss`]).
+    /// [`InputError::Kiss`]); after a burst of them, they are counted
+    /// instead ([`IpEvent::BadInputCount`]).
     BadInput(InputError),
+    /// Bad input dropped without an [`IpEvent::BadInput`] of its own
+    /// (see [`BadInputCount`]).
+    BadInputCount(BadInputCount),
 }
 
 /// One IP host on one KISS port.
@@ -42,6 +47,8 @@ pub struct IpStation {
     host: Host,
     port: Port,
     input: KissInput,
+    /// Which bad inputs are reported one by one.
+    limiter: BadInputLimiter,
     monitor: bool,
     events: VecDeque<IpEvent>,
 }
@@ -53,6 +60,7 @@ impl IpStation {
             host,
             port,
             input: KissInput::new(),
+            limiter: BadInputLimiter::default(),
             monitor: false,
             events: VecDeque::new(),
         }
@@ -90,10 +98,21 @@ impl IpStation {
         while let Some(item) = self.input.next(self.port) {
             match item {
                 Ok(frame) => {
+                    if let Some(count) = self.limiter.resume() {
+                        self.events.push_back(IpEvent::BadInputCount(count));
+                    }
                     self.monitor_frame(Direction::Rx, &frame);
                     self.host.ax25_mut().handle_frame(now, &frame);
                 }
-                Err(error) => self.events.push_back(IpEvent::BadInput(error)),
+                Err(error) => {
+                    let (due, show) = self.limiter.bad(now, error.octets());
+                    if let Some(count) = due {
+                        self.events.push_back(IpEvent::BadInputCount(count));
+                    }
+                    if show {
+                        self.events.push_back(IpEvent::BadInput(error));
+                    }
+                }
             }
         }
     }
@@ -124,14 +143,26 @@ impl IpStation {
         self.events.pop_front()
     }
 
-    /// When [`IpStation::poll`] or [`IpStation::handle_timeout`] must next
-    /// be called.
-    pub fn poll_timeout(&mut self, now: Instant) -> Option<Instant> {
-        self.host.poll_at(now)
+    /// Reports the bad input counted and not yet reported, if any, as an
+    /// [`IpEvent::BadInputCount`] (before the station is dropped).
+    pub fn flush_bad_input(&mut self) {
+        if let Some(count) = self.limiter.flush() {
+            self.events.push_back(IpEvent::BadInputCount(count));
+        }
     }
 
-    /// Runs the AX.25 timers due at `now`.
+    /// When [`IpStation::poll`] or [`IpStation::handle_timeout`] must next
+    /// be called (also when the bad input counted is to be reported).
+    pub fn poll_timeout(&mut self, now: Instant) -> Option<Instant> {
+        linklab_core::earliest([self.host.poll_at(now), self.limiter.poll_timeout()])
+    }
+
+    /// Runs the AX.25 timers due at `now`, and reports the bad input
+    /// counted if its interval is over.
     pub fn handle_timeout(&mut self, now: Instant) {
+        if let Some(count) = self.limiter.handle_timeout(now) {
+            self.events.push_back(IpEvent::BadInputCount(count));
+        }
         self.host.ax25_mut().handle_timeout(now);
     }
 

@@ -7,7 +7,9 @@
 //! - [`Station`]: one callsign's links, routed by remote address, sans-IO
 //!   like the engines (ARCHITECTURE.md, "the one rule"), so it is tested
 //!   in virtual time; it keeps at most [`DEFAULT_MAX_LINKS`] links unless
-//!   told otherwise, and reports input it cannot use as [`InputError`];
+//!   told otherwise, and reports input it cannot use as [`InputError`],
+//!   one by one for the first [`BAD_INPUT_BURST`], then as a
+//!   [`BadInputCount`] per [`BAD_INPUT_INTERVAL`];
 //! - [`driver`]: the tokio loop that feeds a station from the byte stream
 //!   and the clock, and talks to its user over channels;
 //! - [`IpStation`]: an IP host ([`linklab_ip::Host`], smoltcp over AX.25
@@ -16,6 +18,7 @@
 //!   its sockets.
 
 mod address;
+mod bad_input;
 pub mod driver;
 pub mod ip_driver;
 mod ip_station;
@@ -25,10 +28,11 @@ mod params;
 mod station;
 
 pub use address::{ConnectError, KissAddress, KissAddressError, KissStream};
+pub use bad_input::{BadInputCount, BAD_INPUT_BURST, BAD_INPUT_INTERVAL};
 pub use driver::{DriverError, DriverHandle, DriverOptions, Notice, Request};
 pub use ip_driver::{Application, IpDriverOptions};
 pub use ip_station::{IpEvent, IpStation};
-pub use params::KissParams;
+pub use params::{KissParams, KissTime, KissTimeTooLong, KISS_MAX_TIME};
 pub use station::{
     Direction, InputError, Station, StationError, StationEvent, DEFAULT_MAX_LINKS, KISS_MAX_FRAME,
 };

@@ -25,6 +25,7 @@ use linklab_wire::control::{Control, Modulus, Unnumbered};
 use linklab_wire::kiss::{self, KissError, Port};
 use thiserror::Error;
 
+use crate::bad_input::{BadInputCount, BadInputLimiter};
 use crate::kiss_input::KissInput;
 
 /// Longest KISS frame accepted: an AX.25 frame with the largest v2.2 N1
@@ -114,6 +115,22 @@ pub enum InputError {
     },
 }
 
+impl InputError {
+    /// The octets of input this dropped, where known: the octets
+    /// discarded, or the length of the frame dropped; 0 for a damaged
+    /// KISS frame (the octets it had are not kept) and for a frame refused
+    /// for [`InputError::TooManyLinks`] (which is answered).
+    pub fn octets(&self) -> u64 {
+        match self {
+            InputError::Garbage { octets } => *octets,
+            InputError::Address { len, .. } | InputError::Frame { len, .. } => {
+                u64::try_from(*len).unwrap_or(u64::MAX)
+            }
+            InputError::Kiss(_) | InputError::TooManyLinks { .. } => 0,
+        }
+    }
+}
+
 /// `head` in hex, with an ellipsis if the frame (`len` octets) is longer.
 fn quote(head: &[u8], len: usize) -> String {
     let mut text: Vec<String> = head.iter().map(|b| format!("{b:02x}")).collect();
@@ -159,8 +176,12 @@ pub enum StationEvent {
         /// The modulus of its link (modulo 8 for others' traffic).
         modulus: Modulus,
     },
-    /// Input dropped (see [`InputError`]).
+    /// Input dropped (see [`InputError`]); after a burst of them, they are
+    /// counted instead ([`StationEvent::BadInputCount`]).
     BadInput(InputError),
+    /// Bad input dropped without a [`StationEvent::BadInput`] of its own
+    /// (see [`BadInputCount`]).
+    BadInputCount(BadInputCount),
 }
 
 /// Why a user request was not carried out.
@@ -216,6 +237,8 @@ pub struct Station {
     monitor: bool,
     port: Port,
     input: KissInput,
+    /// Which bad inputs are reported one by one.
+    limiter: BadInputLimiter,
     links: BTreeMap<Key, Entry>,
     /// Most links kept for remote stations ([`Station::set_max_links`]).
     max_links: usize,
@@ -240,6 +263,7 @@ impl Station {
             monitor: false,
             port: Port::ZERO,
             input: KissInput::new(),
+            limiter: BadInputLimiter::default(),
             links: BTreeMap::new(),
             max_links: DEFAULT_MAX_LINKS,
             out: VecDeque::new(),
@@ -328,7 +352,7 @@ impl Station {
         while let Some(item) = self.input.next(self.port) {
             match item {
                 Ok(data) => self.handle_kiss_frame(now, &data),
-                Err(error) => self.bad_input(error),
+                Err(error) => self.bad_input(now, error),
             }
         }
     }
@@ -344,13 +368,19 @@ impl Station {
             Ok(decoded) => decoded,
             Err(error) => {
                 self.monitor_frame(Direction::Rx, bytes, Modulus::Mod8);
-                return self.bad_input(InputError::Address {
-                    len: bytes.len(),
-                    head: head(bytes),
-                    error,
-                });
+                return self.bad_input(
+                    now,
+                    InputError::Address {
+                        len: bytes.len(),
+                        head: head(bytes),
+                        error,
+                    },
+                );
             }
         };
+        if let Some(count) = self.limiter.resume() {
+            self.events.push_back(StationEvent::BadInputCount(count));
+        }
         // 6.1 / 3.12.5: a frame is ours once every digipeater in its path
         // has repeated it (H bit set) and its destination is our address.
         let for_us = key(field.dest()) == key(&self.mycall)
@@ -368,13 +398,16 @@ impl Station {
             Ok(frame) => frame,
             Err(error) => {
                 let invalid = InvalidFrame::of(&error);
-                self.bad_input(InputError::Frame {
-                    remote: plain(field.source()),
-                    modulus,
-                    len: bytes.len(),
-                    head: head(bytes),
-                    error,
-                });
+                self.bad_input(
+                    now,
+                    InputError::Frame {
+                        remote: plain(field.source()),
+                        modulus,
+                        len: bytes.len(),
+                        head: head(bytes),
+                        error,
+                    },
+                );
                 // A frame of an existing link with a bad control field
                 // or layout: errors L, M, N (C4.3); the link answers.
                 let rest = bytes.get(used..).unwrap_or_default();
@@ -402,10 +435,13 @@ impl Station {
                 self.evict_disconnected(now);
             }
             if self.links.len() >= self.max_links {
-                self.bad_input(InputError::TooManyLinks {
-                    remote,
-                    limit: self.max_links,
-                });
+                self.bad_input(
+                    now,
+                    InputError::TooManyLinks {
+                        remote,
+                        limit: self.max_links,
+                    },
+                );
                 return self.answer_without_link(now, link, &frame);
             }
             self.insert(link);
@@ -546,6 +582,14 @@ impl Station {
         self.events.pop_front()
     }
 
+    /// Reports the bad input counted and not yet reported, if any, as a
+    /// [`StationEvent::BadInputCount`] (before the station is dropped).
+    pub fn flush_bad_input(&mut self) {
+        if let Some(count) = self.limiter.flush() {
+            self.events.push_back(StationEvent::BadInputCount(count));
+        }
+    }
+
     // ---- internals ----
 
     fn insert(&mut self, mut link: DataLink) -> Key {
@@ -634,8 +678,15 @@ impl Station {
         }
     }
 
-    fn bad_input(&mut self, error: InputError) {
-        self.events.push_back(StationEvent::BadInput(error));
+    /// Reports `error`, or counts it after a burst ([`BadInputLimiter`]).
+    fn bad_input(&mut self, now: Instant, error: InputError) {
+        let (due, show) = self.limiter.bad(now, error.octets());
+        if let Some(count) = due {
+            self.events.push_back(StationEvent::BadInputCount(count));
+        }
+        if show {
+            self.events.push_back(StationEvent::BadInput(error));
+        }
     }
 }
 
@@ -677,16 +728,22 @@ impl Engine for Station {
         None
     }
 
-    /// When [`Station::handle_timeout`] must next be called.
+    /// When [`Station::handle_timeout`] must next be called: a link's
+    /// timer, or the report of bad input counted.
     fn poll_timeout(&self) -> Option<Instant> {
         self.links
             .values()
             .filter_map(|e| e.link.poll_timeout())
+            .chain(self.limiter.poll_timeout())
             .min()
     }
 
-    /// Runs the timers of every link due at `now`.
+    /// Runs the timers of every link due at `now`, and reports the bad
+    /// input counted if its interval is over.
     fn handle_timeout(&mut self, now: Instant) {
+        if let Some(count) = self.limiter.handle_timeout(now) {
+            self.events.push_back(StationEvent::BadInputCount(count));
+        }
         let due: Vec<Key> = self
             .links
             .iter()
