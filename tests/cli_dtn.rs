@@ -235,7 +235,14 @@ fn two_nodes_carry_a_file_over_ax25_on_a_kiss_hub_with_a_delivery_report() {
     let d = dir.path();
     let hub = cli::Hub::start();
     let kiss = hub.address();
-    let b = Node::start(d, "b", "ipn:2.0", &["--kiss", &kiss, "--mycall", "N0DTN-2"]);
+    // b shows its frames as `linklab listen --monitor` does; a sets up a
+    // modulo-128 link with multi-SREJ, as `linklab send --mod128 --srej`.
+    let b = Node::start(
+        d,
+        "b",
+        "ipn:2.0",
+        &["--kiss", &kiss, "--mycall", "N0DTN-2", "--monitor"],
+    );
     let a = Node::start(
         d,
         "a",
@@ -245,6 +252,8 @@ fn two_nodes_carry_a_file_over_ax25_on_a_kiss_hub_with_a_delivery_report() {
             &kiss,
             "--mycall",
             "N0DTN-1",
+            "--mod128",
+            "--srej",
             "--ax25-peer",
             "N0DTN-2=ipn:2.*",
             "--ack-window",
@@ -270,6 +279,17 @@ fn two_nodes_carry_a_file_over_ax25_on_a_kiss_hub_with_a_delivery_report() {
     assert_eq!(fs::read(&out).unwrap(), fs::read(&file).unwrap());
     assert!(a.log().contains("(ax25 N0DTN-2) up"), "{}", a.log());
     assert!(b.log().contains("(ax25 N0DTN-1) up"), "{}", b.log());
+    assert!(
+        b.log().contains("RX N0DTN-1>N0DTN-2: <SABME"),
+        "{}",
+        b.log()
+    );
+    assert!(b.log().contains("TX N0DTN-2>N0DTN-1: <UA"), "{}", b.log());
+    assert!(
+        !a.log().contains("<SABME"),
+        "a prints no frames:\n{}",
+        a.log()
+    );
     assert!(a.terminate().success());
     assert!(b.terminate().success());
 }
@@ -458,6 +478,24 @@ fn bad_clients_peers_and_command_lines_do_not_take_a_node_down() {
             ],
             2,
             "--n1: an information field of 6 octets cannot hold a DATA_SEGMENT",
+        ),
+        (
+            vec![
+                "dtn",
+                "node",
+                "--eid",
+                "ipn:1.0",
+                "--store",
+                "s",
+                "--tcpcl-listen",
+                "127.0.0.1:0",
+                "--window",
+                "4",
+                "--app-socket",
+                "x.sock",
+            ],
+            2,
+            "--kiss <ADDRESS>",
         ),
         (
             vec![
