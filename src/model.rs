@@ -2,6 +2,7 @@
 
 use clap::{Args, Subcommand};
 use linklab_models::{ronan, zielinski};
+use linklab_wire::kiss::p_from_persistence;
 
 use crate::table::Table;
 use crate::windows::Windows;
@@ -96,12 +97,6 @@ pub struct ZielinskiArgs {
 /// in the link commands.
 const N1: u32 = 256;
 
-/// The probability p = (P+1)/256 that a station sends in a slot, for the
-/// persistence P of a KISS TNC (0-255).
-fn probability(persist: u8) -> f64 {
-    (f64::from(persist) + 1.0) / 256.0
-}
-
 fn positive(what: &str, v: f64) -> anyhow::Result<()> {
     anyhow::ensure!(v.is_finite() && v > 0.0, "{what} must be positive, got {v}");
     Ok(())
@@ -139,7 +134,7 @@ fn ronan(a: RonanArgs) -> anyhow::Result<()> {
         txdelay_s: a.txdelay_ms / 1e3,
         txtail_s: a.txtail_ms / 1e3,
         slot_s: a.slot_ms / 1e3,
-        persistence: probability(a.persist),
+        persistence: p_from_persistence(a.persist),
         ack_reading: if a.ack_without_tail {
             ronan::AckReading::WithoutTxTail
         } else {
