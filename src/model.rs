@@ -27,16 +27,16 @@ pub struct RonanArgs {
     size: u64,
     /// I-frame information field length N1, octets (Ronan et al.'s Table I:
     /// 255).
-    #[arg(long, default_value_t = N1)]
+    #[arg(long, value_name = "N", default_value_t = N1)]
     n1: u32,
     /// Transmitter key-up delay, ms.
-    #[arg(long, default_value_t = 150.0)]
+    #[arg(long, value_name = "MS", default_value_t = 150.0)]
     txdelay_ms: f64,
     /// Transmitter tail, ms.
-    #[arg(long, default_value_t = 20.0)]
+    #[arg(long, value_name = "MS", default_value_t = 20.0)]
     txtail_ms: f64,
     /// CSMA slot time, ms.
-    #[arg(long, default_value_t = 20.0)]
+    #[arg(long, value_name = "MS", default_value_t = 20.0)]
     slot_ms: f64,
     /// CSMA persistence P, 0-255: a station sends in a slot with
     /// probability p = (P+1)/256 (Ronan et al.'s p = 0.25 is P = 63).
@@ -60,7 +60,7 @@ pub struct ZielinskiArgs {
     #[arg(long, default_value_t = 1200.0)]
     bitrate: f64,
     /// I-frame information field capacity N1, octets.
-    #[arg(long, default_value_t = N1)]
+    #[arg(long, value_name = "N", default_value_t = N1)]
     n1: u32,
     /// Window sizes k: 4, 1..7 or 1,2,4.
     #[arg(long, default_value = "1..7")]
@@ -77,7 +77,7 @@ pub struct ZielinskiArgs {
     #[arg(long, value_name = "MS", default_value_t = 300.0)]
     txdelay_ms: f64,
     /// Receiver's acknowledgement delay T_2, ms (0: immediate RR).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, value_name = "MS", default_value_t = 0.0)]
     t2_ms: f64,
     /// Acknowledgements on a separate channel (k then does not matter).
     #[arg(long)]
