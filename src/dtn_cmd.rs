@@ -10,13 +10,13 @@ use clap::{Args, Subcommand};
 use linklab_dtn::{Eid, StatusKind};
 use linklab_dtnnode::app::Message;
 use linklab_dtnnode::{
-    AppAddress, Ax25LinkOptions, Ax25Options, Ax25PeerSpec, BundleRef, Client, NodeConfig,
-    NormOptions, NormPeerSpec, PeerSpec, ReportNotice, RouteSpec,
+    AppAddress, Ax25Options, Ax25PeerSpec, BundleRef, Client, NodeConfig, NormOptions,
+    NormPeerSpec, PeerSpec, ReportNotice, RouteSpec,
 };
 use linklab_io::KissAddress;
 use linklab_wire::ax25::Address;
-use linklab_wire::control::Modulus;
 
+use crate::link_cmd::{LinkArgs, TncArgs};
 use crate::usage::usage;
 
 /// DTN time (RFC 9171 4.2.6) is counted from 2000-01-01 00:00 UTC.
@@ -60,48 +60,36 @@ struct NodeArgs {
     peers: Vec<PeerSpec>,
     /// Run the AX.25 connected-mode convergence layer on this KISS TNC:
     /// tcp:HOST:PORT or serial:DEVICE:BAUD. Incoming AX.25 connections
-    /// are accepted.
+    /// are accepted. The link and TNC options are those of `linklab send`
+    /// and `listen`, with the same defaults.
     #[arg(long, value_name = "ADDRESS", requires = "mycall")]
-    ax25: Option<KissAddress>,
-    /// With --ax25: this node's callsign and SSID, e.g. N0CALL-2.
-    #[arg(long, value_name = "CALL", requires = "ax25")]
+    kiss: Option<KissAddress>,
+    /// With --kiss: this node's callsign and SSID, e.g. N0CALL-2.
+    #[arg(long, value_name = "CALL", requires = "kiss")]
     mycall: Option<Address>,
-    /// With --ax25: a neighbour station, connected to when a bundle for a
+    /// With --kiss: a neighbour station, connected to when a bundle for a
     /// destination matching PATTERN is to go, e.g. N0CALL-3=ipn:3.*
     /// (repeat for more).
-    #[arg(long = "ax25-peer", value_name = "CALL=PATTERN", requires = "ax25",
+    #[arg(long = "ax25-peer", value_name = "CALL=PATTERN", requires = "kiss",
           value_parser = parse_ax25_peer)]
     ax25_peers: Vec<Ax25PeerSpec>,
-    /// With --ax25: the receiver acknowledges after every N segments (and
+    /// With --kiss: the receiver acknowledges after every N segments (and
     /// at the end of each bundle).
     #[arg(long, value_name = "N", default_value_t = linklab_dtnnode::cl::ax25::DEFAULT_ACK_WINDOW,
-          value_parser = clap::value_parser!(u32).range(1..))]
+          requires = "kiss", value_parser = clap::value_parser!(u32).range(1..))]
     ack_window: u32,
-    /// With --ax25: initial T1, the acknowledgement timer (FRACK), in
-    /// milliseconds [default: 3000].
-    #[arg(long, value_name = "MS", requires = "ax25")]
-    ax25_t1_ms: Option<u64>,
-    /// With --ax25: T3, the inactive link timer, in milliseconds: an idle
-    /// link is polled after it, so a dead one is noticed even with nothing
-    /// to send [default: 300000].
-    #[arg(long, value_name = "MS", requires = "ax25")]
-    ax25_t3_ms: Option<u64>,
-    /// With --ax25: N2, the most tries of one frame [default: 10].
-    #[arg(long, value_name = "N", requires = "ax25")]
-    ax25_n2: Option<u8>,
-    /// With --ax25: the window k (1-7 modulo 8, 1-64 modulo 128)
-    /// [default: 7 or 32].
-    #[arg(long, value_name = "K", requires = "ax25")]
-    ax25_window: Option<u8>,
-    /// With --ax25: PACLEN, the largest information field (N1) in octets,
-    /// 7-2048; each DATA_SEGMENT fills one [default: 256].
-    #[arg(long, value_name = "N", requires = "ax25")]
-    ax25_paclen: Option<usize>,
-    /// With --ax25: modulus of the links this node sets up, 8 (SABM) or
-    /// 128 (SABME, falling back to SABM) [default: 128].
-    #[arg(long, value_name = "8|128", requires = "ax25",
-          value_parser = linklab_dtnnode::options::parse_modulus)]
-    ax25_modulus: Option<Modulus>,
+    /// With --kiss: set up links with SABME (AX.25 v2.2, modulo 128,
+    /// falling back to SABM) instead of SABM. Modulo 8 is the default here
+    /// as in `send` and `connect`; a link to a peer that asks for modulo
+    /// 128 is accepted either way. For big bundles on a good channel,
+    /// --mod128 --srej (k = 32 by default) fills the channel better than
+    /// modulo 8's k = 4.
+    #[arg(long, requires = "kiss")]
+    mod128: bool,
+    #[command(flatten)]
+    link: LinkArgs,
+    #[command(flatten)]
+    tnc: TncArgs,
     /// Run the NORM convergence layer (RFC 5740 over UDP) on this address.
     #[arg(long, value_name = "ADDR:PORT")]
     norm_bind: Option<std::net::SocketAddr>,
@@ -232,9 +220,9 @@ fn node(a: NodeArgs) -> anyhow::Result<()> {
             "--eid {node_id} is not a node ID (use ipn:N.0 or dtn://name/)"
         )));
     }
-    if a.tcpcl_listen.is_none() && a.peers.is_empty() && a.ax25.is_none() && a.norm_bind.is_none() {
+    if a.tcpcl_listen.is_none() && a.peers.is_empty() && a.kiss.is_none() && a.norm_bind.is_none() {
         return Err(usage(
-            "a node needs --tcpcl-listen, --ax25 or at least one --peer (or --norm-bind) to reach other nodes"
+            "a node needs --tcpcl-listen, --kiss or at least one --peer (or --norm-bind) to reach other nodes"
                 .into(),
         ));
     }
@@ -243,20 +231,24 @@ fn node(a: NodeArgs) -> anyhow::Result<()> {
         peers: a.norm_peers,
         rate: a.norm_rate,
     });
-    let ax25 = a.ax25.zip(a.mycall).map(|(kiss, mycall)| Ax25Options {
-        kiss,
-        mycall,
-        peers: a.ax25_peers,
-        ack_window: a.ack_window,
-        link: Ax25LinkOptions {
-            t1: a.ax25_t1_ms.map(Duration::from_millis),
-            t3: a.ax25_t3_ms.map(Duration::from_millis),
-            n2: a.ax25_n2,
-            window: a.ax25_window,
-            paclen: a.ax25_paclen,
-            modulus: a.ax25_modulus,
-        },
-    });
+    let ax25 = match a.kiss.zip(a.mycall) {
+        Some((kiss, mycall)) => {
+            let link = a.link.config(crate::modulus(a.mod128))?;
+            linklab_ax25cl::Config::new("-")
+                .fit_frame(link.n1)
+                .map_err(|e| usage(format!("--n1: {e}")))?;
+            Some(Ax25Options {
+                kiss,
+                params: a.tnc.params()?,
+                monitor: a.tnc.monitor,
+                mycall,
+                link,
+                peers: a.ax25_peers,
+                ack_window: a.ack_window,
+            })
+        }
+        None => None,
+    };
     let config = NodeConfig {
         node_id,
         store: a.store,

@@ -189,8 +189,8 @@ impl IpArgs {
     /// The host: smoltcp over an AX.25 interface as the options say.
     fn host(&self) -> anyhow::Result<Host> {
         let modulus = crate::modulus(self.mod128);
-        let mut link = self.common.config(modulus)?;
-        if self.common.n1.is_none() {
+        let mut link = self.common.link.config(modulus)?;
+        if self.common.link.n1.is_none() {
             // Linux's ax25 interface: one datagram per frame (paclen = MTU).
             link.n1 = self.mtu.clamp(1, 2048);
         }
@@ -307,9 +307,9 @@ impl IpArgs {
 
     /// Connects to the TNC and runs `app` on `host` until it is done.
     fn run<A: Application>(&self, host: Host, app: &mut A) -> anyhow::Result<IpStation> {
-        let params = self.common.params();
+        let params = self.common.tnc.params()?;
         let mut station = IpStation::new(host, params.port);
-        station.set_monitor(self.common.monitor);
+        station.set_monitor(self.common.tnc.monitor);
         let kiss = self.common.kiss.clone();
         let link = &station.host().ax25().config().link;
         let linger = (link.t1 * (u32::from(link.n2) + 1)).min(Duration::from_secs(15));
@@ -451,7 +451,7 @@ fn ping(args: &IpArgs, a: &PingArgs) -> anyhow::Result<()> {
         ping,
         target: a.target,
         printed: vec![false; usize::from(a.count)],
-        monitor: args.common.monitor,
+        monitor: args.common.tnc.monitor,
         interrupted: false,
     };
     let started = std::time::Instant::now();
@@ -532,7 +532,7 @@ fn send(args: &IpArgs, a: &SendArgs) -> anyhow::Result<()> {
     .map_err(|e| anyhow!(e))?;
     let mut app = SendApp {
         sender,
-        monitor: args.common.monitor,
+        monitor: args.common.tnc.monitor,
         interrupted: false,
     };
     let station = args.run(host, &mut app)?;
@@ -697,7 +697,7 @@ fn serve(args: &IpArgs, a: &ServeArgs) -> anyhow::Result<()> {
         transfers: 0,
         failures: 0,
         error: None,
-        monitor: args.common.monitor,
+        monitor: args.common.tnc.monitor,
         interrupted: false,
     };
     args.run(host, &mut app)?;

@@ -36,17 +36,35 @@ pub struct CommonArgs {
     /// This station's callsign and SSID, e.g. N0CALL-2.
     #[arg(long, value_name = "CALL")]
     pub(crate) mycall: Address,
+    #[command(flatten)]
+    pub(crate) link: LinkArgs,
+    #[command(flatten)]
+    pub(crate) tnc: TncArgs,
+}
+
+/// The AX.25 link parameters, the same in every command that sets up
+/// links (`send`, `listen`, `connect`, `ip`, `dtn node`). Each needs
+/// `--kiss`.
+#[derive(Args)]
+#[group(requires = "kiss")]
+pub struct LinkArgs {
     /// Initial T1 (FRACK) in milliseconds [default: 3000].
     #[arg(long, value_name = "MS")]
     t1_ms: Option<u64>,
     /// T2, the delayed-acknowledgement timer, in milliseconds [default: 1000].
     #[arg(long, value_name = "MS")]
     t2_ms: Option<u64>,
+    /// T3, the inactive-link timer, in milliseconds: an idle link is
+    /// polled after it, so a station with nothing to send notices a dead
+    /// link after T3 and N2 tries of T1 [default: 300000].
+    #[arg(long, value_name = "MS")]
+    t3_ms: Option<u64>,
     /// N2, the most tries of a frame [default: 10].
     #[arg(long, value_name = "N")]
     n2: Option<u8>,
     /// Window k, the most I frames sent and not yet acknowledged (1-7
-    /// modulo 8, 1-127 modulo 128) [default: 4 modulo 8, 32 modulo 128].
+    /// modulo 8, 1-127 modulo 128; with --srej at most 64) [default: 4
+    /// modulo 8, 32 modulo 128].
     /// 4, not the spec's 7, at modulo 8: node and BBS software sends its
     /// greeting right after UA, and a sender that has already put 7 I
     /// frames on the air acknowledges none of that greeting in them; a
@@ -70,6 +88,13 @@ pub struct CommonArgs {
     /// answer (P = 0).
     #[arg(long, value_enum, value_name = "POLICY", default_value_t = AckArg::Window)]
     ack_policy: AckArg,
+}
+
+/// What is said to the KISS TNC and shown of its traffic, the same in
+/// every command that uses one. Each needs `--kiss`.
+#[derive(Args)]
+#[group(requires = "kiss")]
+pub struct TncArgs {
     /// The TNC's KISS port (0-15).
     #[arg(long, value_name = "N", default_value_t = 0,
           value_parser = clap::value_parser!(u8).range(0..=15))]
@@ -169,51 +194,6 @@ pub struct ConnectArgs {
 }
 
 impl CommonArgs {
-    /// The link configuration: AX.25 v2.2 defaults, REJ unless --srej
-    /// (SREJ, multi-SREJ if XID agrees), the acknowledgement policy and the
-    /// modulo-8 window chosen for the command line, with the options given.
-    /// A value that cannot work is a usage error naming its option.
-    pub(crate) fn config(&self, modulus: Modulus) -> anyhow::Result<Config> {
-        let mut config = Config {
-            modulus,
-            recovery: if self.srej {
-                RecoveryMode::MultiSrej
-            } else {
-                RecoveryMode::Rej
-            },
-            poll_on_last_i_frame: self.poll_last,
-            ack_policy: self.ack_policy.into(),
-            window_mod8: WINDOW_MOD8,
-            ..Config::default()
-        };
-        if let Some(ms) = self.t1_ms {
-            config.t1 = Duration::from_millis(ms);
-            config.t1_min = config.t1_min.min(config.t1);
-        }
-        if let Some(ms) = self.t2_ms {
-            config.t2 = Duration::from_millis(ms);
-        }
-        if let Some(n2) = self.n2 {
-            config.n2 = n2;
-        }
-        if let Some(n1) = self.n1 {
-            config.n1 = n1;
-        }
-        if let Some(k) = self.window {
-            config.window_mod128 = k;
-            if k <= 7 || modulus == Modulus::Mod8 {
-                config.window_mod8 = k;
-            }
-        }
-        config
-            .validate()
-            .map_err(|e| usage(format!("{}: {e}", option_of(&e))))?;
-        self.params()
-            .validate()
-            .map_err(|e| usage(format!("{}: {e}", kiss_option_of(e.param))))?;
-        Ok(config)
-    }
-
     /// Refuses, before the TNC is touched, a link to this station itself
     /// or a digipeater path that cannot work: more than 8 digipeaters
     /// (AX.25 v2.2 3.12.5), or one of them this station or `dest`.
@@ -244,31 +224,87 @@ impl CommonArgs {
         Ok(())
     }
 
-    pub(crate) fn params(&self) -> KissParams {
-        KissParams {
+    /// Connects to the TNC and starts the driver.
+    async fn start(&self, config: Config, listening: bool) -> anyhow::Result<DriverHandle> {
+        let grace = release_grace(&config);
+        let params = self.tnc.params()?;
+        let mut station = Station::new(self.mycall, config).context("invalid link parameters")?;
+        station.set_listening(listening);
+        station.set_monitor(self.tnc.monitor);
+        let stream = self.kiss.connect().await?;
+        Ok(driver::spawn(
+            stream,
+            station,
+            params,
+            DriverOptions {
+                shutdown_grace: grace,
+            },
+        ))
+    }
+}
+
+impl LinkArgs {
+    /// The link configuration: AX.25 v2.2 defaults, REJ unless --srej
+    /// (SREJ, multi-SREJ if XID agrees), the acknowledgement policy and the
+    /// modulo-8 window chosen for the command line, with the options given.
+    /// A value that cannot work is a usage error naming its option.
+    pub(crate) fn config(&self, modulus: Modulus) -> anyhow::Result<Config> {
+        let mut config = Config {
+            modulus,
+            recovery: if self.srej {
+                RecoveryMode::MultiSrej
+            } else {
+                RecoveryMode::Rej
+            },
+            poll_on_last_i_frame: self.poll_last,
+            ack_policy: self.ack_policy.into(),
+            window_mod8: WINDOW_MOD8,
+            ..Config::default()
+        };
+        if let Some(ms) = self.t1_ms {
+            config.t1 = Duration::from_millis(ms);
+            config.t1_min = config.t1_min.min(config.t1);
+        }
+        if let Some(ms) = self.t2_ms {
+            config.t2 = Duration::from_millis(ms);
+        }
+        if let Some(ms) = self.t3_ms {
+            config.t3 = Duration::from_millis(ms);
+        }
+        if let Some(n2) = self.n2 {
+            config.n2 = n2;
+        }
+        if let Some(n1) = self.n1 {
+            config.n1 = n1;
+        }
+        if let Some(k) = self.window {
+            config.window_mod128 = k;
+            if k <= 7 || modulus == Modulus::Mod8 {
+                config.window_mod8 = k;
+            }
+        }
+        config
+            .validate()
+            .map_err(|e| usage(format!("{}: {e}", option_of(&e))))?;
+        Ok(config)
+    }
+}
+
+impl TncArgs {
+    /// The KISS port and the parameters to send to the TNC; a time KISS
+    /// cannot carry (over 2550 ms) is a usage error naming its option.
+    pub(crate) fn params(&self) -> anyhow::Result<KissParams> {
+        let params = KissParams {
             port: Port::new(self.kiss_port).unwrap_or_default(),
             txdelay: self.txdelay_ms.map(Duration::from_millis),
             persistence: self.persist,
             slot_time: self.slot_ms.map(Duration::from_millis),
             txtail: self.txtail_ms.map(Duration::from_millis),
-        }
-    }
-
-    /// Connects to the TNC and starts the driver.
-    async fn start(&self, config: Config, listening: bool) -> anyhow::Result<DriverHandle> {
-        let grace = release_grace(&config);
-        let mut station = Station::new(self.mycall, config).context("invalid link parameters")?;
-        station.set_listening(listening);
-        station.set_monitor(self.monitor);
-        let stream = self.kiss.connect().await?;
-        Ok(driver::spawn(
-            stream,
-            station,
-            self.params(),
-            DriverOptions {
-                shutdown_grace: grace,
-            },
-        ))
+        };
+        params
+            .validate()
+            .map_err(|e| usage(format!("{}: {e}", kiss_option_of(e.param))))?;
+        Ok(params)
     }
 }
 
@@ -288,6 +324,7 @@ fn option_of(error: &ConfigError) -> &'static str {
         ConfigError::N1 { .. } => "--n1",
         ConfigError::N2 => "--n2",
         ConfigError::Timer { name: "T2", .. } => "--t2-ms",
+        ConfigError::Timer { name: "T3", .. } => "--t3-ms",
         ConfigError::Timer { .. } => "--t1-ms",
         ConfigError::RoleMode { .. } => "link parameters",
     }
@@ -671,12 +708,12 @@ pub fn listen(args: ListenArgs) -> anyhow::Result<()> {
 }
 
 async fn listen_async(args: ListenArgs) -> anyhow::Result<()> {
-    let config = args.common.config(Modulus::Mod128)?;
+    let config = args.common.link.config(Modulus::Mod128)?;
     let grace = release_grace(&config);
     let mut receiver = Receiver::new(args.out.clone());
     let mut handle = args.common.start(config, true).await?;
     let log = Log {
-        monitor: args.common.monitor,
+        monitor: args.common.tnc.monitor,
         bar: None,
     };
     log.line(&format!(
@@ -747,7 +784,7 @@ fn acknowledged(len: usize, n1: usize, outstanding: usize) -> usize {
 
 async fn send_async(args: SendArgs) -> anyhow::Result<()> {
     let modulus = crate::modulus(args.mod128);
-    let config = args.common.config(modulus)?;
+    let config = args.common.link.config(modulus)?;
     args.common.check_path(&args.to, &args.via)?;
     let data = crate::input::read(&args.file)?;
     let grace = release_grace(&config);
@@ -765,7 +802,7 @@ async fn send_async(args: SendArgs) -> anyhow::Result<()> {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let mut log = Log {
-        monitor: args.common.monitor,
+        monitor: args.common.tnc.monitor,
         bar: None,
     };
     handle
@@ -909,14 +946,14 @@ pub fn connect(args: ConnectArgs) -> anyhow::Result<()> {
 
 async fn connect_async(args: ConnectArgs) -> anyhow::Result<()> {
     let modulus = crate::modulus(args.mod128);
-    let config = args.common.config(modulus)?;
+    let config = args.common.link.config(modulus)?;
     args.common.check_path(&args.dest, &args.via)?;
     let grace = release_grace(&config);
     let mut n1 = config.n1;
     let remote = args.dest;
     let mut handle = args.common.start(config, false).await?;
     let log = Log {
-        monitor: args.common.monitor,
+        monitor: args.common.tnc.monitor,
         bar: None,
     };
     handle

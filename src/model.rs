@@ -2,6 +2,7 @@
 
 use clap::{Args, Subcommand};
 use linklab_models::{ronan, zielinski};
+use linklab_wire::kiss::p_from_persistence;
 
 use crate::table::Table;
 use crate::windows::Windows;
@@ -9,7 +10,8 @@ use crate::windows::Windows;
 #[derive(Subcommand)]
 pub enum Model {
     /// Ronan et al.'s minimum transfer time of a message over half-duplex
-    /// AX.25 (defaults: their Table I).
+    /// AX.25 (defaults: their Table I, except N1: 256 as in every command;
+    /// their 255 with --n1 255).
     Ronan(RonanArgs),
     /// Zielinski's AX.25 effective throughput, equations 1-5.
     Zielinski(ZielinskiArgs),
@@ -23,21 +25,23 @@ pub struct RonanArgs {
     /// Message length, octets.
     #[arg(long, default_value_t = 7182)]
     size: u64,
-    /// I-frame information field length N1, octets.
-    #[arg(long, default_value_t = 255)]
+    /// I-frame information field length N1, octets (Ronan et al.'s Table I:
+    /// 255).
+    #[arg(long, value_name = "N", default_value_t = N1)]
     n1: u32,
     /// Transmitter key-up delay, ms.
-    #[arg(long, default_value_t = 150.0)]
+    #[arg(long, value_name = "MS", default_value_t = 150.0)]
     txdelay_ms: f64,
     /// Transmitter tail, ms.
-    #[arg(long, default_value_t = 20.0)]
+    #[arg(long, value_name = "MS", default_value_t = 20.0)]
     txtail_ms: f64,
     /// CSMA slot time, ms.
-    #[arg(long, default_value_t = 20.0)]
+    #[arg(long, value_name = "MS", default_value_t = 20.0)]
     slot_ms: f64,
-    /// CSMA persistence as a probability, 0-1.
-    #[arg(long, default_value_t = 0.25, value_parser = probability)]
-    persist: f64,
+    /// CSMA persistence P, 0-255: a station sends in a slot with
+    /// probability p = (P+1)/256 (Ronan et al.'s p = 0.25 is P = 63).
+    #[arg(long, value_name = "P", default_value_t = 63)]
+    persist: u8,
     /// Window sizes: 4, 1..7 or 1,2,4.
     #[arg(long, default_value = "1..7")]
     window: Windows,
@@ -56,22 +60,24 @@ pub struct ZielinskiArgs {
     #[arg(long, default_value_t = 1200.0)]
     bitrate: f64,
     /// I-frame information field capacity N1, octets.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, value_name = "N", default_value_t = N1)]
     n1: u32,
     /// Window sizes k: 4, 1..7 or 1,2,4.
     #[arg(long, default_value = "1..7")]
     window: Windows,
-    /// CSMA slot time T_102, ms.
-    #[arg(long, default_value_t = 10.0)]
-    t102_ms: f64,
-    /// Persistence 0-255 (transmit probability (p+1)/256).
-    #[arg(long, default_value_t = 63)]
+    /// CSMA slot time, ms: the paper's T_102 (SLOTTIME).
+    #[arg(long, value_name = "MS", default_value_t = 10.0)]
+    slot_ms: f64,
+    /// CSMA persistence P, 0-255: a station sends in a slot with
+    /// probability p = (P+1)/256.
+    #[arg(long, value_name = "P", default_value_t = 63)]
     persist: u8,
-    /// Transmitter start-up delay T_103, ms.
-    #[arg(long, default_value_t = 300.0)]
-    t103_ms: f64,
+    /// Transmitter start-up (key-up) delay, ms: the paper's T_103
+    /// (TXDELAY).
+    #[arg(long, value_name = "MS", default_value_t = 300.0)]
+    txdelay_ms: f64,
     /// Receiver's acknowledgement delay T_2, ms (0: immediate RR).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, value_name = "MS", default_value_t = 0.0)]
     t2_ms: f64,
     /// Acknowledgements on a separate channel (k then does not matter).
     #[arg(long)]
@@ -87,13 +93,9 @@ pub struct ZielinskiArgs {
     json: bool,
 }
 
-fn probability(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
-        Ok(p) => Err(format!("{p} is not a probability between 0 and 1")),
-        Err(_) => Err(format!("\"{s}\" is not a number")),
-    }
-}
+/// N1 of both models by default: 256 octets, the AX.25 v2.2 default, as
+/// in the link commands.
+const N1: u32 = 256;
 
 fn positive(what: &str, v: f64) -> anyhow::Result<()> {
     anyhow::ensure!(v.is_finite() && v > 0.0, "{what} must be positive, got {v}");
@@ -132,7 +134,7 @@ fn ronan(a: RonanArgs) -> anyhow::Result<()> {
         txdelay_s: a.txdelay_ms / 1e3,
         txtail_s: a.txtail_ms / 1e3,
         slot_s: a.slot_ms / 1e3,
-        persistence: a.persist,
+        persistence: p_from_persistence(a.persist),
         ack_reading: if a.ack_without_tail {
             ronan::AckReading::WithoutTxTail
         } else {
@@ -166,8 +168,8 @@ fn zielinski(a: ZielinskiArgs) -> anyhow::Result<()> {
     positive("--bitrate", a.bitrate)?;
     anyhow::ensure!(a.n1 > 0, "--n1 must be at least 1");
     for (what, v) in [
-        ("--t102-ms", a.t102_ms),
-        ("--t103-ms", a.t103_ms),
+        ("--slot-ms", a.slot_ms),
+        ("--txdelay-ms", a.txdelay_ms),
         ("--t2-ms", a.t2_ms),
     ] {
         non_negative(what, v)?;
@@ -181,9 +183,9 @@ fn zielinski(a: ZielinskiArgs) -> anyhow::Result<()> {
     let params = zielinski::Params {
         bitrate_bps: a.bitrate,
         n1: a.n1,
-        t102_s: a.t102_ms / 1e3,
+        t102_s: a.slot_ms / 1e3,
         persist: a.persist,
-        t103_s: a.t103_ms / 1e3,
+        t103_s: a.txdelay_ms / 1e3,
         t2_s: a.t2_ms / 1e3,
         duplex: if a.full_duplex {
             zielinski::Duplex::Full

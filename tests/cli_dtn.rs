@@ -235,16 +235,25 @@ fn two_nodes_carry_a_file_over_ax25_on_a_kiss_hub_with_a_delivery_report() {
     let d = dir.path();
     let hub = cli::Hub::start();
     let kiss = hub.address();
-    let b = Node::start(d, "b", "ipn:2.0", &["--ax25", &kiss, "--mycall", "N0DTN-2"]);
+    // b shows its frames as `linklab listen --monitor` does; a sets up a
+    // modulo-128 link with multi-SREJ, as `linklab send --mod128 --srej`.
+    let b = Node::start(
+        d,
+        "b",
+        "ipn:2.0",
+        &["--kiss", &kiss, "--mycall", "N0DTN-2", "--monitor"],
+    );
     let a = Node::start(
         d,
         "a",
         "ipn:1.0",
         &[
-            "--ax25",
+            "--kiss",
             &kiss,
             "--mycall",
             "N0DTN-1",
+            "--mod128",
+            "--srej",
             "--ax25-peer",
             "N0DTN-2=ipn:2.*",
             "--ack-window",
@@ -270,6 +279,17 @@ fn two_nodes_carry_a_file_over_ax25_on_a_kiss_hub_with_a_delivery_report() {
     assert_eq!(fs::read(&out).unwrap(), fs::read(&file).unwrap());
     assert!(a.log().contains("(ax25 N0DTN-2) up"), "{}", a.log());
     assert!(b.log().contains("(ax25 N0DTN-1) up"), "{}", b.log());
+    assert!(
+        b.log().contains("RX N0DTN-1>N0DTN-2: <SABME"),
+        "{}",
+        b.log()
+    );
+    assert!(b.log().contains("TX N0DTN-2>N0DTN-1: <UA"), "{}", b.log());
+    assert!(
+        !a.log().contains("<SABME"),
+        "a prints no frames:\n{}",
+        a.log()
+    );
     assert!(a.terminate().success());
     assert!(b.terminate().success());
 }
@@ -397,7 +417,7 @@ fn bad_clients_peers_and_command_lines_do_not_take_a_node_down() {
                 "x.sock",
             ],
             2,
-            "--tcpcl-listen, --ax25 or at least one --peer",
+            "--tcpcl-listen, --kiss or at least one --peer",
         ),
         (
             vec![
@@ -407,7 +427,7 @@ fn bad_clients_peers_and_command_lines_do_not_take_a_node_down() {
                 "ipn:1.0",
                 "--store",
                 "s",
-                "--ax25",
+                "--kiss",
                 "tcp:127.0.0.1:1",
                 "--mycall",
                 "N0DTN-1",
@@ -427,19 +447,17 @@ fn bad_clients_peers_and_command_lines_do_not_take_a_node_down() {
                 "ipn:1.0",
                 "--store",
                 "s",
-                "--ax25",
+                "--kiss",
                 "tcp:127.0.0.1:1",
                 "--mycall",
                 "N0DTN-1",
-                "--ax25-modulus",
-                "8",
-                "--ax25-window",
+                "--window",
                 "9",
                 "--app-socket",
                 "x.sock",
             ],
             2,
-            "--ax25-window: window k = 9 is out of range for modulo 8: 1-7 allowed",
+            "--window: window k = 9 is out of range for modulo 8: 1-7 allowed",
         ),
         (
             vec![
@@ -449,17 +467,35 @@ fn bad_clients_peers_and_command_lines_do_not_take_a_node_down() {
                 "ipn:1.0",
                 "--store",
                 "s",
-                "--ax25",
+                "--kiss",
                 "tcp:127.0.0.1:1",
                 "--mycall",
                 "N0DTN-1",
-                "--ax25-modulus",
-                "16",
+                "--n1",
+                "6",
                 "--app-socket",
                 "x.sock",
             ],
             2,
-            "use 8 (SABM, AX.25 v2.0) or 128",
+            "--n1: an information field of 6 octets cannot hold a DATA_SEGMENT",
+        ),
+        (
+            vec![
+                "dtn",
+                "node",
+                "--eid",
+                "ipn:1.0",
+                "--store",
+                "s",
+                "--tcpcl-listen",
+                "127.0.0.1:0",
+                "--window",
+                "4",
+                "--app-socket",
+                "x.sock",
+            ],
+            2,
+            "--kiss <ADDRESS>",
         ),
         (
             vec![
@@ -825,22 +861,20 @@ fn wait_for_log(node: &Node, what: &str) {
 
 /// The command-line options of nodes b (ipn:2.0, N0DTN-2) and a (ipn:1.0,
 /// N0DTN-1, routing ipn:2.* to b) on `relay`: short T1 and N2 so that a
-/// cut is found in about a second; modulo 8 links (SABM: no SABME tried
-/// first) with a window of 7 frames keep the acknowledgements close
+/// cut is found in about a second; modulo 8 links (the default, SABM: no
+/// SABME tried first) with a window of 7 frames keep the acknowledgements close
 /// behind the data. The default 30 s `--retry-after` is left: the rest of
 /// a bundle cut off asks for a connection at once and goes as soon as the
 /// session is up.
 fn ax25_pair_args(relay: &Relay) -> (Vec<String>, Vec<String>) {
     let link = [
-        "--ax25-t1-ms",
+        "--t1-ms",
         "200",
-        "--ax25-n2",
+        "--n2",
         "2",
-        "--ax25-modulus",
-        "8",
-        "--ax25-window",
+        "--window",
         "7",
-        "--ax25",
+        "--kiss",
         &relay.address(),
     ];
     let owned = |extra: &[&str]| -> Vec<String> {
@@ -1228,13 +1262,13 @@ fn an_idle_ax25_receiver_notices_a_dead_link_after_t3() {
     // unanswered tries of T1. (With the default T3, 300 s, b does not
     // notice within the 30 s this test waits.)
     let link = [
-        "--ax25-t1-ms",
+        "--t1-ms",
         "200",
-        "--ax25-n2",
+        "--n2",
         "2",
-        "--ax25-t3-ms",
+        "--t3-ms",
         "500",
-        "--ax25",
+        "--kiss",
         &relay.address(),
     ];
     let b_args: Vec<&str> = link

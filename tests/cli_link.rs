@@ -361,6 +361,7 @@ fn bad_window_n1_t1_path_or_kiss_time_exits_2_naming_the_flag() {
         (&["--n1", "0"][..], "--n1: "),
         (&["--n1", "4096"][..], "--n1: "),
         (&["--t1-ms", "0"][..], "--t1-ms: "),
+        (&["--t3-ms", "0"][..], "--t3-ms: "),
         (&["--via", nine][..], "--via: "),
         (&["--via", "N0CALL-2"][..], "--via: "),
         // KISS sends them as one octet of 10 ms units: at most 2550 ms.

@@ -33,7 +33,15 @@ fn keys(v: &Value) -> Vec<&str> {
 
 #[test]
 fn ronan_json_is_table_ii_by_default() {
-    let rows = json(&["model", "ronan", "--bitrate", "1200", "--json"]);
+    let rows = json(&[
+        "model",
+        "ronan",
+        "--bitrate",
+        "1200",
+        "--n1",
+        "255",
+        "--json",
+    ]);
     assert_eq!(rows.len(), 7);
     for (i, row) in rows.iter().enumerate() {
         assert_eq!(keys(row), ["frames", "transfer_s", "window", "windows"]);
@@ -64,7 +72,7 @@ fn ronan_options_change_the_answer() {
         "--slot-ms",
         "10",
         "--persist",
-        "0.5",
+        "127",
         "--window",
         "2",
         "--json",
@@ -90,11 +98,11 @@ fn zielinski_json_contract() {
         "256",
         "--window",
         "1..7",
-        "--t102-ms",
+        "--slot-ms",
         "10",
         "--persist",
         "63",
-        "--t103-ms",
+        "--txdelay-ms",
         "300",
         "--t2-ms",
         "0",

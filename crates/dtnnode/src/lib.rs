@@ -33,7 +33,6 @@ pub mod report;
 pub use client::{Client, ClientError};
 pub use node::{run, NodeConfig, NodeError};
 pub use options::{
-    AppAddress, Ax25LinkOptions, Ax25Options, Ax25PeerSpec, NormOptions, NormPeerSpec, PeerSpec,
-    RouteSpec,
+    AppAddress, Ax25Options, Ax25PeerSpec, NormOptions, NormPeerSpec, PeerSpec, RouteSpec,
 };
 pub use report::{BundleRef, ReportNotice};

@@ -135,7 +135,13 @@ fn spawn_agent<S: Store + Send + 'static>(
 async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
     // Checked before anything is opened.
     let ax25_link = match &config.ax25 {
-        Some(options) => Some(options.link.config().map_err(NodeError::Config)?),
+        Some(options) => {
+            options
+                .link
+                .validate()
+                .map_err(|e| NodeError::Config(format!("ax25: {e}")))?;
+            Some(options.link.clone())
+        }
         None => None,
     };
     if config.store.exists() && !config.store.is_dir() {
@@ -311,6 +317,8 @@ fn start_ax25(
     );
     let setup = ax25::Ax25Setup {
         kiss: options.kiss.clone(),
+        params: options.params,
+        monitor: options.monitor,
         mycall: options.mycall,
         link,
         cl,

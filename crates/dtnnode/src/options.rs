@@ -5,14 +5,12 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::str::FromStr;
-use std::time::Duration;
 
 use linklab_dtn::{Eid, EidPattern};
-use linklab_io::KissAddress;
+use linklab_io::{KissAddress, KissParams};
 /// How the NORM convergence layer chooses its rate.
 pub use linklab_normcl::Rate as NormRate;
 use linklab_wire::ax25::Address;
-use linklab_wire::control::Modulus;
 
 /// A neighbour the node connects to: `tcpcl:HOST:PORT`, optionally
 /// `=PATTERN` for the destinations routed to it.
@@ -54,109 +52,26 @@ impl FromStr for PeerSpec {
     }
 }
 
-/// The AX.25 convergence layer: a KISS TNC, the node's callsign, the
-/// neighbours it connects to and the receiver's `ack_window`.
+/// The AX.25 convergence layer: a KISS TNC and what the node tells it,
+/// the node's callsign, its AX.25 link parameters, the neighbours it
+/// connects to and the receiver's `ack_window`.
 #[derive(Debug, Clone)]
 pub struct Ax25Options {
     /// The TNC.
     pub kiss: KissAddress,
+    /// The KISS port and the parameters sent to the TNC at start.
+    pub params: KissParams,
+    /// Print every frame sent and received on standard error, as a TNC
+    /// monitor shows it.
+    pub monitor: bool,
     /// The node's callsign and SSID.
     pub mycall: Address,
+    /// The AX.25 link parameters; N1 sizes the DATA_SEGMENTs.
+    pub link: linklab_link::Config,
     /// Neighbours connected to when bundles are routed to them.
     pub peers: Vec<Ax25PeerSpec>,
     /// An ACK_SEGMENT after every this many DATA_SEGMENTs.
     pub ack_window: u32,
-    /// The AX.25 link parameters.
-    pub link: Ax25LinkOptions,
-}
-
-/// The AX.25 link parameters a node may set (AX.25 v2.2 6.7); each one
-/// not given keeps the default of [`linklab_link::Config`]: T1 3 s, T3
-/// 300 s, N2 10,
-/// modulo 128 (SABME, falling back to SABM) with k = 32 (7 on a modulo-8
-/// link), N1 = PACLEN 256.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Ax25LinkOptions {
-    /// Initial T1, the acknowledgement timer (FRACK; 6.7.1.1). It is also
-    /// the lower bound of the adaptive T1 if that is below 1 s.
-    pub t1: Option<Duration>,
-    /// T3, the inactive link timer (6.7.1.3): a link with nothing sent or
-    /// outstanding for this long is polled, so that a station with
-    /// nothing to send (a receiver) notices a dead link after T3 and N2
-    /// tries of T1.
-    pub t3: Option<Duration>,
-    /// N2, the most tries of one frame (6.7.2.2).
-    pub n2: Option<u8>,
-    /// k, the window of I frames sent and not acknowledged (6.7.2.3), of
-    /// links of the chosen modulus.
-    pub window: Option<u8>,
-    /// PACLEN: N1, the largest information field, in octets (6.7.2.1).
-    /// Each DATA_SEGMENT of the convergence layer fills one.
-    pub paclen: Option<usize>,
-    /// Modulo 8 (SABM, v2.0) or 128 (SABME, v2.2) for the links this
-    /// node sets up.
-    pub modulus: Option<Modulus>,
-}
-
-impl Ax25LinkOptions {
-    /// The link configuration, every parameter checked; the error names
-    /// the option at fault.
-    pub fn config(&self) -> Result<linklab_link::Config, String> {
-        let mut config = linklab_link::Config::default();
-        if let Some(modulus) = self.modulus {
-            config.modulus = modulus;
-        }
-        if let Some(t1) = self.t1 {
-            config.t1 = t1;
-            config.t1_min = config.t1_min.min(t1);
-        }
-        if let Some(t3) = self.t3 {
-            config.t3 = t3;
-        }
-        if let Some(n2) = self.n2 {
-            config.n2 = n2;
-        }
-        if let Some(n1) = self.paclen {
-            config.n1 = n1;
-        }
-        if let Some(k) = self.window {
-            match config.modulus {
-                Modulus::Mod8 => config.window_mod8 = k,
-                Modulus::Mod128 => {
-                    config.window_mod128 = k;
-                    // A modulo-128 link may fall back to modulo 8.
-                    config.window_mod8 = k.min(7);
-                }
-            }
-        }
-        config.validate().map_err(|e| {
-            let option = match e {
-                linklab_link::ConfigError::Window { .. }
-                | linklab_link::ConfigError::SrejWindow { .. } => "--ax25-window",
-                linklab_link::ConfigError::N1 { .. } => "--ax25-paclen",
-                linklab_link::ConfigError::N2 => "--ax25-n2",
-                linklab_link::ConfigError::Timer { name: "T1", .. } => "--ax25-t1-ms",
-                linklab_link::ConfigError::Timer { name: "T3", .. } => "--ax25-t3-ms",
-                _ => "AX.25 link parameters",
-            };
-            format!("{option}: {e}")
-        })?;
-        linklab_ax25cl::Config::new("-")
-            .fit_frame(config.n1)
-            .map_err(|e| format!("--ax25-paclen: {e}"))?;
-        Ok(config)
-    }
-}
-
-/// An AX.25 modulus: `8` or `128`.
-pub fn parse_modulus(text: &str) -> Result<Modulus, String> {
-    match text {
-        "8" => Ok(Modulus::Mod8),
-        "128" => Ok(Modulus::Mod128),
-        _ => Err(format!(
-            "modulus {text:?}: use 8 (SABM, AX.25 v2.0) or 128 (SABME, v2.2)"
-        )),
-    }
 }
 
 /// A neighbour over AX.25: `CALL=PATTERN`, bundles for endpoints matching
@@ -421,91 +336,5 @@ mod tests {
         }
         let e = "10.1.2.3:7000".parse::<AppAddress>().unwrap_err();
         assert!(e.contains("only loopback"), "{e}");
-    }
-
-    #[test]
-    fn ax25_link_parameters_default_as_before_and_are_checked() {
-        let default = Ax25LinkOptions::default().config().unwrap();
-        assert_eq!(default, linklab_link::Config::default());
-        let set = Ax25LinkOptions {
-            t1: Some(Duration::from_millis(200)),
-            t3: Some(Duration::from_millis(1500)),
-            n2: Some(3),
-            window: Some(4),
-            paclen: Some(128),
-            modulus: Some(parse_modulus("8").unwrap()),
-        }
-        .config()
-        .unwrap();
-        assert_eq!(set.modulus, Modulus::Mod8);
-        assert_eq!(
-            (set.t1, set.t1_min),
-            (Duration::from_millis(200), Duration::from_millis(200))
-        );
-        assert_eq!(set.t3, Duration::from_millis(1500));
-        assert_eq!((set.n2, set.window_mod8, set.n1), (3, 4, 128));
-        let wide = Ax25LinkOptions {
-            window: Some(63),
-            ..Ax25LinkOptions::default()
-        }
-        .config()
-        .unwrap();
-        assert_eq!((wide.window_mod128, wide.window_mod8), (63, 7));
-        for (bad, why) in [
-            (
-                Ax25LinkOptions {
-                    window: Some(8),
-                    modulus: Some(Modulus::Mod8),
-                    ..Ax25LinkOptions::default()
-                },
-                "--ax25-window: window k = 8 is out of range for modulo 8: 1-7 allowed",
-            ),
-            (
-                Ax25LinkOptions {
-                    window: Some(100),
-                    ..Ax25LinkOptions::default()
-                },
-                "--ax25-window: selective reject needs k <= 64",
-            ),
-            (
-                Ax25LinkOptions {
-                    n2: Some(0),
-                    ..Ax25LinkOptions::default()
-                },
-                "--ax25-n2: N2 = 0",
-            ),
-            (
-                Ax25LinkOptions {
-                    paclen: Some(4096),
-                    ..Ax25LinkOptions::default()
-                },
-                "--ax25-paclen: N1 = 4096 octets is out of range",
-            ),
-            (
-                Ax25LinkOptions {
-                    paclen: Some(6),
-                    ..Ax25LinkOptions::default()
-                },
-                "--ax25-paclen: an information field of 6 octets cannot hold a DATA_SEGMENT",
-            ),
-            (
-                Ax25LinkOptions {
-                    t1: Some(Duration::ZERO),
-                    ..Ax25LinkOptions::default()
-                },
-                "--ax25-t1-ms: timer T1",
-            ),
-            (
-                Ax25LinkOptions {
-                    t3: Some(Duration::ZERO),
-                    ..Ax25LinkOptions::default()
-                },
-                "--ax25-t3-ms: timer T3",
-            ),
-        ] {
-            let e = bad.config().unwrap_err();
-            assert!(e.starts_with(why), "{bad:?}: {e}");
-        }
-        assert!(parse_modulus("16").unwrap_err().contains("use 8"));
     }
 }

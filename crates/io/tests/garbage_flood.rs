@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use linklab_core::{Engine, Instant};
+use linklab_core::{Engine, Instant, Stream};
 use linklab_io::{
     BadInputCount, InputError, Station, StationEvent, BAD_INPUT_BURST, BAD_INPUT_INTERVAL,
     KISS_MAX_FRAME,
@@ -14,20 +14,16 @@ use linklab_link::Config;
 use linklab_wire::ax25::AddressField;
 use linklab_wire::kiss::{self, Command, KissError};
 
-/// 1 MB from a xorshift generator seeded with `seed`, with a FEND about
-/// every 200 octets so that the decoder keeps finding "frames".
+/// 1 MB of seeded random octets, with a FEND about every 200 octets so
+/// that the decoder keeps finding "frames".
 fn garbage(seed: u64) -> Vec<u8> {
-    let mut state = seed;
+    let mut rng = Stream::from_seed(seed);
     (0..1 << 20)
         .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let octet = (state >> 24) as u8;
-            if state.is_multiple_of(200) {
+            if rng.below(200) == 0 {
                 0xC0
             } else {
-                octet
+                rng.next_u64() as u8
             }
         })
         .collect()

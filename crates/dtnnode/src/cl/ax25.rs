@@ -34,11 +34,13 @@ use linklab_ax25cl::wire::{Decoded, Message, RefuseReason};
 use linklab_ax25cl::{Event, Session};
 use linklab_dtn::{LinkId, TransmitId};
 use linklab_io::{
-    driver, DriverOptions, KissAddress, KissParams, Notice, Request, Station, StationError,
-    StationEvent,
+    driver, Direction, DriverOptions, KissAddress, KissParams, Notice, Request, Station,
+    StationError, StationEvent,
 };
 use linklab_link::{Event as LinkLayerEvent, LinkError};
 use linklab_wire::ax25::{Address, Callsign};
+use linklab_wire::control::Modulus;
+use linklab_wire::monitor;
 use tokio::sync::{mpsc, oneshot};
 
 use super::{LinkCommand, LinkEvent, SessionId};
@@ -66,6 +68,10 @@ pub const MAX_CONNECT_BACKOFF: Duration = Duration::from_secs(30);
 pub struct Ax25Setup {
     /// The KISS TNC.
     pub kiss: KissAddress,
+    /// The KISS port and the parameters sent to the TNC.
+    pub params: KissParams,
+    /// Print every frame sent and received on standard error.
+    pub monitor: bool,
     /// The node's callsign and SSID.
     pub mycall: Address,
     /// The AX.25 link parameters (N1 sizes the DATA_SEGMENTs).
@@ -179,12 +185,8 @@ async fn serve(
         Err(e) => return format!("invalid link parameters: {e}"),
     };
     station.set_listening(true);
-    let mut handle = driver::spawn(
-        stream,
-        station,
-        KissParams::default(),
-        DriverOptions::default(),
-    );
+    station.set_monitor(setup.monitor);
+    let mut handle = driver::spawn(stream, station, setup.params, DriverOptions::default());
     let (command_tx, mut commands) = mpsc::unbounded_channel::<(SessionId, Address, LinkCommand)>();
     let mut contacts: BTreeMap<Key, Contact> = BTreeMap::new();
     let mut next_tag = 0u64;
@@ -207,6 +209,10 @@ async fn serve(
                 };
                 let (remote, event) = match notice {
                     Notice::Station(StationEvent::Link { remote, event }) => (remote, event),
+                    Notice::Station(StationEvent::Monitor { direction, bytes, modulus }) => {
+                        print_frame(direction, &bytes, modulus);
+                        continue;
+                    }
                     // A connection asked for while the link is still being
                     // released: tried again later.
                     Notice::Rejected(StationError::AlreadyLinked { remote, .. }) => {
@@ -345,6 +351,21 @@ async fn link_gone(
 
 /// A connection to `remote` was not made (or a link with it ended) while
 /// the node wants one: it is tried again after the peer's backoff.
+/// Prints a frame sent (TX) or received (RX) on standard error as a TNC
+/// monitor shows it, as `linklab send --monitor` does (at most 32
+/// information octets).
+fn print_frame(direction: Direction, bytes: &[u8], modulus: Modulus) {
+    let dir = match direction {
+        Direction::Tx => "TX",
+        Direction::Rx => "RX",
+    };
+    let options = monitor::MonitorOptions { max_info: Some(32) };
+    eprintln!(
+        "{dir} {}",
+        monitor::format_raw_with(bytes, modulus, options)
+    );
+}
+
 fn connect_failed(wanted: &mut WantedPeers, remote: &Address, why: &str) {
     let Some(want) = wanted.get_mut(&key(remote)) else {
         return;
