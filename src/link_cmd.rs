@@ -194,6 +194,14 @@ pub struct ConnectArgs {
 }
 
 impl CommonArgs {
+    /// The link configuration for `modulus`, with the KISS parameters
+    /// checked too, so that every value that cannot work is refused,
+    /// naming its option, before a file is read or the TNC is touched.
+    pub(crate) fn config(&self, modulus: Modulus) -> anyhow::Result<Config> {
+        self.tnc.params()?;
+        self.link.config(modulus)
+    }
+
     /// Refuses, before the TNC is touched, a link to this station itself
     /// or a digipeater path that cannot work: more than 8 digipeaters
     /// (AX.25 v2.2 3.12.5), or one of them this station or `dest`.
@@ -708,7 +716,7 @@ pub fn listen(args: ListenArgs) -> anyhow::Result<()> {
 }
 
 async fn listen_async(args: ListenArgs) -> anyhow::Result<()> {
-    let config = args.common.link.config(Modulus::Mod128)?;
+    let config = args.common.config(Modulus::Mod128)?;
     let grace = release_grace(&config);
     let mut receiver = Receiver::new(args.out.clone());
     let mut handle = args.common.start(config, true).await?;
@@ -784,7 +792,7 @@ fn acknowledged(len: usize, n1: usize, outstanding: usize) -> usize {
 
 async fn send_async(args: SendArgs) -> anyhow::Result<()> {
     let modulus = crate::modulus(args.mod128);
-    let config = args.common.link.config(modulus)?;
+    let config = args.common.config(modulus)?;
     args.common.check_path(&args.to, &args.via)?;
     let data = crate::input::read(&args.file)?;
     let grace = release_grace(&config);
@@ -946,7 +954,7 @@ pub fn connect(args: ConnectArgs) -> anyhow::Result<()> {
 
 async fn connect_async(args: ConnectArgs) -> anyhow::Result<()> {
     let modulus = crate::modulus(args.mod128);
-    let config = args.common.link.config(modulus)?;
+    let config = args.common.config(modulus)?;
     args.common.check_path(&args.dest, &args.via)?;
     let grace = release_grace(&config);
     let mut n1 = config.n1;

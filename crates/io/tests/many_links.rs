@@ -9,7 +9,7 @@ use linklab_core::{Engine, Instant};
 use std::time::Duration;
 
 use hub::{addr, payload, Hub};
-use linklab_io::{InputError, Station, StationEvent, DEFAULT_MAX_LINKS};
+use linklab_io::{InputError, Station, StationEvent, BAD_INPUT_BURST, DEFAULT_MAX_LINKS};
 use linklab_link::{Config, Event};
 use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame};
 use linklab_wire::control::{Modulus, Unnumbered};
@@ -139,13 +139,18 @@ fn sabm_flood_is_capped() {
         }
     }
     assert_eq!((ua, dm), (20, 480));
+    // The first refusals are reported one by one, the rest counted
+    // (BAD_INPUT_BURST), and the count comes out on a flush.
+    station.flush_bad_input();
     let mut refused = Vec::new();
+    let mut counted = 0;
     let mut connected = 0;
     while let Some(event) = station.poll_event() {
         match event {
             StationEvent::BadInput(error @ InputError::TooManyLinks { .. }) => {
                 refused.push(error.to_string())
             }
+            StationEvent::BadInputCount(count) => counted += count.count,
             StationEvent::Link {
                 event: Event::Connected { .. },
                 ..
@@ -154,7 +159,8 @@ fn sabm_flood_is_capped() {
         }
     }
     assert_eq!(connected, 20);
-    assert_eq!(refused.len(), 480);
+    assert_eq!(refused.len(), BAD_INPUT_BURST);
+    assert_eq!(refused.len() as u64 + counted, 480);
     assert_eq!(
         refused[0],
         "frame from Q0UZZ-4 refused: this station already has 20 links, the most it keeps \
