@@ -83,6 +83,9 @@ fn drain(station: &mut Station, now: Instant, wire: &mut Vec<u8>) {
                 assert!(!monitor::format_raw(&bytes, modulus).is_empty());
             }
             StationEvent::Outstanding { .. } => {}
+            StationEvent::BadInputCount(count) => {
+                assert!(count.count > 0, "a count of nothing: {count:?}")
+            }
         }
     }
 }
