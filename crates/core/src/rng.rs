@@ -164,7 +164,7 @@ impl Stream {
     }
 
     /// An exponential span with the given mean, rounded to the nearest
-    /// microsecond (the resolution of [`linklab_link::Instant`]).
+    /// microsecond (the resolution of [`crate::Instant`]).
     pub fn exponential_duration(&mut self, mean: Duration) -> Duration {
         let micros = self.exponential(mean.as_secs_f64() * 1e6).round();
         // `as` saturates; the value is finite and non-negative.

@@ -4,13 +4,13 @@
 //! link state machine of Appendix C4, for one link between a local and a
 //! remote station in balanced mode (ABM). It never does I/O and never reads
 //! a clock: frames and time come in through [`DataLink::handle_frame`] and
-//! [`DataLink::handle_timeout`] (received frames of the link that do not
+//! [`DataLink::handle_timeout`](linklab_core::Engine::handle_timeout) (received frames of the link that do not
 //! decode through [`DataLink::handle_invalid_frame`], errors L, M and N of
 //! C4.3), user requests through
 //! [`DataLink::connect`], [`DataLink::send`] and [`DataLink::disconnect`],
 //! and everything it wants to do is drained with
-//! [`DataLink::poll_transmit`], [`DataLink::poll_event`] and
-//! [`DataLink::poll_timeout`].
+//! [`DataLink::poll_transmit`](linklab_core::Engine::poll_transmit), [`DataLink::poll_event`] and
+//! [`DataLink::poll_timeout`](linklab_core::Engine::poll_timeout).
 //!
 //! On v2.2 links the initiating station negotiates the operating
 //! parameters with an XID exchange after the UA (6.3.2, Appendix C5);

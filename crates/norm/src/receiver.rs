@@ -1017,8 +1017,8 @@ impl Engine for Receiver {
             .min()
     }
 
-    /// Runs the timers due at `now`: sender by sender, each's in
-    /// [`RemoteTimer`] order.
+    /// Runs the timers due at `now`: sender by sender, each sender's in
+    /// table order (activity, NACK back-off, CC feedback).
     fn handle_timeout(&mut self, now: Instant) {
         let ids: Vec<NodeId> = self.remotes.keys().copied().collect();
         let robust = self.config.robust_factor;

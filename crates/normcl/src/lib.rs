@@ -7,7 +7,7 @@
 //! Each bundle is one NORM_OBJECT_DATA object of the session's NORM
 //! sender (crate `linklab-norm`, FEC Encoding ID 5), sent at a fixed rate
 //! or under NORM-CC, repaired on NACKs. The object is a short
-//! [header](header) naming the sending node, then the bundle; the
+//! [header] naming the sending node, then the bundle; the
 //! object's size travels in EXT_FTI of every NORM_DATA (RFC 5740 section
 //! 4.2.1), so the bundle's length is that size minus the header.
 //! NORM_INFO is not used.

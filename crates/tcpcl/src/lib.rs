@@ -11,9 +11,9 @@
 //!   Transfer Length extension (5.2.5.1), and the reason codes.
 //! - [`Session`] is one entity's side of one connection, in the manner of
 //!   quinn-proto: octets in with [`Session::handle_input`], octets out
-//!   with [`Session::poll_transmit`], [`Event`]s out with
-//!   [`Session::poll_event`], time in with [`Session::handle_timeout`] at
-//!   [`Session::poll_timeout`], and the user's requests
+//!   with [`Session::poll_transmit`](linklab_core::Engine::poll_transmit), [`Event`]s out with
+//!   [`Session::poll_event`], time in with [`Session::handle_timeout`](linklab_core::Engine::handle_timeout) at
+//!   [`Session::poll_timeout`](linklab_core::Engine::poll_timeout), and the user's requests
 //!   [`Session::send_transfer`], [`Session::refuse_transfer`] and
 //!   [`Session::terminate`]. It never does I/O and never reads a clock.
 //!

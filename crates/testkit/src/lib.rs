@@ -5,7 +5,7 @@
 //!   ([`Pair`]), stepping virtual time from wake-up to wake-up;
 //! - [`impair`]: the seeded impaired channel ([`Impaired`]) between them:
 //!   loss, duplication, corruption, reordering, Gilbert-Elliott bursts;
-//! - [`line`]: a full-duplex serial line ([`Line`]) that serialises HDLC
+//! - [`line`](mod@line): a full-duplex serial line ([`Line`]) that serialises HDLC
 //!   frames at a bit rate over two impaired channels;
 //! - [`tshark`]: Wireshark's command-line dissector as an independent
 //!   oracle for the encoders of the protocol crates.

@@ -11,8 +11,8 @@
 //! `link` engines it never does I/O and never reads a clock: packets come
 //! in through [`Dte::handle_octets`] (the information field of an LAPB I
 //! frame) and user requests through its methods, each with the current
-//! [`Instant`]; what it wants done is drained with [`Dte::poll_transmit`],
-//! [`Dte::poll_event`] and [`Dte::poll_timeout`].
+//! [`Instant`](linklab_core::Instant); what it wants done is drained with [`Dte::poll_transmit`](linklab_core::Engine::poll_transmit),
+//! [`Dte::poll_event`] and [`Dte::poll_timeout`](linklab_core::Engine::poll_timeout).
 //!
 //! Two DTEs can talk directly, as ISO 8208 allows (DTE/DTE operation):
 //! one of them then plays the DCE's part in choosing logical channels and
