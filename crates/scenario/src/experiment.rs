@@ -295,6 +295,24 @@ pub(crate) fn all_in_range<T: PartialOrd + fmt::Display + Copy>(
         .try_for_each(|&v| in_range(field, v, range.clone()))
 }
 
+/// Checks that the array of tables `field` is not empty (`missing` says so
+/// when it is) and that every table in it passes `validate`, an error
+/// placed at the table's index.
+pub(crate) fn each_valid<T>(
+    field: &'static str,
+    tables: &[T],
+    missing: &str,
+    validate: impl Fn(&T) -> Result<(), InvalidField>,
+) -> Result<(), InvalidField> {
+    if tables.is_empty() {
+        return Err(InvalidField::new(field, missing));
+    }
+    tables
+        .iter()
+        .enumerate()
+        .try_for_each(|(i, t)| validate(t).map_err(|e| e.within(field, i)))
+}
+
 /// Checks a figure's `id`, which names its output files: not empty,
 /// letters, digits, `-` and `_` only.
 pub(crate) fn file_name_id(id: &str) -> Result<(), InvalidField> {

@@ -23,8 +23,8 @@ use super::{
     MAX_T_P_MS,
 };
 use crate::experiment::{
-    all_in_range, file_name_id, in_range, validate_replications, Experiment, ExperimentKind,
-    InvalidField,
+    all_in_range, each_valid, file_name_id, in_range, validate_replications, Experiment,
+    ExperimentKind, InvalidField,
 };
 use crate::report::{Figure, Output, Point, Progress, RunOptions, Series, SeriesStyle, Table};
 
@@ -455,13 +455,12 @@ impl ExperimentKind for TransferTimeExperiment {
         ] {
             in_range(field, messages, 1..=MAX_FRAME_TIMES)?;
         }
-        if self.figure.is_empty() {
-            return Err(InvalidField::new("figure", "no [[figure]] given"));
-        }
-        self.figure
-            .iter()
-            .enumerate()
-            .try_for_each(|(i, f)| f.validate().map_err(|e| e.within("figure", i)))
+        each_valid(
+            "figure",
+            &self.figure,
+            "no [[figure]] given",
+            TransferTimeFigure::validate,
+        )
     }
 
     fn run(

@@ -23,8 +23,8 @@ use super::{
     MAX_T_P_MS,
 };
 use crate::experiment::{
-    all_in_range, file_name_id, in_range, validate_replications, Experiment, ExperimentKind,
-    InvalidField,
+    all_in_range, each_valid, file_name_id, in_range, validate_replications, Experiment,
+    ExperimentKind, InvalidField,
 };
 use crate::report::{Figure, Output, Point, Progress, RunOptions, Series, SeriesStyle, Table};
 
@@ -397,13 +397,12 @@ impl ThroughputFigure {
     /// Checks the figure's id and every case.
     fn validate(&self) -> Result<(), InvalidField> {
         file_name_id(&self.id)?;
-        if self.case.is_empty() {
-            return Err(InvalidField::new("case", "no [[figure.case]] given"));
-        }
-        self.case
-            .iter()
-            .enumerate()
-            .try_for_each(|(i, c)| c.validate().map_err(|e| e.within("case", i)))
+        each_valid(
+            "case",
+            &self.case,
+            "no [[figure.case]] given",
+            ThroughputCase::validate,
+        )
     }
 }
 
@@ -456,13 +455,12 @@ impl ExperimentKind for ThroughputExperiment {
         ] {
             in_range(field, times, 1..=MAX_FRAME_TIMES)?;
         }
-        if self.figure.is_empty() {
-            return Err(InvalidField::new("figure", "no [[figure]] given"));
-        }
-        self.figure
-            .iter()
-            .enumerate()
-            .try_for_each(|(i, f)| f.validate().map_err(|e| e.within("figure", i)))
+        each_valid(
+            "figure",
+            &self.figure,
+            "no [[figure]] given",
+            ThroughputFigure::validate,
+        )
     }
 
     fn run(

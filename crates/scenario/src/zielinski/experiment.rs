@@ -22,7 +22,7 @@ use super::bench::{run_transfer, station_config, TransferSetup};
 use super::station::LinkSetup;
 use super::ZielinskiError;
 use crate::experiment::{
-    all_in_range, file_name_id, in_range, Experiment, ExperimentError, ExperimentKind,
+    all_in_range, each_valid, file_name_id, in_range, Experiment, ExperimentError, ExperimentKind,
     InvalidField, OfKind,
 };
 use crate::report::{Figure, Output, Point, Progress, RunOptions, Series, SeriesStyle, Table};
@@ -168,15 +168,6 @@ fn validate_replications(replications: u64, quick: u64) -> Result<(), InvalidFie
     in_range("quick_replications", quick, 2..=replications)
 }
 
-/// Checks that a list of tables `field` is not empty.
-fn not_empty<T>(field: &'static str, list: &[T]) -> Result<(), InvalidField> {
-    if list.is_empty() {
-        Err(InvalidField::new(field, "the list is empty"))
-    } else {
-        Ok(())
-    }
-}
-
 impl Pair {
     /// Checks both profiles and the serial rate.
     fn validate(&self) -> Result<(), InvalidField> {
@@ -191,11 +182,7 @@ impl ThroughputFigure {
     fn validate(&self) -> Result<(), InvalidField> {
         file_name_id(&self.id)?;
         in_range("radio_bps", self.radio_bps, 1..=MAX_RATE_BPS)?;
-        not_empty("pairs", &self.pairs)?;
-        self.pairs
-            .iter()
-            .enumerate()
-            .try_for_each(|(i, p)| p.validate().map_err(|e| e.within("pairs", i)))
+        each_valid("pairs", &self.pairs, "the list is empty", |t| t.validate())
     }
 }
 
@@ -207,11 +194,9 @@ impl ExperimentKind for ThroughputExperiment {
         in_range("frack_ms", self.frack_ms, 1..=MAX_TIMER_MS)?;
         in_range("model_t2_ms", self.model_t2_ms, 0..=MAX_TIMER_MS)?;
         validate_replications(self.replications, self.quick_replications)?;
-        not_empty("figures", &self.figures)?;
-        self.figures
-            .iter()
-            .enumerate()
-            .try_for_each(|(i, f)| f.validate().map_err(|e| e.within("figures", i)))
+        each_valid("figures", &self.figures, "the list is empty", |t| {
+            t.validate()
+        })
     }
 
     fn run(
@@ -238,11 +223,7 @@ impl WindowFigure {
     /// Checks the id and every case.
     fn validate(&self) -> Result<(), InvalidField> {
         file_name_id(&self.id)?;
-        not_empty("cases", &self.cases)?;
-        self.cases
-            .iter()
-            .enumerate()
-            .try_for_each(|(i, c)| c.validate().map_err(|e| e.within("cases", i)))
+        each_valid("cases", &self.cases, "the list is empty", |t| t.validate())
     }
 }
 
@@ -252,11 +233,9 @@ impl ExperimentKind for RealWindowExperiment {
         in_range("file_octets", self.file_octets, 1..=MAX_FILE_OCTETS)?;
         in_range("frack_ms", self.frack_ms, 1..=MAX_TIMER_MS)?;
         validate_replications(self.replications, self.quick_replications)?;
-        not_empty("figures", &self.figures)?;
-        self.figures
-            .iter()
-            .enumerate()
-            .try_for_each(|(i, f)| f.validate().map_err(|e| e.within("figures", i)))
+        each_valid("figures", &self.figures, "the list is empty", |t| {
+            t.validate()
+        })
     }
 
     fn run(
