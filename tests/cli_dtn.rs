@@ -1423,13 +1423,10 @@ fn dtn_send_to_a_node_that_is_not_running_asks_whether_it_is() {
     }
 }
 
-#[test]
-fn a_node_failing_at_start_says_why_once_and_leaves_no_store() {
-    let dir = tempfile::tempdir().unwrap();
-    let busy = TcpListener::bind("127.0.0.1:0").unwrap();
-    let busy = busy.local_addr().unwrap().to_string();
-    let store = dir.path().join("new/store");
-    let run = linklab(&[
+/// Runs a node (ipn:1.0, its store at `store`, TCPCL on `tcpcl`, the
+/// application port on loopback) that is expected to stop at start.
+fn node_that_stops_at_start(store: &Path, tcpcl: &str) -> Output {
+    linklab(&[
         "dtn",
         "node",
         "--eid",
@@ -1437,10 +1434,19 @@ fn a_node_failing_at_start_says_why_once_and_leaves_no_store() {
         "--store",
         store.to_str().unwrap(),
         "--tcpcl-listen",
-        &busy,
+        tcpcl,
         "--app-socket",
         "127.0.0.1:0",
-    ]);
+    ])
+}
+
+#[test]
+fn a_node_failing_at_start_says_why_once_and_leaves_no_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let busy = TcpListener::bind("127.0.0.1:0").unwrap();
+    let busy = busy.local_addr().unwrap().to_string();
+    let store = dir.path().join("new/store");
+    let run = node_that_stops_at_start(&store, &busy);
     assert_eq!(run.status.code(), Some(1), "{}", text(&run));
     let message = text(&run);
     assert_eq!(
@@ -1457,18 +1463,7 @@ fn a_node_failing_at_start_says_why_once_and_leaves_no_store() {
     let store = dir.path().join("kept");
     fs::create_dir(&store).unwrap();
     fs::create_dir(store.join("bundles.redb")).unwrap();
-    let run = linklab(&[
-        "dtn",
-        "node",
-        "--eid",
-        "ipn:1.0",
-        "--store",
-        store.to_str().unwrap(),
-        "--tcpcl-listen",
-        "127.0.0.1:0",
-        "--app-socket",
-        "127.0.0.1:0",
-    ]);
+    let run = node_that_stops_at_start(&store, "127.0.0.1:0");
     assert_eq!(run.status.code(), Some(1), "{}", text(&run));
     let message = text(&run);
     assert_eq!(occurrences(&message, "bundle store"), 1, "{message}");
@@ -1480,18 +1475,7 @@ fn a_node_store_naming_a_file_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("file");
     fs::write(&file, b"").unwrap();
-    let run = linklab(&[
-        "dtn",
-        "node",
-        "--eid",
-        "ipn:1.0",
-        "--store",
-        file.to_str().unwrap(),
-        "--tcpcl-listen",
-        "127.0.0.1:0",
-        "--app-socket",
-        "127.0.0.1:0",
-    ]);
+    let run = node_that_stops_at_start(&file, "127.0.0.1:0");
     assert_eq!(run.status.code(), Some(2), "{}", text(&run));
     let message = text(&run);
     assert!(message.contains("--store"), "{message}");
