@@ -96,10 +96,30 @@ fn wait_for_file(path: &Path, len: u64) {
     }
 }
 
-/// A listener on `hub` writing to `out`, and a sender of `data` to it that
-/// acknowledges slowly (the spec's T2 at the receiver), so that a test can
-/// act in the middle of the transfer.
-fn slow_transfer(hub: &Hub, out: &Path, input: &Path, once: bool) -> (cli::Running, cli::Running) {
+/// A transfer under way in a directory and on a hub of its own, slow
+/// enough (the spec's T2 at the receiver) for a test to act in its middle.
+struct SlowTransfer {
+    /// Holds the directory of the files below.
+    _dir: tempfile::TempDir,
+    /// Holds the hub the two run on.
+    _hub: Hub,
+    /// Where the listener writes.
+    output: std::path::PathBuf,
+    /// What the sender sends.
+    data: Vec<u8>,
+    listener: cli::Running,
+    sender: cli::Running,
+}
+
+/// A listener writing to `output.bin` (leaving after one connection if
+/// `once`), and a sender of `len` octets to it.
+fn slow_transfer(len: usize, once: bool) -> SlowTransfer {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = Hub::start();
+    let input = dir.path().join("input.bin");
+    let output = dir.path().join("output.bin");
+    let data = payload(len);
+    std::fs::write(&input, &data).unwrap();
     let kiss = hub.address();
     let mut args = vec![
         "listen",
@@ -112,7 +132,7 @@ fn slow_transfer(hub: &Hub, out: &Path, input: &Path, once: bool) -> (cli::Runni
         "--t2-ms",
         "200",
         "--out",
-        out.to_str().unwrap(),
+        output.to_str().unwrap(),
     ];
     if once {
         args.push("--once");
@@ -131,7 +151,14 @@ fn slow_transfer(hub: &Hub, out: &Path, input: &Path, once: bool) -> (cli::Runni
         "64",
         input.to_str().unwrap(),
     ]);
-    (listener, sender)
+    SlowTransfer {
+        _dir: dir,
+        _hub: hub,
+        output,
+        data,
+        listener,
+        sender,
+    }
 }
 
 fn partial(path: &Path) -> std::path::PathBuf {
@@ -145,13 +172,14 @@ fn partial(path: &Path) -> std::path::PathBuf {
 /// many octets came and that the link was cut, and exits 1.
 #[test]
 fn interrupted_sender_leaves_only_a_partial_file_and_a_cut_log_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let hub = Hub::start();
-    let input = dir.path().join("input.bin");
-    let output = dir.path().join("output.bin");
-    let data = payload(64 * 1024);
-    std::fs::write(&input, &data).unwrap();
-    let (listener, sender) = slow_transfer(&hub, &output, &input, true);
+    let SlowTransfer {
+        _dir,
+        _hub,
+        output,
+        data,
+        listener,
+        sender,
+    } = slow_transfer(64 * 1024, true);
     wait_for_file(&partial(&output), 1024);
     assert!(!output.exists(), "a final name during the transfer");
     interrupt(&sender);
@@ -187,12 +215,14 @@ fn interrupted_sender_leaves_only_a_partial_file_and_a_cut_log_line() {
 /// release and how long; a second SIGINT quits at once with status 130.
 #[test]
 fn second_sigint_quits_at_once_with_130() {
-    let dir = tempfile::tempdir().unwrap();
-    let hub = Hub::start();
-    let input = dir.path().join("input.bin");
-    let output = dir.path().join("output.bin");
-    std::fs::write(&input, payload(64 * 1024)).unwrap();
-    let (listener, mut sender) = slow_transfer(&hub, &output, &input, false);
+    let SlowTransfer {
+        _dir,
+        _hub,
+        output,
+        listener,
+        mut sender,
+        ..
+    } = slow_transfer(64 * 1024, false);
     wait_for_file(&partial(&output), 1024);
     // The peer disappears without a word.
     sender.child.kill().unwrap();
@@ -226,13 +256,14 @@ fn second_sigint_quits_at_once_with_130() {
 /// name only once the peer has released the link.
 #[test]
 fn normal_transfer_is_renamed_to_its_final_name_after_release() {
-    let dir = tempfile::tempdir().unwrap();
-    let hub = Hub::start();
-    let input = dir.path().join("input.bin");
-    let output = dir.path().join("output.bin");
-    let data = payload(8 * 1024);
-    std::fs::write(&input, &data).unwrap();
-    let (listener, sender) = slow_transfer(&hub, &output, &input, true);
+    let SlowTransfer {
+        _dir,
+        _hub,
+        output,
+        data,
+        listener,
+        sender,
+    } = slow_transfer(8 * 1024, true);
     wait_for_file(&partial(&output), 64);
     assert!(!output.exists(), "a final name before the release");
     let sender = finish(sender, "send");
