@@ -134,7 +134,8 @@ pub struct TransferConfig {
     /// Radio bit rate, bit/s.
     pub bit_rate: u32,
     /// KISS parameters of both stations. Each station's slot clock gets a
-    /// random phase per replication; the phase given here is ignored.
+    /// random phase per replication ([`replication_stations`]); the phase
+    /// given here is ignored.
     pub station: StationConfig,
     /// Window k (AX.25 `maxframe`), 1-7.
     pub window: u8,
@@ -558,15 +559,7 @@ impl<'a> Bench<'a> {
         streams: &Streams,
         app: &'a mut dyn Application,
     ) -> Result<Bench<'a>, TransferError> {
-        let mut phases = streams.stream("slot-phase");
-        let slot = config.station.slot_time.as_micros().max(1);
-        let mut station = || StationConfig {
-            slot_phase: Duration::from_micros(
-                phases.below(u64::try_from(slot).unwrap_or(u64::MAX)),
-            ),
-            ..config.station
-        };
-        let radio_stations = [station(), station()];
+        let radio_stations = replication_stations(config, streams);
         let radio = RadioChannel::new(
             RadioConfig::new(config.bit_rate),
             &radio_stations,
@@ -919,6 +912,24 @@ impl World for Bench<'_> {
     }
 }
 
+/// The two stations' KISS parameters for a transfer of `config` with the
+/// random streams `streams`: `config.station` with each station's slot
+/// phase drawn, sender first, from the stream `slot-phase`, uniform in
+/// whole microseconds below the slot time. [`run_transfer`] puts exactly
+/// these on its [`RadioChannel`] (named `radio`, so station i draws its
+/// persistence numbers from `radio/{i}/csma`); a real-time emulation of
+/// the same channel with the same streams uses them to reproduce a
+/// replication.
+pub fn replication_stations(config: &TransferConfig, streams: &Streams) -> [StationConfig; 2] {
+    let mut phases = streams.stream("slot-phase");
+    let slot = config.station.slot_time.as_micros().max(1);
+    let mut station = || StationConfig {
+        slot_phase: Duration::from_micros(phases.below(u64::try_from(slot).unwrap_or(u64::MAX))),
+        ..config.station
+    };
+    [station(), station()]
+}
+
 /// Simulates one transfer with the random streams `streams` (payload
 /// octets, slot-clock phases, persistence draws). Deterministic for given
 /// streams.
@@ -1008,6 +1019,53 @@ mod tests {
         assert_eq!(a.radio.collisions, 0);
         assert_eq!(a.t1_expiries, 0);
         assert!(a.keyed < a.transfer);
+    }
+
+    #[test]
+    fn replication_stations_draw_the_slot_phases_from_the_replication_s_streams() {
+        let config = TransferConfig::ronan_table_1(9600, 7);
+        let master = Streams::new(0x4c49_4e4b);
+        let streams = master.replication(3);
+        let stations = replication_stations(&config, &streams);
+
+        // Sender first, then receiver, from the stream `slot-phase`, below
+        // the 20 ms slot; everything else is Table I.
+        let mut phases = streams.stream("slot-phase");
+        for station in stations {
+            assert_eq!(
+                station.slot_phase,
+                Duration::from_micros(phases.below(20_000))
+            );
+            assert_eq!(
+                StationConfig {
+                    slot_phase: Duration::ZERO,
+                    ..station
+                },
+                StationConfig::ronan_table_1()
+            );
+        }
+        assert_ne!(stations[0].slot_phase, stations[1].slot_phase);
+
+        // The same streams give the same stations (as Bench::new draws
+        // them); another replication or another master seed does not.
+        assert_eq!(replication_stations(&config, &streams), stations);
+        assert_eq!(
+            replication_stations(&config, &Streams::new(streams.master_seed())),
+            stations
+        );
+        assert_ne!(
+            replication_stations(&config, &master.replication(4)),
+            stations
+        );
+        assert_ne!(
+            replication_stations(&config, &Streams::new(1).replication(3)),
+            stations
+        );
+        // The window and bit rate do not enter the draw.
+        assert_eq!(
+            replication_stations(&TransferConfig::ronan_table_1(1200, 1), &streams),
+            stations
+        );
     }
 
     #[test]
