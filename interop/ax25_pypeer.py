@@ -51,6 +51,23 @@ def callsign(text):
         raise argparse.ArgumentTypeError(f"not a callsign: {text!r}")
 
 
+def check_closed(dev):
+    if dev.state == KISSDeviceState.CLOSED:
+        fail("the KISS TNC closed the connection", 2)
+
+
+async def wait_until(dev, done, timeout):
+    """Wait until done() or timeout seconds; False on timeout."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not done():
+        check_closed(dev)
+        if loop.time() > deadline:
+            return False
+        await asyncio.sleep(0.02)
+    return True
+
+
 async def open_kiss(host, port):
     """Connect to the KISS TNC; returns (device, interface on KISS port 0)."""
     loop = asyncio.get_running_loop()
@@ -67,6 +84,7 @@ async def open_kiss(host, port):
     while dev.state != KISSDeviceState.OPEN:
         if errors:
             fail(f"cannot reach the KISS TNC at {host}:{port}: {errors[0]}", 2)
+        check_closed(dev)
         if loop.time() > deadline:
             fail(f"no KISS TNC at {host}:{port} after {CONNECT_TIMEOUT} s", 2)
         await asyncio.sleep(0.05)
@@ -82,25 +100,20 @@ def close_kiss(dev):
 
 async def ui_send(args):
     dev, iface = await open_kiss(*args.kiss)
-    sent = asyncio.Event()
     left = args.count
     def on_sent(**_):
         nonlocal left
         left -= 1
-        if left == 0:
-            sent.set()
     for i in range(1, args.count + 1):
         payload = f"{args.text} {i}/{args.count}".encode()
         iface.transmit(AX25UnnumberedInformationFrame(
             destination=args.to, source=args.mycall, pid=0xF0,
             payload=payload, cr=True), callback=on_sent)
-    try:
-        await asyncio.wait_for(sent.wait(), args.timeout)
-    except asyncio.TimeoutError:
+    # aioax25 writes its buffer in blocks after the callbacks
+    if not await wait_until(dev, lambda: left == 0 and not dev._tx_buffer,
+                            args.timeout):
         fail(f"only {args.count - left} of {args.count} UI frames sent "
              f"in {args.timeout} s")
-    while dev._tx_buffer:  # aioax25 writes its buffer in blocks
-        await asyncio.sleep(0.01)
     print(f"sent {args.count} UI frames {args.mycall}>{args.to}")
     close_kiss(dev)
     await asyncio.sleep(0.1)
@@ -110,7 +123,6 @@ async def ui_recv(args):
     dev, iface = await open_kiss(*args.kiss)
     mycall = args.mycall
     seen = set()
-    done = asyncio.Event()
     def on_frame(frame, **_):
         if not isinstance(frame, AX25UnnumberedInformationFrame):
             return
@@ -122,16 +134,14 @@ async def ui_recv(args):
         print(f"{src}>{dst}: "
               f"{payload.decode('latin-1')}", flush=True)
         seen.add(payload)
-        if len(seen) >= args.count:
-            done.set()
     iface.received_msg.connect(on_frame)
-    try:
-        await asyncio.wait_for(done.wait(), args.timeout)
-    except asyncio.TimeoutError:
+    print(f"ax25_pypeer: {mycall} listening on {args.kiss[0]}:{args.kiss[1]}",
+          file=sys.stderr, flush=True)
+    if not await wait_until(dev, lambda: len(seen) >= args.count,
+                            args.timeout):
         fail(f"timeout: {len(seen)} of {args.count} UI frames to {mycall} "
              f"in {args.timeout} s")
-    finally:
-        close_kiss(dev)
+    close_kiss(dev)
     print(f"received {len(seen)} UI frames")
 
 
