@@ -15,9 +15,10 @@ connected mode; its peer/station code exists only in the git repository.
 
 aioax25's KISS device is opened with kiss_commands=[] and
 reset_on_close=False: by default it types "INT KISS" and "RESET" as ASCII
-into the TCP stream on open and sends a KISS "return" frame (C0 FF C0) on
-close, both of which a shared KISS hub would pass to every other station.
-Its UI frames are responses (C bit in the source address) unless cr=True.
+into the TCP stream on open (sleeping 0.1 s a byte in the event loop, 2.3 s
+in all) and sends a KISS "return" frame (C0 FF C0) on close, neither of
+which belongs on a shared channel (greflector drops both). Its UI frames
+are responses (C bit in the source address) unless cr=True.
 Exit status: 0 success, 1 timeout, 2 usage or connection error.
 """
 
