@@ -1,5 +1,6 @@
 //! `linklab`: an HDLC-family data-link stack and link-performance laboratory.
 
+mod channel_cmd;
 mod codec;
 mod dtn_cmd;
 mod input;
@@ -47,6 +48,9 @@ enum Command {
     Connect(link_cmd::ConnectArgs),
     /// TCP/IP over AX.25 through a KISS TNC: ping, serve or send a file.
     Ip(ip_cmd::IpArgs),
+    /// A real-time emulated radio channel: every station a KISS TCP port
+    /// (or pseudo-terminal) any KISS software can join.
+    Channel(channel_cmd::ChannelArgs),
     /// A DTN node (BPv7 over TCPCLv4) and the applications that send and
     /// receive through it.
     Dtn(dtn_cmd::DtnArgs),
@@ -66,6 +70,7 @@ fn main() -> ExitCode {
         Command::Connect(a) => link_cmd::connect(a),
         Command::Ip(a) => ip_cmd::run(a),
         Command::Dtn(a) => dtn_cmd::run(a),
+        Command::Channel(a) => channel_cmd::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

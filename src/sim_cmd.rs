@@ -30,7 +30,7 @@ pub struct SimArgs {
 
 /// The scenario file is at fault (exit status 2).
 #[derive(Debug)]
-pub struct InputError(String);
+pub struct InputError(pub(crate) String);
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -151,6 +151,28 @@ pub struct RadioStats {
     pub busy: TimeWeighted,
 }
 
+/// Counters of one station, as its own radio saw them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StationStats {
+    /// Times its transmitter was keyed.
+    pub transmissions: u64,
+    /// Frames it put on the air.
+    pub frames_sent: u64,
+    /// Octets of those frames (address through information field).
+    pub octets_sent: u64,
+    /// Frames from others it received intact.
+    pub received_intact: u64,
+    /// Frames from others lost to bit errors at this receiver.
+    pub lost_to_errors: u64,
+    /// Frames from others lost to collisions at this receiver.
+    pub lost_to_collisions: u64,
+    /// Frames from others lost because this station was transmitting.
+    pub lost_receiver_keyed: u64,
+    /// Queue delay: from [`Medium::transmit`] to the frame's first bit on
+    /// the air, in seconds.
+    pub queue_delay: Tally,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum TxState {
     Idle,
@@ -173,7 +195,11 @@ struct CurrentFrame {
 #[derive(Debug)]
 struct Station {
     config: StationConfig,
-    queue: VecDeque<Vec<u8>>,
+    /// KISS FULLDUP: key up as soon as a frame waits, without carrier
+    /// sense or persistence.
+    full_duplex: bool,
+    /// Frames waiting, with the time each was handed to the radio.
+    queue: VecDeque<(Vec<u8>, Instant)>,
     state: TxState,
     /// Carrier from others as this station's DCD shows it.
     carrier: bool,
@@ -187,6 +213,10 @@ struct Station {
     frame: Option<CurrentFrame>,
     csma: Stream,
     rx: ErrorProcess,
+    /// Error processes of single links into this receiver, by
+    /// transmitter, overriding `rx` (see [`RadioChannel::set_link_errors`]).
+    link_rx: Vec<(usize, ErrorProcess)>,
+    stats: StationStats,
 }
 
 /// One keyed period of one station.
@@ -248,6 +278,7 @@ impl RadioChannel {
                 .enumerate()
                 .map(|(i, &c)| Station {
                     config: c,
+                    full_duplex: false,
                     queue: VecDeque::new(),
                     state: TxState::Idle,
                     carrier: false,
@@ -262,6 +293,8 @@ impl RadioChannel {
                         config.errors,
                         streams.stream(&format!("{name}/{i}/errors")),
                     ),
+                    link_rx: Vec::new(),
+                    stats: StationStats::default(),
                 })
                 .collect(),
             hears: vec![vec![true; n]; n],
@@ -296,6 +329,55 @@ impl RadioChannel {
         {
             *cell = hears;
         }
+    }
+
+    /// Replaces `station`'s KISS parameters (a KISS TXDELAY, P, SLOTTIME
+    /// or TXTAIL command from its host). A transmission under way keeps
+    /// the TXDELAY and TXTAIL it started with; the slot clock follows the
+    /// new slot time from its next tick.
+    pub fn set_station_config(&mut self, station: StationId, config: StationConfig) {
+        if let Some(st) = self.stations.get_mut(station.0) {
+            st.config = config;
+        }
+    }
+
+    /// `station`'s KISS parameters.
+    pub fn station_config(&self, station: StationId) -> Option<&StationConfig> {
+        self.stations.get(station.0).map(|s| &s.config)
+    }
+
+    /// Sets KISS FULLDUP for `station`: with `true` it keys up as soon as
+    /// it has a frame, ignoring carrier and persistence (KISS spec,
+    /// command 5). Its radio stays half duplex on a half-duplex channel:
+    /// it is deaf while it transmits and its frames collide as any other.
+    pub fn set_full_duplex(&mut self, station: StationId, full_duplex: bool, now: Instant) {
+        if let Some(st) = self.stations.get_mut(station.0) {
+            st.full_duplex = full_duplex;
+            self.begin_access(station.0, now);
+        }
+    }
+
+    /// Judges frames from `transmitter` at `receiver` with their own error
+    /// process (`errors`, drawing from `stream`) in place of the
+    /// receiver's: a bad path between two stations of an otherwise good
+    /// channel.
+    pub fn set_link_errors(
+        &mut self,
+        receiver: StationId,
+        transmitter: StationId,
+        errors: ErrorModel,
+        stream: Stream,
+    ) {
+        if let Some(st) = self.stations.get_mut(receiver.0) {
+            st.link_rx.retain(|(t, _)| *t != transmitter.0);
+            st.link_rx
+                .push((transmitter.0, ErrorProcess::new(errors, stream)));
+        }
+    }
+
+    /// `station`'s own counters.
+    pub fn station_stats(&self, station: StationId) -> Option<&StationStats> {
+        self.stations.get(station.0).map(|s| &s.stats)
     }
 
     /// The channel's parameters.
@@ -348,9 +430,9 @@ impl RadioChannel {
         if st.waiting_since.is_none() {
             st.waiting_since = Some(now);
         }
-        match self.config.duplex {
-            Duplex::Full => self.key_up(i, now),
-            Duplex::Half => {
+        match (self.config.duplex, st.full_duplex) {
+            (Duplex::Full, _) | (Duplex::Half, true) => self.key_up(i, now),
+            (Duplex::Half, false) => {
                 if !st.carrier && !st.tick_pending {
                     st.tick_pending = true;
                     let tick = self.next_tick(i, now);
@@ -385,6 +467,7 @@ impl RadioChannel {
         self.stats.busy.set(now, 1.0);
         self.stats.transmissions += 1;
         let st = &mut self.stations[i];
+        st.stats.transmissions += 1;
         st.state = TxState::KeyUp;
         if let Some(since) = st.waiting_since.take() {
             self.stats
@@ -471,7 +554,10 @@ impl RadioChannel {
         let rate = self.config.bit_rate;
         let st = &mut self.stations[i];
         match st.queue.pop_front() {
-            Some(body) => {
+            Some((body, queued)) => {
+                st.stats
+                    .queue_delay
+                    .add(now.saturating_duration_since(queued).as_secs_f64());
                 // The frame occupies the air from the end of the previous
                 // one (or the opening flag) to the end of its closing flag.
                 let bits = hdlc_bits(&body);
@@ -498,6 +584,9 @@ impl RadioChannel {
             return;
         };
         self.stats.frames_sent += 1;
+        let sender = &mut self.stations[i].stats;
+        sender.frames_sent += 1;
+        sender.octets_sent += frame.body.len() as u64;
         self.events.push_back(MediumEvent::FrameSent {
             station: StationId(i),
             octets: frame.body.len(),
@@ -508,11 +597,24 @@ impl RadioChannel {
                 continue;
             }
             let outcome = self.judge(i, r, &frame);
+            let own = &mut self.stations[r].stats;
             match outcome {
-                Outcome::Intact => self.stats.received_intact += 1,
-                Outcome::BitErrors => self.stats.lost_to_errors += 1,
-                Outcome::Collision => self.stats.lost_to_collisions += 1,
-                Outcome::ReceiverKeyed => self.stats.lost_receiver_keyed += 1,
+                Outcome::Intact => {
+                    self.stats.received_intact += 1;
+                    own.received_intact += 1;
+                }
+                Outcome::BitErrors => {
+                    self.stats.lost_to_errors += 1;
+                    own.lost_to_errors += 1;
+                }
+                Outcome::Collision => {
+                    self.stats.lost_to_collisions += 1;
+                    own.lost_to_collisions += 1;
+                }
+                Outcome::ReceiverKeyed => {
+                    self.stats.lost_receiver_keyed += 1;
+                    own.lost_receiver_keyed += 1;
+                }
             }
             self.deliveries.push_back(Delivery {
                 at: now,
@@ -546,7 +648,12 @@ impl RadioChannel {
             }
         }
         let rate = self.config.bit_rate;
-        if self.stations[to].rx.frame_survives(a, b, frame.bits, rate) {
+        let receiver = &mut self.stations[to];
+        let process = match receiver.link_rx.iter_mut().find(|(t, _)| *t == from) {
+            Some((_, link)) => link,
+            None => &mut receiver.rx,
+        };
+        if process.frame_survives(a, b, frame.bits, rate) {
             Outcome::Intact
         } else {
             Outcome::BitErrors
@@ -600,7 +707,7 @@ impl Medium for RadioChannel {
         let Some(st) = self.stations.get_mut(from.0) else {
             return;
         };
-        st.queue.push_back(frame);
+        st.queue.push_back((frame, now));
         self.begin_access(from.0, now);
     }
 

@@ -1,0 +1,164 @@
+//! `linklab channel`: a real-time emulated radio channel that any KISS
+//! software can join ([`linklab_emu`]): one KISS TCP port (and on request
+//! a pseudo-terminal) per station, the simulator's half-duplex CSMA radio
+//! model between them, run against the wall clock.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use linklab_channel::{ErrorModel, StationConfig};
+use linklab_emu::config::PtyPlan;
+use linklab_emu::{default_kiss, Options, Plan, Server};
+
+use crate::sim_cmd::InputError;
+use crate::usage::usage;
+
+#[derive(Args)]
+pub struct ChannelArgs {
+    /// A channel file (TOML: channels, stations, who hears whom, bit
+    /// errors per link, TNC models; see docs/channel.md). Without one, the
+    /// options below describe one channel of --stations stations.
+    #[arg(value_name = "FILE", conflicts_with_all = ["stations", "base_port", "bitrate", "txdelay_ms", "persist", "slot_ms", "txtail_ms", "ber"])]
+    file: Option<PathBuf>,
+    /// Stations on the channel, named s0, s1, ...
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    stations: usize,
+    /// KISS TCP port of station s0; s1 gets the next, and so on (0: any
+    /// free ports, printed at start).
+    #[arg(long, value_name = "PORT", default_value_t = 8001)]
+    base_port: u16,
+    /// The channel's bit rate, bit/s.
+    #[arg(long, value_name = "BPS", default_value_t = 1200)]
+    bitrate: u32,
+    /// Each radio's TXDELAY until its host sends one, in ms [default: 300].
+    #[arg(long, value_name = "MS")]
+    txdelay_ms: Option<u64>,
+    /// Each radio's persistence P (0-255) until its host sends one
+    /// [default: 63].
+    #[arg(long, value_name = "P")]
+    persist: Option<u8>,
+    /// Each radio's SLOTTIME until its host sends one, in ms [default: 100].
+    #[arg(long, value_name = "MS")]
+    slot_ms: Option<u64>,
+    /// Each radio's TXTAIL until its host sends one, in ms [default: 100].
+    #[arg(long, value_name = "MS")]
+    txtail_ms: Option<u64>,
+    /// Independent bit errors at every receiver, probability per bit.
+    #[arg(long, value_name = "P")]
+    ber: Option<f64>,
+    /// Give every station a pseudo-terminal too (for software that speaks
+    /// KISS only over a serial line); its path is printed at start.
+    #[arg(long)]
+    pty: bool,
+    /// Address the KISS TCP ports listen on (overrides the file's).
+    #[arg(long, value_name = "ADDR")]
+    bind: Option<std::net::IpAddr>,
+    /// Master seed of every random stream (overrides the file's).
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Print every frame on the air, and who lost it and why.
+    #[arg(long)]
+    monitor: bool,
+    /// Write every frame on the air to a pcap file (AX.25), stamped with
+    /// the time its last bit left the air.
+    #[arg(long, value_name = "FILE")]
+    capture: Option<PathBuf>,
+    /// Write the statistics as JSON to FILE at exit (they are printed as
+    /// text at exit, and on SIGUSR1).
+    #[arg(long, value_name = "FILE")]
+    stats_json: Option<PathBuf>,
+}
+
+pub fn run(args: ChannelArgs) -> anyhow::Result<()> {
+    let plan = plan(&args)?;
+    let server = Server::bind(plan)?;
+    for e in server.endpoints() {
+        match &e.pty {
+            Some(pty) => println!(
+                "station {}: kiss tcp {}, pty {}",
+                e.name,
+                e.tcp,
+                pty.display()
+            ),
+            None => println!("station {}: kiss tcp {}", e.name, e.tcp),
+        }
+    }
+    let options = Options {
+        monitor: args.monitor,
+        capture: args.capture.clone(),
+        stats_json: args.stats_json.clone(),
+        signals: true,
+    };
+    let report = server.run(&options, |_| {
+        println!("channel ready (Ctrl-C stops it and prints the statistics)");
+    })?;
+    print!("{report}");
+    Ok(())
+}
+
+/// The channel the arguments describe.
+fn plan(args: &ChannelArgs) -> anyhow::Result<Plan> {
+    let mut plan = match &args.file {
+        Some(file) => {
+            let text = std::fs::read_to_string(file)
+                .with_context(|| format!("cannot read {}", file.display()))
+                .map_err(|e| anyhow::Error::new(InputError(format!("{e:#}"))))?;
+            Plan::from_toml(&text)
+                .map_err(|e| anyhow::Error::new(InputError(format!("{}: {e}", file.display()))))?
+        }
+        None => {
+            let kiss = kiss(args)?;
+            let errors = match args.ber {
+                None => ErrorModel::Perfect,
+                Some(ber) if (0.0..=1.0).contains(&ber) => ErrorModel::Independent { ber },
+                Some(ber) => {
+                    return Err(usage(format!("--ber: {ber} is not a probability (0 to 1)")))
+                }
+            };
+            let mut plan = Plan::simple(args.stations, args.base_port, args.bitrate, kiss, errors)
+                .map_err(|e| usage(e.to_string()))?;
+            if args.pty {
+                for s in &mut plan.stations {
+                    s.pty = Some(PtyPlan::Anonymous);
+                }
+            }
+            plan
+        }
+    };
+    if let Some(seed) = args.seed {
+        plan.seed = seed;
+    }
+    if let Some(bind) = args.bind {
+        plan.bind = bind;
+    }
+    Ok(plan)
+}
+
+/// The KISS defaults from the options: times KISS can carry (0-2550 ms).
+fn kiss(args: &ChannelArgs) -> anyhow::Result<StationConfig> {
+    let mut kiss = default_kiss();
+    let time = |ms: u64, option: &str| {
+        if ms > 2550 {
+            Err(usage(format!(
+                "{option}: {ms} ms; KISS carries at most 2550 ms (255 units of 10 ms)"
+            )))
+        } else {
+            Ok(Duration::from_millis(ms))
+        }
+    };
+    if let Some(ms) = args.txdelay_ms {
+        kiss.txdelay = time(ms, "--txdelay-ms")?;
+    }
+    if let Some(ms) = args.slot_ms {
+        kiss.slot_time = time(ms, "--slot-ms")?;
+    }
+    if let Some(ms) = args.txtail_ms {
+        kiss.txtail = time(ms, "--txtail-ms")?;
+    }
+    if let Some(p) = args.persist {
+        kiss.persistence = p;
+    }
+    Ok(kiss)
+}
