@@ -206,7 +206,7 @@ struct File {
 }
 
 /// KISS parameters as written (all optional; missing ones inherit).
-#[derive(Deserialize, Default, Clone)]
+#[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct KissFile {
     txdelay_ms: Option<Spanned<f64>>,
@@ -244,8 +244,11 @@ struct StationFile {
     port: Option<Spanned<i64>>,
     pty: Option<PtyFile>,
     channels: Option<Spanned<Vec<String>>>,
-    #[serde(flatten)]
-    kiss: KissFile,
+    txdelay_ms: Option<Spanned<f64>>,
+    persistence: Option<Spanned<i64>>,
+    slot_ms: Option<Spanned<f64>>,
+    txtail_ms: Option<Spanned<f64>>,
+    full_duplex: Option<bool>,
     slot_phase_ms: Option<Spanned<f64>>,
     tnc: Option<TncFile>,
 }
@@ -463,8 +466,15 @@ impl Plan {
                     )
                 })?,
             };
-            let kiss = kiss_of(&s.kiss, defaults, &err)?;
-            let full_duplex = s.kiss.full_duplex.unwrap_or(default_duplex);
+            let own = KissFile {
+                txdelay_ms: s.txdelay_ms.clone(),
+                persistence: s.persistence.clone(),
+                slot_ms: s.slot_ms.clone(),
+                txtail_ms: s.txtail_ms.clone(),
+                full_duplex: s.full_duplex,
+            };
+            let kiss = kiss_of(&own, defaults, &err)?;
+            let full_duplex = s.full_duplex.unwrap_or(default_duplex);
             let slot_phase = s
                 .slot_phase_ms
                 .as_ref()
