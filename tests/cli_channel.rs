@@ -1,0 +1,320 @@
+//! `linklab channel` as a process: clients over TCP and a pseudo-terminal,
+//! the statistics and capture at SIGINT, and the faults a server must
+//! survive (a busy port, a bad file, garbage, a client that never reads,
+//! clients that leave, 64 clients at once). Every run is bounded in time.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use linklab_wire::ax25::{Address, Frame, Pid};
+use linklab_wire::kiss;
+use linklab_wire::pcap::PcapReader;
+
+const LIMIT: Duration = Duration::from_secs(30);
+
+/// A running `linklab channel` and its stations' ports.
+struct Channel {
+    child: Child,
+    stdout: BufReader<ChildStdout>,
+    ports: Vec<u16>,
+    ptys: Vec<String>,
+}
+
+impl Channel {
+    fn start(args: &[&str]) -> Channel {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_linklab"))
+            .arg("channel")
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let (mut ports, mut ptys) = (Vec::new(), Vec::new());
+        loop {
+            let mut line = String::new();
+            assert!(stdout.read_line(&mut line).unwrap() > 0, "channel exited");
+            if line.starts_with("channel ready") {
+                break;
+            }
+            // station s0: kiss tcp 127.0.0.1:8001[, pty /dev/pts/3]
+            let rest = line.split("kiss tcp ").nth(1).unwrap().trim();
+            let (addr, pty) = match rest.split_once(", pty ") {
+                Some((a, p)) => (a, Some(p.to_string())),
+                None => (rest, None),
+            };
+            ports.push(addr.rsplit(':').next().unwrap().parse().unwrap());
+            ptys.extend(pty);
+        }
+        Channel {
+            child,
+            stdout,
+            ports,
+            ptys,
+        }
+    }
+
+    fn connect(&self, station: usize) -> TcpStream {
+        let s = TcpStream::connect(("127.0.0.1", self.ports[station])).unwrap();
+        s.set_read_timeout(Some(LIMIT)).unwrap();
+        s
+    }
+
+    /// SIGINT, then everything it printed to standard output.
+    fn interrupt(mut self) -> (std::process::ExitStatus, String) {
+        let pid = self.child.id().to_string();
+        Command::new("kill").args(["-INT", &pid]).status().unwrap();
+        let mut rest = String::new();
+        self.stdout.read_to_string(&mut rest).unwrap();
+        (wait_bounded(&mut self.child), rest)
+    }
+}
+
+impl Drop for Channel {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn wait_bounded(child: &mut Child) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(start.elapsed() < LIMIT, "linklab channel did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn ui(from: &str, text: &str) -> Vec<u8> {
+    let src: Address = from.parse().unwrap();
+    Frame::ui(
+        "QST".parse().unwrap(),
+        src,
+        &[],
+        Pid::NoLayer3,
+        text.as_bytes().to_vec(),
+    )
+    .unwrap()
+    .encode()
+}
+
+fn kiss_data(body: &[u8]) -> Vec<u8> {
+    kiss::encode(&kiss::Frame::data(body.to_vec()))
+}
+
+/// Reads KISS frames from `stream` until `n` have arrived.
+fn read_frames(stream: &mut impl Read, n: usize) -> Vec<kiss::Frame> {
+    let mut decoder = kiss::Decoder::new(10_000);
+    let mut frames = Vec::new();
+    let mut buf = [0u8; 4096];
+    while frames.len() < n {
+        let got = stream.read(&mut buf).expect("frame within the time limit");
+        assert!(got > 0, "closed after {} frames", frames.len());
+        decoder.push(&buf[..got]);
+        while let Some(f) = decoder.next() {
+            frames.push(f.unwrap());
+        }
+    }
+    frames
+}
+
+/// A fast channel: 100 Mbit/s, no TXDELAY or tail, P = 255.
+const FAST: [&str; 10] = [
+    "--bitrate",
+    "100000000",
+    "--txdelay-ms",
+    "0",
+    "--txtail-ms",
+    "0",
+    "--persist",
+    "255",
+    "--slot-ms",
+    "10",
+];
+
+#[test]
+fn frames_cross_the_channel_and_sigint_leaves_statistics_and_an_intact_capture() {
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("air.pcap");
+    let stats = dir.path().join("stats.json");
+    let ch = Channel::start(&[
+        "--stations",
+        "3",
+        "--base-port",
+        "0",
+        "--bitrate",
+        "9600",
+        "--txdelay-ms",
+        "50",
+        "--monitor",
+        "--capture",
+        capture.to_str().unwrap(),
+        "--stats-json",
+        stats.to_str().unwrap(),
+    ]);
+    let mut a = ch.connect(0);
+    let mut b = ch.connect(1);
+    let mut c = ch.connect(2);
+    std::thread::sleep(Duration::from_millis(100));
+    let hello = ui("N0A", "hello");
+    a.write_all(&kiss_data(&hello)).unwrap();
+    assert_eq!(read_frames(&mut b, 1), [kiss::Frame::data(hello.clone())]);
+    assert_eq!(read_frames(&mut c, 1), [kiss::Frame::data(hello.clone())]);
+    let (status, out) = ch.interrupt();
+    assert!(status.success(), "{status:?}");
+    assert!(out.contains("s0: N0A>QST: <UI C> [F0] hello"), "{out}");
+    assert!(
+        out.contains("channel radio (9600 bit/s): 1 transmissions"),
+        "{out}"
+    );
+    let bytes = std::fs::read(&capture).unwrap();
+    let records: Vec<_> = PcapReader::new(&bytes)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].data, hello.as_slice());
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
+    assert_eq!(json["stations"][0]["frames_sent"], 1);
+    assert_eq!(json["stations"][1]["delivered"], 1);
+    assert_eq!(json["lateness"]["count"], 2);
+}
+
+#[test]
+fn a_busy_port_is_a_clear_error_at_start() {
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let out = Command::new(env!("CARGO_BIN_EXE_linklab"))
+        .args([
+            "channel",
+            "--stations",
+            "1",
+            "--base-port",
+            &port.to_string(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("station s0: cannot listen on 127.0.0.1:{port}: ")),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_channel_file_is_refused_with_its_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.toml");
+    std::fs::write(
+        &file,
+        "[[channel]]\nname = \"vhf\"\nbitrate = 1200\n[[station]]\nname = \"a\"\npersistence = 300\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_linklab"))
+        .arg("channel")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.toml: line 6, column 15: persistence: 300 is out of range 0-255"),
+        "{err}"
+    );
+}
+
+#[test]
+fn garbage_a_stalled_reader_and_a_client_that_leaves_disturb_no_one_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let stats = dir.path().join("stats.json");
+    let mut args = vec!["--stations", "4", "--base-port", "0", "--stats-json"];
+    args.push(stats.to_str().unwrap());
+    args.extend(FAST);
+    let ch = Channel::start(&args);
+    let mut sender = ch.connect(0);
+    let mut reader = ch.connect(1);
+    let _stalled = ch.connect(2); // never read
+    let mut leaver = ch.connect(3);
+    std::thread::sleep(Duration::from_millis(100));
+    leaver.write_all(b"\x01\x02 not KISS at all \r\n").unwrap();
+    // A frame, then gone: the frame still goes on the air.
+    let parting = ui("N0D", "bye");
+    leaver.write_all(&kiss_data(&parting)).unwrap();
+    drop(leaver);
+    assert_eq!(read_frames(&mut reader, 1), [kiss::Frame::data(parting)]);
+    // Far more than a stalled client's queue and the socket buffers (up
+    // to 4 MB to send and as much to receive on Linux) hold.
+    let big = ui("N0A", &"x".repeat(1000));
+    let n = 12_000;
+    let writer = std::thread::spawn(move || {
+        for _ in 0..n {
+            sender.write_all(&kiss_data(&big)).unwrap();
+        }
+        sender
+    });
+    let got = read_frames(&mut reader, n);
+    assert_eq!(got.len(), n, "the reading client gets every frame");
+    let _sender = writer.join().unwrap();
+    let (status, _) = ch.interrupt();
+    assert!(status.success());
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
+    let s = &json["stations"];
+    assert_eq!(s[3]["garbage_octets"], 21);
+    assert_eq!(s[1]["delivered"], n + 1);
+    assert_eq!(s[1]["dropped_slow_client"], 0);
+    assert!(s[2]["dropped_slow_client"].as_u64().unwrap() > 0, "{json}");
+    assert_eq!(s[3]["dropped_no_client"], n, "{json}");
+}
+
+#[test]
+fn sixty_four_clients_at_once() {
+    let mut args = vec!["--stations", "4", "--base-port", "0"];
+    args.extend(FAST);
+    let ch = Channel::start(&args);
+    let mut clients: Vec<(usize, TcpStream)> =
+        (0..64).map(|i| (i % 4, ch.connect(i % 4))).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let frame = ui("N0A", "to all");
+    clients[0].1.write_all(&kiss_data(&frame)).unwrap();
+    for (station, client) in clients.iter_mut().skip(1) {
+        if *station != 0 {
+            assert_eq!(read_frames(client, 1), [kiss::Frame::data(frame.clone())]);
+        }
+    }
+    let (status, out) = ch.interrupt();
+    assert!(status.success());
+    assert!(out.contains("1 frames"), "{out}");
+}
+
+#[test]
+fn a_pseudo_terminal_is_a_station_too() {
+    let mut args = vec!["--stations", "2", "--base-port", "0", "--pty"];
+    args.extend(FAST);
+    let ch = Channel::start(&args);
+    assert_eq!(ch.ptys.len(), 2);
+    let mut tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&ch.ptys[0])
+        .unwrap();
+    let mut tcp = ch.connect(1);
+    std::thread::sleep(Duration::from_millis(100));
+    let from_tty = ui("N0A", "over the serial line");
+    tty.write_all(&kiss_data(&from_tty)).unwrap();
+    assert_eq!(read_frames(&mut tcp, 1), [kiss::Frame::data(from_tty)]);
+    let to_tty = ui("N0B", "and back");
+    tcp.write_all(&kiss_data(&to_tty)).unwrap();
+    let reader = std::thread::spawn(move || read_frames(&mut tty, 1));
+    let start = Instant::now();
+    while !reader.is_finished() {
+        assert!(start.elapsed() < LIMIT, "nothing came out of the pty");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(reader.join().unwrap(), [kiss::Frame::data(to_tty)]);
+}
