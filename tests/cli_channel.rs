@@ -116,7 +116,7 @@ fn read_frames(stream: &mut impl Read, n: usize) -> Vec<kiss::Frame> {
         let got = stream.read(&mut buf).expect("frame within the time limit");
         assert!(got > 0, "closed after {} frames", frames.len());
         decoder.push(&buf[..got]);
-        while let Some(f) = decoder.next() {
+        for f in decoder.by_ref() {
             frames.push(f.unwrap());
         }
     }
