@@ -3,92 +3,18 @@
 //! survive (a busy port, a bad file, garbage, a client that never reads,
 //! clients that leave, 64 clients at once). Every run is bounded in time.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod cli;
+
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
+
+use cli::channel::{Channel, LIMIT};
 
 use linklab_wire::ax25::{Address, Frame, Pid};
 use linklab_wire::kiss;
 use linklab_wire::pcap::PcapReader;
-
-const LIMIT: Duration = Duration::from_secs(30);
-
-/// A running `linklab channel` and its stations' ports.
-struct Channel {
-    child: Child,
-    stdout: BufReader<ChildStdout>,
-    ports: Vec<u16>,
-    ptys: Vec<String>,
-}
-
-impl Channel {
-    fn start(args: &[&str]) -> Channel {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_linklab"))
-            .arg("channel")
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        let (mut ports, mut ptys) = (Vec::new(), Vec::new());
-        loop {
-            let mut line = String::new();
-            assert!(stdout.read_line(&mut line).unwrap() > 0, "channel exited");
-            if line.starts_with("channel ready") {
-                break;
-            }
-            // station s0: kiss tcp 127.0.0.1:8001[, pty /dev/pts/3]
-            let rest = line.split("kiss tcp ").nth(1).unwrap().trim();
-            let (addr, pty) = match rest.split_once(", pty ") {
-                Some((a, p)) => (a, Some(p.to_string())),
-                None => (rest, None),
-            };
-            ports.push(addr.rsplit(':').next().unwrap().parse().unwrap());
-            ptys.extend(pty);
-        }
-        Channel {
-            child,
-            stdout,
-            ports,
-            ptys,
-        }
-    }
-
-    fn connect(&self, station: usize) -> TcpStream {
-        let s = TcpStream::connect(("127.0.0.1", self.ports[station])).unwrap();
-        s.set_read_timeout(Some(LIMIT)).unwrap();
-        s
-    }
-
-    /// SIGINT, then everything it printed to standard output.
-    fn interrupt(mut self) -> (std::process::ExitStatus, String) {
-        let pid = self.child.id().to_string();
-        Command::new("kill").args(["-INT", &pid]).status().unwrap();
-        let mut rest = String::new();
-        self.stdout.read_to_string(&mut rest).unwrap();
-        (wait_bounded(&mut self.child), rest)
-    }
-}
-
-impl Drop for Channel {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn wait_bounded(child: &mut Child) -> std::process::ExitStatus {
-    let start = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        assert!(start.elapsed() < LIMIT, "linklab channel did not exit");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 fn ui(from: &str, text: &str) -> Vec<u8> {
     let src: Address = from.parse().unwrap();

@@ -9,6 +9,7 @@ mod cli;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use cli::channel::Channel;
 use cli::{finish, linklab, linklab_in, tail, text, Hub};
 
 /// The TNC address the README's examples use.
@@ -186,38 +187,21 @@ fn the_dtn_node_starts_on_the_tnc_and_stops_on_sigterm() {
 
 #[test]
 fn the_tour_s_transfer_crosses_the_tour_s_emulated_channel() {
-    use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
     // Any free ports rather than the README's 8001-8003.
     let mut channel_args = args(&tour()[5], README_TNC);
+    assert_eq!(channel_args[0], "channel");
     channel_args.extend(["--base-port".into(), "0".into()]);
-    let mut channel = std::process::Command::new(env!("CARGO_BIN_EXE_linklab"))
-        .args(&channel_args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdout = std::io::BufReader::new(channel.stdout.take().unwrap());
-    let mut tnc = Vec::new();
-    loop {
-        let mut line = String::new();
-        assert!(stdout.read_line(&mut line).unwrap() > 0, "channel exited");
-        if line.starts_with("channel ready") {
-            break;
-        }
-        tnc.push(format!(
-            "tcp:{}",
-            line.split("kiss tcp ").nth(1).unwrap().trim()
-        ));
-    }
-    assert_eq!(tnc.len(), 3);
+    let channel_args: Vec<&str> = channel_args[1..].iter().map(String::as_str).collect();
+    let channel = Channel::start(&channel_args);
+    assert_eq!(channel.ports.len(), 3);
     let notes: Vec<u8> = (0..600u32).map(|i| (i * 7 % 251) as u8).collect();
     std::fs::write(dir.path().join("notes.txt"), &notes).unwrap();
     let received = dir.path().join("received.txt");
     let listener = linklab(&[
         "listen",
         "--kiss",
-        &tnc[1],
+        &channel.kiss(1),
         "--mycall",
         "N0CALL-2",
         "--once",
@@ -225,17 +209,12 @@ fn the_tour_s_transfer_crosses_the_tour_s_emulated_channel() {
         received.to_str().unwrap(),
     ]);
     std::thread::sleep(Duration::from_millis(300));
-    run_in(dir.path(), &args(&tour()[3], &tnc[0]), None);
+    run_in(dir.path(), &args(&tour()[3], &channel.kiss(0)), None);
     let listener = finish(listener, "listen");
     assert!(listener.status.success(), "{}", tail(&listener.stderr));
     assert_eq!(std::fs::read(&received).unwrap(), notes);
-    std::process::Command::new("kill")
-        .args(["-INT", &channel.id().to_string()])
-        .status()
-        .unwrap();
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
-    assert!(channel.wait().unwrap().success());
+    let (status, rest) = channel.interrupt();
+    assert!(status.success());
     assert!(rest.contains("N0CALL-1>N0CALL-2: <SABM C P>"), "{rest}");
     assert!(rest.contains("channel radio (1200 bit/s)"), "{rest}");
 }

@@ -6,6 +6,8 @@
 // Each test crate that includes this module uses a different part of it.
 #![allow(dead_code)]
 
+pub mod channel;
+
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Output, Stdio};
