@@ -488,15 +488,22 @@ impl Plan {
                         "channels: a station has 1 to 16 radios (KISS ports 0-15)".into(),
                     ))
                 }
-                Some(list) => list
-                    .get_ref()
-                    .iter()
-                    .map(|c| {
-                        channel_index.get(c).copied().ok_or_else(|| {
+                Some(list) => {
+                    let mut radios: Vec<usize> = Vec::new();
+                    for c in list.get_ref() {
+                        let index = channel_index.get(c).copied().ok_or_else(|| {
                             err(list.span(), format!("channels: no channel named `{c}`"))
-                        })
-                    })
-                    .collect::<Result<_, _>>()?,
+                        })?;
+                        if radios.contains(&index) {
+                            return Err(err(
+                                list.span(),
+                                format!("channels: `{c}` is listed twice; a station has one radio per channel"),
+                            ));
+                        }
+                        radios.push(index);
+                    }
+                    radios
+                }
             };
             let tnc = s.tnc.as_ref().map(|t| tnc_of(t, &err)).transpose()?;
             stations.push(StationPlan {
