@@ -39,7 +39,7 @@ emulated/mean; the verdict is emulated within 2 % of the same-seed
 simulation. Exit status 1 if any row fails (or the file arrived damaged).
 
     bench/emulate_ronan.py [--rates 9600,1200] [--windows 1-7]
-        [--linklab target/release/linklab] [--replication R]
+        [--linklab target/release/linklab] [--replication R|R0-R1]
         [--plan-cmd 'CMD ...'] [--plan FILE] [--keep DIR] [--json FILE]
 
 The plan comes from `--plan FILE` (a JSON object as the example prints, or
@@ -156,16 +156,16 @@ def plan_command(args):
             "--example", "ronan_emulation_plan", "--"]
 
 
-def get_plan(args, rate, window, given):
+def get_plan(args, rate, window, replication, given):
     for p in given:
         if p["station"]["bit_rate"] == rate and p["station"]["window"] == window \
-                and p.get("replication", 0) == args.replication:
+                and p.get("replication", 0) == replication:
             return p
     if given:
         raise SystemExit(f"--plan has no entry for {rate} bit/s, window {window}, "
-                         f"replication {args.replication}")
+                         f"replication {replication}")
     cmd = plan_command(args) + ["--rate", str(rate), "--window", str(window),
-                                "--replication", str(args.replication)]
+                                "--replication", str(replication)]
     out = subprocess.run(cmd, cwd=REPO, check=True, stdout=subprocess.PIPE).stdout
     return json.loads(out)
 
@@ -385,13 +385,44 @@ def parse_list(text):
     return out
 
 
+def run_row(args, rate, window, replication, given):
+    """Runs one replication and prints its row."""
+    plan = get_plan(args, rate, window, replication, given)
+    if args.keep:
+        workdir = os.path.join(args.keep, f"{rate}-k{window}-r{replication}")
+        os.makedirs(workdir, exist_ok=True)
+        span, summary = run_one(args, plan, workdir)
+    else:
+        with tempfile.TemporaryDirectory(prefix="emulate-ronan-") as workdir:
+            span, summary = run_one(args, plan, workdir)
+    sim, mean = plan["simulated_s"], plan["mean_s"]
+    ratio = span / sim
+    passed = abs(ratio - 1) <= TOLERANCE and summary["intact"]
+    late = summary.get("lateness") or {}
+    verdict = "ok" if passed else "FAIL"
+    if not summary["intact"]:
+        verdict += " (file damaged)"
+    print(f"{rate:>5} {window:>2} {replication:>2} {mean:>8.3f} ± {plan['ci95_s']:<6.3f} "
+          f"{sim:>13.3f} {span:>9.3f} {ratio:>8.4f} {span / mean:>8.4f} "
+          f"{(span - sim) * 1e3:>+8.3f} "
+          f"{str(late.get('p99_us')) + '/' + str(late.get('max_us')):>15}  {verdict}",
+          flush=True)
+    return {"rate": rate, "window": window, "seed": plan["seed"],
+            "replication": plan.get("replication", replication),
+            "mean_s": mean, "ci95_s": plan["ci95_s"], "simulated_s": sim,
+            "emulated_s": span, "ratio_sim": ratio, "ratio_mean": span / mean,
+            "pass": passed, **summary}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rates", default="9600", help="bit rates, e.g. 9600,1200")
     ap.add_argument("--windows", default="1-7", help="windows, e.g. 1-7 or 1,7")
     ap.add_argument("--linklab", default=os.path.join(REPO, "target", "release", "linklab"))
-    ap.add_argument("--replication", type=int, default=0)
+    ap.add_argument("--replication", default="0",
+                    help="replication(s) of the plan, e.g. 0 or 0-4; with several, a mean "
+                         "line per window compares the emulated mean with reproduce's")
     ap.add_argument("--plan", help="JSON file: the plan object(s) instead of running the example")
     ap.add_argument("--plan-cmd", help="command printing the plan (given --rate, --window, "
                                        "--replication)")
@@ -405,39 +436,24 @@ def main():
             loaded = json.load(f)
         given = loaded if isinstance(loaded, list) else [loaded]
 
-    header = (f"{'rate':>5} {'k':>2} {'reproduce mean':>17} {'same-seed sim':>13} "
+    header = (f"{'rate':>5} {'k':>2} {'r':>2} {'reproduce mean':>17} {'same-seed sim':>13} "
               f"{'emulated':>9} {'emu/sim':>8} {'emu/mean':>8} {'diff ms':>8} "
               f"{'late p99/max us':>15}  verdict")
     print(header, flush=True)
-    rows, ok = [], True
+    rows = []
     for rate in parse_list(args.rates):
         for window in parse_list(args.windows):
-            plan = get_plan(args, rate, window, given)
-            if args.keep:
-                workdir = os.path.join(args.keep, f"{rate}-k{window}")
-                os.makedirs(workdir, exist_ok=True)
-                span, summary = run_one(args, plan, workdir)
-            else:
-                with tempfile.TemporaryDirectory(prefix="emulate-ronan-") as workdir:
-                    span, summary = run_one(args, plan, workdir)
-            sim, mean = plan["simulated_s"], plan["mean_s"]
-            ratio = span / sim
-            passed = abs(ratio - 1) <= TOLERANCE and summary["intact"]
-            ok &= passed
-            late = summary.get("lateness") or {}
-            verdict = "ok" if passed else "FAIL"
-            if not summary["intact"]:
-                verdict += " (file damaged)"
-            print(f"{rate:>5} {window:>2} {mean:>8.3f} ± {plan['ci95_s']:<6.3f} "
-                  f"{sim:>13.3f} {span:>9.3f} {ratio:>8.4f} {span / mean:>8.4f} "
-                  f"{(span - sim) * 1e3:>+8.3f} "
-                  f"{str(late.get('p99_us')) + '/' + str(late.get('max_us')):>15}  {verdict}",
-                  flush=True)
-            rows.append({"rate": rate, "window": window, "seed": plan["seed"],
-                         "replication": plan.get("replication", 0),
-                         "mean_s": mean, "ci95_s": plan["ci95_s"], "simulated_s": sim,
-                         "emulated_s": span, "ratio_sim": ratio, "ratio_mean": span / mean,
-                         "pass": passed, **summary})
+            group = [run_row(args, rate, window, replication, given)
+                     for replication in parse_list(args.replication)]
+            rows.extend(group)
+            if len(group) > 1:
+                emu = sum(r["emulated_s"] for r in group) / len(group)
+                sim = sum(r["simulated_s"] for r in group) / len(group)
+                mean = group[0]["mean_s"]
+                print(f"{rate:>5} {window:>2}  * mean of {len(group)} replications: emulated "
+                      f"{emu:.3f} s, simulated {sim:.3f} s, reproduce mean {mean:.3f} s "
+                      f"(emulated/mean {emu / mean:.4f})", flush=True)
+    ok = all(r["pass"] for r in rows)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
