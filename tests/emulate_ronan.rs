@@ -89,7 +89,12 @@ fn emulated_transfer_takes_the_same_seed_simulated_time_within_two_percent() {
     let script = format!("{}/bench/emulate_ronan.py", env!("CARGO_MANIFEST_DIR"));
     let run = Command::new("python3")
         .arg(script)
-        .args(["--rates", &RATE.to_string(), "--windows", &WINDOW.to_string()])
+        .args([
+            "--rates",
+            &RATE.to_string(),
+            "--windows",
+            &WINDOW.to_string(),
+        ])
         .args(["--linklab", env!("CARGO_BIN_EXE_linklab")])
         .arg("--plan")
         .arg(&plan_path)
@@ -111,6 +116,9 @@ fn emulated_transfer_takes_the_same_seed_simulated_time_within_two_percent() {
     assert_eq!(row["intact"], true, "{report}");
     assert_eq!(row["retransmissions"], 0, "{report}");
     let ratio = row["ratio_sim"].as_f64().unwrap();
-    assert!((ratio - 1.0).abs() <= 0.02, "emulated/simulated {ratio}:\n{report}");
+    assert!(
+        (ratio - 1.0).abs() <= 0.02,
+        "emulated/simulated {ratio}:\n{report}"
+    );
     assert_eq!(row["pass"], true, "{report}");
 }

@@ -6,7 +6,8 @@
 //!
 //! # The file
 //! ```toml
-//! seed = 1                  # every random stream (CSMA draws, bit errors)
+//! seed = 1                  # every random stream (CSMA draws, bit errors);
+//!                           # beyond 2^63 - 1 as a string: "0x84593e2f..."
 //! bind = "127.0.0.1"        # where the KISS TCP ports listen
 //! client_queue_frames = 256 # frames held for a client that reads slowly
 //!
@@ -192,7 +193,7 @@ type Spanned<T> = toml::Spanned<T>;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
-    seed: Option<u64>,
+    seed: Option<Spanned<SeedFile>>,
     bind: Option<Spanned<String>>,
     client_queue_frames: Option<Spanned<usize>>,
     #[serde(default)]
@@ -251,6 +252,15 @@ struct StationFile {
     full_duplex: Option<bool>,
     slot_phase_ms: Option<Spanned<f64>>,
     tnc: Option<TncFile>,
+}
+
+/// A seed as TOML can hold it: an integer up to 2^63 - 1, or a string
+/// (decimal or 0x-hex) for the full 64-bit range of replication seeds.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum SeedFile {
+    Integer(i64),
+    Text(String),
 }
 
 #[derive(Deserialize)]
@@ -587,13 +597,34 @@ impl Plan {
                 channels[c].links.push(LinkPlan { from, to, errors });
             }
         }
+        let seed = match &file.seed {
+            None => 1,
+            Some(seed) => seed_of(seed, &err)?,
+        };
         Ok(Plan {
-            seed: file.seed.unwrap_or(1),
+            seed,
             bind,
             client_queue_frames,
             channels,
             stations,
         })
+    }
+}
+
+fn seed_of(seed: &Spanned<SeedFile>, err: &ErrAt) -> Result<u64, PlanError> {
+    let bad = || {
+        err(
+            seed.span(),
+            "seed: expected 0 to 18446744073709551615, as an integer or a string (decimal or 0x...)"
+                .into(),
+        )
+    };
+    match seed.get_ref() {
+        SeedFile::Integer(n) => u64::try_from(*n).map_err(|_| bad()),
+        SeedFile::Text(t) => match t.strip_prefix("0x") {
+            Some(hex) => u64::from_str_radix(hex, 16).map_err(|_| bad()),
+            None => t.parse().map_err(|_| bad()),
+        },
     }
 }
 
@@ -817,6 +848,27 @@ ber = 1e-3
             bad("[[station]]\nname = \"a\"\n"),
             "no [[channel]]: a channel file needs at least one"
         );
+        let e = bad(
+            "seed = -1\n[[channel]]\nname = \"x\"\nbitrate = 1200\n[[station]]\nname = \"a\"\n",
+        );
+        assert!(
+            e.starts_with("line 1, column 8: seed: expected 0 to"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn seeds_beyond_toml_integers_are_strings() {
+        let file = |seed: &str| {
+            Plan::from_toml(&format!(
+                "seed = {seed}\n[[channel]]\nname = \"x\"\nbitrate = 1200\n[[station]]\nname = \"a\"\n"
+            ))
+            .unwrap()
+            .seed
+        };
+        assert_eq!(file("\"9536991056488915102\""), 9536991056488915102);
+        assert_eq!(file("\"0xFFFFFFFFFFFFFFFF\""), u64::MAX);
+        assert_eq!(file("42"), 42);
     }
 
     #[test]
