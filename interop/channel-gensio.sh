@@ -6,7 +6,7 @@
 #
 #   interop/channel-gensio.sh -l LINKLAB [-o OUTDIR] [-s BYTES] [-S SEED]
 #
-# One channel at 9600 bit/s, five stations (s0..s4 on 127.0.0.1:8401..8405),
+# One channel at 19200 bit/s, five stations (s0..s4 on 127.0.0.1:8401..8405),
 # bit errors at every receiver (seeded with -S); two connected-mode
 # transfers of BYTES (20480) at the same time, so four stations contend for
 # the one channel, and a fifth that beacons UI frames and is hidden from
@@ -52,7 +52,7 @@ head -c "$size" /dev/urandom > "$out/data-b.bin"
 
 netns_pids
 
-# The channel: 9600 bit/s, every radio with TXDELAY 50 ms, P = 63, slot
+# The channel: 19200 bit/s, every radio with TXDELAY 50 ms, P = 63, slot
 # 100 ms (the values gensio's kiss gensio means to set on its TNC) and
 # TXTAIL 10 ms. A receiver's DCD follows a transmitter's key-up 20 ms late
 # (squelch and modem lock of a real radio; with instant DCD two stations
@@ -75,7 +75,7 @@ slot_ms = 100
 txtail_ms = 10
 [[channel]]
 name = "vhf"
-bitrate = 9600
+bitrate = 19200
 dcd_delay_ms = 20
 ber = 2e-5
 hidden = [["s2", "s4"]]
