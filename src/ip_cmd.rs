@@ -10,10 +10,13 @@ use std::time::Duration;
 use anyhow::{anyhow, Context};
 use clap::{Args, Subcommand, ValueEnum};
 use linklab_core::Instant;
+use linklab_io::tun_driver::{self, Tun, TunConfig, TunError, TunEvent};
 use linklab_io::{ip_driver, Application, IpDriverOptions, IpEvent, IpStation};
 use linklab_ip::apps::{FileSender, Ping, PingConfig};
 use linklab_ip::server::{FileServer, Received};
-use linklab_ip::{Ax25Config, CongestionControl, Encapsulation, Host, TcpConfig};
+use linklab_ip::{
+    Ax25Config, Ax25Interface, CongestionControl, DatagramPort, Encapsulation, Host, TcpConfig,
+};
 use linklab_wire::ax25::Address;
 use linklab_wire::monitor;
 use smoltcp::wire::{IpAddress, IpCidr, IpEndpoint};
@@ -96,6 +99,25 @@ enum Action {
     Serve(ServeArgs),
     /// Send a file over one TCP connection.
     Send(SendArgs),
+    /// Carry the kernel's own IP datagrams: a TUN device with --addr and
+    /// --mtu whose traffic to the neighbours goes over AX.25, so that
+    /// every program (ping, nc, ssh, iperf3, a web server) runs over the
+    /// link. Needs CAP_NET_ADMIN. Routes beyond the link are the kernel's
+    /// (`ip route add ... dev NAME`). Runs until Ctrl-C or SIGTERM, then
+    /// releases the links; the device goes with the process. The --tcp-*,
+    /// --congestion and --timeout options are for the in-process stack
+    /// and do not apply.
+    Tun(TunArgs),
+}
+
+#[derive(Args)]
+struct TunArgs {
+    /// The device's name, e.g. ax0 (1-15 characters).
+    name: String,
+    /// A further address of the device, e.g. an IPv6 one beside an IPv4
+    /// --addr (repeat for more); IPv6 neighbours need --neighbour.
+    #[arg(long = "add-addr", value_name = "ADDR/LEN", value_parser = parse_cidr)]
+    more: Vec<IpCidr>,
 }
 
 #[derive(Args)]
@@ -188,6 +210,17 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 impl IpArgs {
     /// The host: smoltcp over an AX.25 interface as the options say.
     fn host(&self) -> anyhow::Result<Host> {
+        let config = self.ax25_config(&[])?;
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+            ^ u64::from(std::process::id()).rotate_left(32);
+        Host::new(config, &[self.addr], seed, Instant::ZERO).map_err(|e| usage(e.to_string()))
+    }
+
+    /// The AX.25 interface of a host with --addr and `more` addresses, as
+    /// the options say.
+    fn ax25_config(&self, more: &[IpCidr]) -> anyhow::Result<Ax25Config> {
         let modulus = crate::modulus(self.mod128);
         let mut link = self.common.link.config(modulus)?;
         if self.common.link.n1.is_none() {
@@ -202,29 +235,29 @@ impl IpArgs {
             )));
         }
         let local = self.common.mycall;
-        let own = IpAddr::from(self.addr.address());
+        let own: Vec<IpAddr> = std::iter::once(&self.addr)
+            .chain(more)
+            .map(|c| IpAddr::from(c.address()))
+            .collect();
         let mut config = Ax25Config::new(local, self.mtu, link);
         config.encapsulation = match self.mode {
             Mode::Vc => Encapsulation::VirtualCircuit,
             Mode::Datagram => Encapsulation::Datagram,
         };
-        config.arp_ipv4 = match own {
-            IpAddr::V4(v4) if !self.no_arp => Some(v4),
+        config.arp_ipv4 = own.iter().find_map(|ip| match ip {
+            IpAddr::V4(v4) if !self.no_arp => Some(*v4),
             _ => None,
-        };
+        });
         for &(ip, call) in &self.neighbours {
-            if ip.is_ipv4() != own.is_ipv4() {
+            if !own.iter().any(|o| o.is_ipv4() == ip.is_ipv4()) {
                 return Err(usage(format!(
-                    "neighbour {ip} is not of the same IP version as --addr {own}"
+                    "neighbour {ip} is not of the same IP version as --addr {}",
+                    own[0]
                 )));
             }
             config.neighbours.push((ip, call));
         }
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64)
-            ^ u64::from(std::process::id()).rotate_left(32);
-        Host::new(config, &[self.addr], seed, Instant::ZERO).map_err(|e| usage(e.to_string()))
+        Ok(config)
     }
 
     fn tcp(&self) -> TcpConfig {
@@ -359,7 +392,95 @@ pub fn run(args: IpArgs) -> anyhow::Result<()> {
         Action::Ping(a) => ping(&args, a),
         Action::Serve(a) => serve(&args, a),
         Action::Send(a) => send(&args, a),
+        Action::Tun(a) => tun(&args, a),
     }
+}
+
+/// The smallest MTU IPv6 allows (RFC 8200 section 5).
+const IPV6_MIN_MTU: usize = 1280;
+
+/// `tun`: the kernel's datagrams over AX.25 until Ctrl-C or SIGTERM.
+fn tun(args: &IpArgs, a: &TunArgs) -> anyhow::Result<()> {
+    let ipv6 = std::iter::once(&args.addr)
+        .chain(&a.more)
+        .any(|c| matches!(c, IpCidr::Ipv6(_)));
+    if ipv6 && args.mtu < IPV6_MIN_MTU {
+        return Err(usage(format!(
+            "--mtu {}: IPv6 needs an MTU of at least {IPV6_MIN_MTU} (RFC 8200 section 5; the \
+             kernel refuses IPv6 addresses below it); with --mod128, datagrams above N1 are \
+             segmented (e.g. --mod128 --mtu 1280 --n1 256)",
+            args.mtu
+        )));
+    }
+    let config = args.ax25_config(&a.more)?;
+    let mtu = config.mtu;
+    let iface = Ax25Interface::new(config).map_err(|e| usage(e.to_string()))?;
+    let params = args.common.tnc.params()?;
+    let mut station = IpStation::new(DatagramPort::new(iface), params.port);
+    let monitor = args.common.tnc.monitor;
+    station.set_monitor(monitor);
+    let addresses: Vec<(IpAddr, u8)> = std::iter::once(&args.addr)
+        .chain(&a.more)
+        .map(|c| (IpAddr::from(c.address()), c.prefix_len()))
+        .collect();
+    let tun_config = TunConfig {
+        name: a.name.clone(),
+        addresses,
+        mtu: u32::try_from(mtu).unwrap_or(u32::MAX),
+    };
+    let kiss = args.common.kiss.clone();
+    let summary = block_on(async {
+        // The device first: without the right to make it, or with its
+        // name taken, nothing else is touched.
+        let device = Tun::open(&tun_config).await.map_err(|e| match e {
+            TunError::Configure { .. } => anyhow!(e),
+            _ => usage(e.to_string()),
+        })?;
+        let stream = kiss.connect().await?;
+        let names: Vec<String> = tun_config
+            .addresses
+            .iter()
+            .map(|(ip, len)| format!("{ip}/{len}"))
+            .collect();
+        eprintln!(
+            "linklab: {} up: {} ({}) over {kiss}, MTU {mtu}, {} mode; Ctrl-C removes it",
+            device.name(),
+            names.join(", "),
+            args.common.mycall,
+            match args.mode {
+                Mode::Vc => "VC",
+                Mode::Datagram => "datagram",
+            },
+        );
+        let summary = tun_driver::run(
+            stream,
+            &mut station,
+            device,
+            params,
+            |at, event| match event {
+                TunEvent::Station(e) => log_event(monitor, at, e),
+                TunEvent::Dropped(e) => eprintln!("linklab: {e}"),
+                TunEvent::Link(text) => eprintln!("linklab: {text}"),
+                TunEvent::Kernel(text) => {
+                    eprintln!("linklab: the kernel refused a datagram: {text}")
+                }
+            },
+        )
+        .await?;
+        anyhow::Ok(summary)
+    })?;
+    let drops = station.host().drops();
+    eprintln!(
+        "linklab: {} removed: {} datagrams from the kernel, {} to it; dropped: {} over the MTU, \
+         {} with the queue full, {} not IP",
+        a.name,
+        summary.from_kernel,
+        summary.to_kernel,
+        drops.oversize,
+        drops.queue_full,
+        drops.not_ip
+    );
+    Ok(())
 }
 
 /// `ping`: ICMP echo with per-reply lines and `ping`'s summary.

@@ -360,9 +360,9 @@ fn quit_now() -> ! {
 
 /// Runs `future` on a single-threaded runtime. The runtime is dropped
 /// without waiting for a blocked standard-input read.
-pub(crate) fn block_on<F: std::future::Future<Output = anyhow::Result<()>>>(
+pub(crate) fn block_on<T, F: std::future::Future<Output = anyhow::Result<T>>>(
     future: F,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<T> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -1,6 +1,9 @@
-//! An IP host on a KISS port, sans-IO: a [`linklab_ip::Host`] (smoltcp
-//! over AX.25, VC or datagram mode) fed from the TNC's byte stream, with
-//! its frames drained as KISS data frames.
+//! An IP host on a KISS port, sans-IO: an [`IpHost`] over AX.25 (VC or
+//! datagram mode) fed from the TNC's byte stream, with its frames drained
+//! as KISS data frames. The host is smoltcp in this process
+//! ([`linklab_ip::Host`], `linklab ip ping/serve/send`) or the kernel's
+//! stack behind a TUN device ([`linklab_ip::DatagramPort`], `linklab ip
+//! tun`).
 //!
 //! Like [`Station`](crate::Station) it never does I/O and never reads a
 //! clock: the [`ip_driver`](crate::ip_driver) runs it in real time, tests
@@ -9,7 +12,7 @@
 use linklab_core::{Engine, Instant};
 use std::collections::VecDeque;
 
-use linklab_ip::Host;
+use linklab_ip::{Ax25Interface, DatagramPort, Host};
 use linklab_wire::ax25::{Address, AddressField};
 use linklab_wire::control::Modulus;
 use linklab_wire::kiss::{self, Port};
@@ -41,10 +44,56 @@ pub enum IpEvent {
     BadInputCount(BadInputCount),
 }
 
+/// The IP host above the AX.25 interface of an [`IpStation`].
+pub trait IpHost {
+    /// The AX.25 side.
+    fn ax25(&self) -> &Ax25Interface;
+    /// The AX.25 side, mutable.
+    fn ax25_mut(&mut self) -> &mut Ax25Interface;
+    /// Lets the host process what came in and hand the AX.25 side what it
+    /// has to send.
+    fn poll(&mut self, now: Instant);
+    /// When [`IpHost::poll`] or the AX.25 side's timers need attention
+    /// next.
+    fn poll_at(&mut self, now: Instant) -> Option<Instant>;
+}
+
+impl IpHost for Host {
+    fn ax25(&self) -> &Ax25Interface {
+        Host::ax25(self)
+    }
+    fn ax25_mut(&mut self) -> &mut Ax25Interface {
+        Host::ax25_mut(self)
+    }
+    fn poll(&mut self, now: Instant) {
+        Host::poll(self, now);
+    }
+    fn poll_at(&mut self, now: Instant) -> Option<Instant> {
+        Host::poll_at(self, now)
+    }
+}
+
+/// The kernel's stack: its datagrams come and go through the TUN driver,
+/// so polling only serves the AX.25 side.
+impl IpHost for DatagramPort {
+    fn ax25(&self) -> &Ax25Interface {
+        DatagramPort::ax25(self)
+    }
+    fn ax25_mut(&mut self) -> &mut Ax25Interface {
+        DatagramPort::ax25_mut(self)
+    }
+    fn poll(&mut self, now: Instant) {
+        self.ax25_mut().serve(now);
+    }
+    fn poll_at(&mut self, _now: Instant) -> Option<Instant> {
+        DatagramPort::poll_at(self)
+    }
+}
+
 /// One IP host on one KISS port.
 #[derive(Debug)]
-pub struct IpStation {
-    host: Host,
+pub struct IpStation<H: IpHost = Host> {
+    host: H,
     port: Port,
     input: KissInput,
     /// Which bad inputs are reported one by one.
@@ -53,9 +102,9 @@ pub struct IpStation {
     events: VecDeque<IpEvent>,
 }
 
-impl IpStation {
+impl<H: IpHost> IpStation<H> {
     /// `host` on KISS port `port`.
-    pub fn new(host: Host, port: Port) -> IpStation {
+    pub fn new(host: H, port: Port) -> IpStation<H> {
         IpStation {
             host,
             port,
@@ -77,12 +126,12 @@ impl IpStation {
     }
 
     /// The host.
-    pub fn host(&self) -> &Host {
+    pub fn host(&self) -> &H {
         &self.host
     }
 
-    /// The host, mutable (its sockets).
-    pub fn host_mut(&mut self) -> &mut Host {
+    /// The host, mutable (its sockets, or the datagrams of a port).
+    pub fn host_mut(&mut self) -> &mut H {
         &mut self.host
     }
 

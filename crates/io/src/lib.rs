@@ -15,7 +15,9 @@
 //! - [`IpStation`]: an IP host ([`linklab_ip::Host`], smoltcp over AX.25
 //!   in VC or datagram mode) on a KISS port, sans-IO as well, and
 //!   [`ip_driver`], the tokio loop that runs it with an [`Application`] on
-//!   its sockets.
+//!   its sockets;
+//! - [`tun_driver`]: the kernel's own IP stack as the host instead, through
+//!   a TUN device ([`linklab_ip::DatagramPort`] in an [`IpStation`]).
 
 mod address;
 mod bad_input;
@@ -26,12 +28,13 @@ mod kiss_input;
 mod kiss_writer;
 mod params;
 mod station;
+pub mod tun_driver;
 
 pub use address::{ConnectError, KissAddress, KissAddressError, KissStream};
 pub use bad_input::{BadInputCount, BAD_INPUT_BURST, BAD_INPUT_INTERVAL};
 pub use driver::{DriverError, DriverHandle, DriverOptions, Notice, Request};
 pub use ip_driver::{Application, IpDriverOptions};
-pub use ip_station::{IpEvent, IpStation};
+pub use ip_station::{IpEvent, IpHost, IpStation};
 pub use params::{KissParams, KissTime, KissTimeTooLong, KISS_MAX_TIME};
 pub use station::{
     Direction, InputError, Station, StationError, StationEvent, DEFAULT_MAX_LINKS, KISS_MAX_FRAME,

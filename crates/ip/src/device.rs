@@ -53,6 +53,27 @@ impl Ax25Device {
         self.tx.pop_front()
     }
 
+    /// Queues a datagram of a host outside smoltcp (the kernel behind a
+    /// TUN device, [`crate::DatagramPort`]) as smoltcp's transmit token
+    /// would; `false`, and nothing queued, while the transmit queue is
+    /// full.
+    pub fn push_transmit(&mut self, datagram: Vec<u8>) -> bool {
+        if self.tx.len() >= self.tx_queue_len {
+            return false;
+        }
+        self.tx_sniffer.observe(&datagram);
+        self.tx.push_back(datagram);
+        true
+    }
+
+    /// The next datagram received, for a host outside smoltcp, as
+    /// smoltcp's receive token would give it.
+    pub fn pop_received(&mut self) -> Option<Vec<u8>> {
+        let datagram = self.rx.pop_front()?;
+        self.rx_sniffer.observe(&datagram);
+        Some(datagram)
+    }
+
     /// Datagrams received but not yet taken by smoltcp.
     pub fn rx_pending(&self) -> usize {
         self.rx.len()

@@ -574,7 +574,8 @@ impl Ax25Interface {
 
     /// One event of circuit `i`'s link.
     fn on_link_event(&mut self, now: Instant, i: usize, event: Event) {
-        let circuit = &mut self.circuits[i].1;
+        let (neighbour, circuit) = &mut self.circuits[i];
+        let neighbour = *neighbour;
         match event {
             Event::Connected { .. } => {
                 while let Some(datagram) = circuit.waiting.pop_front() {
@@ -595,9 +596,12 @@ impl Ax25Interface {
                 self.stats.link_failures += 1;
                 self.stats.dropped_link_down += circuit.waiting.len() as u64;
                 circuit.waiting.clear();
-                self.link_errors.push(format!("link failure: {reason:?}"));
+                self.link_errors
+                    .push(format!("link with {neighbour} failed: {reason:?}"));
             }
-            Event::Error(error) => self.link_errors.push(error.to_string()),
+            Event::Error(error) => self
+                .link_errors
+                .push(format!("link with {neighbour}: {error}")),
             Event::Negotiated { .. } => {}
         }
     }

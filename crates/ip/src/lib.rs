@@ -60,6 +60,7 @@ mod device;
 pub mod ether;
 mod host;
 mod iface;
+mod port;
 pub mod server;
 mod sniff;
 mod timestamps;
@@ -72,5 +73,6 @@ pub use iface::{
     broadcast, Ax25Config, Ax25ConfigError, Ax25Interface, Ax25Stats, Encapsulation, ARP_PENDING,
     ARP_TRIES,
 };
+pub use port::{DatagramPort, PortDrops, PortError};
 pub use sniff::{TcpCounters, TcpSniffer};
 pub use x25::{X25IfConfig, X25IfError, X25IfStats, X25Interface};
