@@ -33,10 +33,16 @@ pub fn peers_available(test: &str, tools: &[&str], install: &str) -> bool {
 /// Runs `interop/SCRIPT -l LINKLAB -o TMPDIR`, asserts it succeeded and
 /// that each of `runs` printed a PASS line, and returns its report.
 pub fn run_script(script: &str, runs: &[&str]) -> String {
+    run_script_with(script, &[], runs)
+}
+
+/// [`run_script`] with further arguments `args`.
+pub fn run_script_with(script: &str, args: &[&str], runs: &[&str]) -> String {
     let out = tempfile::tempdir().unwrap();
     let path = format!("{}/interop/{script}", env!("CARGO_MANIFEST_DIR"));
     let run = Command::new("bash")
         .arg(path)
+        .args(args)
         .args(["-l", env!("CARGO_BIN_EXE_linklab"), "-o"])
         .arg(out.path())
         .output()
