@@ -354,3 +354,62 @@ fn ip_options_may_follow_the_action() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("kiss"));
 }
+
+/// A TNC that must not be touched: a listener nobody should connect to.
+fn untouched_tnc() -> (std::net::TcpListener, String) {
+    let tnc = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    tnc.set_nonblocking(true).unwrap();
+    let address = format!("tcp:{}", tnc.local_addr().unwrap());
+    (tnc, address)
+}
+
+#[test]
+fn tun_refusals_come_before_the_tnc_is_touched() {
+    let (tnc, kiss) = untouched_tnc();
+    // An interface of that name exists (every namespace has lo).
+    fails(
+        &kiss,
+        &["tun", "lo"],
+        2,
+        "cannot create TUN device lo: an interface of that name exists",
+    );
+    fails(&kiss, &["tun", "ax/0"], 2, "not a valid interface name");
+    fails(
+        &kiss,
+        &["tun", "llx0", "--add-addr", "fd44::1/64"],
+        2,
+        "--mtu 256: IPv6 needs an MTU of at least 1280",
+    );
+    // Without CAP_NET_ADMIN (as root, the capability dropped).
+    let root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    let capsh = std::process::Command::new("sh")
+        .args(["-c", "command -v capsh"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if root && capsh {
+        let line = std::iter::once(env!("CARGO_BIN_EXE_linklab").to_string())
+            .chain(station(&kiss, 1, &["tun", "llx0"]))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let out = std::process::Command::new("capsh")
+            .args(["--drop=cap_net_admin", "--", "-c", &line])
+            .output()
+            .unwrap();
+        let log = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{log}");
+        assert!(
+            log.contains("cannot create TUN device llx0: permission denied (needs CAP_NET_ADMIN"),
+            "{log}"
+        );
+    } else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI runs as root with capsh"
+        );
+        eprintln!("skipping the CAP_NET_ADMIN case (needs root and capsh)");
+    }
+    assert!(tnc.accept().is_err(), "the TNC was touched");
+}

@@ -21,8 +21,8 @@ pub enum PortError {
         /// The MTU.
         mtu: usize,
     },
-    /// The interface's transmit queue is full (the link is slower than
-    /// the host): dropped, as a full `txqueuelen` drops, and counted.
+    /// The interface's queue is full ([`PORT_QUEUE`]; the link is slower
+    /// than the host): dropped, as a full `txqueuelen` drops, and counted.
     #[error("the transmit queue is full; datagram dropped")]
     QueueFull,
     /// Not an IPv4 or IPv6 datagram.
@@ -32,6 +32,13 @@ pub enum PortError {
         len: usize,
     },
 }
+
+/// Most frames and datagrams the AX.25 side holds for the host before the
+/// port drops the host's datagrams ([`PortError::QueueFull`]): the
+/// `txqueuelen` of the link, so that a host sending faster than the radio
+/// (a UDP flood) is bounded in memory and TCP sees the drops it adapts
+/// to.
+pub const PORT_QUEUE: usize = 256;
 
 /// Datagrams the port dropped, by reason.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -88,7 +95,7 @@ impl DatagramPort {
             self.drops.oversize += 1;
             return Err(PortError::Oversize { len, mtu });
         }
-        if !self.ax25.device_mut().push_transmit(datagram) {
+        if self.ax25.pending() >= PORT_QUEUE || !self.ax25.device_mut().push_transmit(datagram) {
             self.drops.queue_full += 1;
             return Err(PortError::QueueFull);
         }
@@ -104,5 +111,76 @@ impl DatagramPort {
     /// When [`Engine::handle_timeout`] is next due.
     pub fn poll_at(&self) -> Option<Instant> {
         self.ax25.poll_timeout()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::iface::{Ax25Config, Encapsulation};
+    use linklab_link::Config as LinkConfig;
+    use linklab_wire::ax25::Address;
+
+    fn addr(text: &str) -> Address {
+        text.parse().unwrap()
+    }
+
+    /// A datagram-mode port for `local` with IPv4 neighbour `peer`.
+    fn port(local: &str, peer: (&str, [u8; 4])) -> DatagramPort {
+        let mut config = Ax25Config::new(addr(local), 256, LinkConfig::default());
+        config.encapsulation = Encapsulation::Datagram;
+        config.neighbours.push((IpAddr::from(peer.1), addr(peer.0)));
+        DatagramPort::new(Ax25Interface::new(config).unwrap())
+    }
+
+    /// An IPv4 datagram of `len` octets to `dest` (the interface reads
+    /// only the version and the destination).
+    fn ipv4(dest: [u8; 4], len: usize) -> Vec<u8> {
+        let mut d = vec![0u8; len];
+        d[0] = 0x45;
+        d[16..20].copy_from_slice(&dest);
+        d
+    }
+
+    use std::net::IpAddr;
+
+    #[test]
+    fn datagrams_cross_between_two_ports_and_bad_ones_are_counted() {
+        let now = Instant::ZERO;
+        let mut a = port("N0A", ("N0B", [44, 0, 0, 2]));
+        let mut b = port("N0B", ("N0A", [44, 0, 0, 1]));
+        let datagram = ipv4([44, 0, 0, 2], 100);
+        a.send(now, datagram.clone()).unwrap();
+        let frame = a.ax25_mut().poll_transmit(now).expect("a UI frame");
+        b.ax25_mut().handle_frame(now, &frame);
+        assert_eq!(b.receive(), Some(datagram));
+        assert_eq!(b.receive(), None);
+
+        assert_eq!(
+            a.send(now, ipv4([44, 0, 0, 2], 257)),
+            Err(PortError::Oversize { len: 257, mtu: 256 })
+        );
+        assert_eq!(
+            a.send(now, vec![0x20; 40]),
+            Err(PortError::NotIp { len: 40 })
+        );
+        for _ in 0..PORT_QUEUE {
+            a.send(now, ipv4([44, 0, 0, 2], 100)).unwrap();
+        }
+        assert_eq!(
+            a.send(now, ipv4([44, 0, 0, 2], 100)),
+            Err(PortError::QueueFull)
+        );
+        assert_eq!(
+            a.drops(),
+            PortDrops {
+                oversize: 1,
+                queue_full: 1,
+                not_ip: 1
+            }
+        );
+        // The queue drains as frames leave.
+        assert!(a.ax25_mut().poll_transmit(now).is_some());
+        a.send(now, ipv4([44, 0, 0, 2], 100)).unwrap();
     }
 }
