@@ -1,6 +1,9 @@
 //! What the interop tests share: finding the real peers, and running an
 //! `interop/*.sh` script against the linklab binary under test.
 
+// Each test crate that includes this module uses a different part of it.
+#![allow(dead_code)]
+
 use std::process::Command;
 
 /// Whether `tools` are installed and this runs as root (the scripts make
