@@ -47,6 +47,10 @@ pub struct IpArgs {
     /// neighbour (vc, as `axparms --route add ... --ipmode V`) or in UI frames (datagram).
     #[arg(long, value_enum, default_value_t = Mode::Vc)]
     mode: Mode,
+    /// The mode for one neighbour, CALL=vc or CALL=datagram (repeat),
+    /// as `axparms --route add ax0 CALL --ipmode V|D` sets it per route.
+    #[arg(long = "ipmode", value_name = "CALL=MODE", value_parser = parse_ipmode)]
+    ipmodes: Vec<(Address, Mode)>,
     /// VC links with SABME (AX.25 v2.2, modulo 128) instead of SABM; needed
     /// for an MTU above N1 (segmentation).
     #[arg(long)]
@@ -200,6 +204,21 @@ fn parse_neighbour(text: &str) -> Result<(IpAddr, Address), String> {
     Ok((ip, call))
 }
 
+fn parse_ipmode(text: &str) -> Result<(Address, Mode), String> {
+    let (call, mode) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?} is not CALL=MODE (e.g. N0CALL-2=datagram)"))?;
+    let call: Address = call
+        .parse()
+        .map_err(|e| format!("{call:?} is not an AX.25 address: {e}"))?;
+    let mode = match mode {
+        "vc" | "V" => Mode::Vc,
+        "datagram" | "D" => Mode::Datagram,
+        _ => return Err(format!("{mode:?} is not a mode: vc or datagram (V or D)")),
+    };
+    Ok((call, mode))
+}
+
 fn parse_seconds(text: &str) -> Result<f64, String> {
     text.parse::<f64>()
         .ok()
@@ -240,10 +259,16 @@ impl IpArgs {
             .map(|c| IpAddr::from(c.address()))
             .collect();
         let mut config = Ax25Config::new(local, self.mtu, link);
-        config.encapsulation = match self.mode {
+        let encapsulation = |mode| match mode {
             Mode::Vc => Encapsulation::VirtualCircuit,
             Mode::Datagram => Encapsulation::Datagram,
         };
+        config.encapsulation = encapsulation(self.mode);
+        config.modes = self
+            .ipmodes
+            .iter()
+            .map(|&(call, mode)| (call, encapsulation(mode)))
+            .collect();
         config.arp_ipv4 = own.iter().find_map(|ip| match ip {
             IpAddr::V4(v4) if !self.no_arp => Some(*v4),
             _ => None,

@@ -47,7 +47,9 @@ fn unmodified_programs_run_over_datagram_mode() {
 fn ping_and_a_file_cross_two_direwolf_modems() {
     if !interop::peers_available(
         "tun over Dire Wolf",
-        &["direwolf", "socat", "ip", "ping", "nc", "python3", "unshare"],
+        &[
+            "direwolf", "socat", "ip", "ping", "nc", "python3", "unshare",
+        ],
         "direwolf socat iproute2 iputils-ping netcat-openbsd python3",
     ) {
         return;

@@ -77,6 +77,9 @@ pub struct Ax25Config {
     pub arp_ipv4: Option<Ipv4Addr>,
     /// Static neighbour table: IP address → AX.25 address.
     pub neighbours: Vec<(IpAddr, Address)>,
+    /// Neighbours reached in another mode than `encapsulation` (Linux
+    /// `axparms --route add ... CALL --ipmode V|D`).
+    pub modes: Vec<(Address, Encapsulation)>,
 }
 
 impl Ax25Config {
@@ -90,7 +93,17 @@ impl Ax25Config {
             link,
             arp_ipv4: None,
             neighbours: Vec::new(),
+            modes: Vec::new(),
         }
+    }
+
+    /// How datagrams to the neighbour `hw` travel.
+    pub fn mode_of(&self, hw: Address) -> Encapsulation {
+        let hw = plain(hw);
+        self.modes
+            .iter()
+            .find(|(a, _)| plain(*a) == hw)
+            .map_or(self.encapsulation, |(_, m)| *m)
     }
 }
 
@@ -227,7 +240,17 @@ impl Ax25Interface {
         if mtu < 68 {
             return Err(Ax25ConfigError::MtuTooSmall { mtu });
         }
-        match config.encapsulation {
+        let datagram_anywhere = config.encapsulation == Encapsulation::Datagram
+            || config
+                .modes
+                .iter()
+                .any(|(_, m)| *m == Encapsulation::Datagram);
+        let encapsulation = if datagram_anywhere {
+            Encapsulation::Datagram
+        } else {
+            Encapsulation::VirtualCircuit
+        };
+        match encapsulation {
             Encapsulation::Datagram if mtu > n1 => {
                 return Err(Ax25ConfigError::MtuAboveN1 { mtu, n1 })
             }
@@ -492,7 +515,7 @@ impl Ax25Interface {
 
     /// Sends a datagram to the neighbour `hw` in the configured way.
     fn send_to(&mut self, now: Instant, hw: Address, datagram: Vec<u8>) {
-        match self.config.encapsulation {
+        match self.config.mode_of(hw) {
             Encapsulation::Datagram => {
                 self.stats.datagrams_sent += 1;
                 self.send_ui(hw, Pid::Ip, datagram);
@@ -655,6 +678,55 @@ mod tests {
             encapsulation,
             ..Ax25Config::new("N0CALL".parse().unwrap(), mtu, link)
         }
+    }
+
+    #[test]
+    fn a_neighbour_may_have_its_own_mode() {
+        let mut c = config(256, Modulus::Mod8, Encapsulation::VirtualCircuit);
+        let (vc, dg): (Address, Address) = ("N0VC".parse().unwrap(), "N0DG-2".parse().unwrap());
+        c.modes.push((dg, Encapsulation::Datagram));
+        c.neighbours.push(("44.0.0.2".parse().unwrap(), vc));
+        c.neighbours.push(("44.0.0.3".parse().unwrap(), dg));
+        assert_eq!(c.mode_of(vc), Encapsulation::VirtualCircuit);
+        assert_eq!(c.mode_of(dg), Encapsulation::Datagram);
+        let mut iface = Ax25Interface::new(c.clone()).unwrap();
+        let now = Instant::ZERO;
+        for dest in [2u8, 3] {
+            let mut d = vec![0u8; 60];
+            d[0] = 0x45;
+            d[16..20].copy_from_slice(&[44, 0, 0, dest]);
+            assert!(iface.device_mut().push_transmit(d));
+        }
+        iface.serve(now);
+        let frames: Vec<Frame> = std::iter::from_fn(|| iface.poll_transmit(now))
+            .map(|f| Frame::decode(&f, Modulus::Mod8).unwrap())
+            .collect();
+        let kinds: Vec<String> = frames
+            .iter()
+            .map(|f| format!("{:?}", f.control()))
+            .collect();
+        assert!(
+            kinds.iter().any(|k| k.contains("Sabm")),
+            "a link is set up to N0VC: {kinds:?}"
+        );
+        assert!(
+            frames.iter().any(|f| plain(*f.address().dest()) == dg
+                && matches!(
+                    f.control(),
+                    Control::U {
+                        kind: Unnumbered::Ui,
+                        ..
+                    }
+                )),
+            "a UI frame to N0DG-2: {kinds:?}"
+        );
+        // A datagram-mode neighbour bounds the MTU by N1 as datagram mode does.
+        c.mtu = 1024;
+        c.link.modulus = Modulus::Mod128;
+        assert!(matches!(
+            Ax25Interface::new(c),
+            Err(Ax25ConfigError::MtuAboveN1 { .. })
+        ));
     }
 
     #[test]
