@@ -21,8 +21,7 @@ use std::sync::Arc;
 use std::time::{Duration as StdDuration, Instant as WallInstant, SystemTime};
 
 use linklab_core::Instant;
-use linklab_wire::control::Modulus;
-use linklab_wire::monitor::{self, MonitorOptions};
+use linklab_wire::monitor::{self, LinkModuli, MonitorOptions};
 use linklab_wire::pcap::{LinkType, PcapWriter};
 use thiserror::Error;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -263,6 +262,7 @@ impl Server {
             .unwrap_or_default();
         let model_now = || Instant::from_micros(origin.elapsed().as_micros() as u64);
         let mut lateness: Vec<u32> = Vec::new();
+        let mut moduli = LinkModuli::new();
         let wall_now_us = || origin.elapsed().as_micros() as u64;
         loop {
             let now = model_now();
@@ -289,7 +289,7 @@ impl Server {
                     }
                     Output::OnAir(frame) => {
                         if options.monitor {
-                            println!("{}", monitor_line(&air, &frame));
+                            println!("{}", monitor_line(&air, &frame, &mut moduli));
                         }
                         if let Some((path, writer)) = capture.as_mut() {
                             let at = wall_origin + StdDuration::from_micros(frame.end.as_micros());
@@ -381,11 +381,12 @@ fn with_lateness(mut report: Report, samples: &mut [u32]) -> Report {
 }
 
 /// One line of the air monitor: model time of the frame's end, channel,
-/// sender, the frame, and who did not get it and why.
-fn monitor_line(air: &Air, frame: &AirFrame) -> String {
+/// sender, the frame (modulo 128 on links set up with SABME), and who did
+/// not get it and why.
+fn monitor_line(air: &Air, frame: &AirFrame, moduli: &mut LinkModuli) -> String {
     let text = monitor::format_raw_with(
         &frame.body,
-        Modulus::Mod8,
+        moduli.observe(&frame.body),
         MonitorOptions { max_info: Some(32) },
     );
     let lost: Vec<String> = frame

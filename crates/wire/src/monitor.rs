@@ -158,6 +158,61 @@ pub fn format_raw(bytes: &[u8], modulus: Modulus) -> String {
     format_raw_with(bytes, modulus, MonitorOptions::default())
 }
 
+/// The modulus of each link seen in a stream of frames, for a monitor
+/// that is not a party to the links (a channel, a capture): SABME
+/// between two stations makes their frames modulo 128, SABM makes them
+/// modulo 8 again (AX.25 v2.2 4.3.3.1 and 4.3.3.2); links never seen set
+/// up are taken as modulo 8. The control octet of a U frame is one octet
+/// in both moduli, so the set-up frames themselves always decode.
+#[derive(Debug, Clone, Default)]
+pub struct LinkModuli {
+    /// Station pairs (by callsign and SSID, lower first) on modulo 128.
+    mod128: std::collections::BTreeSet<([u8; 7], [u8; 7])>,
+}
+
+impl LinkModuli {
+    /// No links known.
+    pub fn new() -> LinkModuli {
+        LinkModuli::default()
+    }
+
+    /// Learns from `bytes` (a frame without flags or FCS) and returns the
+    /// modulus to decode it with.
+    pub fn observe(&mut self, bytes: &[u8]) -> Modulus {
+        let Ok((field, len)) = crate::ax25::AddressField::decode(bytes) else {
+            return Modulus::Mod8;
+        };
+        let key = |a: &crate::ax25::Address| {
+            let mut k = [0u8; 7];
+            let callsign = a.callsign();
+            let call = callsign.as_str().as_bytes();
+            let n = call.len().min(6);
+            k[..n].copy_from_slice(&call[..n]);
+            k[6] = a.ssid();
+            k
+        };
+        let (a, b) = (key(field.source()), key(field.dest()));
+        let pair = if a <= b { (a, b) } else { (b, a) };
+        let control = bytes.get(len).copied().unwrap_or(0);
+        if control & 0x03 == 0x03 {
+            match control & !0x10 {
+                0x6F => {
+                    self.mod128.insert(pair);
+                }
+                0x2F => {
+                    self.mod128.remove(&pair);
+                }
+                _ => {}
+            }
+        }
+        if self.mod128.contains(&pair) {
+            Modulus::Mod128
+        } else {
+            Modulus::Mod8
+        }
+    }
+}
+
 /// [`format_raw`] with `options`; `max_info` also limits the hex dump of
 /// an undecodable frame.
 pub fn format_raw_with(bytes: &[u8], modulus: Modulus, options: MonitorOptions) -> String {

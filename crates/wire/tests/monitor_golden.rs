@@ -635,3 +635,55 @@ fn module_doc_examples() {
     // i_frames_modulo_8_and_128, segment_headers, xid_parameters,
     // frmr_information and undecodable_input.
 }
+
+/// A monitor that is not a party to the link learns its modulus from the
+/// set-up frames: after SABME, I and S frames of both directions decode
+/// modulo 128; after SABM, modulo 8 again; other pairs stay modulo 8.
+#[test]
+fn link_moduli_follow_sabme_and_sabm() {
+    use CommandResponse::{Command, Response};
+    let mut moduli = monitor::LinkModuli::new();
+    let sabme = Frame::u(
+        link(Command),
+        Modulus::Mod8,
+        Unnumbered::Sabme,
+        true,
+        vec![],
+    )
+    .unwrap();
+    let i128 = Frame::i(
+        link(Command),
+        Modulus::Mod128,
+        100,
+        5,
+        false,
+        Pid::NoLayer3,
+        b"x".to_vec(),
+    )
+    .unwrap();
+    let rr128 = Frame::s(
+        reply(Response),
+        Modulus::Mod128,
+        Supervisory::Rr,
+        101,
+        false,
+    )
+    .unwrap();
+    assert_eq!(moduli.observe(&sabme.encode()), Modulus::Mod128);
+    assert_eq!(moduli.observe(&i128.encode()), Modulus::Mod128);
+    assert_eq!(moduli.observe(&rr128.encode()), Modulus::Mod128);
+    let other = AddressField::new(addr("N0A"), addr("N0B"), &[], Command).unwrap();
+    let rr8 = Frame::s(other, Modulus::Mod8, Supervisory::Rr, 3, false).unwrap();
+    assert_eq!(moduli.observe(&rr8.encode()), Modulus::Mod8);
+    let sabm = Frame::u(
+        reply(Command),
+        Modulus::Mod8,
+        Unnumbered::Sabm,
+        true,
+        vec![],
+    )
+    .unwrap();
+    assert_eq!(moduli.observe(&sabm.encode()), Modulus::Mod8);
+    assert_eq!(moduli.observe(&rr128.encode()), Modulus::Mod8);
+    assert_eq!(moduli.observe(b"\x01"), Modulus::Mod8, "garbage");
+}
