@@ -19,13 +19,25 @@ Per row (bit rate, AX.25 window k):
   unacknowledged I frame, P on the frame that fills the window), N1 = MTU
   as Linux's paclen, modulo 8;
 - Table IV in both namespaces: `ip link set dev ax0 mtu 128k+40`, `ip
-  route replace 44.0.0.0/24 dev ax0 ... advmss 128k window 256k` (the
-  route's window clamps the window each host offers: Linux rounds it down
-  to whole segments, 2 x 116 = 232 at k = 1 with timestamps); IPv6 off;
-  everything else Linux's defaults (timestamps, SACK, cubic, TLP/RACK,
-  1 s initial RTO, no cached metrics: fresh namespaces);
+  route replace 44.0.0.0/24 dev ax0 ... advmss 128k window 256k cwnd lock
+  2`. The route's window sets the window each host offers at the SYN
+  (Linux rounds it down to whole segments: 2 x 116 = 232 at k = 1, with
+  timestamps); kernel 6.x then re-derives its window clamp from the
+  receive buffer whenever the measured skb scaling ratio changes, so at k
+  >= 5 the offered window grows past Table IV (and TCP_WINDOW_CLAMP cannot
+  go below SOCK_MIN_RCVBUF / 2). The locked cwnd of 2 segments keeps the
+  sender to Table IV's two segments in flight anyway (`max_flight` in
+  --json, from the capture). A locked route metric only reaches a
+  connection through a tcp_metrics entry, which the first connection to
+  a host leaves behind: hence the control connection below. IPv6 off;
+  everything else Linux's defaults (timestamps, SACK, TLP/RACK, F-RTO,
+  1 s initial RTO); the sender's socket asks for cubic (a new namespace
+  inherits the host's bbr and may not choose cubic itself);
 - `ping -c 1` from a to b first (ARP and, in VC mode, the AX.25 link
-  come up), as FTP's control connection would have opened the path;
+  come up); then FTP's control connection, in short: a command to the
+  receiver, its reply, closed (its tcp_metrics entry carries the locked
+  cwnd and an RTT into the data connection, as an earlier connection to
+  the same host would on the paper's hosts); 5 s of quiet;
 - the transfer: a receiver in b (listening socket, reads to EOF) and a
   sender in a (connect, sendall, shutdown). The time is CLOCK_MONOTONIC
   (shared by the namespaces) from just before the sender's connect() (its
@@ -474,7 +486,7 @@ def main():
     signal.signal(signal.SIGTERM, on_signal)
     print(f"{'rate':>5} {'k':>2} {'mode':>8} {'paper_s':>8} {'sim_ui_s':>8} "
           f"{'sim_vc_s':>8} {'linux_s':>8} {'/paper':>7} {'frames':>6} {'data':>4} "
-          f"{'retx':>4} {'acks':>4} windows", flush=True)
+          f"{'retx':>4} {'acks':>4} {'flight':>6} windows", flush=True)
     results, failed = [], False
     for mode in args.modes.split(","):
         for rate, k in parse_rows(args.rows):
@@ -497,7 +509,7 @@ def main():
             print(f"{rate:>5} {k:>2} {mode:>8} {p:>8.2f} {ui:>8.2f} {vc:>8.2f} "
                   f"{res['linux_s']:>8.2f} {res['ratio']:>7.3f} {res['frames']:>6} "
                   f"{res['data_segments']:>4} {res['retransmitted']:>4} "
-                  f"{res['receiver_segments']:>4} {res['windows']}", flush=True)
+                  f"{res['receiver_segments']:>4} {res['max_flight']:>6} {res['windows']}", flush=True)
             if args.json:
                 with open(args.json, "w") as f:
                     json.dump(results, f, indent=1)
