@@ -53,8 +53,11 @@ and the receiver's segments.
 Prints per row: rate, window, mode, the paper's time, the simulated time
 (`linklab reproduce --paper ronan-ax25`: UI frames, checked, and VC
 mode), the Linux time over the TUN, its ratio to the paper and the
-counts. Exit status 1 if a row misses the paper by more than 15 % (or a
-transfer failed).
+counts. Exit status 1 if a datagram-mode row (IP in UI frames, the mode
+the reproduction checks) misses the paper by more than 15 %, or a
+transfer failed; VC rows are printed for comparison (at window 1 they
+miss: every I frame is polled and answered before TCP's ACK rides in an
+I frame of its own, docs/reproduce.md).
 
     bench/ronan_tcp_tun.py [--rows 9600:1-7,1200:1,7] [--modes datagram,vc]
         [--linklab target/release/linklab] [--sim-csv FILE] [--keep DIR]
@@ -504,7 +507,9 @@ def main():
             ui, vc = sims.get((rate, k), (float("nan"), float("nan")))
             res.update(paper_s=p, sim_ui_s=ui, sim_vc_s=vc,
                        ratio=res["linux_s"] / p)
-            failed |= abs(res["ratio"] - 1) > TOLERANCE
+            # The verdict is on the mode the reproduction checks (IP in UI
+            # frames, docs/reproduce.md); VC rows are a comparison.
+            failed |= mode == "datagram" and abs(res["ratio"] - 1) > TOLERANCE
             results.append(res)
             print(f"{rate:>5} {k:>2} {mode:>8} {p:>8.2f} {ui:>8.2f} {vc:>8.2f} "
                   f"{res['linux_s']:>8.2f} {res['ratio']:>7.3f} {res['frames']:>6} "
