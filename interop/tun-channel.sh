@@ -18,6 +18,8 @@
 # MTU is N1 = 256 and IPv6 is left out).
 #   ping4       ping -c 3 44.0.0.2 from host A: 3 replies
 #   ping6       ping -6 -c 3 fd44::2 (VC mode): 3 replies
+#   unreach     ping to 44.0.0.9, which never answers ARP: the kernel's ping
+#               shows "Destination Host Unreachable" (ICMP from linklab)
 #   nc          100 KB of random octets through nc, A to B, byte-exact
 #   iperf3      iperf3 TCP for 8 s, A to B: the receiver got data
 #   http        curl from A to `python3 -m http.server` on B: the page
@@ -123,6 +125,13 @@ if [ "$mode" = vc ]; then
     got=$(grep -c "bytes from fd44::2" "$out/$name.log")
     result "$name" "$([ "$got" = 3 ] && echo 1)" "$got of 3 replies"
 fi
+
+# A neighbour that never answers ARP: the kernel's usual answer, ICMP
+# "Destination Host Unreachable", from the host's own address.
+name=unreach; start
+ip netns exec "$nsa" ping -c 5 -i 1 -W 2 44.0.0.9 > "$out/$name.log" 2>&1
+got=$(grep -c "Destination Host Unreachable" "$out/$name.log")
+result "$name" "$([ "$got" -ge 1 ] && echo 1)" "$got \"Destination Host Unreachable\" for 44.0.0.9"
 
 name=nc; start
 head -c 102400 /dev/urandom > "$out/nc.in"

@@ -166,6 +166,13 @@ impl Tun {
                 .await
                 .map_err(|e| configure(&format!("address {address}/{prefix}"), e.to_string()))?;
         }
+        // linklab answers for the kernel's neighbour code (ARP over AX.25):
+        // its "Destination Host Unreachable" comes from the device's own
+        // address, which the kernel drops as a martian unless the device
+        // accepts local sources.
+        let accept_local = format!("/proc/sys/net/ipv4/conf/{name}/accept_local");
+        std::fs::write(&accept_local, "1")
+            .map_err(|e| configure("accept_local", format!("{accept_local}: {e}")))?;
         handle
             .link()
             .set(rtnetlink::LinkUnspec::new_with_index(index).up().build())

@@ -201,6 +201,10 @@ pub struct Ax25Interface {
     out: VecDeque<Frame>,
     stats: Ax25Stats,
     link_errors: Vec<String>,
+    /// The latest datagrams dropped because ARP got no answer (at most
+    /// [`ARP_PENDING`] × 4), for a host that reports them (the kernel's
+    /// "Destination Host Unreachable", [`crate::DatagramPort`]).
+    unreachable: VecDeque<Vec<u8>>,
 }
 
 /// The broadcast address of AX.25 IP and ARP, `QST-0`.
@@ -274,6 +278,7 @@ impl Ax25Interface {
             out: VecDeque::new(),
             stats: Ax25Stats::default(),
             link_errors: Vec::new(),
+            unreachable: VecDeque::new(),
         })
     }
 
@@ -301,6 +306,12 @@ impl Ax25Interface {
     /// order, as text.
     pub fn link_errors(&self) -> &[String] {
         &self.link_errors
+    }
+
+    /// The next datagram dropped because ARP got no answer for its
+    /// destination, oldest first.
+    pub fn take_unreachable(&mut self) -> Option<Vec<u8>> {
+        self.unreachable.pop_front()
     }
 
     /// The VC link to `neighbour`, if one was set up.
@@ -497,7 +508,11 @@ impl Ax25Interface {
         }
         if entry.tries == ARP_TRIES {
             self.stats.dropped_unresolved += entry.waiting.len() as u64;
-            self.unresolved.swap_remove(i);
+            let entry = self.unresolved.swap_remove(i);
+            self.unreachable.extend(entry.waiting);
+            while self.unreachable.len() > 4 * ARP_PENDING {
+                self.unreachable.pop_front();
+            }
             return;
         }
         entry.tries += 1;

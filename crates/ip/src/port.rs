@@ -103,15 +103,62 @@ impl DatagramPort {
         Ok(())
     }
 
-    /// The next datagram received for the host.
+    /// The next datagram for the host: one received, or an ICMP
+    /// "Destination Host Unreachable" (RFC 792, type 3 code 1) from this
+    /// interface's address for a datagram whose destination never
+    /// answered ARP, as the kernel's own neighbour code would send it.
     pub fn receive(&mut self) -> Option<Vec<u8>> {
-        self.ax25.device_mut().pop_received()
+        if let Some(d) = self.ax25.device_mut().pop_received() {
+            return Some(d);
+        }
+        let own = self.ax25.config().arp_ipv4?;
+        while let Some(dropped) = self.ax25.take_unreachable() {
+            if let Some(icmp) = host_unreachable(own, &dropped) {
+                return Some(icmp);
+            }
+        }
+        None
     }
 
     /// When [`Engine::handle_timeout`] is next due.
     pub fn poll_at(&self) -> Option<Instant> {
         self.ax25.poll_timeout()
     }
+}
+
+/// ICMPv4 Destination Unreachable, Host Unreachable, from `own` to the
+/// source of `dropped`, quoting its header and first 8 octets of data
+/// (RFC 792); `None` if `dropped` is not a sound IPv4 datagram.
+fn host_unreachable(own: std::net::Ipv4Addr, dropped: &[u8]) -> Option<Vec<u8>> {
+    use smoltcp::phy::ChecksumCapabilities;
+    use smoltcp::wire::{
+        Icmpv4DstUnreachable, Icmpv4Packet, Icmpv4Repr, IpProtocol, Ipv4Packet, Ipv4Repr,
+    };
+    let packet = Ipv4Packet::new_checked(dropped).ok()?;
+    let checksums = ChecksumCapabilities::default();
+    let header = Ipv4Repr::parse(&packet, &checksums).ok()?;
+    let payload = packet.payload();
+    let data = &payload[..payload.len().min(8)];
+    let icmp = Icmpv4Repr::DstUnreachable {
+        reason: Icmpv4DstUnreachable::HostUnreachable,
+        header,
+        data,
+    };
+    let ip = Ipv4Repr {
+        src_addr: own,
+        dst_addr: header.src_addr,
+        next_header: IpProtocol::Icmp,
+        payload_len: icmp.buffer_len(),
+        hop_limit: 64,
+    };
+    let mut out = vec![0u8; ip.buffer_len() + icmp.buffer_len()];
+    let mut packet = Ipv4Packet::new_unchecked(&mut out[..]);
+    ip.emit(&mut packet, &checksums);
+    icmp.emit(
+        &mut Icmpv4Packet::new_unchecked(packet.payload_mut()),
+        &checksums,
+    );
+    Some(out)
 }
 
 #[cfg(test)]
@@ -143,6 +190,66 @@ mod tests {
     }
 
     use std::net::IpAddr;
+
+    #[test]
+    fn a_destination_that_never_answers_arp_is_reported_host_unreachable() {
+        use smoltcp::wire::{Icmpv4DstUnreachable, Icmpv4Packet, Ipv4Packet};
+        let mut config = Ax25Config::new(addr("N0A"), 256, LinkConfig::default());
+        config.encapsulation = Encapsulation::Datagram;
+        config.arp_ipv4 = Some([44, 0, 0, 1].into());
+        let mut a = DatagramPort::new(Ax25Interface::new(config).unwrap());
+        // A well-formed ICMP echo request from 44.0.0.1 to 44.0.0.9 (no one).
+        let echo = ping_datagram([44, 0, 0, 1], [44, 0, 0, 9]);
+        for second in 0..5u64 {
+            a.send(Instant::from_micros(second * 1_100_000), echo.clone())
+                .unwrap();
+            while a.ax25_mut().poll_transmit(Instant::ZERO).is_some() {}
+        }
+        let report = a.receive().expect("an ICMP error for the kernel");
+        let ip = Ipv4Packet::new_checked(&report[..]).unwrap();
+        assert!(ip.verify_checksum());
+        assert_eq!(ip.src_addr(), std::net::Ipv4Addr::new(44, 0, 0, 1));
+        assert_eq!(ip.dst_addr(), std::net::Ipv4Addr::new(44, 0, 0, 1));
+        let icmp = Icmpv4Packet::new_checked(ip.payload()).unwrap();
+        assert!(icmp.verify_checksum());
+        assert_eq!(u8::from(icmp.msg_type()), 3, "destination unreachable");
+        assert_eq!(
+            icmp.msg_code(),
+            u8::from(Icmpv4DstUnreachable::HostUnreachable)
+        );
+        // The quoted header of the dropped datagram, then 8 octets of it.
+        let quoted = icmp.data();
+        assert_eq!(quoted.len(), 20 + 8);
+        assert_eq!(&quoted[16..20], &[44, 0, 0, 9]);
+        assert_eq!(&quoted[20..], &echo[20..28]);
+    }
+
+    /// An ICMP echo request from `src` to `dst`, checksums right.
+    fn ping_datagram(src: [u8; 4], dst: [u8; 4]) -> Vec<u8> {
+        use smoltcp::phy::ChecksumCapabilities;
+        use smoltcp::wire::{Icmpv4Packet, Icmpv4Repr, IpProtocol, Ipv4Packet, Ipv4Repr};
+        let icmp = Icmpv4Repr::EchoRequest {
+            ident: 1,
+            seq_no: 1,
+            data: &[0u8; 56],
+        };
+        let ip = Ipv4Repr {
+            src_addr: src.into(),
+            dst_addr: dst.into(),
+            next_header: IpProtocol::Icmp,
+            payload_len: icmp.buffer_len(),
+            hop_limit: 64,
+        };
+        let checks = ChecksumCapabilities::default();
+        let mut out = vec![0u8; ip.buffer_len() + icmp.buffer_len()];
+        let mut packet = Ipv4Packet::new_unchecked(&mut out[..]);
+        ip.emit(&mut packet, &checks);
+        icmp.emit(
+            &mut Icmpv4Packet::new_unchecked(packet.payload_mut()),
+            &checks,
+        );
+        out
+    }
 
     #[test]
     fn datagrams_cross_between_two_ports_and_bad_ones_are_counted() {
