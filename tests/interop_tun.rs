@@ -25,7 +25,9 @@ fn unmodified_programs_run_over_vc_mode() {
     interop::run_script_with(
         "tun-channel.sh",
         &["-m", "vc"],
-        &["ping4", "ping6", "unreach", "nc", "iperf3", "http", "released"],
+        &[
+            "ping4", "ping6", "unreach", "nc", "iperf3", "http", "released",
+        ],
     );
 }
 
