@@ -5,10 +5,11 @@
 //! aioax25 from PyPI. Each script runs in a network namespace of its own
 //! (`unshare -n`, loopback only), seeded and bounded in time:
 //!
-//! * `interop/channel-gensio.sh` (about 90 s, at most 400 s): 20 KB from a
+//! * `interop/channel-gensio.sh` (about 80 s, at most 400 s): 20 KB from a
 //!   `gensiot` to `linklab listen` and 20 KB from `linklab send` to a
-//!   `gensiot`, at the same time, byte-exact, on a channel of five stations
-//!   with a hidden beacon and bit errors; the channel's statistics must show
+//!   `gensiot`, at the same time, byte-exact, on a channel of six stations
+//!   with bit errors and two beacons that do not hear each other, beaconing
+//!   until both transfers end; the channel's statistics must show
 //!   collisions and frames lost to collisions and to bit errors.
 //! * `interop/channel-kissutil.sh` (about 4 s): UI frames from `kissutil`
 //!   to `linklab listen` and another `kissutil`, and from linklab's encoder

@@ -952,3 +952,65 @@ fn received_multi_srej_retransmits_exactly_the_frames_named() {
         p.events(Side::A)
     );
 }
+
+/// The capture of `interop/channel-gensio.sh` (docs/interop.md section
+/// 7): a peer that answers each of several queued polls with the same
+/// `RR R F`. In Timer Recovery the first F = 1 ends recovery and
+/// retransmits from N(R) (fig. C4.5); the copies arrive in Connected with
+/// no P = 1 outstanding: error A each (fig. C4.4, "check need for
+/// response"), and, N(R) = V(A), nothing more is retransmitted.
+#[test]
+fn a_repeated_final_retransmits_once() {
+    let config = Config {
+        recovery: RecoveryMode::Rej,
+        ..Config::default()
+    };
+    let mut p = Pair::new(config.clone(), config, 31);
+    p.connect();
+    assert!(p.run_until(MINUTE, |p| !p.links.iter().any(|l| l.negotiating())));
+    // B hears nothing more from A: four I frames and then A's polls are lost.
+    p.dropper = Some(Box::new(|side, _| side == Side::A));
+    for i in 0..4u8 {
+        p.a().send(vec![i; 40]).unwrap();
+    }
+    assert!(
+        p.run_until(MINUTE, |p| p.links[0].state() == State::TimerRecovery),
+        "{}",
+        p.dump()
+    );
+    assert_eq!(p.logged("<RR C P R0>"), 1, "{}", p.dump());
+    p.take_events(Side::A);
+    let i_frames_sent = |p: &Pair| {
+        p.log
+            .iter()
+            .filter(|l| l.contains(" A> ") && l.contains("<I C"))
+            .count()
+    };
+    assert_eq!(i_frames_sent(&p), 4, "{}", p.dump());
+    let final_r0 = Frame::s(
+        b_to_a(CommandResponse::Response),
+        Modulus::Mod128,
+        Supervisory::Rr,
+        0,
+        true,
+    )
+    .unwrap();
+    // The answer to the poll: go back to N(R) = 0, state 3.
+    p.inject(Side::A, &final_r0);
+    assert_eq!(p.links[0].state(), State::Connected, "{}", p.dump());
+    assert_eq!(i_frames_sent(&p), 8, "{}", p.dump());
+    assert_eq!(p.logged("<I C S0 R0>"), 2);
+    assert_eq!(p.logged("<I C S3 R0>"), 2);
+    assert!(p.take_events(Side::A).is_empty());
+    // The same answer twice more: error A each, no retransmission.
+    for _ in 0..2 {
+        p.inject(Side::A, &final_r0);
+        assert_eq!(p.links[0].state(), State::Connected);
+        assert_eq!(i_frames_sent(&p), 8, "{}", p.dump());
+        assert_eq!(
+            p.take_events(Side::A),
+            vec![Event::Error(LinkError::UnexpectedFinal)]
+        );
+        assert_eq!(p.links[0].sequence_variables(), (4, 0, 0));
+    }
+}
