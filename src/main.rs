@@ -1,5 +1,6 @@
 //! `linklab`: an HDLC-family data-link stack and link-performance laboratory.
 
+mod agw_cmd;
 mod channel_cmd;
 mod codec;
 mod dtn_cmd;
@@ -51,6 +52,9 @@ enum Command {
     /// A real-time emulated radio channel: every station a KISS TCP port
     /// (or pseudo-terminal) any KISS software can join.
     Channel(channel_cmd::ChannelArgs),
+    /// An AGWPE server (port 8000) on KISS TNCs: packet applications that
+    /// speak AGWPE run on linklab's AX.25.
+    Agw(agw_cmd::AgwArgs),
     /// A DTN node (BPv7 over TCPCLv4) and the applications that send and
     /// receive through it.
     Dtn(dtn_cmd::DtnArgs),
@@ -71,6 +75,7 @@ fn main() -> ExitCode {
         Command::Ip(a) => ip_cmd::run(a),
         Command::Dtn(a) => dtn_cmd::run(a),
         Command::Channel(a) => channel_cmd::run(a),
+        Command::Agw(a) => agw_cmd::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

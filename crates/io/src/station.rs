@@ -19,7 +19,7 @@ use linklab_link::{
     SendError, State,
 };
 use linklab_wire::ax25::{
-    Address, AddressError, AddressField, Callsign, CommandResponse, Frame, FrameError,
+    Address, AddressError, AddressField, Callsign, CommandResponse, Frame, FrameError, Pid,
 };
 use linklab_wire::control::{Control, Modulus, Unnumbered};
 use linklab_wire::kiss::{self, KissError, Port};
@@ -481,15 +481,29 @@ impl Station {
     /// DL-DATA request: queues `data` (at most N1 octets on a v2.0 link;
     /// segmented on a v2.2 link) for `remote`.
     pub fn send(&mut self, remote: &Address, data: Vec<u8>) -> Result<(), StationError> {
+        self.send_with_pid(remote, Pid::NoLayer3, data)
+    }
+
+    /// DL-DATA request with the layer 3 protocol `pid` (AX.25 v2.2 3.4),
+    /// as [`Station::send`].
+    pub fn send_with_pid(
+        &mut self,
+        remote: &Address,
+        pid: Pid,
+        data: Vec<u8>,
+    ) -> Result<(), StationError> {
         let k = key(remote);
         let entry = self
             .links
             .get_mut(&k)
             .ok_or(StationError::NoLink { remote: *remote })?;
-        entry.link.send(data).map_err(|error| StationError::Send {
-            remote: *remote,
-            error,
-        })?;
+        entry
+            .link
+            .send_with_pid(pid, data)
+            .map_err(|error| StationError::Send {
+                remote: *remote,
+                error,
+            })?;
         self.collect(k, None);
         Ok(())
     }

@@ -1,0 +1,23 @@
+//! An AGWPE server on linklab's AX.25 stack: the "AGW Packet Engine"
+//! TCP/IP API (by SV2AGW; described in the AGWPE TCP/IP API Tutorial by
+//! LU7DID and SV2AGW) that terminal, APRS and Winlink programs use to
+//! reach a packet engine, served over any KISS TNC.
+//!
+//! - [`wire`]: the 36-octet header and its data, and a stream decoder
+//!   that refuses absurd lengths;
+//! - [`monitor`]: the monitor ('I', 'S', 'U', 'T'), raw ('K') and heard
+//!   list ('H') records;
+//! - [`Server`]: the engine, sans-IO (clients' octets, TNC octets and the
+//!   time in; answers, KISS frames and log lines out), one
+//!   [`linklab_io::Station`] per local callsign in use on each port;
+//! - [`driver`]: the tokio loop that runs it on a listening socket and
+//!   the TNCs' byte streams, reconnecting to a TNC that goes away.
+
+pub mod driver;
+pub mod monitor;
+mod port;
+mod server;
+pub mod wire;
+
+pub use port::PortConfig;
+pub use server::{ClientId, Server, LINK_QUEUE_LIMIT, VERSION};

@@ -1,0 +1,278 @@
+//! One AGWPE radio port: a KISS TNC, the AX.25 stations (one per local
+//! callsign in use) that run their links over it, and what it has heard.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::{Duration, SystemTime};
+
+use linklab_core::{Engine, Instant};
+use linklab_io::{KissParams, Station, KISS_MAX_FRAME};
+use linklab_link::Config;
+use linklab_wire::ax25::{Address, AddressField, Callsign, Frame};
+use linklab_wire::control::Modulus;
+use linklab_wire::kiss::{self, Command, KissError};
+use linklab_wire::monitor::LinkModuli;
+
+use crate::monitor::{Heard, HEARD_MAX};
+
+/// A station as a map key: callsign and SSID.
+pub(crate) type Key = (Callsign, u8);
+
+/// The key of `address`.
+pub(crate) fn key(address: &Address) -> Key {
+    (address.callsign(), address.ssid())
+}
+
+/// How long received octets count towards the 'g' answer's traffic
+/// figure ("bytes received in the last two minutes").
+const TRAFFIC_WINDOW: Duration = Duration::from_secs(120);
+
+/// What a radio port is, as configured.
+#[derive(Debug, Clone)]
+pub struct PortConfig {
+    /// Shown to clients in the 'G' answer (no ';').
+    pub description: String,
+    /// The TNC's KISS port and the parameters sent to it when it comes up.
+    pub kiss: KissParams,
+    /// The AX.25 link settings of every link on this port; its modulus is
+    /// the one outgoing connections ask for (SABME for modulo 128).
+    pub link: Config,
+    /// Callsigns this port answers for when no client has registered
+    /// them: a connection request to one is refused with DM. Frames to
+    /// any other unregistered callsign are someone else's traffic.
+    pub answer_for: Vec<Address>,
+    /// The most links a local callsign keeps on this port.
+    pub max_links: usize,
+    /// The on-air bit rate, for the 'g' answer, if known.
+    pub bit_rate: Option<u32>,
+}
+
+/// A frame that arrived on a port, for the server to route.
+#[derive(Debug, Clone)]
+pub(crate) struct Arrival {
+    /// The AX.25 frame (no FCS).
+    pub bytes: Vec<u8>,
+    /// The modulus to show it with.
+    pub modulus: Modulus,
+}
+
+/// A radio port's state.
+#[derive(Debug)]
+pub(crate) struct RadioPort {
+    pub config: PortConfig,
+    /// The TNC is connected.
+    pub up: bool,
+    decoder: kiss::Decoder,
+    moduli: LinkModuli,
+    /// One station per local callsign in use.
+    pub stations: BTreeMap<Key, Station>,
+    /// KISS octets ready for the TNC.
+    tx: Vec<u8>,
+    /// Frames sent, for the 'T' records.
+    pub sent: VecDeque<Arrival>,
+    heard: Vec<Heard>,
+    received: VecDeque<(Instant, usize)>,
+    /// KISS input dropped, counted for the log.
+    pub kiss_errors: u64,
+}
+
+impl RadioPort {
+    pub fn new(config: PortConfig) -> RadioPort {
+        RadioPort {
+            config,
+            up: false,
+            decoder: kiss::Decoder::new(KISS_MAX_FRAME),
+            moduli: LinkModuli::new(),
+            stations: BTreeMap::new(),
+            tx: Vec::new(),
+            sent: VecDeque::new(),
+            heard: Vec::new(),
+            received: VecDeque::new(),
+            kiss_errors: 0,
+        }
+    }
+
+    /// The TNC is connected: the KISS parameters go first.
+    pub fn come_up(&mut self) {
+        self.up = true;
+        self.decoder = kiss::Decoder::new(KISS_MAX_FRAME);
+        self.tx = self.config.kiss.encode();
+    }
+
+    /// The TNC is gone: its octets in flight are dropped.
+    pub fn go_down(&mut self) {
+        self.up = false;
+        self.tx.clear();
+    }
+
+    /// The station of `local`, made if new (listening if `registered`).
+    pub fn station(&mut self, local: &Address, registered: bool) -> Option<&mut Station> {
+        let k = key(local);
+        if !self.stations.contains_key(&k) {
+            let mut station = Station::new(*local, self.config.link.clone()).ok()?;
+            station.set_kiss_port(self.config.kiss.port);
+            station.set_max_links(self.config.max_links);
+            station.set_listening(registered);
+            self.stations.insert(k, station);
+        }
+        self.stations.get_mut(&k)
+    }
+
+    /// Octets from the TNC: the AX.25 frames of data frames on our KISS
+    /// port, each noted in the heard list; the errors met, for the log.
+    pub fn receive(
+        &mut self,
+        now: Instant,
+        wall: SystemTime,
+        bytes: &[u8],
+    ) -> (Vec<Arrival>, Vec<KissError>) {
+        self.decoder.push(bytes);
+        let mut arrivals = Vec::new();
+        let mut errors = Vec::new();
+        while let Some(item) = self.decoder.next() {
+            match item {
+                Ok(kiss::Frame {
+                    port,
+                    command: Command::Data(data),
+                }) if port == self.config.kiss.port => {
+                    let modulus = self.moduli.observe(&data);
+                    if let Ok((field, _)) = AddressField::decode(&data) {
+                        self.hear(wall, field.source());
+                    }
+                    self.received.push_back((now, data.len()));
+                    arrivals.push(Arrival {
+                        bytes: data,
+                        modulus,
+                    });
+                }
+                Ok(_) => {}
+                Err(error) => {
+                    self.kiss_errors += 1;
+                    errors.push(error);
+                }
+            }
+        }
+        (arrivals, errors)
+    }
+
+    /// Queues `frame` for the TNC and for the 'T' records.
+    pub fn transmit(&mut self, bytes: Vec<u8>) {
+        if !self.up {
+            return;
+        }
+        let modulus = self.moduli.observe(&bytes);
+        kiss::encode_into(
+            &kiss::Frame {
+                port: self.config.kiss.port,
+                command: Command::Data(bytes.clone()),
+            },
+            &mut self.tx,
+        );
+        self.sent.push_back(Arrival { bytes, modulus });
+    }
+
+    /// Runs every station's output into the TNC queue; returns the events.
+    pub fn drain_stations(&mut self, now: Instant) -> Vec<(Address, linklab_io::StationEvent)> {
+        let mut frames: Vec<Frame> = Vec::new();
+        let mut events = Vec::new();
+        for station in self.stations.values_mut() {
+            while let Some(frame) = station.poll_transmit(now) {
+                frames.push(frame);
+            }
+            while let Some(event) = station.poll_event() {
+                events.push((station.mycall(), event));
+            }
+        }
+        for frame in frames {
+            self.transmit(frame.encode());
+        }
+        events
+    }
+
+    /// KISS octets for the TNC, taken.
+    pub fn take_tx(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.tx)
+    }
+
+    /// I frames queued or unacknowledged on every link of the port.
+    pub fn outstanding(&self) -> usize {
+        self.stations
+            .values()
+            .flat_map(|s| s.links())
+            .map(|l| l.unacked() + l.queued())
+            .sum()
+    }
+
+    /// Links in the connected states.
+    pub fn connections(&self) -> usize {
+        self.stations
+            .values()
+            .flat_map(|s| s.links())
+            .filter(|l| {
+                matches!(
+                    l.state(),
+                    linklab_link::State::Connected | linklab_link::State::TimerRecovery
+                )
+            })
+            .count()
+    }
+
+    /// Octets received in the last two minutes.
+    pub fn recent_octets(&mut self, now: Instant) -> usize {
+        while self
+            .received
+            .front()
+            .is_some_and(|(t, _)| now.saturating_duration_since(*t) > TRAFFIC_WINDOW)
+        {
+            self.received.pop_front();
+        }
+        self.received.iter().map(|(_, n)| n).sum()
+    }
+
+    /// The heard list, the most recent first.
+    pub fn heard(&self) -> &[Heard] {
+        &self.heard
+    }
+
+    fn hear(&mut self, wall: SystemTime, source: &Address) {
+        let k = key(source);
+        let first = match self.heard.iter().position(|h| key(&h.station) == k) {
+            Some(i) => self.heard.remove(i).first,
+            None => wall,
+        };
+        let station = Address::new(source.callsign(), source.ssid()).unwrap_or(*source);
+        self.heard.insert(
+            0,
+            Heard {
+                station,
+                first,
+                last: wall,
+            },
+        );
+        self.heard.truncate(HEARD_MAX);
+    }
+
+    /// Forgets the stations with no links that nobody registered and the
+    /// port does not answer for.
+    pub fn prune(&mut self, registered: impl Fn(&Key) -> bool) {
+        let answer: Vec<Key> = self.config.answer_for.iter().map(key).collect();
+        self.stations
+            .retain(|k, s| s.links().next().is_some() || registered(k) || answer.contains(k));
+    }
+
+    /// When a station's timer runs next.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.stations
+            .values()
+            .filter_map(Engine::poll_timeout)
+            .min()
+    }
+
+    /// Runs the stations' timers due at `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        for station in self.stations.values_mut() {
+            if station.poll_timeout().is_some_and(|t| t <= now) {
+                station.handle_timeout(now);
+            }
+        }
+    }
+}
