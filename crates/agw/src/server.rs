@@ -301,11 +301,11 @@ impl Server {
             .flat_map(|s| s.links().map(move |l| (s.mycall(), l.remote())))
             .collect();
         p.stations.clear();
-        self.note(format!(
-            "port {}: {why}; {} links ended",
-            port + 1,
-            links.len()
-        ));
+        let ended = match links.len() {
+            1 => "1 link ended".to_string(),
+            n => format!("{n} links ended"),
+        };
+        self.note(format!("port {}: {why}; {ended}", port + 1));
         for (local, remote) in links {
             if let Some(owner) = self.owners.remove(&(port, key(&local), key(&remote))) {
                 let text = format!("*** DISCONNECTED From Station {remote}\r");

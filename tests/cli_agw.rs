@@ -1,0 +1,384 @@
+//! `linklab agw` as a process: an AGWPE client (a plain socket speaking
+//! the protocol through `linklab_agw::wire`) connects out to `linklab
+//! listen` and takes a connection from `linklab send` over `linklab
+//! channel`; 32 clients at once with one that breaks the framing; a TNC
+//! that goes away and comes back; the refusals at start. Every run is
+//! bounded in time.
+
+mod cli;
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use cli::channel::Channel;
+use cli::{finish, linklab, tail, text};
+use linklab_agw::wire::{CallField, Decoder, Header, Message};
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// A running `linklab agw`.
+struct Agw {
+    child: Child,
+    port: u16,
+    stderr: thread::JoinHandle<Vec<u8>>,
+}
+
+impl Agw {
+    fn start(kiss: &[String], extra: &[&str]) -> Agw {
+        let mut args = vec!["agw".to_string(), "--listen".into(), "127.0.0.1:0".into()];
+        for k in kiss {
+            args.extend(["--kiss".to_string(), k.clone()]);
+        }
+        args.extend(extra.iter().map(ToString::to_string));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_linklab"))
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut err = child.stderr.take().unwrap();
+        let stderr = thread::spawn(move || {
+            let mut bytes = Vec::new();
+            err.read_to_end(&mut bytes).ok();
+            bytes
+        });
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut port = 0;
+        loop {
+            let mut line = String::new();
+            assert!(
+                std::io::BufRead::read_line(&mut out, &mut line).unwrap() > 0,
+                "agw exited"
+            );
+            if let Some(addr) = line.strip_prefix("agw listening on ") {
+                port = addr.trim().rsplit(':').next().unwrap().parse().unwrap();
+            }
+            if line.starts_with("agw ready") {
+                break;
+            }
+        }
+        thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+        Agw {
+            child,
+            port,
+            stderr,
+        }
+    }
+
+    fn client(&self) -> Client {
+        let stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_millis(200)))
+            .unwrap();
+        Client {
+            stream,
+            decoder: Decoder::new(),
+            seen: Vec::new(),
+            cursor: 0,
+        }
+    }
+
+    /// SIGINT; its log.
+    fn stop(mut self) -> String {
+        Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        let end = Instant::now() + LIMIT;
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < end, "agw did not stop");
+            thread::sleep(Duration::from_millis(20));
+        }
+        text(
+            &std::mem::replace(&mut self.stderr, thread::spawn(Vec::new))
+                .join()
+                .unwrap(),
+        )
+    }
+}
+
+impl Drop for Agw {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Client {
+    stream: TcpStream,
+    decoder: Decoder,
+    /// Every message received, in order.
+    seen: Vec<Message>,
+    /// Messages before this one were looked at by [`Client::wait`].
+    cursor: usize,
+}
+
+impl Client {
+    fn send(&mut self, kind: u8, from: &str, to: &str, data: &[u8]) {
+        let mut header = Header::new(0, kind);
+        header.pid = if kind == b'D' { 0xF0 } else { 0 };
+        header.call_from = CallField::from_text(from);
+        header.call_to = CallField::from_text(to);
+        let mut octets = Vec::new();
+        Message::new(header, data.to_vec()).encode_into(&mut octets);
+        self.stream.write_all(&octets).unwrap();
+    }
+
+    /// Reads until a message of `kind` arrives after the one the last
+    /// call returned; `None` if the server closed the connection.
+    fn wait(&mut self, kind: u8) -> Option<Message> {
+        let end = Instant::now() + LIMIT;
+        loop {
+            if let Some(i) = self.seen[self.cursor..]
+                .iter()
+                .position(|m| m.header.kind == kind)
+            {
+                self.cursor += i + 1;
+                return Some(self.seen[self.cursor - 1].clone());
+            }
+            assert!(
+                Instant::now() < end,
+                "no '{}' within {LIMIT:?}",
+                char::from(kind)
+            );
+            let mut buf = [0u8; 8192];
+            match self.stream.read(&mut buf) {
+                Ok(0) => return None,
+                Ok(n) => {
+                    self.decoder.push(&buf[..n]);
+                    while let Some(Ok(m)) = self.decoder.poll_message() {
+                        self.seen.push(m);
+                    }
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(_) => return None,
+            }
+        }
+    }
+
+    fn outstanding(&mut self, from: &str, to: &str) -> u32 {
+        self.send(b'Y', from, to, &[]);
+        let m = self.wait(b'Y').unwrap();
+        u32::from_le_bytes(m.data[..4].try_into().unwrap())
+    }
+}
+
+fn fast_channel(stations: &str) -> Channel {
+    Channel::start(&[
+        "--stations",
+        stations,
+        "--base-port",
+        "0",
+        "--bitrate",
+        "38400",
+        "--txdelay-ms",
+        "20",
+        "--txtail-ms",
+        "10",
+        "--slot-ms",
+        "10",
+        "--seed",
+        "3",
+    ])
+}
+
+fn pattern(len: usize, seed: u8) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u8).wrapping_mul(37).wrapping_add(seed))
+        .collect()
+}
+
+#[test]
+fn connect_out_to_listen_and_accept_from_send() {
+    let channel = fast_channel("2");
+    let agw = Agw::start(&[channel.kiss(0)], &["--mycall", "N0CALL-9"]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = agw.client();
+    c.send(b'X', "N0CALL-1", "", &[]);
+    assert_eq!(c.wait(b'X').unwrap().data, [1]);
+
+    // Out: to `linklab listen`, 20 KB, paced by 'Y'.
+    let got = dir.path().join("got.bin");
+    let listen = linklab(&[
+        "listen",
+        "--kiss",
+        &channel.kiss(1),
+        "--mycall",
+        "N0CALL-2",
+        "--once",
+        "--out",
+        got.to_str().unwrap(),
+    ]);
+    thread::sleep(Duration::from_millis(300));
+    c.send(b'C', "N0CALL-1", "N0CALL-2", &[]);
+    assert_eq!(
+        c.wait(b'C').unwrap().data,
+        b"*** CONNECTED With Station N0CALL-2\r"
+    );
+    let out = pattern(20 * 1024, 1);
+    let mut counts = Vec::new();
+    for chunk in out.chunks(1024) {
+        c.send(b'D', "N0CALL-1", "N0CALL-2", chunk);
+        counts.push(c.outstanding("N0CALL-1", "N0CALL-2"));
+    }
+    let end = Instant::now() + LIMIT;
+    while c.outstanding("N0CALL-1", "N0CALL-2") > 0 {
+        assert!(Instant::now() < end, "Y never fell to zero");
+        thread::sleep(Duration::from_millis(100));
+    }
+    assert!(counts.iter().any(|&n| n > 0), "{counts:?}");
+    c.send(b'd', "N0CALL-1", "N0CALL-2", &[]);
+    assert_eq!(
+        c.wait(b'd').unwrap().data,
+        b"*** DISCONNECTED From Station N0CALL-2\r"
+    );
+    let listened = finish(listen, "linklab listen");
+    assert!(listened.status.success(), "{}", tail(&listened.stderr));
+    assert_eq!(std::fs::read(&got).unwrap(), out);
+
+    // In: from `linklab send` to the registered N0CALL-1.
+    let back = pattern(20 * 1024, 2);
+    let file = dir.path().join("back.bin");
+    std::fs::write(&file, &back).unwrap();
+    let send = linklab(&[
+        "send",
+        "--kiss",
+        &channel.kiss(1),
+        "--mycall",
+        "N0CALL-2",
+        "--to",
+        "N0CALL-1",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        c.wait(b'C').unwrap().data,
+        b"*** CONNECTED To Station N0CALL-2\r"
+    );
+    let d = c.wait(b'd').unwrap();
+    assert_eq!(d.data, b"*** DISCONNECTED From Station N0CALL-2\r");
+    let received: Vec<u8> = c
+        .seen
+        .iter()
+        .filter(|m| m.header.kind == b'D')
+        .flat_map(|m| m.data.clone())
+        .collect();
+    assert_eq!(received.len(), back.len());
+    assert!(received == back, "data differs");
+    let sent = finish(send, "linklab send");
+    assert!(sent.status.success(), "{}", tail(&sent.stderr));
+    let log = agw.stop();
+    assert!(log.contains("client 1 connected"), "{log}");
+}
+
+#[test]
+fn thirty_two_clients_and_one_that_breaks_the_framing() {
+    let channel = fast_channel("1");
+    let agw = Agw::start(&[channel.kiss(0)], &[]);
+    let mut clients: Vec<Client> = (0..32).map(|_| agw.client()).collect();
+    let mut bad = agw.client();
+    let mut header = Header::new(0, b'D');
+    header.data_len = 0x7FFF_FFFF;
+    bad.stream.write_all(&header.encode()).unwrap();
+    assert!(bad.wait(b'R').is_none(), "the server closes the connection");
+    for c in &mut clients {
+        c.send(b'R', "", "", &[]);
+        c.send(b'G', "", "", &[]);
+    }
+    for c in &mut clients {
+        assert_eq!(c.wait(b'R').unwrap().data.len(), 8);
+        assert!(c.wait(b'G').unwrap().data.starts_with(b"1;Port1 "));
+    }
+    drop(clients);
+    let log = agw.stop();
+    assert!(
+        log.contains("client 33: a 'D' header announces 2147483647 octets"),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_lost_tnc_is_reported_and_reconnected_while_the_other_port_serves() {
+    let channel = fast_channel("1");
+    let fake = TcpListener::bind("127.0.0.1:0").unwrap();
+    let fake_kiss = format!("tcp:{}", fake.local_addr().unwrap());
+    let accepting = thread::spawn(move || {
+        let (first, _) = fake.accept().unwrap();
+        (fake, first)
+    });
+    let agw = Agw::start(&[channel.kiss(0), fake_kiss], &[]);
+    let (fake, first) = accepting.join().unwrap();
+    let mut c = agw.client();
+    c.send(b'X', "N0CALL-1", "", &[]);
+    c.wait(b'X').unwrap();
+    // A link on port 2 in progress (nobody answers there).
+    let mut header = Header::new(1, b'C');
+    header.call_from = CallField::from_text("N0CALL-1");
+    header.call_to = CallField::from_text("N0CALL-7");
+    c.stream.write_all(&header.encode()).unwrap();
+    thread::sleep(Duration::from_millis(300));
+    drop(first);
+    let d = c.wait(b'd').unwrap();
+    assert_eq!(d.header.port, 1);
+    assert_eq!(d.data, b"*** DISCONNECTED From Station N0CALL-7\r");
+    // Port 1 still serves.
+    c.send(b'G', "", "", &[]);
+    assert!(c.wait(b'G').unwrap().data.starts_with(b"2;Port1 "));
+    // The TNC is tried again (every 5 s) and found.
+    fake.set_nonblocking(false).unwrap();
+    let (_second, _) = fake.accept().unwrap();
+    thread::sleep(Duration::from_millis(300));
+    let log = agw.stop();
+    assert!(
+        log.contains("port 2: ") && log.contains("; 1 link ended"),
+        "{log}"
+    );
+    assert!(log.contains("port 2: TNC tcp:"), "{log}");
+}
+
+#[test]
+fn refusals_at_start_are_clear() {
+    // No TNC answering.
+    let unused = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = format!("tcp:{}", unused.local_addr().unwrap());
+    drop(unused);
+    let out = finish(
+        linklab(&["agw", "--kiss", &addr, "--listen", "127.0.0.1:0"]),
+        "agw",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("port 1: "),
+        "{}",
+        text(&out.stderr)
+    );
+    // A busy listening port.
+    let busy = TcpListener::bind("127.0.0.1:0").unwrap();
+    let listen = busy.local_addr().unwrap().to_string();
+    let out = finish(
+        linklab(&["agw", "--kiss", &addr, "--listen", &listen]),
+        "agw",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains(&format!("cannot listen on {listen} for AGWPE clients")),
+        "{}",
+        text(&out.stderr)
+    );
+    // No TNC at all, and a bad link setting: usage errors.
+    let out = finish(linklab(&["agw"]), "agw");
+    assert_eq!(out.status.code(), Some(2));
+    let out = finish(linklab(&["agw", "--kiss", &addr, "--window", "9"]), "agw");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--window"),
+        "{}",
+        text(&out.stderr)
+    );
+}
