@@ -16,8 +16,10 @@
 pub mod driver;
 pub mod monitor;
 mod port;
+mod requests;
 mod server;
 pub mod wire;
 
 pub use port::PortConfig;
-pub use server::{ClientId, Server, LINK_QUEUE_LIMIT, VERSION};
+pub use requests::VERSION;
+pub use server::{ClientId, Server, LINK_QUEUE_LIMIT};
