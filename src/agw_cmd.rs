@@ -34,6 +34,11 @@ pub struct AgwArgs {
     /// left alone. Repeat for more.
     #[arg(long, value_name = "CALL")]
     mycall: Vec<Address>,
+    /// Also share the TNCs with KISS clients (APRS programs, another
+    /// stack) on this address: KISS port N is radio port N+1; frames from
+    /// either side are seen by the other.
+    #[arg(long, value_name = "ADDR:PORT")]
+    kiss_server: Option<SocketAddr>,
     /// Connect out with SABME (AX.25 v2.2, modulo 128) instead of SABM;
     /// incoming links take whichever the caller asks for.
     #[arg(long)]
@@ -74,6 +79,14 @@ pub fn run(args: AgwArgs) -> anyhow::Result<()> {
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .with_context(|| format!("cannot listen on {} for AGWPE clients", args.listen))?;
+        let kiss_listener = match args.kiss_server {
+            Some(address) => Some(
+                tokio::net::TcpListener::bind(address)
+                    .await
+                    .with_context(|| format!("cannot listen on {address} for KISS clients"))?,
+            ),
+            None => None,
+        };
         let mut server = Server::new(ports, SystemTime::now());
         server.set_log_frames(monitor);
         for (i, address) in args.kiss.iter().enumerate() {
@@ -83,6 +96,12 @@ pub fn run(args: AgwArgs) -> anyhow::Result<()> {
             .local_addr()
             .context("the listening socket has no address")?;
         println!("agw listening on {local}");
+        if let Some(kiss) = &kiss_listener {
+            let kiss = kiss
+                .local_addr()
+                .context("the KISS socket has no address")?;
+            println!("agw kiss server on {kiss}");
+        }
         let tncs: Vec<KissAddress> = args.kiss.clone();
         let stop = async {
             let mut term =
@@ -97,6 +116,7 @@ pub fn run(args: AgwArgs) -> anyhow::Result<()> {
         driver::run(
             server,
             listener,
+            kiss_listener,
             tncs,
             driver::DriverOptions::default(),
             ready,

@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 use cli::channel::Channel;
 use cli::{finish, linklab, tail, text};
 use linklab_agw::wire::{CallField, Decoder, Header, Message};
+use linklab_wire::ax25::{Address, Frame, Pid};
+use linklab_wire::kiss;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
@@ -23,6 +25,8 @@ const LIMIT: Duration = Duration::from_secs(60);
 struct Agw {
     child: Child,
     port: u16,
+    /// The shared KISS port, with --kiss-server.
+    kiss_port: Option<u16>,
     stderr: thread::JoinHandle<Vec<u8>>,
 }
 
@@ -47,6 +51,7 @@ impl Agw {
         });
         let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
         let mut port = 0;
+        let mut kiss_port = None;
         loop {
             let mut line = String::new();
             assert!(
@@ -56,6 +61,9 @@ impl Agw {
             if let Some(addr) = line.strip_prefix("agw listening on ") {
                 port = addr.trim().rsplit(':').next().unwrap().parse().unwrap();
             }
+            if let Some(addr) = line.strip_prefix("agw kiss server on ") {
+                kiss_port = Some(addr.trim().rsplit(':').next().unwrap().parse().unwrap());
+            }
             if line.starts_with("agw ready") {
                 break;
             }
@@ -64,6 +72,7 @@ impl Agw {
         Agw {
             child,
             port,
+            kiss_port,
             stderr,
         }
     }
@@ -381,4 +390,78 @@ fn refusals_at_start_are_clear() {
         "{}",
         text(&out.stderr)
     );
+}
+
+fn ui(from: &str, to: &str, text: &str) -> Vec<u8> {
+    let (from, to): (Address, Address) = (from.parse().unwrap(), to.parse().unwrap());
+    Frame::ui(to, from, &[], Pid::NoLayer3, text.as_bytes().to_vec())
+        .unwrap()
+        .encode()
+}
+
+/// Reads KISS data frames from `stream` until one carries `body`.
+fn wait_for_kiss(stream: &mut TcpStream, body: &[u8]) {
+    let mut decoder = kiss::Decoder::new(4096);
+    let end = Instant::now() + LIMIT;
+    let mut buf = [0u8; 4096];
+    loop {
+        while let Some(Ok(frame)) = decoder.next() {
+            if frame.command == kiss::Command::Data(body.to_vec()) {
+                return;
+            }
+        }
+        assert!(Instant::now() < end, "frame never arrived");
+        match stream.read(&mut buf) {
+            Ok(0) => panic!("connection closed"),
+            Ok(n) => decoder.push(&buf[..n]),
+            Err(_) => {}
+        }
+    }
+}
+
+#[test]
+fn the_tnc_is_shared_with_kiss_clients_each_side_hearing_the_other() {
+    let channel = fast_channel("2");
+    let agw = Agw::start(&[channel.kiss(0)], &["--kiss-server", "127.0.0.1:0"]);
+    let mut shared = TcpStream::connect(("127.0.0.1", agw.kiss_port.unwrap())).unwrap();
+    shared
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let mut air = channel.connect(1);
+    air.set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let mut c = agw.client();
+    c.send(b'm', "", "", &[]);
+    c.send(b'R', "", "", &[]);
+    c.wait(b'R').unwrap();
+    thread::sleep(Duration::from_millis(200));
+
+    // KISS client -> the air, and the AGWPE monitor sees it as sent.
+    let from_kiss = ui("N0CALL-5", "APRS", "from the kiss client");
+    shared
+        .write_all(&kiss::encode(&kiss::Frame::data(from_kiss.clone())))
+        .unwrap();
+    wait_for_kiss(&mut air, &from_kiss);
+    let t = c.wait(b'T').unwrap();
+    assert!(
+        t.data.ends_with(b"\rfrom the kiss client\r\0"),
+        "{:?}",
+        text(&t.data)
+    );
+
+    // AGWPE client -> the air and the KISS client.
+    c.send(b'M', "N0CALL-1", "CQ", b"from the agw client");
+    let from_agw = ui("N0CALL-1", "CQ", "from the agw client");
+    wait_for_kiss(&mut air, &from_agw);
+    wait_for_kiss(&mut shared, &from_agw);
+
+    // The air -> both.
+    let from_air = ui("N0CALL-2", "APRS", "from the air");
+    air.write_all(&kiss::encode(&kiss::Frame::data(from_air.clone())))
+        .unwrap();
+    wait_for_kiss(&mut shared, &from_air);
+    let u = c.wait(b'U').unwrap();
+    assert!(u.data.ends_with(b"\rfrom the air\r\0"));
+    let log = agw.stop();
+    assert!(log.contains("(KISS) connected"), "{log}");
 }

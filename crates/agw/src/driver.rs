@@ -62,11 +62,15 @@ pub enum DriverError {
     },
 }
 
+/// Batches of octets queued for a TNC before more are dropped: a TNC on
+/// a slow serial line that falls this far behind is losing frames anyway.
+const TNC_QUEUE: usize = 256;
+
 /// What the tasks tell the loop.
 enum Input {
     ClientBytes(ClientId, Vec<u8>),
     ClientGone(ClientId, String),
-    TncUp(usize, mpsc::UnboundedSender<Vec<u8>>),
+    TncUp(usize, mpsc::Sender<Vec<u8>>),
     TncBytes(usize, Vec<u8>),
     TncGone(usize, String),
 }
@@ -79,12 +83,14 @@ struct ClientTasks {
 }
 
 /// Runs `server` until `stop` completes, then releases every link (for at
-/// most the grace period) and returns. `tncs` are the ports' TNCs in port
-/// order; each is connected before any client is served, then `ready` is
+/// most the grace period) and returns. AGWPE clients come to `listener`,
+/// clients of the shared KISS port to `kiss_listener`. `tncs` are the
+/// ports' TNCs in port order; each is connected before any client is served, then `ready` is
 /// called. Log lines go to `log`.
 pub async fn run(
     mut server: Server,
     listener: TcpListener,
+    kiss_listener: Option<TcpListener>,
     tncs: Vec<KissAddress>,
     options: DriverOptions,
     ready: impl FnOnce(),
@@ -95,7 +101,8 @@ pub async fn run(
     let now =
         || Instant::from_micros(u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX));
     let (input_tx, mut input) = mpsc::channel::<Input>(256);
-    let mut tnc_writers: BTreeMap<usize, mpsc::UnboundedSender<Vec<u8>>> = BTreeMap::new();
+    let mut tnc_writers: BTreeMap<usize, mpsc::Sender<Vec<u8>>> = BTreeMap::new();
+    let mut tnc_drops: u64 = 0;
     let mut tnc_tasks: Vec<JoinHandle<()>> = Vec::new();
     for (port, address) in tncs.iter().enumerate() {
         let stream = address
@@ -118,8 +125,14 @@ pub async fn run(
         // Output: KISS to the TNCs, messages to the clients, log lines.
         for (port, writer) in &tnc_writers {
             let octets = server.take_tx(*port);
-            if !octets.is_empty() {
-                writer.send(octets).ok();
+            let len = octets.len();
+            if len > 0 {
+                if let Err(mpsc::error::TrySendError::Full(_)) = writer.try_send(octets) {
+                    tnc_drops += 1;
+                    if tnc_drops <= 10 || tnc_drops % 100 == 0 {
+                        log(&format!("port {}: the TNC does not take octets as fast as they come: {len} dropped ({tnc_drops} times so far)", port + 1));
+                    }
+                }
             }
         }
         let ids: Vec<ClientId> = clients.keys().copied().collect();
@@ -166,6 +179,15 @@ pub async fn run(
                 Ok((_, peer)) => log(&format!("client from {peer} refused: {} clients already", options.max_clients)),
                 Err(e) => log(&format!("accepting a client failed: {e}")),
             },
+            accepted = accept_optional(kiss_listener.as_ref()), if shutdown_at.is_none() => match accepted {
+                Ok((socket, peer)) if clients.len() < options.max_clients => {
+                    let id = server.kiss_client_connected();
+                    log(&format!("{id} (KISS) connected from {peer}"));
+                    clients.insert(id, spawn_client(id, socket, input_tx.clone(), options.client_queue));
+                }
+                Ok((_, peer)) => log(&format!("KISS client from {peer} refused: {} clients already", options.max_clients)),
+                Err(e) => log(&format!("accepting a KISS client failed: {e}")),
+            },
             Some(item) = input.recv() => match item {
                 Input::ClientBytes(id, bytes) => server.handle_client_bytes(now(), id, &bytes),
                 Input::ClientGone(id, why) => {
@@ -206,7 +228,7 @@ pub async fn run(
     for (port, writer) in &tnc_writers {
         let octets = server.take_tx(*port);
         if !octets.is_empty() {
-            writer.send(octets).ok();
+            writer.try_send(octets).ok();
         }
     }
     drop(tnc_writers);
@@ -279,9 +301,9 @@ fn spawn_tnc(
     port: usize,
     stream: Box<dyn linklab_io::KissStream>,
     input: mpsc::Sender<Input>,
-) -> (mpsc::UnboundedSender<Vec<u8>>, [JoinHandle<()>; 2]) {
+) -> (mpsc::Sender<Vec<u8>>, [JoinHandle<()>; 2]) {
     let (mut reader, mut writer) = tokio::io::split(stream);
-    let (writer_tx, mut writer_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (writer_tx, mut writer_rx) = mpsc::channel::<Vec<u8>>(TNC_QUEUE);
     let read = tokio::spawn(async move {
         let mut buf = vec![0u8; 4096];
         loop {
@@ -321,5 +343,15 @@ async fn reconnect(port: usize, address: KissAddress, every: Duration, input: mp
             input.send(Input::TncUp(port, writer)).await.ok();
             return;
         }
+    }
+}
+
+/// The next client of `listener`, or never without one.
+async fn accept_optional(
+    listener: Option<&TcpListener>,
+) -> std::io::Result<(TcpStream, std::net::SocketAddr)> {
+    match listener {
+        Some(listener) => listener.accept().await,
+        None => std::future::pending().await,
     }
 }

@@ -18,6 +18,7 @@ pub mod monitor;
 mod port;
 mod requests;
 mod server;
+mod share;
 pub mod wire;
 
 pub use port::PortConfig;

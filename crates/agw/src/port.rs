@@ -13,6 +13,7 @@ use linklab_wire::kiss::{self, Command, KissError};
 use linklab_wire::monitor::LinkModuli;
 
 use crate::monitor::{Heard, HEARD_MAX};
+use crate::server::ClientId;
 
 /// A station as a map key: callsign and SSID.
 pub(crate) type Key = (Callsign, u8);
@@ -53,6 +54,8 @@ pub(crate) struct Arrival {
     pub bytes: Vec<u8>,
     /// The modulus to show it with.
     pub modulus: Modulus,
+    /// The KISS client that sent it, for a frame sent.
+    pub origin: Option<ClientId>,
 }
 
 /// A radio port's state.
@@ -142,6 +145,7 @@ impl RadioPort {
                     arrivals.push(Arrival {
                         bytes: data,
                         modulus,
+                        origin: None,
                     });
                 }
                 Ok(_) => {}
@@ -154,8 +158,9 @@ impl RadioPort {
         (arrivals, errors)
     }
 
-    /// Queues `frame` for the TNC and for the 'T' records.
-    pub fn transmit(&mut self, bytes: Vec<u8>) {
+    /// Queues `frame` for the TNC and for the 'T' records; `origin` is
+    /// the KISS client that sent it, if one did.
+    pub fn transmit(&mut self, bytes: Vec<u8>, origin: Option<ClientId>) {
         if !self.up {
             return;
         }
@@ -167,7 +172,11 @@ impl RadioPort {
             },
             &mut self.tx,
         );
-        self.sent.push_back(Arrival { bytes, modulus });
+        self.sent.push_back(Arrival {
+            bytes,
+            modulus,
+            origin,
+        });
     }
 
     /// Runs every station's output into the TNC queue; returns the events.
@@ -183,9 +192,23 @@ impl RadioPort {
             }
         }
         for frame in frames {
-            self.transmit(frame.encode());
+            self.transmit(frame.encode(), None);
         }
         events
+    }
+
+    /// A KISS command other than data from a client sharing the TNC,
+    /// passed on to it on its KISS port.
+    pub fn pass_command(&mut self, command: Command) {
+        if self.up {
+            kiss::encode_into(
+                &kiss::Frame {
+                    port: self.config.kiss.port,
+                    command,
+                },
+                &mut self.tx,
+            );
+        }
     }
 
     /// KISS octets for the TNC, taken.

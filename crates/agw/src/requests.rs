@@ -76,8 +76,8 @@ impl Server {
                 let Some(client) = self.clients.get_mut(&id) else {
                     return;
                 };
-                client.unknown_kinds += 1;
-                let n = client.unknown_kinds;
+                client.bad_lines += 1;
+                let n = client.bad_lines;
                 if n <= UNKNOWN_KIND_LINES {
                     self.note(format!(
                         "{id}: message of unknown kind '{}' ({} octets of data) ignored{}",
@@ -470,7 +470,7 @@ impl Server {
 
     fn transmit(&mut self, now: Instant, port: usize, bytes: Vec<u8>) {
         if let Some(p) = self.ports.get_mut(port) {
-            p.transmit(bytes);
+            p.transmit(bytes, None);
         }
         // Its 'T' records.
         self.pump(now);

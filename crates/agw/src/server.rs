@@ -29,6 +29,7 @@ use linklab_wire::ax25::{Address, AddressField, Pid};
 use crate::monitor;
 use crate::port::{key, Arrival, Key, PortConfig, RadioPort};
 use crate::wire::{CallField, Decoder, Header, Message};
+use linklab_wire::kiss;
 
 /// I frames a link may hold queued (not yet sent) before its client's
 /// input is no longer read: the client waits in its socket write until
@@ -74,7 +75,9 @@ pub(crate) struct Client {
     pub(crate) monitor: bool,
     pub(crate) raw: bool,
     pub(crate) out: Vec<u8>,
-    pub(crate) unknown_kinds: u32,
+    pub(crate) bad_lines: u32,
+    /// For a client of the shared KISS port: its KISS decoder.
+    pub(crate) kiss: Option<kiss::Decoder>,
 }
 
 /// The AGWPE engine: radio ports, clients and who owns what.
@@ -146,6 +149,10 @@ impl Server {
         let Some(client) = self.clients.get_mut(&id) else {
             return;
         };
+        if client.kiss.is_some() {
+            self.handle_shared_kiss(id, bytes);
+            return self.pump(now);
+        }
         client.decoder.push(bytes);
         while let Some(item) = self
             .clients
@@ -431,6 +438,7 @@ impl Server {
                 raw.encode_into(&mut client.out);
             }
         }
+        self.share(port, &arrival);
         let Ok((field, _)) = AddressField::decode(&arrival.bytes) else {
             return;
         };
@@ -466,6 +474,7 @@ impl Server {
                 }
                 for arrival in sent {
                     self.log_frame(index, "TX", &arrival);
+                    self.share(index, &arrival);
                     let record = monitor::record(
                         port_octet(index),
                         &arrival.bytes,
