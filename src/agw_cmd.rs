@@ -115,9 +115,11 @@ pub fn run(args: AgwArgs) -> anyhow::Result<()> {
         let log = |line: &str| eprintln!("agw: {line}");
         driver::run(
             server,
-            listener,
-            kiss_listener,
-            tncs,
+            driver::Endpoints {
+                agw: listener,
+                kiss: kiss_listener,
+                tncs,
+            },
             driver::DriverOptions::default(),
             ready,
             log,

@@ -82,21 +82,34 @@ struct ClientTasks {
     writer_task: JoinHandle<()>,
 }
 
+/// Where the server meets the world.
+#[derive(Debug)]
+pub struct Endpoints {
+    /// Where AGWPE clients connect.
+    pub agw: TcpListener,
+    /// Where clients of the shared KISS port connect, if anywhere.
+    pub kiss: Option<TcpListener>,
+    /// The ports' TNCs, in port order.
+    pub tncs: Vec<KissAddress>,
+}
+
 /// Runs `server` until `stop` completes, then releases every link (for at
-/// most the grace period) and returns. AGWPE clients come to `listener`,
-/// clients of the shared KISS port to `kiss_listener`. `tncs` are the
-/// ports' TNCs in port order; each is connected before any client is served, then `ready` is
-/// called. Log lines go to `log`.
+/// most the grace period) and returns. Every TNC of `endpoints` is
+/// connected before any client is served, then `ready` is called. Log
+/// lines go to `log`.
 pub async fn run(
     mut server: Server,
-    listener: TcpListener,
-    kiss_listener: Option<TcpListener>,
-    tncs: Vec<KissAddress>,
+    endpoints: Endpoints,
     options: DriverOptions,
     ready: impl FnOnce(),
     log: impl Fn(&str),
     stop: impl Future<Output = ()>,
 ) -> Result<(), DriverError> {
+    let Endpoints {
+        agw: listener,
+        kiss: kiss_listener,
+        tncs,
+    } = endpoints;
     let start = tokio::time::Instant::now();
     let now =
         || Instant::from_micros(u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX));
@@ -129,7 +142,7 @@ pub async fn run(
             if len > 0 {
                 if let Err(mpsc::error::TrySendError::Full(_)) = writer.try_send(octets) {
                     tnc_drops += 1;
-                    if tnc_drops <= 10 || tnc_drops % 100 == 0 {
+                    if tnc_drops <= 10 || tnc_drops.is_multiple_of(100) {
                         log(&format!("port {}: the TNC does not take octets as fast as they come: {len} dropped ({tnc_drops} times so far)", port + 1));
                     }
                 }

@@ -332,7 +332,7 @@ impl Server {
         let before = p.kiss_errors;
         let (arrivals, errors) = p.receive(now, wall, bytes);
         for (n, error) in (before + 1..).zip(errors) {
-            if n <= KISS_ERROR_LINES || n % 1000 == 0 {
+            if n <= KISS_ERROR_LINES || n.is_multiple_of(1000) {
                 self.note(format!(
                     "port {}: damaged KISS input dropped ({n} so far): {error}",
                     port + 1

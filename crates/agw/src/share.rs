@@ -40,7 +40,7 @@ impl Server {
         let mut errors = Vec::new();
         if let Some(decoder) = self.clients.get_mut(&id).and_then(|c| c.kiss.as_mut()) {
             decoder.push(bytes);
-            while let Some(item) = decoder.next() {
+            for item in decoder.by_ref() {
                 match item {
                     Ok(frame) => frames.push(frame),
                     Err(error) => errors.push(error.to_string()),
