@@ -21,8 +21,15 @@ const MAX_LINKS: usize = 64;
 pub struct AgwArgs {
     /// A KISS TNC, one AGWPE radio port each, in order (Port1, Port2,
     /// ...): tcp:HOST:PORT or serial:DEVICE:BAUD. Repeat for more ports.
-    #[arg(long, value_name = "ADDRESS", required = true)]
+    #[arg(long, value_name = "ADDRESS", required_unless_present = "config")]
     kiss: Vec<KissAddress>,
+    /// More radio ports, each with settings of its own: a TOML file of
+    /// `[[port]]` tables whose keys are this command's port options
+    /// without the dashes (`kiss = "tcp:127.0.0.1:8002"`, `window = 7`,
+    /// `mod128 = true`, `t1-ms = 2000`, ...). Its ports follow those of
+    /// --kiss; each takes its settings from its own table alone.
+    #[arg(long, value_name = "FILE")]
+    config: Option<std::path::PathBuf>,
     /// Where AGWPE clients connect. The AGWPE protocol has no security
     /// worth the name: keep it on loopback unless the network is yours.
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8000")]
@@ -52,25 +59,145 @@ pub struct AgwArgs {
     tnc: TncArgs,
 }
 
+/// A `[[port]]` table of the `--config` file, read with the command
+/// line's own option names, checks and messages.
+#[derive(clap::Parser)]
+#[command(no_binary_name = true, disable_help_flag = true)]
+struct PortTable {
+    #[arg(long)]
+    kiss: KissAddress,
+    #[arg(long)]
+    mod128: bool,
+    #[arg(long)]
+    bitrate: Option<u32>,
+    #[command(flatten)]
+    link: LinkArgs,
+    #[command(flatten)]
+    tnc: TncArgs,
+}
+
+/// The port of `address` with these settings.
+fn port(
+    address: &KissAddress,
+    mod128: bool,
+    bitrate: Option<u32>,
+    link: &LinkArgs,
+    tnc: &TncArgs,
+    answer_for: &[Address],
+) -> anyhow::Result<PortConfig> {
+    Ok(PortConfig {
+        description: format!("linklab AX.25 on KISS {address}"),
+        kiss: tnc.params()?,
+        link: link.config(crate::modulus(mod128))?,
+        answer_for: answer_for.to_vec(),
+        max_links: MAX_LINKS,
+        bit_rate: bitrate,
+    })
+}
+
+/// The ports of a `--config` file: its `[[port]]` tables in order.
+fn file_ports(
+    path: &std::path::Path,
+    answer_for: &[Address],
+) -> anyhow::Result<Vec<(KissAddress, PortConfig)>> {
+    let name = path.display();
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {name}"))?;
+    let mut doc: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| usage(format!("{name}: {}", e.to_string().trim_end())))?;
+    let tables = match doc.remove("port") {
+        Some(toml::Value::Array(tables)) => tables,
+        Some(_) => {
+            return Err(usage(format!(
+                "{name}: `port` must be an array of tables: [[port]]"
+            )))
+        }
+        None => Vec::new(),
+    };
+    if let Some(key) = doc.keys().next() {
+        return Err(usage(format!(
+            "{name}: unknown key `{key}` (only [[port]] tables are read)"
+        )));
+    }
+    let mut ports = Vec::new();
+    for (i, table) in tables.iter().enumerate() {
+        let at = format!("{name}: port table {}", i + 1);
+        let toml::Value::Table(table) = table else {
+            return Err(usage(format!("{at}: not a table")));
+        };
+        let mut argv = Vec::new();
+        for (key, value) in table {
+            let option = format!("--{key}");
+            match value {
+                toml::Value::Boolean(true) => argv.push(option),
+                toml::Value::Boolean(false) => {}
+                toml::Value::Integer(n) => argv.extend([option, n.to_string()]),
+                toml::Value::Float(x) => argv.extend([option, x.to_string()]),
+                toml::Value::String(text) => argv.extend([option, text.clone()]),
+                _ => {
+                    return Err(usage(format!(
+                        "{at}: `{key}` must be a number, a string or a boolean"
+                    )))
+                }
+            }
+        }
+        let parsed = <PortTable as clap::Parser>::try_parse_from(&argv).map_err(|e| {
+            let text = e.to_string();
+            let first = text
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim_start_matches("error: ")
+                .to_string();
+            usage(format!("{at}: {first}"))
+        })?;
+        if parsed.tnc.monitor {
+            return Err(usage(format!(
+                "{at}: `monitor` is for the command line (it logs every port)"
+            )));
+        }
+        let config = port(
+            &parsed.kiss,
+            parsed.mod128,
+            parsed.bitrate,
+            &parsed.link,
+            &parsed.tnc,
+            answer_for,
+        )
+        .map_err(|e| usage(format!("{at}: {e}")))?;
+        ports.push((parsed.kiss, config));
+    }
+    Ok(ports)
+}
+
 pub fn run(args: AgwArgs) -> anyhow::Result<()> {
-    let modulus = crate::modulus(args.mod128);
-    let link = args.link.config(modulus)?;
-    let kiss = args.tnc.params()?;
-    let ports: Vec<PortConfig> = args
-        .kiss
-        .iter()
-        .map(|address| PortConfig {
-            description: format!("linklab AX.25 on KISS {address}"),
-            kiss,
-            link: link.clone(),
-            answer_for: args.mycall.clone(),
-            max_links: MAX_LINKS,
-            bit_rate: args.bitrate,
-        })
-        .collect();
+    let mut tncs: Vec<KissAddress> = Vec::new();
+    let mut ports: Vec<PortConfig> = Vec::new();
+    for address in &args.kiss {
+        ports.push(port(
+            address,
+            args.mod128,
+            args.bitrate,
+            &args.link,
+            &args.tnc,
+            &args.mycall,
+        )?);
+        tncs.push(address.clone());
+    }
+    if let Some(path) = &args.config {
+        for (address, config) in file_ports(path, &args.mycall)? {
+            tncs.push(address);
+            ports.push(config);
+        }
+    }
+    if ports.is_empty() {
+        return Err(usage(
+            "no radio port: give --kiss, or [[port]] tables in --config".into(),
+        ));
+    }
     if ports.len() > 255 {
         return Err(usage(format!(
-            "--kiss given {} times; AGWPE numbers at most 255 ports",
+            "{} radio ports given; AGWPE numbers at most 255",
             ports.len()
         )));
     }
@@ -89,7 +216,7 @@ pub fn run(args: AgwArgs) -> anyhow::Result<()> {
         };
         let mut server = Server::new(ports, SystemTime::now());
         server.set_log_frames(monitor);
-        for (i, address) in args.kiss.iter().enumerate() {
+        for (i, address) in tncs.iter().enumerate() {
             println!("agw port {}: kiss {address}", i + 1);
         }
         let local = listener
@@ -102,7 +229,6 @@ pub fn run(args: AgwArgs) -> anyhow::Result<()> {
                 .context("the KISS socket has no address")?;
             println!("agw kiss server on {kiss}");
         }
-        let tncs: Vec<KissAddress> = args.kiss.clone();
         let stop = async {
             let mut term =
                 tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();

@@ -465,3 +465,57 @@ fn the_tnc_is_shared_with_kiss_clients_each_side_hearing_the_other() {
     let log = agw.stop();
     assert!(log.contains("(KISS) connected"), "{log}");
 }
+
+#[test]
+fn ports_from_a_file_have_settings_of_their_own() {
+    let channel = fast_channel("2");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("agw.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[[port]]\nkiss = \"{}\"\nwindow = 2\n\n[[port]]\nkiss = \"{}\"\nmod128 = true\nsrej = true\nwindow = 32\nbitrate = 9600\n",
+            channel.kiss(0),
+            channel.kiss(1)
+        ),
+    )
+    .unwrap();
+    let agw = Agw::start(&[], &["--config", file.to_str().unwrap()]);
+    let mut c = agw.client();
+    c.send(b'G', "", "", &[]);
+    assert!(c.wait(b'G').unwrap().data.starts_with(b"2;Port1 "));
+    for (port, window, rate) in [(0u8, 2u8, 0u8), (1, 32, 3)] {
+        let mut header = Header::new(port, b'g');
+        header.call_from = CallField::EMPTY;
+        c.stream.write_all(&header.encode()).unwrap();
+        let caps = c.wait(b'g').unwrap();
+        assert_eq!(caps.header.port, port);
+        assert_eq!((caps.data[6], caps.data[0]), (window, rate));
+    }
+    drop(agw);
+
+    // Mistakes name the file, the table and the option.
+    for (body, expect) in [
+        (
+            "[[port]]\nkiss = \"tcp:127.0.0.1:1\"\nwindow = 9\n",
+            "port table 1: --window",
+        ),
+        (
+            "[[port]]\nkiss = \"tcp:127.0.0.1:1\"\nspeed = 9\n",
+            "port table 1: unexpected argument '--speed'",
+        ),
+        (
+            "[[port]]\nwindow = 2\n",
+            "port table 1: the following required arguments",
+        ),
+        ("port = 3\n", "`port` must be an array of tables"),
+        ("listen = 3\n", "unknown key `listen`"),
+        ("[[port]\n", "agw.toml: TOML parse error at line 1"),
+    ] {
+        std::fs::write(&file, body).unwrap();
+        let out = finish(linklab(&["agw", "--config", file.to_str().unwrap()]), "agw");
+        assert_eq!(out.status.code(), Some(2), "{body}");
+        let err = text(&out.stderr);
+        assert!(err.contains(expect), "{body}: {err}");
+    }
+}
