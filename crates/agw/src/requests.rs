@@ -315,14 +315,7 @@ impl Server {
         };
         match station.connect(now, remote, &via) {
             Ok(()) => {
-                self.owners.insert(
-                    k,
-                    Owner {
-                        client: id,
-                        announced: false,
-                        pid,
-                    },
-                );
+                self.owners.insert(k, Owner::new(id, pid));
             }
             Err(StationError::AlreadyLinked { state, .. }) => {
                 self.note(format!("{id}: connect {local} -> {remote}: the link is already {state:?}; request ignored"));
@@ -341,8 +334,8 @@ impl Server {
             return;
         };
         let k = (port, key(&local), key(&remote));
-        let owner = match self.owners.get(&k) {
-            Some(owner) if owner.client == id => *owner,
+        let owner = match self.owners.get_mut(&k) {
+            Some(owner) if owner.client == id => owner,
             Some(owner) => {
                 let holder = owner.client;
                 return self.note(format!(
@@ -362,30 +355,42 @@ impl Server {
         } else {
             Pid::from(header.pid)
         };
+        if !owner.announced {
+            owner.pending.push((pid, message.data));
+            return;
+        }
+        if let Err(e) = self.send_data(port, &local, &remote, pid, message.data) {
+            self.note(format!("{id}: data for {local} -> {remote} not sent: {e}"));
+        }
+    }
+
+    /// Queues `data` on the link `local` -> `remote` of `port` in I frames
+    /// of at most N1 octets: AGWPE data is a byte stream, and a peer
+    /// without segmentation (AX.25 v2.0, most TNCs) cannot take more in
+    /// one frame.
+    pub(crate) fn send_data(
+        &mut self,
+        port: usize,
+        local: &Address,
+        remote: &Address,
+        pid: Pid,
+        data: Vec<u8>,
+    ) -> Result<(), StationError> {
         let Some(station) = self
             .ports
             .get_mut(port)
-            .and_then(|p| p.stations.get_mut(&key(&local)))
+            .and_then(|p| p.stations.get_mut(&key(local)))
         else {
-            return;
+            return Err(StationError::NoLink { remote: *remote });
         };
-        // One I frame per N1 octets: AGWPE data is a byte stream, and a
-        // peer without segmentation (AX.25 v2.0, most TNCs) cannot take
-        // more in one frame.
         let n1 = station
-            .link(&remote)
+            .link(remote)
             .map_or(256, |l| l.params().n1_tx)
             .max(1);
-        let mut error = None;
-        for chunk in message.data.chunks(n1) {
-            if let Err(e) = station.send_with_pid(&remote, pid, chunk.to_vec()) {
-                error = Some(e);
-                break;
-            }
+        for chunk in data.chunks(n1) {
+            station.send_with_pid(remote, pid, chunk.to_vec())?;
         }
-        if let Some(e) = error {
-            self.note(format!("{id}: data for {local} -> {remote} not sent: {e}"));
-        }
+        Ok(())
     }
 
     fn disconnect(&mut self, now: Instant, id: ClientId, header: Header) {

@@ -31,7 +31,8 @@ use crate::port::{key, Arrival, Key, PortConfig, RadioPort};
 use crate::wire::{CallField, Decoder, Header, Message};
 use linklab_wire::kiss;
 
-/// I frames a link may hold queued (not yet sent) before its client's
+/// I frames a link may hold queued (not yet sent), or data messages
+/// before it is up, before its client's
 /// input is no longer read: the client waits in its socket write until
 /// the radio has taken some of them, so a fast client cannot fill memory.
 /// At N1 = 256 this is 16 KiB a link, plus at most one message.
@@ -60,13 +61,29 @@ impl fmt::Display for ClientId {
 }
 
 /// A link's owner.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Owner {
     pub client: ClientId,
     /// 'C' sent to the client (the link came up).
     pub announced: bool,
     /// The PID asked for with 'c', for data sent with PID 0.
     pub pid: Pid,
+    /// Data given before the link came up, sent when it does (a DL-DATA
+    /// request while awaiting connection is queued, AX.25 v2.2 C4.3
+    /// state 1).
+    pub pending: Vec<(Pid, Vec<u8>)>,
+}
+
+impl Owner {
+    /// The owner of a link `client` asked for or registered.
+    pub fn new(client: ClientId, pid: Pid) -> Owner {
+        Owner {
+            client,
+            announced: false,
+            pid,
+            pending: Vec::new(),
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -226,15 +243,19 @@ impl Server {
     /// one of its links holds [`LINK_QUEUE_LIMIT`] I frames or more
     /// waiting for the radio.
     pub fn accepts_input(&self, id: ClientId) -> bool {
-        !self.owners.iter().any(|((p, local, remote), owner)| {
-            owner.client == id
-                && self
+        let full = |(p, local, remote): &(usize, Key, Key), owner: &Owner| {
+            owner.pending.len() >= LINK_QUEUE_LIMIT
+                || self
                     .ports
                     .get(*p)
                     .and_then(|port| port.stations.get(local))
                     .and_then(|s| s.links().find(|l| key(&l.remote()) == *remote))
                     .is_some_and(|l| l.queued() >= LINK_QUEUE_LIMIT)
-        })
+        };
+        !self
+            .owners
+            .iter()
+            .any(|(k, owner)| owner.client == id && full(k, owner))
     }
 
     /// Octets to write to client `id`, taken.
@@ -522,18 +543,11 @@ impl Server {
         if let Event::Connected { incoming: true, .. } = event {
             if !self.owners.contains_key(&k) {
                 if let Some(client) = self.registry.get(&key(&local)).copied() {
-                    self.owners.insert(
-                        k,
-                        Owner {
-                            client,
-                            announced: false,
-                            pid: Pid::NoLayer3,
-                        },
-                    );
+                    self.owners.insert(k, Owner::new(client, Pid::NoLayer3));
                 }
             }
         }
-        let Some(owner) = self.owners.get(&k).copied() else {
+        let Some(owner) = self.owners.get(&k).cloned() else {
             if let Event::Connected { .. } | Event::Data { .. } = event {
                 self.note(format!(
                     "port {}: {local} <-> {remote}: no client holds this link; releasing it",
@@ -558,9 +572,13 @@ impl Server {
                     ));
                     return;
                 }
-                if let Some(o) = self.owners.get_mut(&k) {
-                    o.announced = true;
-                }
+                let pending = match self.owners.get_mut(&k) {
+                    Some(o) => {
+                        o.announced = true;
+                        std::mem::take(&mut o.pending)
+                    }
+                    None => Vec::new(),
+                };
                 let text = if incoming {
                     format!("*** CONNECTED To Station {remote}\r")
                 } else {
@@ -574,6 +592,14 @@ impl Server {
                     &local,
                     text.into_bytes(),
                 );
+                for (pid, data) in pending {
+                    if let Err(e) = self.send_data(port, &local, &remote, pid, data) {
+                        self.note(format!(
+                            "{}: data for {local} -> {remote} not sent: {e}",
+                            owner.client
+                        ));
+                    }
+                }
             }
             Event::Data { pid, data } => {
                 let mut header = Header::new(port_octet(port), b'D');

@@ -578,3 +578,14 @@ fn sixteen_clients_with_a_link_each_on_one_port() {
     assert!(ok, "{} {log:?}", b.peer_data(0).len());
     assert_eq!(b.server.link_count(), 16);
 }
+
+#[test]
+fn data_given_before_the_link_is_up_is_sent_once_it_is() {
+    let mut b = Bench::new(&["N0CALL-2"]);
+    let c = b.client();
+    b.request(c, b'X', "N0CALL-1", "", &[]);
+    b.request(c, b'C', "N0CALL-1", "N0CALL-2", &[]);
+    b.request(c, b'D', "N0CALL-1", "N0CALL-2", b"early");
+    assert!(b.last(c, b'C').is_none(), "not up yet");
+    assert!(b.run_until(Duration::from_secs(10), |b| b.peer_data(0) == b"early"));
+}
