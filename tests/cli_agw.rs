@@ -229,7 +229,7 @@ fn connect_out_to_listen_and_accept_from_send() {
     c.send(b'C', "N0CALL-1", "N0CALL-2", &[]);
     assert_eq!(
         c.wait(b'C').unwrap().data,
-        b"*** CONNECTED With Station N0CALL-2\r"
+        b"*** CONNECTED With Station N0CALL-2\r\0"
     );
     let out = pattern(20 * 1024, 1);
     let mut counts = Vec::new();
@@ -246,7 +246,7 @@ fn connect_out_to_listen_and_accept_from_send() {
     c.send(b'd', "N0CALL-1", "N0CALL-2", &[]);
     assert_eq!(
         c.wait(b'd').unwrap().data,
-        b"*** DISCONNECTED From Station N0CALL-2\r"
+        b"*** DISCONNECTED From Station N0CALL-2\r\0"
     );
     let listened = finish(listen, "linklab listen");
     assert!(listened.status.success(), "{}", tail(&listened.stderr));
@@ -268,10 +268,10 @@ fn connect_out_to_listen_and_accept_from_send() {
     ]);
     assert_eq!(
         c.wait(b'C').unwrap().data,
-        b"*** CONNECTED To Station N0CALL-2\r"
+        b"*** CONNECTED To Station N0CALL-2\r\0"
     );
     let d = c.wait(b'd').unwrap();
-    assert_eq!(d.data, b"*** DISCONNECTED From Station N0CALL-2\r");
+    assert_eq!(d.data, b"*** DISCONNECTED From Station N0CALL-2\r\0");
     let received: Vec<u8> = c
         .seen
         .iter()
@@ -335,7 +335,7 @@ fn a_lost_tnc_is_reported_and_reconnected_while_the_other_port_serves() {
     drop(first);
     let d = c.wait(b'd').unwrap();
     assert_eq!(d.header.port, 1);
-    assert_eq!(d.data, b"*** DISCONNECTED From Station N0CALL-7\r");
+    assert_eq!(d.data, b"*** DISCONNECTED From Station N0CALL-7\r\0");
     // Port 1 still serves.
     c.send(b'G', "", "", &[]);
     assert!(c.wait(b'G').unwrap().data.starts_with(b"2;Port1 "));

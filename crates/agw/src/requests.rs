@@ -11,7 +11,7 @@ use linklab_wire::control::Modulus;
 
 use crate::monitor::{self, HEARD_MAX};
 use crate::port::{key, RadioPort};
-use crate::server::{ClientId, Owner, Server, UNKNOWN_KIND_LINES};
+use crate::server::{text_data, ClientId, Owner, Server, UNKNOWN_KIND_LINES};
 use crate::wire::{printable, CallField, Header, Message, CALL_LEN};
 
 /// The version the 'R' answer gives: the AGWPE release Dire Wolf's
@@ -272,7 +272,7 @@ impl Server {
             reply.call_from = header.call_to;
             reply.call_to = header.call_from;
             let text = format!("*** DISCONNECTED From Station {}\r", header.call_to.text());
-            server.send(id, &Message::new(reply, text.into_bytes()));
+            server.send(id, &Message::new(reply, text_data(&text)));
         };
         let Some(port) = self.port_of(id, &header, true) else {
             return refuse(self, "no such port, or its TNC is not connected".into());
@@ -421,7 +421,7 @@ impl Server {
             _ => {
                 // No such link: say it is down, so the client stops waiting.
                 let text = format!("*** DISCONNECTED From Station {remote}\r");
-                self.send_link_message(id, port, b'd', &remote, &local, text.into_bytes());
+                self.send_link_message(id, port, b'd', &remote, &local, &text);
             }
         }
     }

@@ -331,14 +331,7 @@ impl Server {
         for (local, remote) in links {
             if let Some(owner) = self.owners.remove(&(port, key(&local), key(&remote))) {
                 let text = format!("*** DISCONNECTED From Station {remote}\r");
-                self.send_link_message(
-                    owner.client,
-                    port,
-                    b'd',
-                    &remote,
-                    &local,
-                    text.into_bytes(),
-                );
+                self.send_link_message(owner.client, port, b'd', &remote, &local, &text);
             }
         }
         self.pump(now);
@@ -422,12 +415,12 @@ impl Server {
         kind: u8,
         remote: &Address,
         local: &Address,
-        data: Vec<u8>,
+        text: &str,
     ) {
         let mut header = Header::new(port_octet(port), kind);
         header.call_from = CallField::from_address(remote);
         header.call_to = CallField::from_address(local);
-        self.send(id, &Message::new(header, data));
+        self.send(id, &Message::new(header, text_data(text)));
     }
 
     pub(crate) fn close(&mut self, id: ClientId) {
@@ -584,14 +577,7 @@ impl Server {
                 } else {
                     format!("*** CONNECTED With Station {remote}\r")
                 };
-                self.send_link_message(
-                    owner.client,
-                    port,
-                    b'C',
-                    &remote,
-                    &local,
-                    text.into_bytes(),
-                );
+                self.send_link_message(owner.client, port, b'C', &remote, &local, &text);
                 for (pid, data) in pending {
                     if let Err(e) = self.send_data(port, &local, &remote, pid, data) {
                         self.note(format!(
@@ -616,14 +602,7 @@ impl Server {
                     }
                     _ => format!("*** DISCONNECTED From Station {remote}\r"),
                 };
-                self.send_link_message(
-                    owner.client,
-                    port,
-                    b'd',
-                    &remote,
-                    &local,
-                    text.into_bytes(),
-                );
+                self.send_link_message(owner.client, port, b'd', &remote, &local, &text);
             }
             Event::LinkFailure { reason } => {
                 self.owners.remove(&k);
@@ -639,14 +618,7 @@ impl Server {
                     "port {}: {local} <-> {remote}: link failed: {reason:?}",
                     port + 1
                 ));
-                self.send_link_message(
-                    owner.client,
-                    port,
-                    b'd',
-                    &remote,
-                    &local,
-                    text.into_bytes(),
-                );
+                self.send_link_message(owner.client, port, b'd', &remote, &local, &text);
             }
             Event::Error(error) => {
                 self.note(format!("port {}: {local} <-> {remote}: {error}", port + 1))
@@ -654,6 +626,14 @@ impl Server {
             Event::Negotiated { .. } | Event::UnitData { .. } => {}
         }
     }
+}
+
+/// A text message's data: the text and a NUL, counted in the length, as
+/// AGWPE and Dire Wolf send them (C clients read them as strings).
+pub(crate) fn text_data(text: &str) -> Vec<u8> {
+    let mut data = text.as_bytes().to_vec();
+    data.push(0);
+    data
 }
 
 /// The port number in a header.

@@ -282,7 +282,7 @@ fn connect_out_transfer_both_ways_and_disconnect() {
     b.request(c, b'C', "N0CALL-1", "N0CALL-2", &[]);
     assert!(b.run_until(Duration::from_secs(5), |b| b.last(c, b'C').is_some()));
     let connected = b.last(c, b'C').unwrap();
-    assert_eq!(connected.data, b"*** CONNECTED With Station N0CALL-2\r");
+    assert_eq!(connected.data, b"*** CONNECTED With Station N0CALL-2\r\0");
     assert_eq!(connected.header.call_from.text(), "N0CALL-2");
     assert_eq!(connected.header.call_to.text(), "N0CALL-1");
 
@@ -318,7 +318,7 @@ fn connect_out_transfer_both_ways_and_disconnect() {
     assert!(b.run_until(Duration::from_secs(5), |b| b.last(c, b'd').is_some()));
     assert_eq!(
         b.last(c, b'd').unwrap().data,
-        b"*** DISCONNECTED From Station N0CALL-2\r"
+        b"*** DISCONNECTED From Station N0CALL-2\r\0"
     );
 }
 
@@ -338,7 +338,7 @@ fn incoming_connection_goes_to_the_registering_client() {
     );
     assert_eq!(
         b.last(c2, b'C').unwrap().data,
-        b"*** CONNECTED To Station N0CALL-2\r"
+        b"*** CONNECTED To Station N0CALL-2\r\0"
     );
     assert!(b.last(c1, b'C').is_none());
     b.peers[0]
@@ -353,7 +353,7 @@ fn incoming_connection_goes_to_the_registering_client() {
     assert!(b.run_until(Duration::from_secs(5), |b| b.last(c2, b'd').is_some()));
     assert_eq!(
         b.last(c2, b'd').unwrap().data,
-        b"*** DISCONNECTED From Station N0CALL-2\r"
+        b"*** DISCONNECTED From Station N0CALL-2\r\0"
     );
 }
 
@@ -541,7 +541,7 @@ fn a_lost_tnc_ends_the_links_and_refuses_new_ones() {
     b.settle();
     assert_eq!(
         b.last(c, b'd').unwrap().data,
-        b"*** DISCONNECTED From Station N0CALL-2\r"
+        b"*** DISCONNECTED From Station N0CALL-2\r\0"
     );
     let before = b.messages(c).len();
     b.request(c, b'C', "N0CALL-1", "N0CALL-2", &[]);
