@@ -25,10 +25,10 @@
 #                     OUTDIR/linklab side by side and list the differences
 #   all               direwolf, linklab and linklab-direwolf (the last two
 #                     with -l), then compare
-# -x replaces the options given to `LINKLAB agw` besides --kiss, --listen,
-# --bitrate and --monitor: for linklab --mod128 --t1-ms 6000 (SABME first,
-# as Dire Wolf; T1 see below), for linklab-direwolf linklab-direwolf.sh's
-# --mod128 --window 4 --t1-ms 4000 --poll-last.  -V names the virtualenv,
+# -x gives `LINKLAB agw` options besides --kiss, --listen, --bitrate and
+# --monitor: for linklab none (its defaults) unless given, for
+# linklab-direwolf linklab-direwolf.sh's --mod128 --window 4 --t1-ms 4000
+# --poll-last unless given.  -V names the virtualenv,
 # by default one under ~/.cache/linklab-pyham keyed by the Python version
 # and the pin, made from PyPI on first use (pyham-pe has no dependencies).
 # COUNT (10) UI frames; BYTES (51200) each way, in 256-byte 'D' messages,
@@ -257,14 +257,12 @@ if [ "$target" = linklab ]; then
         [ -n "${kiss[s]}" ] || { echo "agw-pyham: no KISS port for s$s in $d/channel.log"; exit 1; }
     done
     echo "  channel: $bitrate bit/s, s0 KISS ${kiss[0]} (agw), s1 ${kiss[1]}, s2 ${kiss[2]}"
-    # SABME (modulo 128) first, as Dire Wolf's engine does.  T1 6 s: T1
+    # linklab's defaults (modulo 8, k = 4, T1 3 s) unless -x says
+    # otherwise.  With -x '--mod128' (k = 32) add a longer T1 (6 s): T1
     # runs from the frame's hand-over to the KISS TNC, and 8 I frames (the
     # client's 'Y' limit) are 1.9 s on the air at 9600 bit/s before the
-    # TNC's p-persistence wait and the answer; with the default 3 s, T1
-    # expired before every RR, each poll's F=1 answer (queued behind the
-    # next window, so with an old N(R)) sent the window again, and 50 KB
-    # did not get through in 120 s.
-    [ -n "$agw_opts" ] || agw_opts="--mod128 --t1-ms 6000"
+    # TNC's p-persistence wait and the answer; with 3 s, T1 expired before
+    # every RR and each poll's F=1 answer sent the window again.
     start_linklab_agw "${kiss[0]}"
 elif [ "$target" = linklab-direwolf ]; then
     # Over Dire Wolf's modem linklab's T1 must cover Dire Wolf's CSMA wait,
