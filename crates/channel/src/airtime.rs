@@ -1,14 +1,13 @@
 //! How long a frame occupies the medium.
 //!
-//! Frame lengths are exact, not estimated: [`hdlc_bits`] runs the frame
-//! body through the wire crate's HDLC [`Encoder`] (FCS-16 appended, a 0
+//! Frame lengths are exact, not estimated: [`hdlc_bits`] counts the frame
+//! body as the wire crate's HDLC encoder sends it (FCS-16 appended, a 0
 //! inserted after every five contiguous 1s, AX.25 v2.2 sections 3.6 and
-//! 3.7), so the bit count is the stuffed length the real line carries, not
-//! the 63/62 average factor of Zielinski (2013) eq. 3.
+//! 3.7; [`linklab_wire::hdlc::frame_bits`], the encoder's own count without
+//! the bits), so the bit count is the stuffed length the real line
+//! carries, not the 63/62 average factor of Zielinski (2013) eq. 3.
 
 use core::time::Duration;
-
-use linklab_wire::hdlc::{Encoder, LineCode};
 
 /// Line bits one frame adds to a transmission: its body (address through
 /// information field, without FCS) and FCS after zero-bit insertion, plus
@@ -17,11 +16,7 @@ use linklab_wire::hdlc::{Encoder, LineCode};
 /// [`FLAG_BITS`] + Σ `hdlc_bits(fi)`: one opening flag, then each frame and
 /// its closing flag.
 pub fn hdlc_bits(body: &[u8]) -> u64 {
-    let mut encoder = Encoder::new(LineCode::Nrz);
-    encoder.flags(1);
-    let before = encoder.bit_len();
-    encoder.frame(body);
-    (encoder.bit_len() - before) as u64
+    linklab_wire::hdlc::frame_bits(body)
 }
 
 /// Bits in one HDLC flag (AX.25 v2.2 section 3.1).

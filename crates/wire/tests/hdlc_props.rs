@@ -86,6 +86,17 @@ proptest! {
         ..ProptestConfig::default()
     })]
 
+    /// The airtime models' count of a frame's line bits is the encoder's,
+    /// bit for bit, whatever the body (runs of 1s across octets and into
+    /// the FCS included).
+    #[test]
+    fn frame_bits_counts_what_the_encoder_sends(body in prop::collection::vec(prop_oneof![Just(0xFFu8), Just(0x7E), Just(0xFE), any::<u8>()], 0..300)) {
+        let mut encoder = Encoder::new(LineCode::Nrz);
+        encoder.flags(1);
+        encoder.frame(&body);
+        prop_assert_eq!(linklab_wire::hdlc::frame_bits(&body), encoder.bit_len() as u64 - 8);
+    }
+
     #[test]
     fn fcs_table_matches_bitwise(data in prop::collection::vec(any::<u8>(), 0..300), split in 0usize..300) {
         let expected = reference::fcs16(&data);

@@ -46,6 +46,52 @@ const fn build_stuff_table() -> [[u32; 256]; 8] {
     table
 }
 
+/// Line bits one frame adds after a flag: `body` and its FCS-16 after
+/// zero-bit insertion, and the closing flag (AX.25 v2.2 sections 3.1,
+/// 3.6, 3.7): what [`Encoder::frame`] adds after a flag, counted without
+/// producing the bits. Airtime models call it for every simulated frame.
+///
+/// ```
+/// use linklab_wire::hdlc::{frame_bits, Encoder, LineCode};
+/// let body = b"\xff\xff any frame body";
+/// let mut encoder = Encoder::new(LineCode::Nrz);
+/// encoder.flags(1);
+/// encoder.frame(body);
+/// assert_eq!(frame_bits(body), encoder.bit_len() as u64 - 8);
+/// ```
+pub fn frame_bits(body: &[u8]) -> u64 {
+    let mut fcs = Fcs16::new();
+    fcs.update(body);
+    let (bits, run) = stuffed_bits(body, 0);
+    let (fcs_bits, _) = stuffed_bits(&fcs.finish().to_le_bytes(), run);
+    bits + fcs_bits + u64::from(FLAG_BITS)
+}
+
+/// Bits in one flag.
+const FLAG_BITS: u32 = 8;
+
+/// The number of line bits `octets` take after zero-bit insertion,
+/// starting after `run` contiguous 1s, and the run after them: the count
+/// [`Encoder::stuff`] makes, from the same table.
+fn stuffed_bits(octets: &[u8], mut run: u32) -> (u64, u32) {
+    let mut bits = 0u64;
+    for &octet in octets {
+        let entry = STUFF[(run & 7) as usize][usize::from(octet)];
+        bits += u64::from((entry >> 16) & 0xF);
+        run = if octet == 0xFF {
+            let carried = run + 3;
+            if carried >= 5 {
+                carried - 5
+            } else {
+                carried
+            }
+        } else {
+            STUFF[0][usize::from(octet)] >> 24
+        };
+    }
+    (bits, run)
+}
+
 /// A sans-IO HDLC transmitter (ISO/IEC 13239 clause 4; AX.25 v2.2
 /// section 3): call [`flags`](Self::flags), [`frame`](Self::frame) and
 /// [`abort_frame`](Self::abort_frame) in sending order, then take the line

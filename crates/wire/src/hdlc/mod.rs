@@ -32,7 +32,7 @@ pub mod reference;
 
 pub use bits::BitStream;
 pub use deframer::{decode_all, Deframer, DeframerConfig, DeframerStats};
-pub use encoder::{encode_frames, Encoder};
+pub use encoder::{encode_frames, frame_bits, Encoder};
 pub use nrzi::{NrziDecoder, NrziEncoder};
 
 /// The flag sequence 01111110 that opens and closes every frame
