@@ -69,6 +69,11 @@ pub struct Job {
     pub paper: Paper,
     /// Runs it.
     pub run: fn(&RunOptions, &dyn Progress) -> anyhow::Result<Section>,
+    /// Its rough cost, the seconds a full run of it took on one core
+    /// (2026-11-26, docs/performance.md): the jobs start longest first so
+    /// that no core idles while a long one finishes last. Results do not
+    /// depend on it.
+    pub cost: u32,
 }
 
 /// Every reproduction, in the order of the papers' own sections.
@@ -77,66 +82,82 @@ fn jobs() -> Vec<Job> {
         Job {
             paper: Paper::Zielinski2013,
             run: |o, p| Ok(linklab_scenario::zielinski::figures_4_to_6(o, p)?),
+            cost: 1,
         },
         Job {
             paper: Paper::Zielinski2013,
             run: |o, p| Ok(linklab_scenario::zielinski::real_window_figures(o, p)?),
+            cost: 1,
         },
         Job {
             paper: Paper::Zielinski2013,
             run: |o, p| Ok(linklab_scenario::zielinski::figures_10_to_13(o, p)?),
+            cost: 1,
         },
         Job {
             paper: Paper::RonanAx25,
             run: |o, p| Ok(linklab_scenario::ronan::tables_2_3(o, p)?),
+            cost: 1,
         },
         Job {
             paper: Paper::RonanAx25,
             run: |o, p| Ok(linklab_scenario::ronan::tables_5_7(o, p)?),
+            cost: 1,
         },
         Job {
             paper: Paper::RonanAx25,
             run: |o, p| Ok(linklab_scenario::ronan::tables_5_7_tcpip(o, p)?),
+            cost: 1,
         },
         Job {
             paper: Paper::Bux1982,
             run: |o, p| Ok(linklab_scenario::bux::throughput_one_way(o, p)?),
+            cost: 6,
         },
         Job {
             paper: Paper::Bux1982,
             run: |o, p| Ok(linklab_scenario::bux::throughput_two_way(o, p)?),
+            cost: 20,
         },
         Job {
             paper: Paper::Bux1982,
             run: |o, p| Ok(linklab_scenario::bux::transfer_time(o, p)?),
+            cost: 33,
         },
         Job {
             paper: Paper::Bux1982,
             run: |o, p| Ok(linklab_scenario::bux::transfer_time_vs_t_p(o, p)?),
+            cost: 10,
         },
         Job {
             paper: Paper::Korb1987,
             run: |o, p| Ok(linklab_scenario::korb::table_1(o, p)?),
+            cost: 1,
         },
         Job {
             paper: Paper::Korb1987,
             run: |o, p| Ok(linklab_scenario::korb::tables_2_3(o, p)?),
+            cost: 3,
         },
         Job {
             paper: Paper::Korb1987,
             run: |o, p| Ok(linklab_scenario::korb::table_4(o, p)?),
+            cost: 16,
         },
         Job {
             paper: Paper::Korb1987,
             run: |o, p| Ok(linklab_scenario::korb::retransmissions(o, p)?),
+            cost: 4,
         },
         Job {
             paper: Paper::RonanDstar,
             run: |o, p| Ok(linklab_scenario::dstar::table_1(o, p)?),
+            cost: 10,
         },
         Job {
             paper: Paper::RonanDstar,
             run: |o, p| Ok(linklab_scenario::dstar::table_2(o, p)?),
+            cost: 17,
         },
     ]
 }
@@ -260,7 +281,20 @@ fn run_jobs(
     options: &RunOptions,
     progress: &dyn Progress,
 ) -> Vec<anyhow::Result<Section>> {
-    linklab_sim::map_ordered(options.jobs, jobs, |_, job| (job.run)(options, progress))
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(jobs.get(i).map_or(0, |j| j.cost)));
+    let mut done: Vec<(usize, anyhow::Result<Section>)> =
+        linklab_sim::map_ordered(options.jobs, &order, |_, &i| {
+            (
+                i,
+                jobs.get(i).map_or_else(
+                    || Err(anyhow::anyhow!("no job {i}")),
+                    |job| (job.run)(options, progress),
+                ),
+            )
+        });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Prints the tables and checks and writes every file of the report.
@@ -318,7 +352,7 @@ mod tests {
     #[test]
     fn results_keep_the_job_order_whatever_the_timing() {
         // The first job is the slowest, so the second thread finishes the
-        // others first.
+        // others first; the costs start the last job first.
         let jobs = [
             Job {
                 paper: Paper::Bux1982,
@@ -326,18 +360,22 @@ mod tests {
                     std::thread::sleep(Duration::from_millis(50));
                     Ok(section("slow"))
                 },
+                cost: 1,
             },
             Job {
                 paper: Paper::Bux1982,
                 run: |_, _| Ok(section("fast")),
+                cost: 5,
             },
             Job {
                 paper: Paper::RonanAx25,
                 run: |_, _| Err(anyhow::anyhow!("broken")),
+                cost: 0,
             },
             Job {
                 paper: Paper::Bux1982,
                 run: |_, _| Ok(section("last")),
+                cost: 9,
             },
         ];
         let results = run_jobs(&jobs, &RunOptions::default(), &NoProgress);
