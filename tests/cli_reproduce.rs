@@ -1,5 +1,5 @@
 //! `linklab reproduce` writes the report: summary.json in the shape the
-//! issue gives, report.html with every check and the figures, the CSV and
+//! issues give (the checks, and the time of the run and of each section), report.html with every check and the figures, the CSV and
 //! SVG files; and its exit status says whether every check passed.
 
 use std::path::Path;
@@ -21,7 +21,20 @@ fn summary(dir: &Path) -> Vec<Value> {
     let summary: Value =
         serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
     let object = summary.as_object().unwrap();
-    assert_eq!(object.len(), 1, "only \"checks\" at the top: {summary}");
+    let keys: Vec<&String> = object.keys().collect();
+    assert_eq!(keys, ["checks", "timing"], "{summary}");
+    // The time of the run and of each section (issue 17).
+    let timing = &summary["timing"];
+    assert!(timing["wall_s"].as_f64().unwrap() > 0.0, "{timing}");
+    assert!(timing["cpu_s"].as_f64().unwrap() > 0.0, "{timing}");
+    for section in timing["sections"].as_array().unwrap() {
+        assert!(
+            section["paper"].is_string() && section["section"].is_string(),
+            "{section}"
+        );
+        assert!(section["wall_s"].as_f64().unwrap() >= 0.0, "{section}");
+        assert!(section["cpu_s"].as_f64().unwrap() >= 0.0, "{section}");
+    }
     summary["checks"].as_array().unwrap().clone()
 }
 

@@ -99,14 +99,45 @@ fn figure_csv(figure: &Figure) -> anyhow::Result<Vec<u8>> {
     Ok(w.into_inner()?)
 }
 
-/// `summary.json`: `{"checks": [...]}`.
-pub fn summary_json<'a>(checks: impl IntoIterator<Item = &'a Check>) -> anyhow::Result<String> {
+/// `summary.json`: `{"checks": [...], "timing": {...}}`: every check, and
+/// the wall and CPU time of the run and of each section (seconds, to the
+/// millisecond).
+pub fn summary_json(run: &super::Run) -> anyhow::Result<String> {
+    #[derive(Serialize)]
+    struct SectionTiming<'a> {
+        paper: &'a str,
+        section: &'a str,
+        wall_s: f64,
+        cpu_s: f64,
+    }
+    #[derive(Serialize)]
+    struct Timing<'a> {
+        wall_s: f64,
+        cpu_s: f64,
+        sections: Vec<SectionTiming<'a>>,
+    }
     #[derive(Serialize)]
     struct Summary<'a> {
         checks: Vec<&'a Check>,
+        timing: Timing<'a>,
     }
+    let seconds = |d: std::time::Duration| (d.as_secs_f64() * 1000.0).round() / 1000.0;
     let summary = Summary {
-        checks: checks.into_iter().collect(),
+        checks: run.checks().collect(),
+        timing: Timing {
+            wall_s: seconds(run.wall_time),
+            cpu_s: seconds(run.cpu_time),
+            sections: run
+                .costs
+                .iter()
+                .map(|c| SectionTiming {
+                    paper: c.paper.id(),
+                    section: &c.heading,
+                    wall_s: seconds(c.cost.wall),
+                    cpu_s: seconds(c.cost.cpu),
+                })
+                .collect(),
+        },
     };
     Ok(serde_json::to_string_pretty(&summary)? + "\n")
 }

@@ -44,6 +44,25 @@ pub fn page(run: &Run, svgs: &BTreeMap<String, String>) -> String {
     h
 }
 
+/// The wall and CPU time of each section, in report order.
+fn timing(h: &mut String, run: &Run) {
+    if run.costs.is_empty() {
+        return;
+    }
+    h.push_str("<details><summary>Time per section</summary>\n<table class=\"summary\">\n<tr><th>paper</th><th>section</th><th>wall s</th><th>CPU s</th></tr>\n");
+    for c in &run.costs {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td class=\"num\">{:.2}</td><td class=\"num\">{:.2}</td></tr>",
+            escape(c.paper.id()),
+            escape(&c.heading),
+            c.cost.wall.as_secs_f64(),
+            c.cost.cpu.as_secs_f64(),
+        );
+    }
+    h.push_str("</table>\n</details>\n");
+}
+
 fn summary(h: &mut String, run: &Run) {
     let checks: Vec<&Check> = run.checks().collect();
     let passed = checks.iter().filter(|c| c.pass).count();
@@ -65,7 +84,7 @@ fn summary(h: &mut String, run: &Run) {
     );
     let _ = writeln!(
         h,
-        "<p>{} run, seed {}, wall time {:.2} s, linklab {}.</p>",
+        "<p>{} run, seed {}, wall time {:.2} s, CPU time {:.2} s, linklab {}.</p>",
         if run.options.quick {
             "Quick (<code>--quick</code>)"
         } else {
@@ -73,6 +92,7 @@ fn summary(h: &mut String, run: &Run) {
         },
         run.options.seed,
         run.wall_time.as_secs_f64(),
+        run.cpu_time.as_secs_f64(),
         env!("CARGO_PKG_VERSION"),
     );
     h.push_str("<table class=\"summary\">\n<tr><th>paper</th><th>checks</th><th>pass</th><th>fail</th></tr>\n");
@@ -92,6 +112,7 @@ fn summary(h: &mut String, run: &Run) {
         );
     }
     h.push_str("</table>\n");
+    timing(h, run);
     let failing: Vec<&&Check> = checks.iter().filter(|c| !c.pass).collect();
     if !failing.is_empty() {
         h.push_str("<p>Failing checks:</p>\n<ul>\n");
@@ -315,6 +336,8 @@ mod tests {
             }],
             options: RunOptions::default(),
             wall_time: std::time::Duration::from_millis(1500),
+            cpu_time: std::time::Duration::from_millis(2900),
+            costs: Vec::new(),
             gaps: Gaps::default(),
         };
         let page = page(&run, &BTreeMap::new());

@@ -162,6 +162,17 @@ fn jobs() -> Vec<Job> {
     ]
 }
 
+/// What one section cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SectionCost {
+    /// Its paper.
+    pub paper: Paper,
+    /// Its heading.
+    pub heading: String,
+    /// Its wall and CPU time.
+    pub cost: Cost,
+}
+
 /// A finished run: the sections by paper and how it was run.
 pub struct Run {
     /// The papers reproduced, in [`PAPERS`] order.
@@ -170,6 +181,10 @@ pub struct Run {
     pub options: RunOptions,
     /// Wall time of the reproductions (files not included).
     pub wall_time: Duration,
+    /// CPU time of the reproductions, every thread.
+    pub cpu_time: Duration,
+    /// What each section cost, in report order.
+    pub costs: Vec<SectionCost>,
     /// The checks known not to reproduce.
     pub gaps: gaps::Gaps,
 }
@@ -203,13 +218,19 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
     let options = args.run.options();
     let bar = Bar::new("reproduce");
     let start = Instant::now();
-    let sections = run_jobs(&jobs, &options, &bar);
+    let (sections, cpu_time) = linklab_sim::cpu_time_of(|| run_jobs(&jobs, &options, &bar));
     let wall_time = start.elapsed();
     bar.finish();
 
     let mut papers: Vec<PaperReport> = Vec::new();
-    for (job, section) in jobs.iter().zip(sections) {
+    let mut costs = Vec::new();
+    for (job, (section, cost)) in jobs.iter().zip(sections) {
         let section = section.with_context(|| format!("reproducing {}", job.paper.id()))?;
+        costs.push(SectionCost {
+            paper: job.paper,
+            heading: section.heading.clone(),
+            cost,
+        });
         match papers.iter_mut().find(|p| p.paper == job.paper) {
             Some(p) => p.sections.push(section),
             None => papers.push(PaperReport {
@@ -219,10 +240,13 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         }
     }
     papers.sort_by_key(|p| p.paper);
+    costs.sort_by_key(|c| c.paper);
     let run = Run {
         papers,
         options,
         wall_time,
+        cpu_time,
+        costs,
         gaps: gaps::Gaps::built_in()?,
     };
     write_report(&run, &args.out)?;
@@ -274,27 +298,41 @@ fn verdict(run: &Run) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs the jobs on `options.jobs` threads; the results come back in job
-/// order.
+/// What a job cost: wall and CPU time (its own thread's and its
+/// workers').
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Cost {
+    /// From its start to its end.
+    pub wall: Duration,
+    /// CPU time on every thread it used.
+    pub cpu: Duration,
+}
+
+/// Runs the jobs on `options.jobs` threads, longest first; the results
+/// come back in job order, with what each cost.
 fn run_jobs(
     jobs: &[Job],
     options: &RunOptions,
     progress: &dyn Progress,
-) -> Vec<anyhow::Result<Section>> {
+) -> Vec<(anyhow::Result<Section>, Cost)> {
     let mut order: Vec<usize> = (0..jobs.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(jobs.get(i).map_or(0, |j| j.cost)));
-    let mut done: Vec<(usize, anyhow::Result<Section>)> =
-        linklab_sim::map_ordered(options.jobs, &order, |_, &i| {
-            (
-                i,
-                jobs.get(i).map_or_else(
-                    || Err(anyhow::anyhow!("no job {i}")),
-                    |job| (job.run)(options, progress),
-                ),
+    let mut done = linklab_sim::map_ordered(options.jobs, &order, |_, &i| {
+        let start = Instant::now();
+        let (result, cpu) = linklab_sim::cpu_time_of(|| {
+            jobs.get(i).map_or_else(
+                || Err(anyhow::anyhow!("no job {i}")),
+                |job| (job.run)(options, progress),
             )
         });
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, r)| r).collect()
+        let cost = Cost {
+            wall: start.elapsed(),
+            cpu,
+        };
+        (i, result, cost)
+    });
+    done.sort_by_key(|(i, _, _)| *i);
+    done.into_iter().map(|(_, r, c)| (r, c)).collect()
 }
 
 /// Prints the tables and checks and writes every file of the report.
@@ -332,7 +370,7 @@ fn write_report(run: &Run, out: &std::path::Path) -> anyhow::Result<()> {
         run.sections().flat_map(|s| &s.tables),
         run.sections().flat_map(|s| &s.figures),
     )?;
-    write(out, "summary.json", files::summary_json(run.checks())?)?;
+    write(out, "summary.json", files::summary_json(run)?)?;
     write(out, "report.html", html::page(run, &svgs))?;
     Ok(())
 }
@@ -379,9 +417,10 @@ mod tests {
             },
         ];
         let results = run_jobs(&jobs, &RunOptions::default(), &NoProgress);
+        assert!(results[0].1.wall >= Duration::from_millis(50));
         let headings: Vec<String> = results
             .iter()
-            .map(|r| match r {
+            .map(|(r, _)| match r {
                 Ok(s) => s.heading.clone(),
                 Err(e) => e.to_string(),
             })
@@ -405,6 +444,8 @@ mod tests {
             }],
             options: RunOptions::default(),
             wall_time: Duration::ZERO,
+            cpu_time: Duration::ZERO,
+            costs: Vec::new(),
             gaps: gaps::Gaps::default(),
         };
         let e = verdict(&run).unwrap_err();
@@ -433,6 +474,8 @@ mod tests {
             }],
             options: RunOptions::default(),
             wall_time: Duration::ZERO,
+            cpu_time: Duration::ZERO,
+            costs: Vec::new(),
             gaps: toml::from_str("[[gap]]\ncheck = \"b/gap\"\nwhy = \"known\"\n").unwrap(),
         };
         assert!(verdict(&run).is_ok());

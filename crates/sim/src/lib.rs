@@ -23,7 +23,7 @@ pub mod runner;
 pub mod stats;
 
 pub use driver::{drive, DriveError, World, MAX_STEPS_AT_ONE_INSTANT};
-pub use parallel::{available_threads, map_ordered, try_map_ordered};
+pub use parallel::{available_threads, cpu_time_of, map_ordered, try_map_ordered};
 pub use queue::{EventId, EventQueue, ScheduleError};
 pub use runner::{Metric, MetricSummary, Observation, ReplicationOutput, Report, Runner};
 pub use stats::{ConfidenceInterval, MserCut, Tally, TimeWeighted};
