@@ -27,6 +27,9 @@ fn summary(dir: &Path) -> Vec<Value> {
     let timing = &summary["timing"];
     assert!(timing["wall_s"].as_f64().unwrap() > 0.0, "{timing}");
     assert!(timing["cpu_s"].as_f64().unwrap() > 0.0, "{timing}");
+    let case = &timing["standard_case"];
+    assert!(case["frames"].as_u64().unwrap() > 0, "{case}");
+    assert!(case["frames_per_s"].as_f64().unwrap() > 0.0, "{case}");
     for section in timing["sections"].as_array().unwrap() {
         assert!(
             section["paper"].is_string() && section["section"].is_string(),

@@ -99,9 +99,9 @@ fn figure_csv(figure: &Figure) -> anyhow::Result<Vec<u8>> {
     Ok(w.into_inner()?)
 }
 
-/// `summary.json`: `{"checks": [...], "timing": {...}}`: every check, and
-/// the wall and CPU time of the run and of each section (seconds, to the
-/// millisecond).
+/// `summary.json`: `{"checks": [...], "timing": {...}}`: every check; the
+/// wall and CPU time of the run and of each section (seconds, to the
+/// millisecond); the standard case's simulated frames per second.
 pub fn summary_json(run: &super::Run) -> anyhow::Result<String> {
     #[derive(Serialize)]
     struct SectionTiming<'a> {
@@ -111,10 +111,19 @@ pub fn summary_json(run: &super::Run) -> anyhow::Result<String> {
         cpu_s: f64,
     }
     #[derive(Serialize)]
+    struct StandardCase {
+        what: &'static str,
+        replications: u64,
+        frames: u64,
+        seconds: f64,
+        frames_per_s: f64,
+    }
+    #[derive(Serialize)]
     struct Timing<'a> {
         wall_s: f64,
         cpu_s: f64,
         sections: Vec<SectionTiming<'a>>,
+        standard_case: StandardCase,
     }
     #[derive(Serialize)]
     struct Summary<'a> {
@@ -137,6 +146,13 @@ pub fn summary_json(run: &super::Run) -> anyhow::Result<String> {
                     cpu_s: seconds(c.cost.cpu),
                 })
                 .collect(),
+            standard_case: StandardCase {
+                what: super::StandardCase::WHAT,
+                replications: run.standard_case.replications,
+                frames: run.standard_case.frames,
+                seconds: seconds(run.standard_case.elapsed),
+                frames_per_s: run.standard_case.frames_per_second().round(),
+            },
         },
     };
     Ok(serde_json::to_string_pretty(&summary)? + "\n")

@@ -61,6 +61,16 @@ fn timing(h: &mut String, run: &Run) {
         );
     }
     h.push_str("</table>\n</details>\n");
+    let case = &run.standard_case;
+    let _ = writeln!(
+        h,
+        "<p>Speed of the whole stack: {:.0} simulated frames per second ({} frames in {} replications in {:.3} s, one thread; {}).</p>",
+        case.frames_per_second(),
+        case.frames,
+        case.replications,
+        case.elapsed.as_secs_f64(),
+        escape(crate::reproduce::StandardCase::WHAT),
+    );
 }
 
 fn summary(h: &mut String, run: &Run) {
@@ -338,6 +348,7 @@ mod tests {
             wall_time: std::time::Duration::from_millis(1500),
             cpu_time: std::time::Duration::from_millis(2900),
             costs: Vec::new(),
+            standard_case: crate::reproduce::StandardCase::default(),
             gaps: Gaps::default(),
         };
         let page = page(&run, &BTreeMap::new());

@@ -162,6 +162,58 @@ fn jobs() -> Vec<Job> {
     ]
 }
 
+/// Replications of the standard case timed for its frames per second.
+const STANDARD_CASE_REPLICATIONS: u64 = 500;
+
+/// The speed of the whole stack in one standard case (issue 17): two
+/// AX.25 stations (the real engine) on Ronan et al.'s Table I channel at
+/// 9600 bit/s, window 7, 7182 octets, replications run one after the
+/// other on one thread (`cargo bench -p linklab-scenario --bench ronan`
+/// measures the same case).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StandardCase {
+    /// Replications run.
+    pub replications: u64,
+    /// Frames the radio carried in them.
+    pub frames: u64,
+    /// Wall time they took.
+    pub elapsed: Duration,
+}
+
+impl StandardCase {
+    /// What it is, for the report.
+    pub const WHAT: &'static str =
+        "two AX.25 stations on Ronan et al.'s Table I channel at 9600 bit/s, window 7, 7182 octets";
+
+    /// Runs it, the replications seeded from `seed`.
+    fn measure(seed: u64) -> anyhow::Result<StandardCase> {
+        let config = linklab_scenario::transfer::TransferConfig::ronan_table_1(9600, 7);
+        let start = Instant::now();
+        let mut frames = 0;
+        for i in 0..STANDARD_CASE_REPLICATIONS {
+            let streams = linklab_core::Streams::new(seed.wrapping_add(i));
+            frames += linklab_scenario::transfer::run_transfer(&config, &streams)?
+                .radio
+                .frames_sent;
+        }
+        Ok(StandardCase {
+            replications: STANDARD_CASE_REPLICATIONS,
+            frames,
+            elapsed: start.elapsed(),
+        })
+    }
+
+    /// Simulated frames per second.
+    pub fn frames_per_second(&self) -> f64 {
+        let seconds = self.elapsed.as_secs_f64();
+        if seconds > 0.0 {
+            self.frames as f64 / seconds
+        } else {
+            0.0
+        }
+    }
+}
+
 /// What one section cost.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SectionCost {
@@ -185,6 +237,8 @@ pub struct Run {
     pub cpu_time: Duration,
     /// What each section cost, in report order.
     pub costs: Vec<SectionCost>,
+    /// The speed of the whole stack in the standard case.
+    pub standard_case: StandardCase,
     /// The checks known not to reproduce.
     pub gaps: gaps::Gaps,
 }
@@ -241,12 +295,14 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
     }
     papers.sort_by_key(|p| p.paper);
     costs.sort_by_key(|c| c.paper);
+    let standard_case = StandardCase::measure(options.seed)?;
     let run = Run {
         papers,
         options,
         wall_time,
         cpu_time,
         costs,
+        standard_case,
         gaps: gaps::Gaps::built_in()?,
     };
     write_report(&run, &args.out)?;
@@ -446,6 +502,7 @@ mod tests {
             wall_time: Duration::ZERO,
             cpu_time: Duration::ZERO,
             costs: Vec::new(),
+            standard_case: StandardCase::default(),
             gaps: gaps::Gaps::default(),
         };
         let e = verdict(&run).unwrap_err();
@@ -476,6 +533,7 @@ mod tests {
             wall_time: Duration::ZERO,
             cpu_time: Duration::ZERO,
             costs: Vec::new(),
+            standard_case: StandardCase::default(),
             gaps: toml::from_str("[[gap]]\ncheck = \"b/gap\"\nwhy = \"known\"\n").unwrap(),
         };
         assert!(verdict(&run).is_ok());
