@@ -277,9 +277,10 @@ impl RadioPort {
     /// Forgets the stations with no links that nobody registered and the
     /// port does not answer for.
     pub fn prune(&mut self, registered: impl Fn(&Key) -> bool) {
-        let answer: Vec<Key> = self.config.answer_for.iter().map(key).collect();
-        self.stations
-            .retain(|k, s| s.links().next().is_some() || registered(k) || answer.contains(k));
+        let answer_for = &self.config.answer_for;
+        self.stations.retain(|k, s| {
+            s.links().next().is_some() || registered(k) || answer_for.iter().any(|a| key(a) == *k)
+        });
     }
 
     /// When a station's timer runs next.

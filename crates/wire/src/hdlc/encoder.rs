@@ -70,6 +70,24 @@ pub fn frame_bits(body: &[u8]) -> u64 {
 /// Bits in one flag.
 const FLAG_BITS: u32 = 8;
 
+/// The run of contiguous 1s after sending `octet` after `run` of them.
+/// The run after an octet holding a 0 does not depend on the run before
+/// it, so the next table look-up need not wait for this one; only 0xFF
+/// carries the run on: (run + 8) mod 5.
+#[inline]
+fn run_after(run: u32, octet: u8) -> u32 {
+    if octet == 0xFF {
+        let carried = run + 3;
+        if carried >= 5 {
+            carried - 5
+        } else {
+            carried
+        }
+    } else {
+        STUFF[0][usize::from(octet)] >> 24
+    }
+}
+
 /// The number of line bits `octets` take after zero-bit insertion,
 /// starting after `run` contiguous 1s, and the run after them: the count
 /// [`Encoder::stuff`] makes, from the same table.
@@ -78,16 +96,7 @@ fn stuffed_bits(octets: &[u8], mut run: u32) -> (u64, u32) {
     for &octet in octets {
         let entry = STUFF[(run & 7) as usize][usize::from(octet)];
         bits += u64::from((entry >> 16) & 0xF);
-        run = if octet == 0xFF {
-            let carried = run + 3;
-            if carried >= 5 {
-                carried - 5
-            } else {
-                carried
-            }
-        } else {
-            STUFF[0][usize::from(octet)] >> 24
-        };
+        run = run_after(run, octet);
     }
     (bits, run)
 }
@@ -221,19 +230,7 @@ impl Encoder {
         let coded = self.line_code == LineCode::Nrzi;
         for &octet in octets {
             let entry = STUFF[(run & 7) as usize][usize::from(octet)];
-            // The run after an octet holding a 0 does not depend on the run
-            // before it, so the next look-up need not wait for this one;
-            // only 0xFF carries the run on: (run + 8) mod 5.
-            run = if octet == 0xFF {
-                let carried = run + 3;
-                if carried >= 5 {
-                    carried - 5
-                } else {
-                    carried
-                }
-            } else {
-                STUFF[0][usize::from(octet)] >> 24
-            };
+            run = run_after(run, octet);
             acc |= u64::from(entry & 0x3FF) << acc_len;
             acc_len += (entry >> 16) & 0xF;
             if acc_len >= 32 {
