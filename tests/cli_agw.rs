@@ -519,3 +519,41 @@ fn ports_from_a_file_have_settings_of_their_own() {
         assert!(err.contains(expect), "{body}: {err}");
     }
 }
+
+#[test]
+fn a_stop_releases_every_link_with_disc_before_the_process_ends() {
+    let channel = fast_channel("2");
+    let agw = Agw::start(&[channel.kiss(0)], &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let got = dir.path().join("got.bin");
+    let listen = linklab(&[
+        "listen",
+        "--kiss",
+        &channel.kiss(1),
+        "--mycall",
+        "N0CALL-2",
+        "--once",
+        "--out",
+        got.to_str().unwrap(),
+    ]);
+    thread::sleep(Duration::from_millis(300));
+    let mut c = agw.client();
+    c.send(b'X', "N0CALL-1", "", &[]);
+    c.send(b'C', "N0CALL-1", "N0CALL-2", &[]);
+    c.wait(b'C').unwrap();
+    c.send(b'D', "N0CALL-1", "N0CALL-2", b"hello");
+    while c.outstanding("N0CALL-1", "N0CALL-2") > 0 {
+        thread::sleep(Duration::from_millis(50));
+    }
+    // SIGINT with the link up: its DISC must reach the peer.
+    let log = agw.stop();
+    assert!(log.contains("stopping: releasing every link"), "{log}");
+    let listened = finish(listen, "linklab listen");
+    assert!(listened.status.success(), "{}", tail(&listened.stderr));
+    assert!(
+        text(&listened.stderr).contains("released by the peer (DISC)"),
+        "{}",
+        text(&listened.stderr)
+    );
+    assert_eq!(std::fs::read(&got).unwrap(), b"hello");
+}

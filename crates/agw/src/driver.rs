@@ -70,7 +70,7 @@ const TNC_QUEUE: usize = 256;
 enum Input {
     ClientBytes(ClientId, Vec<u8>),
     ClientGone(ClientId, String),
-    TncUp(usize, mpsc::Sender<Vec<u8>>),
+    TncUp(usize, Tnc),
     TncBytes(usize, Vec<u8>),
     TncGone(usize, String),
 }
@@ -114,9 +114,9 @@ pub async fn run(
     let now =
         || Instant::from_micros(u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX));
     let (input_tx, mut input) = mpsc::channel::<Input>(256);
-    let mut tnc_writers: BTreeMap<usize, mpsc::Sender<Vec<u8>>> = BTreeMap::new();
+    let mut tnc_writers: BTreeMap<usize, Tnc> = BTreeMap::new();
     let mut tnc_drops: u64 = 0;
-    let mut tnc_tasks: Vec<JoinHandle<()>> = Vec::new();
+    let mut reconnecting: Vec<JoinHandle<()>> = Vec::new();
     for (port, address) in tncs.iter().enumerate() {
         let stream = address
             .connect()
@@ -125,9 +125,7 @@ pub async fn run(
                 port: port + 1,
                 error,
             })?;
-        let (writer, tasks) = spawn_tnc(port, stream, input_tx.clone());
-        tnc_writers.insert(port, writer);
-        tnc_tasks.extend(tasks);
+        tnc_writers.insert(port, spawn_tnc(port, stream, input_tx.clone()));
         server.port_up(now(), port);
     }
     ready();
@@ -220,7 +218,7 @@ pub async fn run(
                     tnc_writers.remove(&port);
                     server.port_down(now(), port, &why);
                     if let Some(address) = tncs.get(port).cloned() {
-                        tnc_tasks.push(tokio::spawn(reconnect(port, address, options.reconnect_every, input_tx.clone())));
+                        reconnecting.push(tokio::spawn(reconnect(port, address, options.reconnect_every, input_tx.clone())));
                     }
                 }
             },
@@ -244,10 +242,11 @@ pub async fn run(
             writer.try_send(octets).ok();
         }
     }
-    drop(tnc_writers);
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    for task in tnc_tasks {
+    for task in reconnecting {
         task.abort();
+    }
+    for tnc in tnc_writers.into_values() {
+        tnc.finish().await;
     }
     for id in clients.keys().copied().collect::<Vec<_>>() {
         drop_client(&mut clients, id);
@@ -309,12 +308,38 @@ fn spawn_client(
     }
 }
 
-/// Reader and writer tasks for a TNC's byte stream; the writer's queue.
+/// A connected TNC: the queue of octets for it and the tasks that read
+/// and write its byte stream.
+struct Tnc {
+    writer: mpsc::Sender<Vec<u8>>,
+    read: JoinHandle<()>,
+    write: JoinHandle<()>,
+}
+
+/// How long a stop waits for the last octets (the DISCs) to reach a TNC.
+const FLUSH_GRACE: Duration = Duration::from_secs(2);
+
+impl Tnc {
+    /// Queues `octets`, unless the queue is full or the writer is gone.
+    fn try_send(&self, octets: Vec<u8>) -> Result<(), mpsc::error::TrySendError<Vec<u8>>> {
+        self.writer.try_send(octets)
+    }
+
+    /// Lets the writer send what is queued and close the stream (within
+    /// [`FLUSH_GRACE`]), then stops the reader.
+    async fn finish(self) {
+        drop(self.writer);
+        tokio::time::timeout(FLUSH_GRACE, self.write).await.ok();
+        self.read.abort();
+    }
+}
+
+/// Reader and writer tasks for a TNC's byte stream.
 fn spawn_tnc(
     port: usize,
     stream: Box<dyn linklab_io::KissStream>,
     input: mpsc::Sender<Input>,
-) -> (mpsc::Sender<Vec<u8>>, [JoinHandle<()>; 2]) {
+) -> Tnc {
     let (mut reader, mut writer) = tokio::io::split(stream);
     let (writer_tx, mut writer_rx) = mpsc::channel::<Vec<u8>>(TNC_QUEUE);
     let read = tokio::spawn(async move {
@@ -344,7 +369,11 @@ fn spawn_tnc(
         }
         writer.shutdown().await.ok();
     });
-    (writer_tx, [read, write])
+    Tnc {
+        writer: writer_tx,
+        read,
+        write,
+    }
 }
 
 /// Tries to reach a lost TNC every `every` until it answers.
@@ -352,8 +381,8 @@ async fn reconnect(port: usize, address: KissAddress, every: Duration, input: mp
     loop {
         tokio::time::sleep(every).await;
         if let Ok(stream) = address.connect().await {
-            let (writer, _tasks) = spawn_tnc(port, stream, input.clone());
-            input.send(Input::TncUp(port, writer)).await.ok();
+            let tnc = spawn_tnc(port, stream, input.clone());
+            input.send(Input::TncUp(port, tnc)).await.ok();
             return;
         }
     }
