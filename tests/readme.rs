@@ -9,6 +9,7 @@ mod cli;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use cli::agw::Agw;
 use cli::channel::Channel;
 use cli::{finish, linklab, linklab_in, tail, text, Hub};
 
@@ -225,55 +226,17 @@ fn the_tour_s_transfer_crosses_the_tour_s_emulated_channel() {
 
 #[test]
 fn the_tour_s_agwpe_server_answers_a_client_on_the_tour_s_channel() {
-    use std::io::{BufRead, BufReader, Read, Write};
     let channel = Channel::start(&["--stations", "1", "--base-port", "0"]);
-    let mut agw_args = args(&tour()[6], &channel.kiss(0));
+    let agw_args = args(&tour()[6], &channel.kiss(0));
     assert_eq!(agw_args[0], "agw");
-    // Any free port rather than the README's 8000.
-    agw_args.extend(["--listen".into(), "127.0.0.1:0".into()]);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_linklab"))
-        .args(&agw_args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut port = 0u16;
-    loop {
-        let mut line = String::new();
-        assert!(out.read_line(&mut line).unwrap() > 0, "agw exited");
-        if let Some(addr) = line.strip_prefix("agw listening on ") {
-            port = addr.trim().rsplit(':').next().unwrap().parse().unwrap();
-        }
-        if line.starts_with("agw ready") {
-            break;
-        }
-    }
-    let mut client = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    client
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    let mut request = [0u8; 36];
-    request[4] = b'G';
-    client.write_all(&request).unwrap();
-    let mut reply = [0u8; 36];
-    client.read_exact(&mut reply).unwrap();
-    assert_eq!(reply[4], b'G');
-    let len = u32::from_le_bytes(reply[28..32].try_into().unwrap()) as usize;
-    let mut data = vec![0u8; len];
-    client.read_exact(&mut data).unwrap();
-    assert!(data.starts_with(b"1;Port1 "), "{}", text(&data));
-    std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let end = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < end, "agw did not stop on SIGINT");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert!(status.success());
+    // The tour's TNC replaced by the channel's; any free port rather than
+    // the README's 8000 (Agw::start adds --listen 127.0.0.1:0).
+    let extra: Vec<&str> = agw_args[1..].iter().map(String::as_str).collect();
+    let agw = Agw::start(&[], &extra);
+    let mut client = agw.client();
+    client.send(b'G', "", "", &[]);
+    let ports = client.wait(b'G').unwrap();
+    assert!(ports.data.starts_with(b"1;Port1 "), "{}", text(&ports.data));
+    let log = agw.stop();
+    assert!(log.contains("stopping: releasing every link"), "{log}");
 }

@@ -6,6 +6,7 @@
 // Each test crate that includes this module uses a different part of it.
 #![allow(dead_code)]
 
+pub mod agw;
 pub mod channel;
 
 use std::io::{Read, Write};
