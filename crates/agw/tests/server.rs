@@ -183,6 +183,14 @@ impl Bench {
         true
     }
 
+    /// Client `id` registers N0CALL-1 and connects to N0CALL-2 (the first
+    /// peer); returns once the 'C' has come.
+    fn connect_out(&mut self, id: ClientId) {
+        self.request(id, b'X', "N0CALL-1", "", &[]);
+        self.request(id, b'C', "N0CALL-1", "N0CALL-2", &[]);
+        assert!(self.run_until(Duration::from_secs(5), |b| b.last(id, b'C').is_some()));
+    }
+
     fn messages(&self, id: ClientId) -> &[Message] {
         &self.clients[&id].1
     }
@@ -278,9 +286,7 @@ fn registration_is_one_clients_and_answered() {
 fn connect_out_transfer_both_ways_and_disconnect() {
     let mut b = Bench::new(&["N0CALL-2"]);
     let c = b.client();
-    b.request(c, b'X', "N0CALL-1", "", &[]);
-    b.request(c, b'C', "N0CALL-1", "N0CALL-2", &[]);
-    assert!(b.run_until(Duration::from_secs(5), |b| b.last(c, b'C').is_some()));
+    b.connect_out(c);
     let connected = b.last(c, b'C').unwrap();
     assert_eq!(connected.data, b"*** CONNECTED With Station N0CALL-2\r\0");
     assert_eq!(connected.header.call_from.text(), "N0CALL-2");
@@ -387,9 +393,7 @@ fn unregistered_callsigns_answer_dm_only_if_the_port_answers_for_them() {
 fn a_client_that_goes_away_has_its_links_released() {
     let mut b = Bench::new(&["N0CALL-2"]);
     let c = b.client();
-    b.request(c, b'X', "N0CALL-1", "", &[]);
-    b.request(c, b'C', "N0CALL-1", "N0CALL-2", &[]);
-    assert!(b.run_until(Duration::from_secs(5), |b| b.last(c, b'C').is_some()));
+    b.connect_out(c);
     b.server.client_closed(b.now, c);
     b.settle();
     assert!(
@@ -412,9 +416,7 @@ fn a_client_that_goes_away_has_its_links_released() {
 fn a_fast_client_is_paced_and_nothing_is_lost() {
     let mut b = Bench::new(&["N0CALL-2"]);
     let c = b.client();
-    b.request(c, b'X', "N0CALL-1", "", &[]);
-    b.request(c, b'C', "N0CALL-1", "N0CALL-2", &[]);
-    assert!(b.run_until(Duration::from_secs(5), |b| b.last(c, b'C').is_some()));
+    b.connect_out(c);
     let out = pattern(64 * 1024, 7);
     let mut chunks = out.chunks(256);
     let mut max_queued = 0;
@@ -533,9 +535,7 @@ fn monitor_raw_and_unproto() {
 fn a_lost_tnc_ends_the_links_and_refuses_new_ones() {
     let mut b = Bench::new(&["N0CALL-2"]);
     let c = b.client();
-    b.request(c, b'X', "N0CALL-1", "", &[]);
-    b.request(c, b'C', "N0CALL-1", "N0CALL-2", &[]);
-    assert!(b.run_until(Duration::from_secs(5), |b| b.last(c, b'C').is_some()));
+    b.connect_out(c);
     b.server
         .port_down(b.now, 0, "the KISS TNC closed the connection");
     b.settle();
