@@ -8,6 +8,7 @@ mod input;
 mod ip_cmd;
 mod link_cmd;
 mod model;
+mod parts;
 mod reproduce;
 mod run_args;
 mod sim_cmd;
@@ -41,6 +42,9 @@ enum Command {
     Reproduce(reproduce::ReproduceArgs),
     /// Run a scenario file (TOML) and write its tables and figures.
     Sim(sim_cmd::SimArgs),
+    /// Put the parts of a run cut with `--shard I/N` together into the
+    /// files of the whole run.
+    Merge(parts::MergeArgs),
     /// Accept AX.25 connections over a KISS TNC and write what arrives.
     Listen(link_cmd::ListenArgs),
     /// Send a file over an AX.25 connection through a KISS TNC.
@@ -69,6 +73,7 @@ fn main() -> ExitCode {
         Command::Encode(a) => codec::encode(a),
         Command::Reproduce(a) => reproduce::run(a),
         Command::Sim(a) => sim_cmd::run(a),
+        Command::Merge(a) => parts::merge(a),
         Command::Listen(a) => link_cmd::listen(a),
         Command::Send(a) => link_cmd::send(a),
         Command::Connect(a) => link_cmd::connect(a),

@@ -1,7 +1,9 @@
 //! `linklab sim FILE.toml`: runs one scenario file
 //! ([`linklab_scenario::experiment`]) and writes `DIR/<id>.csv` per table
 //! and figure, `DIR/<id>.svg` per figure and `DIR/output.json` (the whole
-//! output), and prints the tables.
+//! output), and prints the tables. With `--shard I/N` it runs part I of
+//! the experiment's points only and writes `DIR/part.cbor`
+//! ([`crate::parts`]).
 //!
 //! A fault in the file (unreadable, not TOML, unknown kind or field, a
 //! value out of range) is an [`InputError`]: one line naming the file,
@@ -10,9 +12,15 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use std::time::Instant;
+
 use clap::Args;
-use linklab_scenario::experiment::Experiment;
+use linklab_scenario::experiment::{Experiment, ExperimentError};
+use linklab_scenario::report::{Output, RunOptions};
+use linklab_scenario::shard::Shard;
 use serde_json::Value;
+
+use crate::parts::{Merged, Part, RunOf};
 
 use crate::reproduce::{check_ids, create_dir, print_table, write, write_tables_and_figures, Bar};
 use crate::run_args::RunArgs;
@@ -24,6 +32,10 @@ pub struct SimArgs {
     /// Output directory [default: ./linklab-sim/<file stem>].
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Run only part I of N (counted from 0) of the experiment's points
+    /// and write it to `--out DIR` as DIR/part.cbor, for `linklab merge`.
+    #[arg(long, value_name = "I/N", requires = "out")]
+    shard: Option<Shard>,
     #[command(flatten)]
     run: RunArgs,
 }
@@ -53,33 +65,82 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
     let experiment =
         Experiment::from_toml(&text).map_err(|e| InputError(format!("{file}: {e}")))?;
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.file));
-    create_dir(&out)?;
     let options = args.run.options();
     let bar = Bar::new(experiment.kind());
+    if let Some(shard) = args.shard {
+        let run = RunOf::Sim {
+            file: file.clone(),
+            text,
+        };
+        let mut part = Part::new(run, &options, shard);
+        let start = Instant::now();
+        let (points, cpu) = linklab_sim::cpu_time_of(|| experiment.run_part(&options, shard, &bar));
+        bar.finish();
+        let points = points.map_err(|e| run_error(&file, e))?;
+        part.total = points.total;
+        part.results = points.results;
+        part.wall = start.elapsed();
+        part.cpu = cpu;
+        return part.write(&out);
+    }
+    create_dir(&out)?;
     let output = experiment.run(&options, &bar);
     bar.finish();
-    let output = output.map_err(|e| {
-        if e.is_input_error() {
-            anyhow::Error::new(InputError(format!("{file}: {e}")))
-        } else {
-            anyhow::Error::new(e).context(format!("running {file}"))
-        }
-    })?;
+    let output = output.map_err(|e| run_error(&file, e))?;
+    write_output(experiment.kind(), &output, &out)
+}
+
+/// `linklab merge` of the parts of `linklab sim FILE`: the experiment in
+/// `text` (FILE's text when the parts ran) assembled from the parts'
+/// points.
+pub fn merge(file: &str, text: &str, merged: Merged, out: &Path) -> anyhow::Result<()> {
+    let experiment = Experiment::from_toml(text).map_err(|e| InputError(format!("{file}: {e}")))?;
+    let options = RunOptions {
+        quick: merged.first.quick,
+        seed: merged.first.seed,
+        ..RunOptions::default()
+    };
+    let output = experiment
+        .merge(&options, merged.results)
+        .map_err(|e| run_error(file, e))?;
+    create_dir(out)?;
+    write_output(experiment.kind(), &output, out)?;
+    println!(
+        "merged {} parts: {:.1} s of CPU in all, {:.1} s for the longest part",
+        merged.first.shard.count,
+        merged.cpu.as_secs_f64(),
+        merged.wall.as_secs_f64()
+    );
+    Ok(())
+}
+
+/// An error of the run of `file`: the file's fault (exit status 2) or the
+/// run's.
+fn run_error(file: &str, e: ExperimentError) -> anyhow::Error {
+    if e.is_input_error() {
+        anyhow::Error::new(InputError(format!("{file}: {e}")))
+    } else {
+        anyhow::Error::new(e).context(format!("running {file}"))
+    }
+}
+
+/// Prints the tables and writes `<id>.csv`, `<id>.svg` and `output.json`
+/// to `out`.
+fn write_output(kind: &str, output: &Output, out: &Path) -> anyhow::Result<()> {
     check_ids(&output.tables, &output.figures)?;
     for table in &output.tables {
         print_table(table);
     }
-    write_tables_and_figures(&out, &output.tables, &output.figures)?;
-    let mut json = serde_json::to_value(&output)?;
+    write_tables_and_figures(out, &output.tables, &output.figures)?;
+    let mut json = serde_json::to_value(output)?;
     numbers_as_numbers(&mut json);
     write(
-        &out,
+        out,
         "output.json",
         serde_json::to_string_pretty(&json)? + "\n",
     )?;
     println!(
-        "{}: {} table(s) and {} figure(s) in {}",
-        experiment.kind(),
+        "{kind}: {} table(s) and {} figure(s) in {}",
         output.tables.len(),
         output.figures.len(),
         out.display()

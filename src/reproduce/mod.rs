@@ -28,6 +28,10 @@ use anyhow::{bail, Context};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 use linklab_scenario::report::{Check, Paper, PaperReport, Progress, RunOptions, Section};
+use linklab_scenario::shard::Shard;
+use serde::{Deserialize, Serialize};
+
+use crate::parts::{Merged, Part, RunOf};
 
 use crate::run_args::RunArgs;
 
@@ -51,6 +55,11 @@ pub struct ReproduceArgs {
     /// Directory for report.html, summary.json, the CSV and SVG files.
     #[arg(long, default_value = "linklab-report")]
     out: PathBuf,
+    /// Run only part I of N (counted from 0) of the sections, the longest
+    /// dealt out first, and write it to `--out DIR` as DIR/part.cbor, for
+    /// `linklab merge`.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<Shard>,
     #[command(flatten)]
     run: RunArgs,
 }
@@ -170,7 +179,7 @@ const STANDARD_CASE_REPLICATIONS: u64 = 500;
 /// 9600 bit/s, window 7, 7182 octets, replications run one after the
 /// other on one thread (`cargo bench -p linklab-scenario --bench ronan`
 /// measures the same case).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct StandardCase {
     /// Replications run.
     pub replications: u64,
@@ -257,45 +266,170 @@ impl Run {
     }
 }
 
-pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
+/// The jobs reproducing `paper`, or every paper.
+fn jobs_of(paper: Option<Paper>) -> anyhow::Result<Vec<Job>> {
     let jobs: Vec<Job> = jobs()
         .into_iter()
-        .filter(|j| args.paper.is_none_or(|p| p == j.paper))
+        .filter(|j| paper.is_none_or(|p| p == j.paper))
         .collect();
     if jobs.is_empty() {
         bail!(
             "no reproduction of {} yet",
-            args.paper.map_or("any paper", Paper::id)
+            paper.map_or("any paper", Paper::id)
         );
     }
-    create_dir(&args.out)?;
+    Ok(jobs)
+}
+
+/// One job's section and what it cost, as a part file carries it.
+#[derive(Serialize, Deserialize)]
+struct Done {
+    section: Section,
+    wall: Duration,
+    cpu: Duration,
+}
+
+pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
+    let jobs = jobs_of(args.paper)?;
     let options = args.run.options();
+    let shard = args.shard.unwrap_or(Shard::WHOLE);
+    let costs: Vec<u32> = jobs.iter().map(|j| j.cost).collect();
+    let owned: Vec<bool> = Shard::by_cost(&costs, shard.count)
+        .into_iter()
+        .map(|part| part == shard.index)
+        .collect();
     let bar = Bar::new("reproduce");
     let start = Instant::now();
-    let (sections, cpu_time) = linklab_sim::cpu_time_of(|| run_jobs(&jobs, &options, &bar));
+    let (sections, cpu_time) = linklab_sim::cpu_time_of(|| run_jobs(&jobs, &owned, &options, &bar));
     let wall_time = start.elapsed();
     bar.finish();
+    let mut done = Vec::new();
+    for (i, (section, cost)) in sections {
+        let section = section.with_context(|| format!("reproducing {}", jobs[i].paper.id()))?;
+        done.push((
+            i,
+            Done {
+                section,
+                wall: cost.wall,
+                cpu: cost.cpu,
+            },
+        ));
+    }
+    let standard_case = if shard.index == 0 {
+        Some(StandardCase::measure(options.seed)?)
+    } else {
+        None
+    };
+    if args.shard.is_none() {
+        let done = done.into_iter().map(|(_, d)| d).collect();
+        let standard_case = standard_case.unwrap_or_default();
+        return finish(
+            &jobs,
+            done,
+            options,
+            wall_time,
+            cpu_time,
+            standard_case,
+            &args.out,
+        );
+    }
+    let run = RunOf::Reproduce {
+        paper: args.paper.map(|p| p.id().to_string()),
+    };
+    let mut part = Part::new(run, &options, shard);
+    part.total = jobs.len();
+    part.results = done
+        .iter()
+        .map(|(i, d)| ciborium::Value::serialized(d).map(|v| (*i, v)))
+        .collect::<Result<_, _>>()?;
+    part.wall = wall_time;
+    part.cpu = cpu_time;
+    part.extra = standard_case
+        .map(|s| ciborium::Value::serialized(&s))
+        .transpose()?;
+    part.write(&args.out)
+}
 
+/// `linklab merge` of the parts of `linklab reproduce`: the report of the
+/// whole run from the parts' sections. Its timing is the parts' own: each
+/// section's wall and CPU time where it ran, the longest part's wall
+/// time, the CPU time of all parts, part 0's standard case.
+pub fn merge(paper: Option<&str>, merged: Merged, out: &std::path::Path) -> anyhow::Result<()> {
+    let paper = paper
+        .map(|p| self::paper(p.to_string()).map_err(anyhow::Error::msg))
+        .transpose()?;
+    let jobs = jobs_of(paper)?;
+    if jobs.len() != merged.results.len() {
+        bail!(
+            "the parts have {} sections, this linklab's reproduction {}",
+            merged.results.len(),
+            jobs.len()
+        );
+    }
+    let done = merged
+        .results
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            v.deserialized::<Done>()
+                .map_err(|e| anyhow::anyhow!("section {i} does not read back: {e}"))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let standard_case = match merged.extras.first().cloned().flatten() {
+        Some(v) => v
+            .deserialized()
+            .map_err(|e| anyhow::anyhow!("the standard case does not read back: {e}"))?,
+        None => bail!("part 0 holds no standard case"),
+    };
+    let options = RunOptions {
+        quick: merged.first.quick,
+        seed: merged.first.seed,
+        ..RunOptions::default()
+    };
+    finish(
+        &jobs,
+        done,
+        options,
+        merged.wall,
+        merged.cpu,
+        standard_case,
+        out,
+    )
+}
+
+/// Writes the report of `jobs` from their sections, says how many checks
+/// pass and judges them.
+fn finish(
+    jobs: &[Job],
+    done: Vec<Done>,
+    options: RunOptions,
+    wall_time: Duration,
+    cpu_time: Duration,
+    standard_case: StandardCase,
+    out: &std::path::Path,
+) -> anyhow::Result<()> {
+    create_dir(out)?;
     let mut papers: Vec<PaperReport> = Vec::new();
     let mut costs = Vec::new();
-    for (job, (section, cost)) in jobs.iter().zip(sections) {
-        let section = section.with_context(|| format!("reproducing {}", job.paper.id()))?;
+    for (job, done) in jobs.iter().zip(done) {
         costs.push(SectionCost {
             paper: job.paper,
-            heading: section.heading.clone(),
-            cost,
+            heading: done.section.heading.clone(),
+            cost: Cost {
+                wall: done.wall,
+                cpu: done.cpu,
+            },
         });
         match papers.iter_mut().find(|p| p.paper == job.paper) {
-            Some(p) => p.sections.push(section),
+            Some(p) => p.sections.push(done.section),
             None => papers.push(PaperReport {
                 paper: job.paper,
-                sections: vec![section],
+                sections: vec![done.section],
             }),
         }
     }
     papers.sort_by_key(|p| p.paper);
     costs.sort_by_key(|c| c.paper);
-    let standard_case = StandardCase::measure(options.seed)?;
     let run = Run {
         papers,
         options,
@@ -305,7 +439,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         standard_case,
         gaps: gaps::Gaps::built_in()?,
     };
-    write_report(&run, &args.out)?;
+    write_report(&run, out)?;
 
     let total = run.checks().count();
     let passed = run.checks().filter(|c| c.pass).count();
@@ -319,7 +453,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
     };
     println!(
         "{passed} of {total} checks pass{declared}; report in {}",
-        args.out.join("report.html").display()
+        out.join("report.html").display()
     );
     verdict(&run)
 }
@@ -364,31 +498,27 @@ pub struct Cost {
     pub cpu: Duration,
 }
 
-/// Runs the jobs on `options.jobs` threads, longest first; the results
-/// come back in job order, with what each cost.
+/// Runs the `owned` jobs on `options.jobs` threads, longest first; the
+/// results come back in job order, by job index, with what each cost.
 fn run_jobs(
     jobs: &[Job],
+    owned: &[bool],
     options: &RunOptions,
     progress: &dyn Progress,
-) -> Vec<(anyhow::Result<Section>, Cost)> {
-    let mut order: Vec<usize> = (0..jobs.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(jobs.get(i).map_or(0, |j| j.cost)));
+) -> Vec<(usize, (anyhow::Result<Section>, Cost))> {
+    let mut order: Vec<usize> = (0..jobs.len()).filter(|&i| owned[i]).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(jobs[i].cost));
     let mut done = linklab_sim::map_ordered(options.jobs, &order, |_, &i| {
         let start = Instant::now();
-        let (result, cpu) = linklab_sim::cpu_time_of(|| {
-            jobs.get(i).map_or_else(
-                || Err(anyhow::anyhow!("no job {i}")),
-                |job| (job.run)(options, progress),
-            )
-        });
+        let (result, cpu) = linklab_sim::cpu_time_of(|| (jobs[i].run)(options, progress));
         let cost = Cost {
             wall: start.elapsed(),
             cpu,
         };
-        (i, result, cost)
+        (i, (result, cost))
     });
-    done.sort_by_key(|(i, _, _)| *i);
-    done.into_iter().map(|(_, r, c)| (r, c)).collect()
+    done.sort_by_key(|(i, _)| *i);
+    done
 }
 
 /// Prints the tables and checks and writes every file of the report.
@@ -472,16 +602,24 @@ mod tests {
                 cost: 9,
             },
         ];
-        let results = run_jobs(&jobs, &RunOptions::default(), &NoProgress);
-        assert!(results[0].1.wall >= Duration::from_millis(50));
+        let results = run_jobs(&jobs, &[true; 4], &RunOptions::default(), &NoProgress);
+        assert!(results[0].1 .1.wall >= Duration::from_millis(50));
         let headings: Vec<String> = results
             .iter()
-            .map(|(r, _)| match r {
+            .map(|(_, (r, _))| match r {
                 Ok(s) => s.heading.clone(),
                 Err(e) => e.to_string(),
             })
             .collect();
         assert_eq!(headings, ["slow", "fast", "broken", "last"]);
+        let some = run_jobs(
+            &jobs,
+            &[false, true, false, true],
+            &RunOptions::default(),
+            &NoProgress,
+        );
+        let indices: Vec<usize> = some.iter().map(|(i, _)| *i).collect();
+        assert_eq!(indices, [1, 3]);
     }
 
     #[test]

@@ -25,10 +25,10 @@
 //!
 //! # Adding a kind
 //! Write a `#[derive(Deserialize)] #[serde(deny_unknown_fields)]` struct
-//! in the paper's module with a `validate` method returning
-//! [`InvalidField`] and a `run(&self, &RunOptions, &dyn Progress)` method,
-//! add one variant here with the kind's name in kebab case, and one arm to
-//! each `match` in [`Experiment`].
+//! in the paper's module, implement [`ExperimentKind`] for it (its checks,
+//! its points, one point's run, and the tables and figures from all
+//! points), and add one line to `experiments!` with the kind's name in
+//! kebab case.
 
 use core::fmt;
 use core::ops::RangeInclusive;
@@ -38,12 +38,14 @@ use std::num::NonZeroUsize;
 
 use linklab_channel::StationConfig;
 use linklab_sim::try_map_ordered;
+use serde::de::DeserializeOwned;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::report::{Figure, Output, Point, Progress, RunOptions, Series, SeriesStyle, Table};
 use crate::ronan::{compare, Comparison};
+use crate::shard::Shard;
 use crate::transfer::{TransferConfig, TransferError};
 
 /// Declares [`Experiment`] with one variant per kind and the dispatch
@@ -93,7 +95,7 @@ macro_rules! experiments {
             }
 
             /// The configuration, whatever its kind.
-            fn config(&self) -> &dyn ExperimentKind {
+            fn config(&self) -> &dyn Kind {
                 match self {
                     $( Experiment::$variant(c) => c, )+
                 }
@@ -154,17 +156,160 @@ pub trait OfKind: Sized {
     fn of(experiment: Experiment) -> Option<Self>;
 }
 
-/// What every kind's configuration struct provides.
-pub trait ExperimentKind {
+/// Boxed errors of a kind's run.
+pub type RunError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What every kind's configuration struct provides: its checks, and its
+/// run as independent points (the sweep's coordinates, each with its own
+/// replications) and the tables and figures made from them. The points
+/// are what `--shard` deals out to the parts of a run on many machines
+/// ([`crate::shard`]); a kind whose run cannot be cut is one point.
+pub trait ExperimentKind: Sync {
+    /// One point's coordinates.
+    type Point: Sync;
+    /// What one point gives. It travels between machines in a part file,
+    /// exactly (CBOR keeps every `f64` bit for bit).
+    type Result: Serialize + DeserializeOwned + Send;
+    /// What goes wrong while running.
+    type Error: std::error::Error + Send + Sync + 'static;
+
     /// Checks every parameter against what the experiment can run with.
     fn validate(&self) -> Result<(), InvalidField>;
 
-    /// Runs the experiment (`opts.quick`: a reduced run).
-    fn run(
+    /// Every point, in a fixed order (`opts.quick`: a reduced run).
+    fn points(&self, opts: &RunOptions) -> Result<Vec<Self::Point>, Self::Error>;
+
+    /// Runs one point. Its random streams come from `opts.seed` and the
+    /// point itself, never from which points run beside it.
+    fn run_point(
         &self,
         opts: &RunOptions,
+        point: &Self::Point,
         progress: &dyn Progress,
-    ) -> Result<Output, Box<dyn std::error::Error + Send + Sync>>;
+    ) -> Result<Self::Result, Self::Error>;
+
+    /// The tables and figures from every point's result, in point order.
+    fn assemble(
+        &self,
+        opts: &RunOptions,
+        points: &[Self::Point],
+        results: Vec<Self::Result>,
+    ) -> Result<Output, Self::Error>;
+}
+
+/// The points one part of a run ran, by index, each result encoded as it
+/// travels in a part file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartPoints {
+    /// How many points the whole run has.
+    pub total: usize,
+    /// This part's points: (index, result).
+    pub results: Vec<(usize, ciborium::Value)>,
+}
+
+/// [`ExperimentKind`] without its types, for [`Experiment`]'s dispatch.
+trait Kind {
+    fn validate(&self) -> Result<(), InvalidField>;
+    fn run(&self, opts: &RunOptions, progress: &dyn Progress) -> Result<Output, RunError>;
+    fn run_part(
+        &self,
+        opts: &RunOptions,
+        shard: Shard,
+        progress: &dyn Progress,
+    ) -> Result<PartPoints, RunError>;
+    fn merge(&self, opts: &RunOptions, results: Vec<ciborium::Value>) -> Result<Output, RunError>;
+}
+
+impl<K: ExperimentKind> Kind for K {
+    fn validate(&self) -> Result<(), InvalidField> {
+        ExperimentKind::validate(self)
+    }
+
+    fn run(&self, opts: &RunOptions, progress: &dyn Progress) -> Result<Output, RunError> {
+        let (points, results) = run_all(self, opts, progress)?;
+        Ok(self.assemble(opts, &points, results)?)
+    }
+
+    fn run_part(
+        &self,
+        opts: &RunOptions,
+        shard: Shard,
+        progress: &dyn Progress,
+    ) -> Result<PartPoints, RunError> {
+        let points = self.points(opts)?;
+        let results = run_points(self, opts, &points, shard, progress)?
+            .into_iter()
+            .map(|(i, r)| ciborium::Value::serialized(&r).map(|v| (i, v)))
+            .collect::<Result<_, _>>()?;
+        Ok(PartPoints {
+            total: points.len(),
+            results,
+        })
+    }
+
+    fn merge(&self, opts: &RunOptions, results: Vec<ciborium::Value>) -> Result<Output, RunError> {
+        let points = self.points(opts)?;
+        if points.len() != results.len() {
+            return Err(format!(
+                "the parts have {} points, this experiment {}",
+                results.len(),
+                points.len()
+            )
+            .into());
+        }
+        let results = results
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                v.deserialized()
+                    .map_err(|e| format!("point {i} does not read back: {e}"))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(self.assemble(opts, &points, results)?)
+    }
+}
+
+/// Every point of an experiment and its result, in point order.
+pub type Swept<K> = (
+    Vec<<K as ExperimentKind>::Point>,
+    Vec<<K as ExperimentKind>::Result>,
+);
+
+/// Every point of `kind` and its result, in point order (for runs that
+/// keep more than the [`Output`], such as `reproduce`'s sections).
+pub fn run_all<K: ExperimentKind>(
+    kind: &K,
+    opts: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<Swept<K>, K::Error> {
+    let points = kind.points(opts)?;
+    let results = run_points(kind, opts, &points, Shard::WHOLE, progress)?;
+    Ok((points, results.into_iter().map(|(_, r)| r).collect()))
+}
+
+/// Runs the points `shard` owns on `opts.jobs` threads, in point order. A
+/// point runs its own replications on one thread when there are points
+/// enough for every thread, else on `opts.jobs`; results do not depend
+/// on it.
+fn run_points<K: ExperimentKind>(
+    kind: &K,
+    opts: &RunOptions,
+    points: &[K::Point],
+    shard: Shard,
+    progress: &dyn Progress,
+) -> Result<Vec<(usize, K::Result)>, K::Error> {
+    let owned: Vec<usize> = (0..points.len()).filter(|&i| shard.owns(i)).collect();
+    let inner = RunOptions {
+        jobs: if owned.len() >= opts.jobs.get() {
+            NonZeroUsize::MIN
+        } else {
+            opts.jobs
+        },
+        ..*opts
+    };
+    try_map_ordered(opts.jobs, &owned, |_, &i| {
+        kind.run_point(&inner, &points[i], progress).map(|r| (i, r))
+    })
 }
 
 /// A place in a scenario file, counted from 1.
@@ -520,14 +665,48 @@ impl Experiment {
         opts: &RunOptions,
         progress: &dyn Progress,
     ) -> Result<Output, ExperimentError> {
-        self.validate()
-            .map_err(|invalid| ExperimentError::Invalid { at: None, invalid })?;
+        self.checked()?;
         self.config()
             .run(opts, progress)
-            .map_err(|source| ExperimentError::Run {
-                kind: self.kind(),
-                source,
-            })
+            .map_err(|source| self.run_error(source))
+    }
+
+    /// Runs the points of part `shard` only ([`crate::shard`]).
+    pub fn run_part(
+        &self,
+        opts: &RunOptions,
+        shard: Shard,
+        progress: &dyn Progress,
+    ) -> Result<PartPoints, ExperimentError> {
+        self.checked()?;
+        self.config()
+            .run_part(opts, shard, progress)
+            .map_err(|source| self.run_error(source))
+    }
+
+    /// The output of the whole run from every point's result, in point
+    /// order, as the parts gave them.
+    pub fn merge(
+        &self,
+        opts: &RunOptions,
+        results: Vec<ciborium::Value>,
+    ) -> Result<Output, ExperimentError> {
+        self.checked()?;
+        self.config()
+            .merge(opts, results)
+            .map_err(|source| self.run_error(source))
+    }
+
+    fn checked(&self) -> Result<(), ExperimentError> {
+        self.validate()
+            .map_err(|invalid| ExperimentError::Invalid { at: None, invalid })
+    }
+
+    fn run_error(&self, source: RunError) -> ExperimentError {
+        ExperimentError::Run {
+            kind: self.kind(),
+            source,
+        }
     }
 }
 
@@ -621,6 +800,10 @@ pub struct RonanTransfer {
 const QUICK_REPLICATIONS: u64 = 3;
 
 impl ExperimentKind for RonanTransfer {
+    type Point = (u64, u64);
+    type Result = Comparison;
+    type Error = TransferError;
+
     fn validate(&self) -> Result<(), InvalidField> {
         if self.bit_rate_bps.0.is_empty() {
             return Err(InvalidField::new("bit_rate_bps", "the list is empty"));
@@ -693,18 +876,55 @@ impl ExperimentKind for RonanTransfer {
         Ok(())
     }
 
-    /// Replicates the transfer at every (bit rate, window), on two
-    /// threads; replication r of every point uses stream r of
-    /// `opts.seed`. Gives one table of all points and one figure per bit
-    /// rate (transfer time against window: simulated with 95% intervals,
-    /// the published model, the model with the simulated access wait).
-    /// `opts.quick` runs at most 3 replications.
-    fn run(
+    /// Every (bit rate, window).
+    fn points(&self, _: &RunOptions) -> Result<Vec<(u64, u64)>, TransferError> {
+        Ok(self
+            .bit_rate_bps
+            .0
+            .iter()
+            .flat_map(|&r| self.window.0.iter().map(move |&k| (r, k)))
+            .collect())
+    }
+
+    /// Replicates the transfer at one bit rate and window; replication r
+    /// of every point uses stream r of `opts.seed`. `opts.quick` runs at
+    /// most 3 replications.
+    fn run_point(
         &self,
         opts: &RunOptions,
+        &(rate, k): &(u64, u64),
         progress: &dyn Progress,
-    ) -> Result<Output, Box<dyn std::error::Error + Send + Sync>> {
-        Ok(self.replicate(opts, progress)?)
+    ) -> Result<Comparison, TransferError> {
+        progress.add_work(1);
+        let c = compare(
+            &self.config(rate, k),
+            self.replications(opts),
+            opts.seed,
+            opts.jobs,
+        );
+        progress.advance(1, &format!("ronan-transfer {rate} bit/s, k = {k}"));
+        c
+    }
+
+    /// One table of all points and one figure per bit rate (transfer time
+    /// against window: simulated with 95% intervals, the published model,
+    /// the model with the simulated access wait).
+    fn assemble(
+        &self,
+        opts: &RunOptions,
+        _: &[(u64, u64)],
+        rows: Vec<Comparison>,
+    ) -> Result<Output, TransferError> {
+        let replications = self.replications(opts);
+        Ok(Output {
+            tables: vec![self.table(&rows, replications)],
+            figures: self
+                .bit_rate_bps
+                .0
+                .iter()
+                .map(|&rate| self.figure(rate, &rows, replications))
+                .collect(),
+        })
     }
 }
 
@@ -729,41 +949,13 @@ impl RonanTransfer {
         }
     }
 
-    /// The run behind [`ExperimentKind::run`].
-    fn replicate(
-        &self,
-        opts: &RunOptions,
-        progress: &dyn Progress,
-    ) -> Result<Output, TransferError> {
-        let replications = if opts.quick {
+    /// Replications per point: all of them, at most 3 in a quick run.
+    fn replications(&self, opts: &RunOptions) -> u64 {
+        if opts.quick {
             self.replications.min(QUICK_REPLICATIONS)
         } else {
             self.replications
-        };
-        let points: Vec<(u64, u64)> = self
-            .bit_rate_bps
-            .0
-            .iter()
-            .flat_map(|&r| self.window.0.iter().map(move |&k| (r, k)))
-            .collect();
-        progress.add_work(points.len() as u64);
-        // The points share the threads; each point's replications run on
-        // one, so that the work is not split twice.
-        let one = NonZeroUsize::MIN;
-        let rows = try_map_ordered(opts.jobs, &points, |_, &(rate, k)| {
-            let c = compare(&self.config(rate, k), replications, opts.seed, one);
-            progress.advance(1, &format!("ronan-transfer {rate} bit/s, k = {k}"));
-            c
-        })?;
-        Ok(Output {
-            tables: vec![self.table(&rows, replications)],
-            figures: self
-                .bit_rate_bps
-                .0
-                .iter()
-                .map(|&rate| self.figure(rate, &rows, replications))
-                .collect(),
-        })
+        }
     }
 
     fn table(&self, rows: &[Comparison], replications: u64) -> Table {

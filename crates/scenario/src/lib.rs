@@ -38,6 +38,7 @@ pub mod published;
 pub mod radio_ip;
 pub mod report;
 pub mod ronan;
+pub mod shard;
 pub mod transfer;
 pub mod workload;
 pub mod zielinski;

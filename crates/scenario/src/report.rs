@@ -5,11 +5,11 @@
 
 use std::num::NonZeroUsize;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The papers `linklab reproduce` knows, by their `summary.json` ids.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Paper {
     /// Zieliński, "Effective throughput of AX.25 protocol", 2013.
     #[serde(rename = "zielinski2013")]
@@ -66,7 +66,7 @@ impl Paper {
 }
 
 /// One comparison with a published figure, as written to `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Check {
     /// Unique, path-like: `paper/figure/what`.
     pub id: String,
@@ -161,7 +161,7 @@ fn round_sig(v: f64, digits: i32) -> f64 {
 }
 
 /// A table of already formatted cells (written as text, CSV and HTML).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Table {
     /// File-name-safe id (the CSV is `<id>.csv`).
     pub id: String,
@@ -174,7 +174,7 @@ pub struct Table {
 }
 
 /// How a series is drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SeriesStyle {
     /// linklab's simulation: markers with confidence-interval bars.
@@ -188,7 +188,7 @@ pub enum SeriesStyle {
 }
 
 /// One point; `half_width` is the 95% confidence half-width when known.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     /// Abscissa.
     pub x: f64,
@@ -199,7 +199,7 @@ pub struct Point {
 }
 
 /// One curve of a figure.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Series {
     /// Legend text.
     pub label: String,
@@ -210,7 +210,7 @@ pub struct Series {
 }
 
 /// A figure (an SVG in the report, a CSV of its points).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Figure {
     /// File-name-safe id (`<id>.svg`, `<id>.csv`).
     pub id: String,
@@ -230,7 +230,7 @@ pub struct Figure {
 
 /// A part of a paper's reproduction: one table or figure of the paper with
 /// what linklab made of it.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Section {
     /// Heading, e.g. "Tables V-VII: measured transfer times".
     pub heading: String,
@@ -245,7 +245,7 @@ pub struct Section {
 }
 
 /// Everything reproduced from one paper.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PaperReport {
     /// The paper.
     pub paper: Paper,
@@ -254,7 +254,7 @@ pub struct PaperReport {
 }
 
 /// What `linklab sim FILE.toml` gets back from one experiment.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Output {
     /// Tables.
     pub tables: Vec<Table>,

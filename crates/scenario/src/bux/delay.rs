@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::model::{md1_transfer_s, mg1_exponential_transfer_s, nrm_secondary_transfer_s};
-use super::replicate::{replicate, DirectionEstimate, Estimate, Replications};
+use super::replicate::{BuxPoint, DirectionEstimate, Estimate, Replications, Walk};
 use super::simulate::{frame_overhead_bits, LinkRun, Procedure, Traffic};
 use super::{modulus, BuxError, LengthDistribution};
 use super::{
@@ -23,7 +23,7 @@ use super::{
     MAX_T_P_MS,
 };
 use crate::experiment::{
-    all_in_range, each_valid, file_name_id, in_range, validate_replications, Experiment,
+    all_in_range, each_valid, file_name_id, in_range, run_all, validate_replications, Experiment,
     ExperimentKind, InvalidField,
 };
 use crate::report::{Figure, Output, Point, Progress, RunOptions, Series, SeriesStyle, Table};
@@ -145,16 +145,22 @@ impl TransferTimeExperiment {
         Ok(Experiment::from_toml_as(text)?)
     }
 
-    /// Runs the experiment for `linklab sim`.
-    pub fn run(&self, opts: &RunOptions, progress: &dyn Progress) -> Result<Output, BuxError> {
-        Ok(self.measure(opts, progress)?.output)
-    }
-
     /// Runs every point and keeps the curves for checks.
     pub fn measure(
         &self,
         opts: &RunOptions,
         progress: &dyn Progress,
+    ) -> Result<TransferTimeResults, BuxError> {
+        let (points, results) = run_all(self, opts, progress)?;
+        self.walk(opts, &mut Walk::results(&points, results))
+    }
+
+    /// Walks every figure's error rates, loads and t_p: lists the points,
+    /// or builds the curves, the figures and the table from their results.
+    fn walk(
+        &self,
+        opts: &RunOptions,
+        walk: &mut Walk<RunKey>,
     ) -> Result<TransferTimeResults, BuxError> {
         let (replications, messages) = if opts.quick {
             (self.quick_replications, self.quick_messages_per_replication)
@@ -181,14 +187,6 @@ impl TransferTimeExperiment {
                 }
             })
             .collect();
-        let work: usize = self
-            .figure
-            .iter()
-            .zip(&sweeps)
-            .map(|(f, (l, t))| 2 * f.p_bits.len() * l.len() * t.len())
-            .sum();
-        progress.add_work(work as u64 * replications);
-        let mut done: BTreeMap<RunKey, [DirectionEstimate; 2]> = BTreeMap::new();
         let mut figures = BTreeMap::new();
         let mut output = Output::default();
         let mut rows = Vec::new();
@@ -244,10 +242,6 @@ impl TransferTimeExperiment {
                                 messages,
                                 figure.length_distribution,
                             );
-                            if let Some(e) = done.get(&key) {
-                                progress.advance(replications, "Bux transfer time (shared point)");
-                                return Ok(*e);
-                            }
                             let run = LinkRun {
                                 procedure,
                                 modulus: m,
@@ -266,9 +260,11 @@ impl TransferTimeExperiment {
                                 "Bux transfer time: {} Y_u = {load} t_p = {t_p_ms} ms p_bit = {p_bit}",
                                 procedure.name()
                             );
-                            let e = replicate(&run, plan, opts, progress, &what)?;
-                            done.insert(key, e);
-                            Ok::<_, BuxError>(e)
+                            walk.point(key, || BuxPoint {
+                                run,
+                                replications: plan,
+                                what,
+                            })
                         };
                         let nrm = point(Procedure::Nrm)?;
                         let abm = point(Procedure::Abm)?;
@@ -439,6 +435,10 @@ impl TransferTimeFigure {
 }
 
 impl ExperimentKind for TransferTimeExperiment {
+    type Point = (RunKey, BuxPoint);
+    type Result = [DirectionEstimate; 2];
+    type Error = BuxError;
+
     fn validate(&self) -> Result<(), InvalidField> {
         validate_replications(
             self.replications,
@@ -463,11 +463,29 @@ impl ExperimentKind for TransferTimeExperiment {
         )
     }
 
-    fn run(
+    /// Every distinct (error rate, load, t_p, procedure), in the order
+    /// the figures meet them.
+    fn points(&self, opts: &RunOptions) -> Result<Vec<(RunKey, BuxPoint)>, BuxError> {
+        let mut walk = Walk::Plan(Vec::new());
+        self.walk(opts, &mut walk)?;
+        Ok(walk.into_points())
+    }
+
+    fn run_point(
         &self,
         opts: &RunOptions,
+        (_, point): &(RunKey, BuxPoint),
         progress: &dyn Progress,
-    ) -> Result<Output, Box<dyn std::error::Error + Send + Sync>> {
-        Ok(TransferTimeExperiment::run(self, opts, progress)?)
+    ) -> Result<[DirectionEstimate; 2], BuxError> {
+        point.run(opts, progress)
+    }
+
+    fn assemble(
+        &self,
+        opts: &RunOptions,
+        points: &[(RunKey, BuxPoint)],
+        results: Vec<[DirectionEstimate; 2]>,
+    ) -> Result<Output, BuxError> {
+        Ok(self.walk(opts, &mut Walk::results(points, results))?.output)
     }
 }

@@ -3,7 +3,7 @@
 //! Student-t 95% intervals), on the threads the run options give.
 
 use linklab_sim::{ConfidenceInterval, Metric, ReplicationOutput, Runner};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::simulate::{simulate, LinkRun, Traffic};
 use super::BuxError;
@@ -17,7 +17,7 @@ const TRANSFER: [Metric; 2] = [Metric::new("transfer/0"), Metric::new("transfer/
 const HOLDING: [Metric; 2] = [Metric::new("holding/0"), Metric::new("holding/1")];
 
 /// A mean with its 95% confidence half-width.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Estimate {
     /// The mean over the replications.
     pub mean: f64,
@@ -76,7 +76,7 @@ impl Estimate {
 }
 
 /// What one point measured in one direction (by sending station).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct DirectionEstimate {
     /// Throughput relative to v.
     pub throughput: Option<Estimate>,
@@ -166,4 +166,84 @@ pub fn replicate(
         transfer_s: get(TRANSFER[i]),
         holding_s: get(HOLDING[i]),
     }))
+}
+
+/// One point of a Bux sweep: a link replicated to a precision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuxPoint {
+    /// The link.
+    pub run: LinkRun,
+    /// How many replications.
+    pub replications: Replications,
+    /// What it is, for the progress bar.
+    pub what: String,
+}
+
+impl BuxPoint {
+    /// Replicates it ([`replicate`]).
+    pub fn run(
+        &self,
+        opts: &RunOptions,
+        progress: &dyn Progress,
+    ) -> Result<[DirectionEstimate; 2], BuxError> {
+        progress.add_work(self.replications.initial);
+        replicate(&self.run, self.replications, opts, progress, &self.what)
+    }
+}
+
+/// How a Bux sweep's figures and tables are walked: once to list its
+/// points, each distinct point once in the order first met (a point two
+/// figures share runs once), and once to build the curves from the
+/// points' results. One walk serves both, so the points listed are the
+/// points used.
+#[derive(Debug)]
+pub enum Walk<K> {
+    /// Listing: every point met; the walk gets stand-in results.
+    Plan(Vec<(K, BuxPoint)>),
+    /// Building: every point's results by key.
+    Results(std::collections::BTreeMap<K, [DirectionEstimate; 2]>),
+}
+
+impl<K: Ord + Clone> Walk<K> {
+    /// A walk over the results of `points`, in the same order.
+    pub fn results(points: &[(K, BuxPoint)], results: Vec<[DirectionEstimate; 2]>) -> Self {
+        Walk::Results(points.iter().map(|(k, _)| k.clone()).zip(results).collect())
+    }
+
+    /// The point `key` (made by `point` when first met): its results when
+    /// building, stand-ins when listing.
+    pub fn point(
+        &mut self,
+        key: K,
+        point: impl FnOnce() -> BuxPoint,
+    ) -> Result<[DirectionEstimate; 2], BuxError> {
+        match self {
+            Walk::Plan(points) => {
+                if !points.iter().any(|(k, _)| *k == key) {
+                    points.push((key, point()));
+                }
+                let stand_in = Some(Estimate {
+                    mean: 1.0,
+                    half_width: 0.0,
+                });
+                Ok([DirectionEstimate {
+                    throughput: stand_in,
+                    transfer_s: stand_in,
+                    holding_s: stand_in,
+                }; 2])
+            }
+            Walk::Results(results) => results
+                .get(&key)
+                .copied()
+                .ok_or(BuxError::NoEstimate { what: "a point" }),
+        }
+    }
+
+    /// The points listed.
+    pub fn into_points(self) -> Vec<(K, BuxPoint)> {
+        match self {
+            Walk::Plan(points) => points,
+            Walk::Results(_) => Vec::new(),
+        }
+    }
 }

@@ -15,7 +15,7 @@ use linklab_wire::control::Modulus;
 use serde::Deserialize;
 
 use super::model::one_way_bound;
-use super::replicate::{replicate, DirectionEstimate, Estimate, Replications};
+use super::replicate::{BuxPoint, DirectionEstimate, Estimate, Replications, Walk};
 use super::simulate::{frame_overhead_bits, LinkRun, MessageLength, Procedure, Traffic};
 use super::{modulus, BuxError, LengthDistribution};
 use super::{
@@ -23,7 +23,7 @@ use super::{
     MAX_T_P_MS,
 };
 use crate::experiment::{
-    all_in_range, each_valid, file_name_id, in_range, validate_replications, Experiment,
+    all_in_range, each_valid, file_name_id, in_range, run_all, validate_replications, Experiment,
     ExperimentKind, InvalidField,
 };
 use crate::report::{Figure, Output, Point, Progress, RunOptions, Series, SeriesStyle, Table};
@@ -141,16 +141,22 @@ impl ThroughputExperiment {
         Ok(Experiment::from_toml_as(text)?)
     }
 
-    /// Runs the experiment for `linklab sim`.
-    pub fn run(&self, opts: &RunOptions, progress: &dyn Progress) -> Result<Output, BuxError> {
-        Ok(self.measure(opts, progress)?.output)
-    }
-
     /// Runs every point and keeps the curves for checks.
     pub fn measure(
         &self,
         opts: &RunOptions,
         progress: &dyn Progress,
+    ) -> Result<ThroughputResults, BuxError> {
+        let (points, results) = run_all(self, opts, progress)?;
+        self.walk(opts, &mut Walk::results(&points, results))
+    }
+
+    /// Walks every figure's cases and lengths: lists the points, or builds
+    /// the curves, the figures and the table from their results.
+    fn walk(
+        &self,
+        opts: &RunOptions,
+        walk: &mut Walk<RunKey>,
     ) -> Result<ThroughputResults, BuxError> {
         let lengths = if opts.quick {
             &self.quick_message_lengths_bits
@@ -179,13 +185,6 @@ impl ThroughputExperiment {
                 what: "message_lengths_bits",
             });
         }
-        let runs_per_point = match self.flow {
-            Flow::OneWay => 3,
-            Flow::TwoWay => 2,
-        };
-        let cases: usize = self.figure.iter().map(|f| f.case.len()).sum();
-        progress.add_work((cases * lengths.len() * runs_per_point) as u64 * replications);
-        let mut done: BTreeMap<RunKey, [DirectionEstimate; 2]> = BTreeMap::new();
         let mut figures = BTreeMap::new();
         let mut output = Output::default();
         let mut rows = Vec::new();
@@ -194,16 +193,7 @@ impl ThroughputExperiment {
             let mut series = Vec::new();
             for case in &figure.case {
                 let m = modulus(case.modulus)?;
-                let c = self.case_curves(
-                    case,
-                    m,
-                    lengths,
-                    plan,
-                    frame_times,
-                    opts,
-                    progress,
-                    &mut done,
-                )?;
+                let c = self.case_curves(case, m, lengths, plan, frame_times, walk)?;
                 for (label, curve) in [
                     ("NRM primary → secondary", &c.nrm_primary),
                     ("NRM secondary → primary", &c.nrm_secondary),
@@ -280,7 +270,6 @@ impl ThroughputExperiment {
         Ok(ThroughputResults { figures, output })
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn case_curves(
         &self,
         case: &ThroughputCase,
@@ -288,9 +277,7 @@ impl ThroughputExperiment {
         lengths: &[u32],
         replications: Replications,
         frame_times: u32,
-        opts: &RunOptions,
-        progress: &dyn Progress,
-        done: &mut BTreeMap<RunKey, [DirectionEstimate; 2]>,
+        walk: &mut Walk<RunKey>,
     ) -> Result<CaseCurves, BuxError> {
         let t_p = Duration::from_secs_f64(case.t_p_ms / 1e3);
         let overhead = frame_overhead_bits(m) as f64;
@@ -321,24 +308,15 @@ impl ThroughputExperiment {
                     self.flow,
                     traffic[0] == Traffic::Saturated,
                 );
-                if let Some(e) = done.get(&key) {
-                    progress.advance(replications.initial, "Bux throughput (shared point)");
-                    return Ok(*e);
-                }
-                let what = format!(
-                    "Bux {}: {} l = {bits} bit",
-                    figure_what(self.flow),
-                    procedure.name()
-                );
-                let e = replicate(
-                    &run(procedure, traffic),
+                walk.point(key, || BuxPoint {
+                    run: run(procedure, traffic),
                     replications,
-                    opts,
-                    progress,
-                    &what,
-                )?;
-                done.insert(key, e);
-                Ok::<_, BuxError>(e)
+                    what: format!(
+                        "Bux {}: {} l = {bits} bit",
+                        figure_what(self.flow),
+                        procedure.name()
+                    ),
+                })
             };
             let (s, q) = (Traffic::Saturated, Traffic::Silent);
             let thr = |e: &DirectionEstimate| {
@@ -427,6 +405,10 @@ impl LengthDistribution {
 }
 
 impl ExperimentKind for ThroughputExperiment {
+    type Point = (RunKey, BuxPoint);
+    type Result = [DirectionEstimate; 2];
+    type Error = BuxError;
+
     fn validate(&self) -> Result<(), InvalidField> {
         for (field, lengths) in [
             ("message_lengths_bits", &self.message_lengths_bits),
@@ -463,11 +445,29 @@ impl ExperimentKind for ThroughputExperiment {
         )
     }
 
-    fn run(
+    /// Every distinct (case, length, procedure, traffic), in the order
+    /// the figures meet them.
+    fn points(&self, opts: &RunOptions) -> Result<Vec<(RunKey, BuxPoint)>, BuxError> {
+        let mut walk = Walk::Plan(Vec::new());
+        self.walk(opts, &mut walk)?;
+        Ok(walk.into_points())
+    }
+
+    fn run_point(
         &self,
         opts: &RunOptions,
+        (_, point): &(RunKey, BuxPoint),
         progress: &dyn Progress,
-    ) -> Result<Output, Box<dyn std::error::Error + Send + Sync>> {
-        Ok(ThroughputExperiment::run(self, opts, progress)?)
+    ) -> Result<[DirectionEstimate; 2], BuxError> {
+        point.run(opts, progress)
+    }
+
+    fn assemble(
+        &self,
+        opts: &RunOptions,
+        points: &[(RunKey, BuxPoint)],
+        results: Vec<[DirectionEstimate; 2]>,
+    ) -> Result<Output, BuxError> {
+        Ok(self.walk(opts, &mut Walk::results(points, results))?.output)
     }
 }

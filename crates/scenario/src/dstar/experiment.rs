@@ -2,6 +2,7 @@
 //! and `dstar-table-2` ([`Table2Config`]), each running its report section
 //! with the file's parameters.
 
+use super::bench::BenchError;
 use super::sections::{table_1_with, table_2_with, Table1Config, Table2Config};
 use crate::experiment::{ExperimentKind, InvalidField};
 use crate::report::{Output, Progress, RunOptions, Section};
@@ -14,30 +15,68 @@ fn output(section: Section) -> Output {
 }
 
 impl ExperimentKind for Table1Config {
+    type Point = ();
+    type Result = Output;
+    type Error = BenchError;
+
     fn validate(&self) -> Result<(), InvalidField> {
         Table1Config::validate(self)
     }
 
-    fn run(
+    /// One point: this kind's run is not cut into parts.
+    fn points(&self, _: &RunOptions) -> Result<Vec<()>, BenchError> {
+        Ok(vec![()])
+    }
+
+    fn run_point(
         &self,
         opts: &RunOptions,
+        (): &(),
         progress: &dyn Progress,
-    ) -> Result<Output, Box<dyn std::error::Error + Send + Sync>> {
+    ) -> Result<Output, BenchError> {
         Ok(output(table_1_with(self, opts, progress)?))
+    }
+
+    fn assemble(
+        &self,
+        _: &RunOptions,
+        _: &[()],
+        results: Vec<Output>,
+    ) -> Result<Output, BenchError> {
+        Ok(results.into_iter().next().unwrap_or_default())
     }
 }
 
 impl ExperimentKind for Table2Config {
+    type Point = ();
+    type Result = Output;
+    type Error = BenchError;
+
     fn validate(&self) -> Result<(), InvalidField> {
         Table2Config::validate(self)
     }
 
-    fn run(
+    /// One point: this kind's run is not cut into parts.
+    fn points(&self, _: &RunOptions) -> Result<Vec<()>, BenchError> {
+        Ok(vec![()])
+    }
+
+    fn run_point(
         &self,
         opts: &RunOptions,
+        (): &(),
         progress: &dyn Progress,
-    ) -> Result<Output, Box<dyn std::error::Error + Send + Sync>> {
+    ) -> Result<Output, BenchError> {
         Ok(output(table_2_with(self, opts, progress)?))
+    }
+
+    fn assemble(
+        &self,
+        _: &RunOptions,
+        _: &[()],
+        results: Vec<Output>,
+    ) -> Result<Output, BenchError> {
+        Ok(results.into_iter().next().unwrap_or_default())
     }
 }
 

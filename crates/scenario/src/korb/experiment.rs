@@ -199,6 +199,10 @@ impl PingExperiment {
 }
 
 impl ExperimentKind for PingExperiment {
+    type Point = ();
+    type Result = Output;
+    type Error = KorbError;
+
     fn validate(&self) -> Result<(), InvalidField> {
         if !(SETTLED_FROM as u16..=1000).contains(&self.pings) {
             return Err(InvalidField::new(
@@ -216,11 +220,17 @@ impl ExperimentKind for PingExperiment {
         )
     }
 
-    fn run(
+    /// One point: this kind's run is not cut into parts.
+    fn points(&self, _: &RunOptions) -> Result<Vec<()>, KorbError> {
+        Ok(vec![()])
+    }
+
+    fn run_point(
         &self,
         opts: &RunOptions,
+        (): &(),
         progress: &dyn Progress,
-    ) -> Result<Output, Box<dyn std::error::Error + Send + Sync>> {
+    ) -> Result<Output, KorbError> {
         let stats = self.simulate(&BenchConfig::korb1987(1), opts, progress)?;
         let mut table = Table {
             id: "korb_ping".into(),
@@ -242,6 +252,15 @@ impl ExperimentKind for PingExperiment {
             tables: vec![table],
             figures: Vec::new(),
         })
+    }
+
+    fn assemble(
+        &self,
+        _: &RunOptions,
+        _: &[()],
+        results: Vec<Output>,
+    ) -> Result<Output, KorbError> {
+        Ok(results.into_iter().next().unwrap_or_default())
     }
 }
 
@@ -504,6 +523,10 @@ impl FtpExperiment {
 }
 
 impl ExperimentKind for FtpExperiment {
+    type Point = ();
+    type Result = Output;
+    type Error = KorbError;
+
     fn validate(&self) -> Result<(), InvalidField> {
         if self.directions.is_empty() {
             return Err(InvalidField::new("directions", "the list is empty"));
@@ -567,11 +590,17 @@ impl ExperimentKind for FtpExperiment {
         )
     }
 
-    fn run(
+    /// One point: this kind's run is not cut into parts.
+    fn points(&self, _: &RunOptions) -> Result<Vec<()>, KorbError> {
+        Ok(vec![()])
+    }
+
+    fn run_point(
         &self,
         opts: &RunOptions,
+        (): &(),
         progress: &dyn Progress,
-    ) -> Result<Output, Box<dyn std::error::Error + Send + Sync>> {
+    ) -> Result<Output, KorbError> {
         let rows = self.simulate(opts, progress)?;
         let title = format!(
             "{} file(s) of {} octets at once over the X.25 network, TCP window {} octets",
@@ -581,6 +610,15 @@ impl ExperimentKind for FtpExperiment {
             tables: vec![self.table("korb_ftp", &title, &rows)],
             figures: Vec::new(),
         })
+    }
+
+    fn assemble(
+        &self,
+        _: &RunOptions,
+        _: &[()],
+        results: Vec<Output>,
+    ) -> Result<Output, KorbError> {
+        Ok(results.into_iter().next().unwrap_or_default())
     }
 }
 

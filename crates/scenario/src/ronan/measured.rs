@@ -847,6 +847,10 @@ fn text(config: &MeasuredConfig) -> String {
 }
 
 impl ExperimentKind for MeasuredConfig {
+    type Point = ();
+    type Result = Output;
+    type Error = RonanError;
+
     fn validate(&self) -> Result<(), InvalidField> {
         MeasuredConfig::validate(self).map_err(|e| match e {
             RonanError::Parameter { field, problem } => InvalidField::new(field, problem),
@@ -854,12 +858,27 @@ impl ExperimentKind for MeasuredConfig {
         })
     }
 
-    fn run(
+    /// One point: this kind's run is not cut into parts.
+    fn points(&self, _: &RunOptions) -> Result<Vec<()>, RonanError> {
+        Ok(vec![()])
+    }
+
+    fn run_point(
         &self,
         opts: &RunOptions,
+        (): &(),
         progress: &dyn Progress,
-    ) -> Result<Output, Box<dyn std::error::Error + Send + Sync>> {
-        Ok(MeasuredConfig::run(self, opts, progress)?)
+    ) -> Result<Output, RonanError> {
+        MeasuredConfig::run(self, opts, progress)
+    }
+
+    fn assemble(
+        &self,
+        _: &RunOptions,
+        _: &[()],
+        results: Vec<Output>,
+    ) -> Result<Output, RonanError> {
+        Ok(results.into_iter().next().unwrap_or_default())
     }
 }
 

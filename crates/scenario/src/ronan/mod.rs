@@ -77,7 +77,7 @@ const I_FRAMES: Metric = Metric::new("i_frames");
 const ACKS: Metric = Metric::new("acks");
 
 /// One row of the comparison: one window at one bit rate.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Comparison {
     /// Window k.
     pub window: u8,

@@ -187,6 +187,10 @@ impl ThroughputFigure {
 }
 
 impl ExperimentKind for ThroughputExperiment {
+    type Point = TransferSetup;
+    type Result = Measured;
+    type Error = ZielinskiError;
+
     fn validate(&self) -> Result<(), InvalidField> {
         in_range("n1_octets", self.n1_octets, 1..=256)?;
         in_range("file_octets", self.file_octets, 1..=MAX_FILE_OCTETS)?;
@@ -199,12 +203,27 @@ impl ExperimentKind for ThroughputExperiment {
         })
     }
 
-    fn run(
+    /// Every pair of every figure at every window.
+    fn points(&self, _: &RunOptions) -> Result<Vec<TransferSetup>, ZielinskiError> {
+        self.setups()
+    }
+
+    fn run_point(
         &self,
         opts: &RunOptions,
+        setup: &TransferSetup,
         progress: &dyn Progress,
-    ) -> Result<Output, Box<dyn std::error::Error + Send + Sync>> {
-        Ok(ThroughputExperiment::run(self, opts, progress)?)
+    ) -> Result<Measured, ZielinskiError> {
+        measure_point(setup, self.replications(opts), opts, progress)
+    }
+
+    fn assemble(
+        &self,
+        _: &RunOptions,
+        _: &[TransferSetup],
+        measured: Vec<Measured>,
+    ) -> Result<Output, ZielinskiError> {
+        Ok(self.output(&self.by_figure(measured)))
     }
 }
 
@@ -228,6 +247,10 @@ impl WindowFigure {
 }
 
 impl ExperimentKind for RealWindowExperiment {
+    type Point = TransferSetup;
+    type Result = Measured;
+    type Error = ZielinskiError;
+
     fn validate(&self) -> Result<(), InvalidField> {
         in_range("window", self.window, 1..=7)?;
         in_range("file_octets", self.file_octets, 1..=MAX_FILE_OCTETS)?;
@@ -238,17 +261,32 @@ impl ExperimentKind for RealWindowExperiment {
         })
     }
 
-    fn run(
+    /// Every case of every figure.
+    fn points(&self, _: &RunOptions) -> Result<Vec<TransferSetup>, ZielinskiError> {
+        self.setups()
+    }
+
+    fn run_point(
         &self,
         opts: &RunOptions,
+        setup: &TransferSetup,
         progress: &dyn Progress,
-    ) -> Result<Output, Box<dyn std::error::Error + Send + Sync>> {
-        Ok(RealWindowExperiment::run(self, opts, progress)?)
+    ) -> Result<Measured, ZielinskiError> {
+        measure_point(setup, self.replications(opts), opts, progress)
+    }
+
+    fn assemble(
+        &self,
+        _: &RunOptions,
+        _: &[TransferSetup],
+        measured: Vec<Measured>,
+    ) -> Result<Output, ZielinskiError> {
+        Ok(self.output(&self.by_figure(measured)))
     }
 }
 
 /// Simulated replications of one transfer set-up.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
 pub struct Measured {
     /// Throughput, bit/s (mean and 95% half-width over replications).
     pub throughput: ConfidenceInterval,
@@ -295,16 +333,26 @@ pub fn measure_all(
     opts: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<Vec<Measured>, ZielinskiError> {
+    try_map_ordered(opts.jobs, setups, |_, setup| {
+        measure_point(setup, replications, opts, progress)
+    })
+}
+
+/// One set-up's `replications` (replication r uses
+/// `Streams::new(opts.seed).replication(r)`), one after the other.
+fn measure_point(
+    setup: &TransferSetup,
+    replications: u64,
+    opts: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<Measured, ZielinskiError> {
     if replications < 2 {
         return Err(ZielinskiError::TooFewReplications { replications });
     }
-    progress.add_work(setups.len() as u64);
-    let master = Streams::new(opts.seed);
-    try_map_ordered(opts.jobs, setups, |_, setup| {
-        let outcome = measure(setup, replications, &master);
-        progress.advance(1, "Zieliński transfers");
-        outcome
-    })
+    progress.add_work(1);
+    let outcome = measure(setup, replications, &Streams::new(opts.seed));
+    progress.advance(1, "Zieliński transfers");
+    outcome
 }
 
 fn measure(
@@ -413,6 +461,12 @@ impl ThroughputExperiment {
         opts: &RunOptions,
         progress: &dyn Progress,
     ) -> Result<Vec<FigureResult>, ZielinskiError> {
+        let measured = measure_all(&self.setups()?, self.replications(opts), opts, progress)?;
+        Ok(self.by_figure(measured))
+    }
+
+    /// Every pair of every figure at every window, in that order.
+    fn setups(&self) -> Result<Vec<TransferSetup>, ZielinskiError> {
         let mut setups = Vec::new();
         for figure in &self.figures {
             for pair in &figure.pairs {
@@ -433,10 +487,13 @@ impl ThroughputExperiment {
                 }
             }
         }
-        let mut measured =
-            measure_all(&setups, self.replications(opts), opts, progress)?.into_iter();
-        Ok(self
-            .figures
+        Ok(setups)
+    }
+
+    /// The measurements of [`Self::setups`] grouped by figure and pair.
+    fn by_figure(&self, measured: Vec<Measured>) -> Vec<FigureResult> {
+        let mut measured = measured.into_iter();
+        self.figures
             .iter()
             .map(|figure| FigureResult {
                 spec: figure.clone(),
@@ -446,10 +503,11 @@ impl ThroughputExperiment {
                     .map(|_| measured.by_ref().take(self.windows.len()).collect())
                     .collect(),
             })
-            .collect())
+            .collect()
     }
 
-    /// The figures and a table of every point.
+    /// Simulated throughput against k (with the models) per figure, and a
+    /// table per figure.
     pub fn output(&self, results: &[FigureResult]) -> Output {
         let mut out = Output::default();
         let t2 = Duration::from_millis(self.model_t2_ms);
@@ -532,16 +590,6 @@ impl ThroughputExperiment {
         }
         out
     }
-
-    /// `linklab sim`: simulates and returns figures and tables.
-    pub fn run(
-        &self,
-        opts: &RunOptions,
-        progress: &dyn Progress,
-    ) -> Result<Output, ZielinskiError> {
-        let results = self.simulate(opts, progress)?;
-        Ok(self.output(&results))
-    }
 }
 
 /// The simulated cases of one histogram figure.
@@ -571,6 +619,21 @@ impl RealWindowExperiment {
         opts: &RunOptions,
         progress: &dyn Progress,
     ) -> Result<Vec<WindowResult>, ZielinskiError> {
+        let measured = measure_all(&self.setups()?, self.replications(opts), opts, progress)?;
+        Ok(self.by_figure(measured))
+    }
+
+    /// Replications per case: fewer in a quick run.
+    fn replications(&self, opts: &RunOptions) -> u64 {
+        if opts.quick {
+            self.quick_replications
+        } else {
+            self.replications
+        }
+    }
+
+    /// Every case of every figure, in that order.
+    fn setups(&self) -> Result<Vec<TransferSetup>, ZielinskiError> {
         let mut setups = Vec::new();
         for figure in &self.figures {
             for case in &figure.cases {
@@ -589,20 +652,19 @@ impl RealWindowExperiment {
                 )?);
             }
         }
-        let replications = if opts.quick {
-            self.quick_replications
-        } else {
-            self.replications
-        };
-        let mut measured = measure_all(&setups, replications, opts, progress)?.into_iter();
-        Ok(self
-            .figures
+        Ok(setups)
+    }
+
+    /// The measurements of [`Self::setups`] grouped by figure.
+    fn by_figure(&self, measured: Vec<Measured>) -> Vec<WindowResult> {
+        let mut measured = measured.into_iter();
+        self.figures
             .iter()
             .map(|figure| WindowResult {
                 spec: figure.clone(),
                 cases: measured.by_ref().take(figure.cases.len()).collect(),
             })
-            .collect())
+            .collect()
     }
 
     /// Histograms (share of transmissions per real window size) and a
@@ -665,15 +727,5 @@ impl RealWindowExperiment {
             });
         }
         out
-    }
-
-    /// `linklab sim`: simulates and returns histograms and tables.
-    pub fn run(
-        &self,
-        opts: &RunOptions,
-        progress: &dyn Progress,
-    ) -> Result<Output, ZielinskiError> {
-        let results = self.simulate(opts, progress)?;
-        Ok(self.output(&results))
     }
 }

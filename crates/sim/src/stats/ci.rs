@@ -11,7 +11,7 @@ use super::tally::Tally;
 /// from `n` independent, identically distributed estimates (one per
 /// replication, after warm-up deletion). Following Bux et al. (1982), a
 /// simulation figure is always reported together with its interval.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ConfidenceInterval {
     /// The sample mean of the `n` estimates.
     pub mean: f64,
