@@ -213,6 +213,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerType=sched/backfill
 MpiDefault=none
+MailProg=/bin/true
 SwitchType=switch/none
 ReturnToService=2
 # Finished jobs stay visible to scontrol show job for 10 minutes.
@@ -289,7 +290,7 @@ else
     took=$((SECONDS - start))
     # Each task of the array is a record: "ArrayTaskId=I ... JobState=S".
     tasks=$(scontrol -o show job "$array" 2>/dev/null |
-        sed -n 's/.*ArrayTaskId=\([0-9-]*\) .*JobState=\([A-Z_]*\) .*/\1:\2/p' | sort -n | tr '\n' ' ')
+        sed -n 's/.*ArrayTaskId=\([0-9-]*\) .*JobState=\([A-Z_]*\) .*/\1:\2/p' | sort -n | tr '\n' ' ' | sed 's/ $//')
     done_tasks=$(scontrol -o show job "$array" 2>/dev/null | grep -c 'JobState=COMPLETED ')
     parts=0
     for ((i = 0; i < shards; i++)); do [ -f "$cluster/part-$i/part.json" ] && parts=$((parts + 1)); done
