@@ -121,39 +121,60 @@ stop() {
     kill -KILL "$pid" 2>/dev/null
 }
 
+# in_netns: every live process of this network namespace but this shell,
+# "PID COMMAND" a line: all started here (munged, the Slurm daemons,
+# slurmstepd, the jobs), whatever became of their parents.
+# shellcheck disable=SC2317
+in_netns() {
+    local me p cmd
+    me=$(readlink /proc/$$/ns/net)
+    for p in $(find /proc/[0-9]*/ns/net -maxdepth 0 -printf '%h %l\n' 2>/dev/null |
+            grep -F " $me" | cut -d/ -f3); do
+        { [ "$p" = $$ ] || [ "$p" = "$BASHPID" ]; } && continue
+        cmd=$(tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null)
+        [ -n "$cmd" ] && echo "$p $cmd" # a zombie has none
+    done
+}
+
 # The states a job ends in.
 terminal='COMPLETED|CANCELLED|FAILED|TIMEOUT|OUT_OF_MEMORY|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE'
-ctld="" slurmd_pid=""
+ctld="" slurmd_pid="" signalled=0
+# On a normal exit: cancel the jobs and wait for them (slurmstepd and the
+# job outlive slurmd), then stop slurmd, slurmctld and munged in turn.  On
+# a signal (netns_enter's time limit: `timeout` then KILLs after 5 s, and
+# has already sent the signal to our process group, daemons included) no
+# time for that: TERM all in the namespace, KILL after 1 s (slurmstepd
+# ignores TERM).  Either way
+# nothing in the namespace survives.
 # shellcheck disable=SC2317
 cleanup() {
     trap - EXIT INT TERM HUP
-    if [ -n "$ctld" ] && kill -0 "$ctld" 2>/dev/null; then
-        # Jobs first: slurmstepd outlives slurmd, and would the job.
-        scancel --user=root 2>/dev/null
-        for _ in $(seq 100); do
-            squeue -h -t all -o '%T' 2>/dev/null | grep -q -v -x -E "$terminal" || break
-            sleep 0.1
-        done
+    local p left
+    if [ "$signalled" -eq 0 ]; then
+        if [ -n "$ctld" ] && kill -0 "$ctld" 2>/dev/null; then
+            timeout 10 scancel --user=root 2>/dev/null
+            for _ in $(seq 50); do
+                timeout 5 squeue -h -t all -o '%T' 2>/dev/null | grep -q -v -x -E "$terminal" || break
+                sleep 0.2
+            done
+        fi
+        stop slurmd "$sl/slurmd.pid" "$slurmd_pid"
+        stop slurmctld "$sl/slurmctld.pid" "$ctld"
+        stop munged "$mu/munged.pid"
+    else
+        for p in $(in_netns | cut -d' ' -f1); do kill "$p" 2>/dev/null; done
+        for _ in $(seq 10); do [ -n "$(in_netns)" ] || break; sleep 0.1; done
     fi
-    stop slurmd "$sl/slurmd.pid" "$slurmd_pid"
-    stop slurmctld "$sl/slurmctld.pid" "$ctld"
-    stop munged "$mu/munged.pid"
+    left=$(in_netns)
+    if [ -n "$left" ]; then
+        echo "slurm-cluster: killing what was left:" >&2
+        echo "$left" >&2
+        for p in $(echo "$left" | cut -d' ' -f1); do kill -KILL "$p" 2>/dev/null; done
+    fi
     wait 2>/dev/null
-    # Anything else still in this network namespace (a slurmstepd, a job)
-    # is ours and goes too.
-    local me p left=()
-    me=$(readlink /proc/$$/ns/net)
-    for p in /proc/[0-9]*; do
-        p=${p#/proc/}
-        [ "$p" = $$ ] || [ "$p" = "$BASHPID" ] && continue
-        [ "$(readlink "/proc/$p/ns/net" 2>/dev/null)" = "$me" ] || continue
-        left+=("$p $(tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null)")
-        kill -KILL "$p" 2>/dev/null
-    done
-    [ ${#left[@]} -eq 0 ] || printf 'slurm-cluster: killed what was left: %s\n' "${left[@]}" >&2
 }
 trap cleanup EXIT
-trap 'exit 143' INT TERM HUP
+trap 'signalled=1; exit 143' INT TERM HUP
 
 # --- the cluster -------------------------------------------------------
 start=$SECONDS

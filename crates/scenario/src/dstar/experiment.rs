@@ -1,9 +1,11 @@
 //! The D-STAR kinds of scenario file: `dstar-table-1` ([`Table1Config`])
 //! and `dstar-table-2` ([`Table2Config`]), each running its report section
-//! with the file's parameters.
+//! with the file's parameters, one seeded run of one protocol per point.
 
 use super::bench::BenchError;
-use super::sections::{table_1_with, table_2_with, Table1Config, Table2Config};
+use super::sections::{
+    table_1_section, table_2_section, Table1Config, Table1Point, Table2Config, Table2Point,
+};
 use crate::experiment::{ExperimentKind, InvalidField};
 use crate::report::{Output, Progress, RunOptions, Section};
 
@@ -15,68 +17,66 @@ fn output(section: Section) -> Output {
 }
 
 impl ExperimentKind for Table1Config {
-    type Point = ();
-    type Result = Output;
+    type Point = Table1Point;
+    type Result = (f64, u64);
     type Error = BenchError;
 
     fn validate(&self) -> Result<(), InvalidField> {
         Table1Config::validate(self)
     }
 
-    /// One point: this kind's run is not cut into parts.
-    fn points(&self, _: &RunOptions) -> Result<Vec<()>, BenchError> {
-        Ok(vec![()])
+    fn points(&self, opts: &RunOptions) -> Result<Vec<Table1Point>, BenchError> {
+        Ok(Table1Config::points(self, opts))
     }
 
     fn run_point(
         &self,
         opts: &RunOptions,
-        (): &(),
+        point: &Table1Point,
         progress: &dyn Progress,
-    ) -> Result<Output, BenchError> {
-        Ok(output(table_1_with(self, opts, progress)?))
+    ) -> Result<(f64, u64), BenchError> {
+        Table1Config::run_point(self, opts, point, progress)
     }
 
     fn assemble(
         &self,
-        _: &RunOptions,
-        _: &[()],
-        results: Vec<Output>,
+        opts: &RunOptions,
+        points: &[Table1Point],
+        results: Vec<(f64, u64)>,
     ) -> Result<Output, BenchError> {
-        Ok(results.into_iter().next().unwrap_or_default())
+        Ok(output(table_1_section(self, opts, points, results)?))
     }
 }
 
 impl ExperimentKind for Table2Config {
-    type Point = ();
-    type Result = Output;
+    type Point = Table2Point;
+    type Result = (bool, f64);
     type Error = BenchError;
 
     fn validate(&self) -> Result<(), InvalidField> {
         Table2Config::validate(self)
     }
 
-    /// One point: this kind's run is not cut into parts.
-    fn points(&self, _: &RunOptions) -> Result<Vec<()>, BenchError> {
-        Ok(vec![()])
+    fn points(&self, opts: &RunOptions) -> Result<Vec<Table2Point>, BenchError> {
+        Ok(Table2Config::points(self, opts))
     }
 
     fn run_point(
         &self,
         opts: &RunOptions,
-        (): &(),
+        point: &Table2Point,
         progress: &dyn Progress,
-    ) -> Result<Output, BenchError> {
-        Ok(output(table_2_with(self, opts, progress)?))
+    ) -> Result<(bool, f64), BenchError> {
+        Table2Config::run_point(self, opts, point, progress)
     }
 
     fn assemble(
         &self,
-        _: &RunOptions,
-        _: &[()],
-        results: Vec<Output>,
+        opts: &RunOptions,
+        points: &[Table2Point],
+        results: Vec<(bool, f64)>,
     ) -> Result<Output, BenchError> {
-        Ok(results.into_iter().next().unwrap_or_default())
+        Ok(output(table_2_section(self, opts, points, results)?))
     }
 }
 

@@ -10,7 +10,7 @@ use linklab_sim::ConfidenceInterval;
 use super::bench::{linux_tcp, tcp_bulk, BenchError};
 use super::normcl::dtn_norm_transfer;
 use super::tcpcl::dtn_tcpcl_transfer;
-use crate::experiment::{in_range, InvalidField};
+use crate::experiment::{in_range, run_all, InvalidField};
 use crate::published::{load, Row, Source, DSTAR_DD};
 use crate::report::{Check, Paper, Progress, RunOptions, Section, Table};
 use serde::Deserialize;
@@ -161,55 +161,83 @@ pub fn table_1_with(
     opts: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<Section, BenchError> {
+    let (points, results) = run_all(config, opts, progress)?;
+    table_1_section(config, opts, &points, results)
+}
+
+/// One run of Table I: the row (0 and 1 iperf over IPv4 and IPv6, 2 DTN
+/// over TCPCL, 3 and 4 NORM at 128 and 84 kbit/s) and the run's index,
+/// which picks its seed.
+pub type Table1Point = (usize, usize);
+
+impl Table1Config {
+    /// Every row's runs, row by row.
+    pub(crate) fn points(&self, opts: &RunOptions) -> Vec<Table1Point> {
+        let runs = self.runs(opts);
+        (0..5)
+            .flat_map(|row| (0..runs).map(move |r| (row, r)))
+            .collect()
+    }
+
+    /// One run: its throughput, bytes/s, and the radio's overrun drops.
+    pub(crate) fn run_point(
+        &self,
+        opts: &RunOptions,
+        &(row, r): &Table1Point,
+        progress: &dyn Progress,
+    ) -> Result<(f64, u64), BenchError> {
+        let duration = Duration::from_secs(self.iperf_seconds);
+        let channel = self.channel();
+        let seed = Streams::new(opts.seed).stream_index(r as u64).next_u64();
+        let payload = || vec![0xA5; self.file_octets];
+        progress.add_work(1);
+        let (result, what) = match row {
+            0 | 1 => {
+                let run = tcp_bulk(channel, row == 1, &linux_tcp(None), duration, seed)?;
+                (
+                    (run.bytes_per_s, run.radio[0].overrun_drops),
+                    "D-STAR Table I: iperf",
+                )
+            }
+            2 => {
+                let run =
+                    dtn_tcpcl_transfer(channel, &linux_tcp(None), payload(), duration * 20, seed)?;
+                (
+                    (run.bytes_per_s, run.radio[0].overrun_drops),
+                    "D-STAR Table I: DTN over TCPCL",
+                )
+            }
+            _ => {
+                let rate = if row == 3 { 128e3 } else { 84e3 };
+                let run = dtn_norm_transfer(channel, rate, payload(), duration * 20, seed)?;
+                (
+                    (run.bytes_per_s, run.radio[0].overrun_drops),
+                    "D-STAR Table I: NORM",
+                )
+            }
+        };
+        progress.advance(1, what);
+        Ok(result)
+    }
+}
+
+/// Table I's section from every run's throughput and drops.
+pub(crate) fn table_1_section(
+    config: &Table1Config,
+    opts: &RunOptions,
+    points: &[Table1Point],
+    results: Vec<(f64, u64)>,
+) -> Result<Section, BenchError> {
     let (duration, object) = (
         Duration::from_secs(config.iperf_seconds),
         config.file_octets,
     );
     let runs = config.runs(opts);
     let channel = config.channel();
-    progress.add_work(5 * runs as u64);
-    let streams = Streams::new(opts.seed);
-    let seeds: Vec<u64> = (0..runs as u64)
-        .map(|r| streams.stream_index(r).next_u64())
-        .collect();
-    let mut ours: Vec<(Vec<f64>, u64)> = Vec::new();
-    for ipv6 in [false, true] {
-        let mut v = Vec::new();
-        let mut drops = 0;
-        for &seed in &seeds {
-            let run = tcp_bulk(channel, ipv6, &linux_tcp(None), duration, seed)?;
-            v.push(run.bytes_per_s);
-            drops += run.radio[0].overrun_drops;
-            progress.advance(1, "D-STAR Table I: iperf");
-        }
-        ours.push((v, drops));
-    }
-    let payload = vec![0xA5; object];
-    let mut v = Vec::new();
-    let mut drops = 0;
-    for &seed in &seeds {
-        let run = dtn_tcpcl_transfer(
-            channel,
-            &linux_tcp(None),
-            payload.clone(),
-            duration * 20,
-            seed,
-        )?;
-        v.push(run.bytes_per_s);
-        drops += run.radio[0].overrun_drops;
-        progress.advance(1, "D-STAR Table I: DTN over TCPCL");
-    }
-    ours.push((v, drops));
-    for rate in [128e3, 84e3] {
-        let mut v = Vec::new();
-        let mut drops = 0;
-        for &seed in &seeds {
-            let run = dtn_norm_transfer(channel, rate, payload.clone(), duration * 20, seed)?;
-            v.push(run.bytes_per_s);
-            drops += run.radio[0].overrun_drops;
-            progress.advance(1, "D-STAR Table I: NORM");
-        }
-        ours.push((v, drops));
+    let mut ours: Vec<(Vec<f64>, u64)> = vec![(Vec::new(), 0); 5];
+    for (&(row, _), (bytes_per_s, drops)) in points.iter().zip(results) {
+        ours[row].0.push(bytes_per_s);
+        ours[row].1 += drops;
     }
 
     let mut table = Table {
@@ -530,35 +558,86 @@ pub fn table_2_with(
     opts: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<Section, BenchError> {
-    let runs = if opts.quick {
-        config.quick_runs
-    } else {
-        config.runs
-    };
-    let channel = hostile(config.good_s, config.fade_s, config.ber_fade);
-    let tcp = linux_tcp(Some(Duration::from_secs(config.tcp_timeout_s)));
-    let duration = Duration::from_secs(config.iperf_seconds);
-    let horizon = Duration::from_secs(config.horizon_s);
-    let file = vec![0xA5; config.file_octets];
-    progress.add_work(5 * runs as u64);
-    let streams = Streams::new(opts.seed ^ 0x7ab1e2);
+    let (points, results) = run_all(config, opts, progress)?;
+    table_2_section(config, opts, &points, results)
+}
+
+/// One run of Table II: the run's index, which picks its seed (every
+/// protocol meets the same fades), and the row (0 and 1 iperf over IPv4
+/// and IPv6, 2 DTN over TCPCL, 3 and 4 NORM at 128 and 84 kbit/s).
+pub type Table2Point = (usize, usize);
+
+impl Table2Config {
+    fn runs(&self, opts: &RunOptions) -> usize {
+        if opts.quick {
+            self.quick_runs
+        } else {
+            self.runs
+        }
+    }
+
+    /// Every run's rows, run by run.
+    pub(crate) fn points(&self, opts: &RunOptions) -> Vec<Table2Point> {
+        (0..self.runs(opts))
+            .flat_map(|r| (0..5).map(move |row| (r, row)))
+            .collect()
+    }
+
+    /// One run: whether it completed, and its throughput, bytes/s.
+    pub(crate) fn run_point(
+        &self,
+        opts: &RunOptions,
+        &(r, row): &Table2Point,
+        progress: &dyn Progress,
+    ) -> Result<(bool, f64), BenchError> {
+        let channel = hostile(self.good_s, self.fade_s, self.ber_fade);
+        let tcp = linux_tcp(Some(Duration::from_secs(self.tcp_timeout_s)));
+        let duration = Duration::from_secs(self.iperf_seconds);
+        let horizon = Duration::from_secs(self.horizon_s);
+        let file = || vec![0xA5; self.file_octets];
+        let seed = Streams::new(opts.seed ^ 0x7ab1e2)
+            .stream_index(r as u64)
+            .next_u64();
+        progress.add_work(1);
+        let (done, what) = match row {
+            0 | 1 => {
+                let run = tcp_bulk(channel, row == 1, &tcp, duration, seed)?;
+                ((!run.timed_out, run.bytes_per_s), "D-STAR Table II: iperf")
+            }
+            // A transfer not completed moved nothing the application can
+            // use.
+            2 => {
+                let run = dtn_tcpcl_transfer(channel, &tcp, file(), horizon, seed)?;
+                (
+                    (run.completed.is_some(), run.bytes_per_s),
+                    "D-STAR Table II: DTN over TCPCL",
+                )
+            }
+            _ => {
+                let rate = if row == 3 { 128e3 } else { 84e3 };
+                let run = dtn_norm_transfer(channel, rate, file(), horizon, seed)?;
+                (
+                    (run.completed.is_some(), run.bytes_per_s),
+                    "D-STAR Table II: NORM",
+                )
+            }
+        };
+        progress.advance(1, what);
+        Ok(done)
+    }
+}
+
+/// Table II's section from every run's completion and throughput.
+pub(crate) fn table_2_section(
+    config: &Table2Config,
+    opts: &RunOptions,
+    points: &[Table2Point],
+    results: Vec<(bool, f64)>,
+) -> Result<Section, BenchError> {
+    let runs = config.runs(opts);
     let mut ours: [Completions; 5] = Default::default();
-    for r in 0..runs as u64 {
-        let seed = streams.stream_index(r).next_u64();
-        for (k, ipv6) in [(0, false), (1, true)] {
-            let run = tcp_bulk(channel, ipv6, &tcp, duration, seed)?;
-            ours[k].add(!run.timed_out, run.bytes_per_s);
-            progress.advance(1, "D-STAR Table II: iperf");
-        }
-        // A transfer not completed moved nothing the application can use.
-        let dtn = dtn_tcpcl_transfer(channel, &tcp, file.clone(), horizon, seed)?;
-        ours[2].add(dtn.completed.is_some(), dtn.bytes_per_s);
-        progress.advance(1, "D-STAR Table II: DTN over TCPCL");
-        for (k, rate) in [(3, 128e3), (4, 84e3)] {
-            let run = dtn_norm_transfer(channel, rate, file.clone(), horizon, seed)?;
-            ours[k].add(run.completed.is_some(), run.bytes_per_s);
-            progress.advance(1, "D-STAR Table II: NORM");
-        }
+    for (&(_, row), (done, bytes_per_s)) in points.iter().zip(results) {
+        ours[row].add(done, bytes_per_s);
     }
     let mut table = Table {
         id: "dstar-table-2".into(),
