@@ -189,13 +189,13 @@ fn gather(dirs: &[PathBuf]) -> anyhow::Result<Merged> {
             ));
         }
         if part.run != first.run {
-            let name = |r: &RunOf| match r {
+            let theirs = match &part.run {
                 RunOf::Sim { file, .. } if part.run.name() == first.run.name() => {
                     format!("another text of {file}")
                 }
                 other => other.name(),
             };
-            return Err(differs("it ran", name(&part.run), first.run.name()));
+            return Err(differs("it ran", theirs, first.run.name()));
         }
         if part.seed != first.seed {
             return Err(differs(
