@@ -90,7 +90,7 @@ proptest! {
     /// bit for bit, whatever the body (runs of 1s across octets and into
     /// the FCS included).
     #[test]
-    fn frame_bits_counts_what_the_encoder_sends(body in prop::collection::vec(prop_oneof![Just(0xFFu8), Just(0x7E), Just(0xFE), any::<u8>()], 0..300)) {
+    fn frame_bits_counts_what_the_encoder_sends(body in prop::collection::vec(prop_oneof![Just(0xFFu8), Just(0x7E), Just(0xFE), Just(0x00), Just(0x0F), Just(0xF0), Just(0x80), Just(0x01), any::<u8>()], 0..300)) {
         let mut encoder = Encoder::new(LineCode::Nrz);
         encoder.flags(1);
         encoder.frame(&body);

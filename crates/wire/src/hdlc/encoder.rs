@@ -91,8 +91,31 @@ fn run_after(run: u32, octet: u8) -> u32 {
 /// The number of line bits `octets` take after zero-bit insertion,
 /// starting after `run` contiguous 1s, and the run after them: the count
 /// [`Encoder::stuff`] makes, from the same table.
+///
+/// Eight octets at a time where no 0 goes in: when the 64 bits (sent LSB
+/// first) hold no five contiguous 1s, and the 1s they start with do not
+/// make five with the run carried in, they are sent as they are and the
+/// run after them is their last 1s. Elsewhere an octet at a time.
 fn stuffed_bits(octets: &[u8], mut run: u32) -> (u64, u32) {
     let mut bits = 0u64;
+    let mut chunks = octets.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        let fives = x & (x >> 1) & (x >> 2) & (x >> 3) & (x >> 4);
+        if fives == 0 && run + x.trailing_ones() < 5 {
+            bits += 64;
+            run = x.leading_ones();
+        } else {
+            (bits, run) = stuffed_octets(chunk, bits, run);
+        }
+    }
+    stuffed_octets(chunks.remainder(), bits, run)
+}
+
+/// [`stuffed_bits`] an octet at a time, adding to `bits`.
+fn stuffed_octets(octets: &[u8], mut bits: u64, mut run: u32) -> (u64, u32) {
     for &octet in octets {
         let entry = STUFF[(run & 7) as usize][usize::from(octet)];
         bits += u64::from((entry >> 16) & 0xF);
