@@ -13,11 +13,10 @@ use super::bench::{BenchConfig, RFC877_MTU};
 use super::run::{median, ping_sequence, transfers, Direction, SETTLED_FROM};
 use super::KorbError;
 use crate::experiment::{
-    validate_replications, Experiment, ExperimentError, ExperimentKind, InvalidField,
+    run_all, validate_replications, Experiment, ExperimentError, ExperimentKind, InvalidField,
 };
 use crate::report::{Output, Progress, RunOptions, Table};
 
-/// Threads that share the replications of one configuration.
 /// Aggregate goodput of the files, bit/s.
 const RATE: Metric = Metric::new("rate");
 /// The slowest file's transfer time, s.
@@ -358,7 +357,7 @@ pub struct FtpExperiment {
 }
 
 /// One row of an FTP experiment.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
 pub struct FtpRow {
     /// The direction.
     pub direction: Direction,
@@ -424,59 +423,13 @@ impl FtpExperiment {
         }
     }
 
-    /// Runs every row.
+    /// Runs every row, the rows on the run's threads.
     pub fn simulate(
         &self,
         opts: &RunOptions,
         progress: &dyn Progress,
     ) -> Result<Vec<FtpRow>, KorbError> {
-        let counts = replications(
-            opts,
-            self.replications,
-            self.max_replications,
-            self.quick_replications,
-        );
-        let mut rows = Vec::new();
-        for &direction in &self.directions {
-            let direction = Direction::from(direction);
-            for &circuits in &self.circuits {
-                let bench = self.bench(circuits);
-                let offset = 100 + circuits as u64 * 2 + u64::from(direction == Direction::Get);
-                let (files, octets) = (self.files, self.file_octets);
-                let report = replicate(opts, offset, counts, progress, "Korb: FTP", |streams| {
-                    let t = transfers(&bench, &streams, direction, files, octets)?;
-                    let mut out = ReplicationOutput::new();
-                    out.value(RATE, t.rate_bps)
-                        .value(MAX_TIME, t.max_time_s)
-                        .value(COMPLETED, t.completed as f64)
-                        .value(RETRANSMITTED, t.sent.repeated_segments as f64)
-                        .value(SPURIOUS, t.received.repeated_segments as f64)
-                        .value(SEGMENTS, t.sent.data_segments as f64)
-                        .value(CIRCUITS, t.circuits as f64)
-                        .value(DROPPED, t.dropped as f64);
-                    Ok(out)
-                })?;
-                let ci = |metric: Metric| {
-                    report
-                        .ci(metric)
-                        .ok_or(KorbError::NoResult(metric.name().into()))
-                };
-                rows.push(FtpRow {
-                    direction,
-                    circuits,
-                    rate: ci(RATE)?,
-                    max_time: ci(MAX_TIME)?,
-                    completed: ci(COMPLETED)?.mean,
-                    retransmitted: ci(RETRANSMITTED)?.mean,
-                    spurious: ci(SPURIOUS)?.mean,
-                    segments: ci(SEGMENTS)?.mean,
-                    circuits_opened: ci(CIRCUITS)?.mean,
-                    dropped: ci(DROPPED)?.mean,
-                    replications: report.replications,
-                });
-            }
-        }
-        Ok(rows)
+        Ok(run_all(self, opts, progress)?.1)
     }
 
     /// The rows as a table.
@@ -523,8 +476,8 @@ impl FtpExperiment {
 }
 
 impl ExperimentKind for FtpExperiment {
-    type Point = ();
-    type Result = Output;
+    type Point = (Direction, usize);
+    type Result = FtpRow;
     type Error = KorbError;
 
     fn validate(&self) -> Result<(), InvalidField> {
@@ -590,18 +543,72 @@ impl ExperimentKind for FtpExperiment {
         )
     }
 
-    /// One point: this kind's run is not cut into parts.
-    fn points(&self, _: &RunOptions) -> Result<Vec<()>, KorbError> {
-        Ok(vec![()])
+    /// Every (direction, circuits), in the file's order.
+    fn points(&self, _: &RunOptions) -> Result<Vec<(Direction, usize)>, KorbError> {
+        Ok(self
+            .directions
+            .iter()
+            .flat_map(|&d| self.circuits.iter().map(move |&c| (Direction::from(d), c)))
+            .collect())
     }
 
+    /// One row: the transfers of one direction on `circuits` circuits,
+    /// replicated to the precision of a full run or the count of a quick
+    /// one.
     fn run_point(
         &self,
         opts: &RunOptions,
-        (): &(),
+        &(direction, circuits): &(Direction, usize),
         progress: &dyn Progress,
+    ) -> Result<FtpRow, KorbError> {
+        let counts = replications(
+            opts,
+            self.replications,
+            self.max_replications,
+            self.quick_replications,
+        );
+        let bench = self.bench(circuits);
+        let offset = 100 + circuits as u64 * 2 + u64::from(direction == Direction::Get);
+        let (files, octets) = (self.files, self.file_octets);
+        let report = replicate(opts, offset, counts, progress, "Korb: FTP", |streams| {
+            let t = transfers(&bench, &streams, direction, files, octets)?;
+            let mut out = ReplicationOutput::new();
+            out.value(RATE, t.rate_bps)
+                .value(MAX_TIME, t.max_time_s)
+                .value(COMPLETED, t.completed as f64)
+                .value(RETRANSMITTED, t.sent.repeated_segments as f64)
+                .value(SPURIOUS, t.received.repeated_segments as f64)
+                .value(SEGMENTS, t.sent.data_segments as f64)
+                .value(CIRCUITS, t.circuits as f64)
+                .value(DROPPED, t.dropped as f64);
+            Ok(out)
+        })?;
+        let ci = |metric: Metric| {
+            report
+                .ci(metric)
+                .ok_or(KorbError::NoResult(metric.name().into()))
+        };
+        Ok(FtpRow {
+            direction,
+            circuits,
+            rate: ci(RATE)?,
+            max_time: ci(MAX_TIME)?,
+            completed: ci(COMPLETED)?.mean,
+            retransmitted: ci(RETRANSMITTED)?.mean,
+            spurious: ci(SPURIOUS)?.mean,
+            segments: ci(SEGMENTS)?.mean,
+            circuits_opened: ci(CIRCUITS)?.mean,
+            dropped: ci(DROPPED)?.mean,
+            replications: report.replications,
+        })
+    }
+
+    fn assemble(
+        &self,
+        _: &RunOptions,
+        _: &[(Direction, usize)],
+        rows: Vec<FtpRow>,
     ) -> Result<Output, KorbError> {
-        let rows = self.simulate(opts, progress)?;
         let title = format!(
             "{} file(s) of {} octets at once over the X.25 network, TCP window {} octets",
             self.files, self.file_octets, self.window_octets
@@ -610,15 +617,6 @@ impl ExperimentKind for FtpExperiment {
             tables: vec![self.table("korb_ftp", &title, &rows)],
             figures: Vec::new(),
         })
-    }
-
-    fn assemble(
-        &self,
-        _: &RunOptions,
-        _: &[()],
-        results: Vec<Output>,
-    ) -> Result<Output, KorbError> {
-        Ok(results.into_iter().next().unwrap_or_default())
     }
 }
 

@@ -28,7 +28,7 @@ pub const SETTLED_FROM: usize = 50;
 const HORIZON: Duration = Duration::from_secs(4 * 3600);
 
 /// Which way the file goes (section 3.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Direction {
     /// `put`: from Purdue (host 0) to CSNET (host 1).
     Put,
