@@ -73,6 +73,7 @@ fn quick_run_writes_the_whole_report_and_every_check_passes() {
         "unit",
         "tolerance",
         "pass",
+        "basis",
         "note",
     ];
     for c in &checks {
@@ -93,6 +94,7 @@ fn quick_run_writes_the_whole_report_and_every_check_passes() {
             "{c}"
         );
         assert!(c["tolerance"].is_null() || c["tolerance"].as_f64().unwrap() > 0.0);
+        assert!(c["basis"] == "fit" || c["basis"] == "prediction", "{c}");
         assert!(!c["note"].as_str().unwrap().is_empty(), "no note: {c}");
         assert!(
             c["pass"] == true || declared_gaps().contains(&c["id"].as_str().unwrap()),
@@ -108,17 +110,44 @@ fn quick_run_writes_the_whole_report_and_every_check_passes() {
         0 => String::new(),
         n => format!(", {n} fail as declared gaps"),
     };
+    let of = |basis: &str| {
+        let all: Vec<_> = checks.iter().filter(|c| c["basis"] == basis).collect();
+        let pass = all.iter().filter(|c| c["pass"] == true).count();
+        format!("{pass} of {}", all.len())
+    };
     let expected = format!(
-        "{} of {} checks pass{declared}; report in {}",
+        "{} of {} checks pass (fits {}, predictions {}){declared}; report in {}",
         checks.len() - failing,
         checks.len(),
+        of("fit"),
+        of("prediction"),
         dir.path().join("report.html").display(),
     );
     assert_eq!(last, expected);
+    // The calibrations the papers' reproductions declare are marked so.
+    for fitted in [
+        "ronan-ax25/tableV/window4",
+        "korb1987/table3/2-circuits",
+        "ronan-dstar/table-1/ipv4-tcp",
+    ] {
+        let c = checks.iter().find(|c| c["id"] == fitted).unwrap();
+        assert_eq!(c["basis"], "fit", "{c}");
+    }
+    for predicted in [
+        "ronan-ax25/tableV/ack_window32/window4",
+        "bux1982/fig2/right-of-maximum",
+    ] {
+        let c = checks.iter().find(|c| c["id"] == predicted).unwrap();
+        assert_eq!(c["basis"], "prediction", "{c}");
+    }
 
     let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(html.contains("<svg"), "figures are inline");
+    // The parity figure at the top: every numeric check, fits apart.
+    let parity = html.find("<figure id=\"parity\">").expect("parity figure");
+    assert!(parity < html.find("<h2").unwrap(), "before the papers");
+    assert!(html.contains("fit (") && html.contains("prediction ("));
     for c in &checks {
         assert!(html.contains(c["id"].as_str().unwrap()), "{c}");
     }

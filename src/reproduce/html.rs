@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use linklab_scenario::report::{Check, Figure, PaperReport, Section, Table};
+use linklab_scenario::report::{
+    Basis, Check, Figure, PaperReport, Point, Section, Series, SeriesStyle, Table,
+};
 use serde_json::Value;
 
 use super::gaps::Gaps;
@@ -37,6 +39,7 @@ pub fn page(run: &Run, svgs: &BTreeMap<String, String>) -> String {
     let _ = writeln!(h, "<style>\n{STYLE}</style>\n</head>\n<body>");
     h.push_str("<h1>linklab: reproductions of the source papers</h1>\n");
     summary(&mut h, run);
+    parity_part(&mut h, run);
     for paper in &run.papers {
         paper_part(&mut h, paper, svgs, &run.gaps);
     }
@@ -89,8 +92,9 @@ fn summary(h: &mut String, run: &Run) {
     };
     let _ = writeln!(
         h,
-        "<p class=\"verdict\">{passed} of {} checks pass.{declared}</p>",
-        checks.len()
+        "<p class=\"verdict\">{passed} of {} checks pass: {}.{declared}</p>",
+        checks.len(),
+        by_basis(&checks)
     );
     let _ = writeln!(
         h,
@@ -105,19 +109,20 @@ fn summary(h: &mut String, run: &Run) {
         run.cpu_time.as_secs_f64(),
         env!("CARGO_PKG_VERSION"),
     );
-    h.push_str("<table class=\"summary\">\n<tr><th>paper</th><th>checks</th><th>pass</th><th>fail</th></tr>\n");
+    h.push_str("<table class=\"summary\">\n<tr><th>paper</th><th>checks</th><th>pass</th><th>fail</th><th>fits</th><th>predictions</th></tr>\n");
     for paper in &run.papers {
-        let all = paper.sections.iter().flat_map(|s| &s.checks);
-        let (pass, fail) = all.fold(
-            (0, 0),
-            |(p, f), c| if c.pass { (p + 1, f) } else { (p, f + 1) },
-        );
+        let all: Vec<&Check> = paper.sections.iter().flat_map(|s| &s.checks).collect();
+        let pass = all.iter().filter(|c| c.pass).count();
+        let fail = all.len() - pass;
+        let fits = all.iter().filter(|c| c.basis == Basis::Fit).count();
         let _ = writeln!(
             h,
             "<tr><td><a href=\"#{id}\">{id}</a></td><td class=\"num\">{}</td>\
-             <td class=\"num pass\">{pass}</td><td class=\"num{}\">{fail}</td></tr>",
-            pass + fail,
+             <td class=\"num pass\">{pass}</td><td class=\"num{}\">{fail}</td>\
+             <td class=\"num\">{fits}</td><td class=\"num\">{}</td></tr>",
+            all.len(),
             if fail > 0 { " fail" } else { "" },
+            all.len() - fits,
             id = escape(paper.paper.id()),
         );
     }
@@ -141,6 +146,131 @@ fn summary(h: &mut String, run: &Run) {
         }
         h.push_str("</ul>\n");
     }
+}
+
+/// "fits 41 of 41, predictions 132 of 135": how many of each basis pass.
+pub fn by_basis(checks: &[&Check]) -> String {
+    let count = |basis: Basis| {
+        let of: Vec<_> = checks.iter().filter(|c| c.basis == basis).collect();
+        let pass = of.iter().filter(|c| c.pass).count();
+        format!("{pass} of {}", of.len())
+    };
+    format!(
+        "fits {}, predictions {}",
+        count(Basis::Fit),
+        count(Basis::Prediction)
+    )
+}
+
+/// The paper's value of a numeric check as a number: the number itself,
+/// or from the paper's words the middle of a range ("750-800") or the
+/// first number ("about 5900", "35,000 (63% ...)").
+fn paper_number(value: &Value) -> Option<f64> {
+    if let Some(v) = value.as_f64() {
+        return Some(v);
+    }
+    let text = value.as_str()?.replace(',', "");
+    let mut numbers = text
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|w| w.parse::<f64>().ok());
+    let first = numbers.next()?;
+    let range = text.trim_start_matches(|c: char| !c.is_ascii_digit());
+    let is_range = range
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+        .starts_with('-');
+    match (is_range, numbers.next()) {
+        (true, Some(second)) => Some((first + second) / 2.0),
+        _ => Some(first),
+    }
+}
+
+/// Every numeric check in one figure: the paper's value against ours on
+/// logarithmic axes, each check's tolerance as a bar around ours (it
+/// passes when its bar reaches the line ours = paper), fits drawn hollow.
+fn parity(run: &Run) -> Option<Figure> {
+    let point = |c: &Check| {
+        let paper = paper_number(&c.paper_value)?;
+        let ours = c.ours.as_f64()?;
+        let tolerance = c.tolerance?;
+        (paper > 0.0 && ours > 0.0).then_some(Point {
+            x: paper,
+            y: ours,
+            half_width: Some(tolerance * paper),
+        })
+    };
+    let of = |basis: Basis| -> Vec<Point> {
+        let mut points: Vec<Point> = run
+            .checks()
+            .filter(|c| c.basis == basis)
+            .filter_map(point)
+            .collect();
+        points.sort_by(|a, b| a.x.total_cmp(&b.x));
+        points
+    };
+    let (fits, predictions) = (of(Basis::Fit), of(Basis::Prediction));
+    let all = fits.iter().chain(&predictions);
+    let (lo, hi) = all.fold((f64::INFINITY, 0.0f64), |(lo, hi), p| {
+        (lo.min(p.x), hi.max(p.x))
+    });
+    if !lo.is_finite() {
+        return None;
+    }
+    let line = |factor: f64| {
+        [lo, hi]
+            .map(|x| Point {
+                x,
+                y: x * factor,
+                half_width: None,
+            })
+            .to_vec()
+    };
+    let series = |label: &str, style, points| Series {
+        label: label.into(),
+        style,
+        points,
+    };
+    Some(Figure {
+        id: "parity".into(),
+        title: "Every numeric check: the paper's value against linklab's".into(),
+        x_label: "paper (its unit)".into(),
+        y_label: "linklab (same unit)".into(),
+        log_x: true,
+        log_y: true,
+        series: vec![
+            series("linklab = paper", SeriesStyle::Model, line(1.0)),
+            series(
+                &format!("prediction ({}), bar: its tolerance", predictions.len()),
+                SeriesStyle::Simulated,
+                predictions,
+            ),
+            series(
+                &format!("fit ({})", fits.len()),
+                SeriesStyle::Published,
+                fits,
+            ),
+        ],
+    })
+}
+
+/// The parity figure with its caption, when there are numeric checks.
+fn parity_part(h: &mut String, run: &Run) {
+    let Some(figure) = parity(run) else {
+        return;
+    };
+    let Ok(svg) = super::svg::render(&figure) else {
+        return;
+    };
+    let _ = writeln!(
+        h,
+        "<figure id=\"parity\">{svg}<figcaption>{} Each numeric check of the five papers, \
+         the paper's value across and linklab's up, both in the check's own unit. A check \
+         passes when its bar (ours ± its tolerance of the paper's value) reaches the line. \
+         Hollow: a value of the model was fitted to this figure (a calibration); filled: \
+         nothing was fitted to it (a prediction). A paper's range is drawn at its middle \
+         (such a check passes within the range widened by its tolerance). Checks of a \
+         paper's words or orderings are not drawn.</figcaption></figure>",
+        escape(&figure.title)
+    );
 }
 
 fn paper_part(h: &mut String, paper: &PaperReport, svgs: &BTreeMap<String, String>, gaps: &Gaps) {

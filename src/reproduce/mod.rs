@@ -451,8 +451,10 @@ fn finish(
         0 => String::new(),
         n => format!(", {n} fail as declared gaps"),
     };
+    let checks: Vec<&Check> = run.checks().collect();
     println!(
-        "{passed} of {total} checks pass{declared}; report in {}",
+        "{passed} of {total} checks pass ({}){declared}; report in {}",
+        html::by_basis(&checks),
         out.join("report.html").display()
     );
     verdict(&run)

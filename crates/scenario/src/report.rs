@@ -85,8 +85,23 @@ pub struct Check {
     pub tolerance: Option<f64>,
     /// Whether the check passes.
     pub pass: bool,
+    /// Whether a value was fitted to this figure or it is predicted.
+    pub basis: Basis,
     /// Why ours differs from the paper, or what the comparison assumes.
     pub note: String,
+}
+
+/// Whether a check's agreement was made or foretold (docs/reproduce.md,
+/// "How a check works").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Basis {
+    /// A calibration: a value of the model was fitted to make this figure
+    /// agree, so the check shows that the fit holds.
+    Fit,
+    /// Nothing was fitted to this figure.
+    #[default]
+    Prediction,
 }
 
 impl Check {
@@ -110,6 +125,7 @@ impl Check {
             unit: unit.to_string(),
             tolerance: Some(tolerance),
             pass,
+            basis: Basis::Prediction,
             note: String::new(),
         }
     }
@@ -133,8 +149,20 @@ impl Check {
             unit: String::new(),
             tolerance: None,
             pass,
+            basis: Basis::Prediction,
             note: String::new(),
         }
+    }
+
+    /// The same check as a calibration: a value was fitted to this figure.
+    pub fn fitted(self) -> Self {
+        self.with_basis(Basis::Fit)
+    }
+
+    /// The same check with its basis given.
+    pub fn with_basis(mut self, basis: Basis) -> Self {
+        self.basis = basis;
+        self
     }
 
     /// The same check with an explanation attached.
@@ -330,11 +358,14 @@ mod tests {
             "unit",
             "tolerance",
             "pass",
+            "basis",
         ] {
             assert!(v.get(key).is_some(), "{key} missing");
         }
         assert_eq!(v["paper"], "bux1982");
         assert!(v["tolerance"].is_null());
+        assert_eq!(v["basis"], "prediction");
+        assert_eq!(c.fitted().basis, Basis::Fit);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::normcl::dtn_norm_transfer;
 use super::tcpcl::dtn_tcpcl_transfer;
 use crate::experiment::{in_range, run_all, InvalidField};
 use crate::published::{load, Row, Source, DSTAR_DD};
-use crate::report::{Check, Paper, Progress, RunOptions, Section, Table};
+use crate::report::{Basis, Check, Paper, Progress, RunOptions, Section, Table};
 use serde::Deserialize;
 
 /// The paper's two configurations: Table I and Table II.
@@ -273,9 +273,9 @@ pub(crate) fn table_1_section(
             format!("{hw:.0}"),
             drops.to_string(),
         ]);
-        let role = match row {
-            0 | 4 => "fit",
-            _ => "prediction",
+        let (basis, role) = match row {
+            0 | 4 => (Basis::Fit, "fit"),
+            _ => (Basis::Prediction, "prediction"),
         };
         checks.push(
             Check::relative(
@@ -287,6 +287,7 @@ pub(crate) fn table_1_section(
                 "B/s",
                 0.15,
             )
+            .with_basis(basis)
             .with_note(format!(
                 "Mean of {runs} seeded runs ({hw:.0} B/s 95% half-width); paper range \
                  {min}-{max:.0}. The channel's turnaround and buffer were fitted once on \

@@ -14,7 +14,7 @@ use super::run::Direction;
 use super::KorbError;
 use crate::published::load;
 use crate::report::{
-    Check, Figure, Paper, Point, Progress, RunOptions, Section, Series, SeriesStyle, Table,
+    Basis, Check, Figure, Paper, Point, Progress, RunOptions, Section, Series, SeriesStyle, Table,
 };
 
 /// Relative tolerance of every numeric check.
@@ -177,6 +177,11 @@ pub fn table_1(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, Ko
                 "ms",
                 TOLERANCE,
             )
+            .with_basis(if row.settled {
+                Basis::Fit
+            } else {
+                Basis::Prediction
+            })
             .with_note(note),
         );
     }
@@ -362,6 +367,11 @@ pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
                 "bit/s",
                 TOLERANCE,
             )
+            .with_basis(if r.circuits == 2 {
+                Basis::Fit
+            } else {
+                Basis::Prediction
+            })
             .with_note(note),
         );
     }
@@ -567,6 +577,7 @@ pub fn table_4(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, Ko
                 TOLERANCE,
             )
             .with_paper_text("about 35,000 (63% of 56 kbit/s)")
+            .fitted()
             .with_note(format!(
                 "Highest simulated rate with 6 or more circuits, {level:.0} bit/s: the \
                  network's GCRA flow control at {:.1}% of the line ({:.0} bit/s of IP \

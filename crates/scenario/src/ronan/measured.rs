@@ -40,7 +40,7 @@ use crate::builtin;
 use crate::experiment::{Experiment, ExperimentError, ExperimentKind, InvalidField};
 use crate::published::load;
 use crate::report::{
-    Check, Figure, NoProgress, Output, Paper, Point, Progress, RunOptions, Section, Series,
+    Basis, Check, Figure, NoProgress, Output, Paper, Point, Progress, RunOptions, Section, Series,
     SeriesStyle, Table,
 };
 use crate::transfer::{
@@ -561,6 +561,7 @@ pub fn tables_5_7(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
                 "s",
                 TOLERANCE,
             )
+            .with_basis(basis_at(row.ack_window))
             .with_note(transfer_note(row, &config)),
         );
         if let (Some(per_cycle), true) = (p.error_per_cycle_s, row.ack_window == primary) {
@@ -578,6 +579,7 @@ pub fn tables_5_7(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
                     "s",
                     TOLERANCE,
                 )
+                .with_basis(basis_at(row.ack_window))
                 .with_note(swap_note(row, &config)),
             );
         }
@@ -591,6 +593,20 @@ pub fn tables_5_7(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
             .push(figure(*rate, &config.ack_windows, &rows, &reference));
     }
     Ok(section)
+}
+
+/// The ack_window of the column the TNC processing and the carrier hold
+/// were fitted on (example `ronan_calibrate`).
+const CALIBRATION_ACK_WINDOW: u32 = 8;
+
+/// The basis of a check at `ack_window`: a fit on the calibration column,
+/// a prediction on another.
+fn basis_at(ack_window: u32) -> Basis {
+    if ack_window == CALIBRATION_ACK_WINDOW {
+        Basis::Fit
+    } else {
+        Basis::Prediction
+    }
 }
 
 /// TX/RX swaps the paper counts: one per window of data, `ceil(frames/k)`.

@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::ZielinskiError;
 use crate::published::{load, Row as PublishedRow, Source, ZIELINSKI_TEXT};
-use crate::report::{Check, Paper};
+use crate::report::{Basis, Check, Paper};
 
 /// Relative tolerance of every numeric check (issue 4: within 10%).
 pub const TOLERANCE: f64 = 0.10;
@@ -121,6 +121,7 @@ pub fn check(id: String, row: &Row, what: String, ours: f64) -> Check {
         unit: "bit/s".to_string(),
         tolerance: Some(TOLERANCE),
         pass: row.quoted.agrees(ours),
+        basis: Basis::Prediction,
         note: String::new(),
     }
 }

@@ -13,7 +13,7 @@ use super::published::{check, row, Quoted, Row, TOLERANCE};
 use super::ZielinskiError;
 use crate::builtin;
 use crate::published::load;
-use crate::report::{Check, Paper, Progress, RunOptions, Section, Table};
+use crate::report::{Basis, Check, Paper, Progress, RunOptions, Section, Table};
 use linklab_channel::profile::{profile, profiles};
 
 const PAPER: Paper = Paper::Zielinski2013;
@@ -72,15 +72,23 @@ fn prediction_note(profile_name: &str) -> Result<String, ZielinskiError> {
     ))
 }
 
-/// The note prefix of a check of `profile_name` against the paper's
-/// Fig. `fig`: a calibration fit if its firmware's `fitted_to` names that
-/// figure, a prediction otherwise.
-fn basis_note(profile_name: &str, fig: u32) -> Result<String, ZielinskiError> {
+/// Whether `profile_name`'s firmware was fitted to the paper's Fig. `fig`
+/// (its `fitted_to` names that figure).
+fn basis(profile_name: &str, fig: u32) -> Result<Basis, ZielinskiError> {
     let fw = profile(profile_name)?.firmware;
-    if fw.fitted_to.contains(&format!("Fig. {fig} (")) {
-        fit_note(profile_name)
+    Ok(if fw.fitted_to.contains(&format!("Fig. {fig} (")) {
+        Basis::Fit
     } else {
-        prediction_note(profile_name)
+        Basis::Prediction
+    })
+}
+
+/// The note prefix of a check of `profile_name` against the paper's
+/// Fig. `fig`: a calibration fit or a prediction ([`basis`]).
+fn basis_note(profile_name: &str, fig: u32) -> Result<String, ZielinskiError> {
+    match basis(profile_name, fig)? {
+        Basis::Fit => fit_note(profile_name),
+        Basis::Prediction => prediction_note(profile_name),
     }
 }
 
@@ -348,7 +356,8 @@ pub fn figures_4_to_6(
             .with_note(format!(
                 "{} Reached at k = {k}. {more}",
                 basis_note(name, 5)?
-            )),
+            ))
+            .with_basis(basis(name, 5)?),
         );
     }
     let fig6 = figure(&results, "fig6")?;
@@ -414,7 +423,8 @@ pub fn figures_4_to_6(
                  {more}",
                 basis_note(name, 6)?,
                 r.text
-            )),
+            ))
+            .with_basis(basis(name, 6)?),
         );
     }
 
@@ -584,7 +594,8 @@ pub fn figures_10_to_13(
                  the TNC2, 800-900 on the TNC2D); the check takes the whole range, 675-990 \
                  with the 10% tolerance, for each.",
                 basis_note(&pair(fig10, label)?.sender, 10)?
-            )),
+            ))
+            .with_basis(basis(&pair(fig10, label)?.sender, 10)?),
         );
     }
     for (fig, kbps, what, labels) in [
@@ -628,7 +639,8 @@ pub fn figures_10_to_13(
                     basis_note(&pair(f, label)?.recipient, fig_no)?,
                     lo_bound(&r),
                     hi_bound(&r)
-                )),
+                ))
+                .with_basis(basis(&pair(f, label)?.recipient, fig_no)?),
             );
         }
     }
@@ -661,7 +673,8 @@ pub fn figures_10_to_13(
                  window; ours at k = 7 is {:.0} bit/s.{spread}",
                 basis_note(&pair(fig12, label)?.sender, 12)?,
                 model(9600, 256, Duration::ZERO).row(7).throughput_bps
-            )),
+            ))
+            .with_basis(basis(&pair(fig12, label)?.sender, 12)?),
         );
     }
 
