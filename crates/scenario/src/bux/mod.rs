@@ -2,6 +2,7 @@
 //! results comparing HDLC operational modes": NRM against ABM on a
 //! full-duplex point-to-point link, simulated with the real engine.
 
+mod arm;
 pub mod delay;
 pub mod model;
 pub mod replicate;

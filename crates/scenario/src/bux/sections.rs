@@ -2,6 +2,7 @@
 //! sections: Figs. 2-11 from the built-in experiment files, with checks
 //! of the paper's statements.
 
+use super::arm::arm_like_abm;
 use super::delay::{Curve, DelayCurves, TransferTimeExperiment};
 use super::model::{md1_transfer_s, nrm_secondary_transfer_s};
 use super::replicate::Estimate;
@@ -262,8 +263,8 @@ pub fn throughput_one_way(opts: &RunOptions, progress: &dyn Progress) -> Result<
 
 /// Figs. 4-6: maximum throughput in two-way flow.
 pub fn throughput_two_way(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, BuxError> {
-    let constant = ThroughputExperiment::from_toml(builtin::BUX_THROUGHPUT_TWO_WAY)?
-        .measure(opts, progress)?;
+    let two_way = ThroughputExperiment::from_toml(builtin::BUX_THROUGHPUT_TWO_WAY)?;
+    let constant = two_way.measure(opts, progress)?;
     let exponential = ThroughputExperiment::from_toml(builtin::BUX_THROUGHPUT_EXPONENTIAL)?
         .measure(opts, progress)?;
     let fig4 = cases(&constant.figures, "bux-fig4")?;
@@ -379,8 +380,11 @@ pub fn throughput_two_way(opts: &RunOptions, progress: &dyn Progress) -> Result<
             .chain(&c.abm)
             .map(|p| p.1)
     }));
+    let (arm_table, arm_check) = arm_like_abm(&two_way, &constant.figures, opts, progress)?;
+    checks.push(arm_check);
     let mut tables = constant.output.tables;
     tables.extend(exponential.output.tables);
+    tables.push(arm_table);
     let mut figures = constant.output.figures;
     figures.extend(exponential.output.figures);
     figures.sort_by(|a, b| a.id.cmp(&b.id));

@@ -51,6 +51,9 @@ pub enum Procedure {
     Nrm,
     /// Asynchronous balanced mode: two combined stations.
     Abm,
+    /// Asynchronous response mode: station 0 primary, station 1 a
+    /// secondary that sends without waiting for a poll (Appendix A2).
+    Arm,
 }
 
 impl Procedure {
@@ -59,6 +62,7 @@ impl Procedure {
         match self {
             Procedure::Nrm => "NRM",
             Procedure::Abm => "ABM",
+            Procedure::Arm => "ARM",
         }
     }
 }
@@ -683,15 +687,19 @@ fn stations(run: &LinkRun) -> Result<[HdlcLink; 2], BuxError> {
         ..Config::default()
     };
     const SECONDARY: lapb::Address = lapb::Address(0x03);
-    let (mode, roles, addressing) = match run.procedure {
-        Procedure::Nrm => (
-            Mode::Nrm,
+    let unbalanced = |mode| {
+        (
+            mode,
             [Role::Primary, Role::Secondary],
             [Station::Primary, Station::Secondary].map(|station| HdlcAddressing::Unbalanced {
                 station,
                 secondary: SECONDARY,
             }),
-        ),
+        )
+    };
+    let (mode, roles, addressing) = match run.procedure {
+        Procedure::Nrm => unbalanced(Mode::Nrm),
+        Procedure::Arm => unbalanced(Mode::Arm),
         Procedure::Abm => (
             Mode::Abm,
             [Role::Combined, Role::Combined],

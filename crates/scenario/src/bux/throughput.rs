@@ -163,23 +163,7 @@ impl ThroughputExperiment {
         } else {
             &self.message_lengths_bits
         };
-        let (replications, frame_times) = if opts.quick {
-            (
-                self.quick_replications,
-                self.quick_i_frame_times_per_replication,
-            )
-        } else {
-            (self.replications, self.i_frame_times_per_replication)
-        };
-        let plan = if opts.quick {
-            Replications::fixed(replications)
-        } else {
-            Replications {
-                initial: replications,
-                precision: self.relative_precision,
-                max: self.max_replications,
-            }
-        };
+        let (plan, frame_times) = self.plan(opts);
         if lengths.is_empty() {
             return Err(BuxError::EmptySweep {
                 what: "message_lengths_bits",
@@ -270,6 +254,56 @@ impl ThroughputExperiment {
         Ok(ThroughputResults { figures, output })
     }
 
+    /// How many replications a point runs, and how many I-frame times
+    /// each measures: fixed in a quick run, to the precision asked in a
+    /// full one.
+    pub fn plan(&self, opts: &RunOptions) -> (Replications, u32) {
+        if opts.quick {
+            (
+                Replications::fixed(self.quick_replications),
+                self.quick_i_frame_times_per_replication,
+            )
+        } else {
+            (
+                Replications {
+                    initial: self.replications,
+                    precision: self.relative_precision,
+                    max: self.max_replications,
+                },
+                self.i_frame_times_per_replication,
+            )
+        }
+    }
+
+    /// The link of `case` with messages of `bits` under `procedure` and
+    /// `traffic`, measured over `frame_times` I-frame times.
+    pub fn link_run(
+        &self,
+        case: &ThroughputCase,
+        bits: u32,
+        procedure: Procedure,
+        traffic: [Traffic; 2],
+        frame_times: u32,
+    ) -> Result<LinkRun, BuxError> {
+        let m = modulus(case.modulus)?;
+        let t_p = Duration::from_secs_f64(case.t_p_ms / 1e3);
+        let length = self.length_distribution.length(bits);
+        let i_frame_s =
+            (f64::from(bits) + frame_overhead_bits(m) as f64) / f64::from(case.bit_rate_bps);
+        Ok(LinkRun {
+            procedure,
+            modulus: m,
+            bit_rate_bps: case.bit_rate_bps,
+            t_p,
+            p_bit: case.p_bit,
+            length,
+            traffic,
+            t1: LinkRun::default_t1(case.bit_rate_bps, t_p, length),
+            measured: Duration::from_secs_f64(i_frame_s * f64::from(frame_times)),
+            slices: 100,
+        })
+    }
+
     fn case_curves(
         &self,
         case: &ThroughputCase,
@@ -283,19 +317,17 @@ impl ThroughputExperiment {
         let overhead = frame_overhead_bits(m) as f64;
         let mut c = CaseCurves::default();
         for &bits in lengths {
-            let length = self.length_distribution.length(bits);
-            let i_frame_s = (f64::from(bits) + overhead) / f64::from(case.bit_rate_bps);
+            let run = self.link_run(
+                case,
+                bits,
+                Procedure::Nrm,
+                [Traffic::Silent; 2],
+                frame_times,
+            )?;
             let run = |procedure, traffic| LinkRun {
                 procedure,
-                modulus: m,
-                bit_rate_bps: case.bit_rate_bps,
-                t_p,
-                p_bit: case.p_bit,
-                length,
                 traffic,
-                t1: LinkRun::default_t1(case.bit_rate_bps, t_p, length),
-                measured: Duration::from_secs_f64(i_frame_s * f64::from(frame_times)),
-                slices: 100,
+                ..run.clone()
             };
             let mut point = |procedure: Procedure, traffic: [Traffic; 2]| {
                 let key: RunKey = (
