@@ -229,15 +229,30 @@ fn quick_reproduction_gives_every_section_with_notes() {
         ..RunOptions::default()
     };
     let section = linklab_scenario::korb::table_1(&opts, &NoProgress).unwrap();
-    assert_eq!(section.checks.len(), 4, "the four medians of Table 1");
+    assert_eq!(
+        section.checks.len(),
+        8,
+        "the four medians and four averages of Table 1"
+    );
     for check in &section.checks {
         assert_eq!(check.paper, Paper::Korb1987);
         assert!(!check.note.is_empty(), "{}", check.id);
-        assert!(
-            check.pass,
-            "{}: {} against {}",
-            check.id, check.ours, check.paper_value
-        );
+        // The medians reproduce; the averages are declared gaps (a tail
+        // and a set-up time the paper does not publish), and say so.
+        if check.id.contains("median") {
+            assert!(
+                check.pass,
+                "{}: {} against {}",
+                check.id, check.ours, check.paper_value
+            );
+        } else {
+            assert!(
+                !check.pass,
+                "{} now passes: take it out of gaps.toml",
+                check.id
+            );
+            assert!(check.note.starts_with("Not reproduced"), "{}", check.id);
+        }
     }
     let section = linklab_scenario::korb::retransmissions(&opts, &NoProgress).unwrap();
     assert!(section.checks.iter().all(|c| !c.note.is_empty()));

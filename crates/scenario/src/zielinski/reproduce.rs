@@ -542,7 +542,15 @@ pub fn figures_4_to_6(
          buffer to Fig. 9), so their Fig. 6 checks are fits with one figure per profile, the \
          weakest kind; the DLC7 cost set serves both Fig. 5 and Fig. 6. Predictions in this \
          section: the flat Z80 curves above k = 4 (Fig. 4), the TNC3's T2 wait (Fig. 4) and \
-         the step from k = 6 to 7 (Fig. 5).\n\nFigs. 4-6 pair identical TNCs. The paper gives R_w = 19.2 kbit/s for \
+         the step from k = 6 to 7 (Fig. 5).\n\nControllers without a profile: Tables 1 and \
+         2 also list the KAM-XL (Kantronics), DSP-232 (Timewave), PTC-II (SCS), TNC31S (Symek) \
+         and TNC4e (HBTron), with processor, clock, memory and port speeds only. No figure and \
+         no sentence of the paper gives a throughput, a real window or a turnaround measured \
+         with them, so there is nothing to fit a profile's costs to and nothing to predict: \
+         they have no profile rather than a made-up one. Likewise the Kantronics firmware's \
+         window that opens gradually at the start of a transmission (section 3.2) is \
+         described without a rate or a measurement, so it is not modelled; the KPC-9612+ \
+         profile sends full windows from the start.\n\nFigs. 4-6 pair identical TNCs. The paper gives R_w = 19.2 kbit/s for \
          Fig. 4 only and no file size for section 3.1; each controller's highest R_w from \
          Table 2 and the 8 KB file of section 3.2 are used. The 'AX.25 T2' curve is eq. 2 \
          with T_2 = 1.5 s, the T2 of the TF-family profiles (the paper gives no value). \
