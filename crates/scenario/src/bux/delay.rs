@@ -160,7 +160,7 @@ impl TransferTimeExperiment {
     fn walk(
         &self,
         opts: &RunOptions,
-        walk: &mut Walk<RunKey>,
+        walk: &mut Walk<'_, RunKey>,
     ) -> Result<TransferTimeResults, BuxError> {
         let (replications, messages) = if opts.quick {
             (self.quick_replications, self.quick_messages_per_replication)
@@ -466,9 +466,7 @@ impl ExperimentKind for TransferTimeExperiment {
     /// Every distinct (error rate, load, t_p, procedure), in the order
     /// the figures meet them.
     fn points(&self, opts: &RunOptions) -> Result<Vec<(RunKey, BuxPoint)>, BuxError> {
-        let mut walk = Walk::Plan(Vec::new());
-        self.walk(opts, &mut walk)?;
-        Ok(walk.into_points())
+        Walk::list(|walk| self.walk(opts, walk))
     }
 
     fn run_point(

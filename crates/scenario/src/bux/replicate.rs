@@ -197,16 +197,20 @@ impl BuxPoint {
 /// points' results. One walk serves both, so the points listed are the
 /// points used.
 #[derive(Debug)]
-pub enum Walk<K> {
-    /// Listing: every point met; the walk gets stand-in results.
-    Plan(Vec<(K, BuxPoint)>),
+pub enum Walk<'a, K> {
+    /// Listing: every point met goes into the list; the walk gets
+    /// stand-in results.
+    Plan(&'a mut Vec<(K, BuxPoint)>),
     /// Building: every point's results by key.
     Results(std::collections::BTreeMap<K, [DirectionEstimate; 2]>),
 }
 
-impl<K: Ord + Clone> Walk<K> {
+impl<K: Ord + Clone> Walk<'_, K> {
     /// A walk over the results of `points`, in the same order.
-    pub fn results(points: &[(K, BuxPoint)], results: Vec<[DirectionEstimate; 2]>) -> Self {
+    pub fn results(
+        points: &[(K, BuxPoint)],
+        results: Vec<[DirectionEstimate; 2]>,
+    ) -> Walk<'static, K> {
         Walk::Results(points.iter().map(|(k, _)| k.clone()).zip(results).collect())
     }
 
@@ -239,11 +243,13 @@ impl<K: Ord + Clone> Walk<K> {
         }
     }
 
-    /// The points listed.
-    pub fn into_points(self) -> Vec<(K, BuxPoint)> {
-        match self {
-            Walk::Plan(points) => points,
-            Walk::Results(_) => Vec::new(),
-        }
+    /// The points `walk` meets, each distinct one once, in the order first
+    /// met.
+    pub fn list<R>(
+        walk: impl FnOnce(&mut Walk<'_, K>) -> Result<R, BuxError>,
+    ) -> Result<Vec<(K, BuxPoint)>, BuxError> {
+        let mut points = Vec::new();
+        walk(&mut Walk::Plan(&mut points))?;
+        Ok(points)
     }
 }

@@ -156,7 +156,7 @@ impl ThroughputExperiment {
     fn walk(
         &self,
         opts: &RunOptions,
-        walk: &mut Walk<RunKey>,
+        walk: &mut Walk<'_, RunKey>,
     ) -> Result<ThroughputResults, BuxError> {
         let lengths = if opts.quick {
             &self.quick_message_lengths_bits
@@ -311,7 +311,7 @@ impl ThroughputExperiment {
         lengths: &[u32],
         replications: Replications,
         frame_times: u32,
-        walk: &mut Walk<RunKey>,
+        walk: &mut Walk<'_, RunKey>,
     ) -> Result<CaseCurves, BuxError> {
         let t_p = Duration::from_secs_f64(case.t_p_ms / 1e3);
         let overhead = frame_overhead_bits(m) as f64;
@@ -480,9 +480,7 @@ impl ExperimentKind for ThroughputExperiment {
     /// Every distinct (case, length, procedure, traffic), in the order
     /// the figures meet them.
     fn points(&self, opts: &RunOptions) -> Result<Vec<(RunKey, BuxPoint)>, BuxError> {
-        let mut walk = Walk::Plan(Vec::new());
-        self.walk(opts, &mut walk)?;
-        Ok(walk.into_points())
+        Walk::list(|walk| self.walk(opts, walk))
     }
 
     fn run_point(
