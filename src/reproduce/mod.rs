@@ -285,8 +285,7 @@ fn jobs_of(paper: Option<Paper>) -> anyhow::Result<Vec<Job>> {
 #[derive(Serialize, Deserialize)]
 struct Done {
     section: Section,
-    wall: Duration,
-    cpu: Duration,
+    cost: Cost,
 }
 
 pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
@@ -306,14 +305,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
     let mut done = Vec::new();
     for (i, (section, cost)) in sections {
         let section = section.with_context(|| format!("reproducing {}", jobs[i].paper.id()))?;
-        done.push((
-            i,
-            Done {
-                section,
-                wall: cost.wall,
-                cpu: cost.cpu,
-            },
-        ));
+        done.push((i, Done { section, cost }));
     }
     let standard_case = if shard.index == 0 {
         Some(StandardCase::measure(options.seed)?)
@@ -415,10 +407,7 @@ fn finish(
         costs.push(SectionCost {
             paper: job.paper,
             heading: done.section.heading.clone(),
-            cost: Cost {
-                wall: done.wall,
-                cpu: done.cpu,
-            },
+            cost: done.cost,
         });
         match papers.iter_mut().find(|p| p.paper == job.paper) {
             Some(p) => p.sections.push(done.section),
@@ -492,7 +481,7 @@ fn verdict(run: &Run) -> anyhow::Result<()> {
 
 /// What a job cost: wall and CPU time (its own thread's and its
 /// workers').
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Cost {
     /// From its start to its end.
     pub wall: Duration,
