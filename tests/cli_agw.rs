@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use cli::agw::{Agw, Client, LIMIT};
 use cli::channel::Channel;
-use cli::{finish, linklab, tail, text};
+use cli::{finish, linklab, listen_once, tail, text};
 use linklab_agw::wire::{CallField, Header};
 use linklab_wire::ax25::{Address, Frame, Pid};
 use linklab_wire::kiss;
@@ -55,16 +55,7 @@ fn connect_out_to_listen_and_accept_from_send() {
 
     // Out: to `linklab listen`, 20 KB, paced by 'Y'.
     let got = dir.path().join("got.bin");
-    let listen = linklab(&[
-        "listen",
-        "--kiss",
-        &channel.kiss(1),
-        "--mycall",
-        "N0CALL-2",
-        "--once",
-        "--out",
-        got.to_str().unwrap(),
-    ]);
+    let listen = listen_once(&channel.kiss(1), &got);
     thread::sleep(Duration::from_millis(300));
     c.send(b'C', "N0CALL-1", "N0CALL-2", &[]);
     assert_eq!(
@@ -366,16 +357,7 @@ fn a_stop_releases_every_link_with_disc_before_the_process_ends() {
     let agw = Agw::start(&[channel.kiss(0)], &[]);
     let dir = tempfile::tempdir().unwrap();
     let got = dir.path().join("got.bin");
-    let listen = linklab(&[
-        "listen",
-        "--kiss",
-        &channel.kiss(1),
-        "--mycall",
-        "N0CALL-2",
-        "--once",
-        "--out",
-        got.to_str().unwrap(),
-    ]);
+    let listen = listen_once(&channel.kiss(1), &got);
     thread::sleep(Duration::from_millis(300));
     let mut c = agw.client();
     c.send(b'X', "N0CALL-1", "", &[]);

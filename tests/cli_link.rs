@@ -16,7 +16,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use cli::channel::Channel;
-use cli::{finish, linklab, linklab_with_input, tail, text, Hub};
+use cli::{finish, linklab, linklab_with_input, listen_once, tail, text, Hub};
 
 use linklab_io::Station;
 use linklab_link::Config;
@@ -655,16 +655,7 @@ fn connect_sends_lines_with_cr_and_releases_at_end_of_input() {
     let kiss = hub.address();
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("session.txt");
-    let listener = linklab(&[
-        "listen",
-        "--kiss",
-        &kiss,
-        "--mycall",
-        "N0CALL-2",
-        "--once",
-        "--out",
-        output.to_str().unwrap(),
-    ]);
+    let listener = listen_once(&kiss, &output);
     hub.wait_for_clients(1);
     let caller = linklab_with_input(
         &[
@@ -750,16 +741,7 @@ fn transfer_over_a_serial_port() {
     let data = payload(4 * 1024);
     std::fs::write(&input, &data).unwrap();
     let kiss = hub.address();
-    let listener = linklab(&[
-        "listen",
-        "--kiss",
-        &kiss,
-        "--mycall",
-        "N0CALL-2",
-        "--once",
-        "--out",
-        output.to_str().unwrap(),
-    ]);
+    let listener = listen_once(&kiss, &output);
     hub.wait_for_clients(2);
     let serial = format!("serial:{}:9600", tty.display());
     let sender = finish(

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use cli::agw::Agw;
 use cli::channel::Channel;
-use cli::{finish, linklab, linklab_in, tail, text, Hub};
+use cli::{finish, linklab_in, listen_once, tail, text, Hub};
 
 /// The TNC address the README's examples use.
 const README_TNC: &str = "tcp:127.0.0.1:8001";
@@ -145,16 +145,7 @@ fn the_file_sent_arrives_byte_exact_at_the_listener_the_readme_names() {
     let notes: Vec<u8> = (0..3000u32).map(|i| (i * 7 % 251) as u8).collect();
     std::fs::write(dir.path().join("notes.txt"), &notes).unwrap();
     let received = dir.path().join("received.txt");
-    let listener = linklab(&[
-        "listen",
-        "--kiss",
-        &hub.address(),
-        "--mycall",
-        "N0CALL-2",
-        "--once",
-        "--out",
-        received.to_str().unwrap(),
-    ]);
+    let listener = listen_once(&hub.address(), &received);
     hub.wait_for_clients(1);
     run_in(dir.path(), &args(&tour()[3], &hub.address()), None);
     let listener = finish(listener, "listen");
@@ -203,16 +194,7 @@ fn the_tour_s_transfer_crosses_the_tour_s_emulated_channel() {
     let notes: Vec<u8> = (0..600u32).map(|i| (i * 7 % 251) as u8).collect();
     std::fs::write(dir.path().join("notes.txt"), &notes).unwrap();
     let received = dir.path().join("received.txt");
-    let listener = linklab(&[
-        "listen",
-        "--kiss",
-        &channel.kiss(1),
-        "--mycall",
-        "N0CALL-2",
-        "--once",
-        "--out",
-        received.to_str().unwrap(),
-    ]);
+    let listener = listen_once(&channel.kiss(1), &received);
     std::thread::sleep(Duration::from_millis(300));
     run_in(dir.path(), &args(&tour()[3], &channel.kiss(0)), None);
     let listener = finish(listener, "listen");

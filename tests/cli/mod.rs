@@ -86,6 +86,21 @@ pub fn linklab(args: &[&str]) -> Running {
     linklab_with_input(args, None)
 }
 
+/// `linklab listen --kiss KISS --mycall N0CALL-2 --once --out OUT`: the
+/// station most tests send to, taking one connection into `out`.
+pub fn listen_once(kiss: &str, out: &std::path::Path) -> Running {
+    linklab(&[
+        "listen",
+        "--kiss",
+        kiss,
+        "--mycall",
+        "N0CALL-2",
+        "--once",
+        "--out",
+        out.to_str().unwrap(),
+    ])
+}
+
 /// `linklab` with `input` on its standard input (then closed), or none.
 pub fn linklab_with_input(args: &[&str], input: Option<&'static [u8]>) -> Running {
     spawn(
