@@ -1,5 +1,6 @@
 //! `linklab`: an HDLC-family data-link stack and link-performance laboratory.
 
+mod advise_cmd;
 mod agw_cmd;
 mod channel_cmd;
 mod codec;
@@ -59,6 +60,10 @@ enum Command {
     /// An AGWPE server (port 8000) on KISS TNCs: packet applications that
     /// speak AGWPE run on linklab's AX.25.
     Agw(agw_cmd::AgwArgs),
+    /// The best link settings (k, N1, T1, acknowledgement, persistence,
+    /// slot time, serial rate) for a channel and its ends, from the
+    /// papers' models and the simulator.
+    Advise(advise_cmd::AdviseArgs),
     /// A DTN node (BPv7 over TCPCLv4) and the applications that send and
     /// receive through it.
     Dtn(dtn_cmd::DtnArgs),
@@ -74,6 +79,7 @@ fn main() -> ExitCode {
         Command::Reproduce(a) => reproduce::run(a),
         Command::Sim(a) => sim_cmd::run(a),
         Command::Merge(a) => parts::merge(a),
+        Command::Advise(a) => advise_cmd::run(a),
         Command::Listen(a) => link_cmd::listen(a),
         Command::Send(a) => link_cmd::send(a),
         Command::Connect(a) => link_cmd::connect(a),

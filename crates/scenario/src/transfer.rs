@@ -56,8 +56,8 @@ use linklab_core::{earliest, Engine, Instant, Streams};
 use std::collections::VecDeque;
 
 use linklab_channel::{
-    Medium, MediumEvent, RadioChannel, RadioConfig, RadioStats, StationConfig, StationId, Tnc,
-    TncConfig,
+    Duplex, ErrorModel, Medium, MediumEvent, RadioChannel, RadioConfig, RadioStats, StationConfig,
+    StationId, Tnc, TncConfig,
 };
 use linklab_link::{AckPolicy, Config, DataLink, Event, NewLinkError, State};
 use linklab_sim::{drive, DriveError, EventId, EventQueue, World};
@@ -68,36 +68,49 @@ use thiserror::Error;
 /// The AX.25 stack's timers and acknowledgement behaviour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StackConfig {
-    /// T1, fixed (no round-trip adaptation).
+    /// T1, or its initial value when [`StackConfig::t1_adaptive`].
     pub t1: Duration,
+    /// T1 follows the measured round trip (AX.25 v2.2 6.7.1.1, SRT), as
+    /// linklab, Dire Wolf and the Linux kernel do; fixed otherwise.
+    pub t1_adaptive: bool,
     /// T2, the delayed-acknowledgement timer (used by
     /// [`AckPolicy::AfterT2`]).
     pub t2: Duration,
     /// When unpolled I frames are acknowledged.
     pub ack_policy: AckPolicy,
+    /// The sender sets P on the last I frame of a window (AX.25 v2.2
+    /// 6.4.11; the Linux kernel's `ax25_kick` does), so the receiver
+    /// answers at once whatever its policy.
+    pub poll_last: bool,
 }
 
 impl StackConfig {
     /// The model's ideal stations: exactly one RR per window, in answer to
-    /// the poll on its last frame; T1 10 s (never reached).
+    /// the poll on its last frame; T1 10 s, fixed (never reached).
     pub fn model() -> Self {
         StackConfig {
             t1: Duration::from_secs(10),
+            t1_adaptive: false,
             t2: Duration::from_secs(1),
             ack_policy: AckPolicy::OnPollImmediately,
+            poll_last: true,
         }
     }
 
     /// The Linux kernel AX.25 stack with T1 `t1`: T2 3 s
     /// (`AX25_DEF_T2`), started by the first unacknowledged I frame and
-    /// not restarted by later ones; a poll answered at once. (The kernel's
+    /// not restarted by later ones; P on the last I frame of a window
+    /// (`ax25_kick`) and a poll answered at once. (The kernel's
     /// default T1 is 10 s, `AX25_DEF_T1`; Ronan et al. raised it for
-    /// windows of 4 and more, section V.A.)
+    /// windows of 4 and more, section V.A. T1 is kept fixed at `t1`, as
+    /// the reproduction of their tables was fitted.)
     pub fn linux(t1: Duration) -> Self {
         StackConfig {
             t1,
+            t1_adaptive: false,
             t2: Duration::from_secs(3),
             ack_policy: AckPolicy::AfterT2,
+            poll_last: true,
         }
     }
 }
@@ -137,12 +150,18 @@ pub struct TransferConfig {
     /// random phase per replication ([`replication_stations`]); the phase
     /// given here is ignored.
     pub station: StationConfig,
-    /// Window k (AX.25 `maxframe`), 1-7.
+    /// Sequence-number modulus: 8 (SABM) or 128 (SABME).
+    pub modulus: Modulus,
+    /// Window k (AX.25 `maxframe`): 1-7 modulo 8, 1-127 modulo 128.
     pub window: u8,
     /// N1: octets per information field.
     pub n1: usize,
     /// Message length, octets.
     pub message_octets: usize,
+    /// One shared frequency (half duplex) or one per station.
+    pub duplex: Duplex,
+    /// Bit errors on the channel, judged at each receiver.
+    pub errors: ErrorModel,
     /// The stations' AX.25 timers and acknowledgement behaviour.
     pub stack: StackConfig,
     /// Host and TNC between engine and radio; `None` puts the engines on
@@ -158,9 +177,12 @@ impl TransferConfig {
         TransferConfig {
             bit_rate,
             station: StationConfig::ronan_table_1(),
+            modulus: Modulus::Mod8,
             window,
             n1: 255,
             message_octets: 7182,
+            duplex: Duplex::Half,
+            errors: ErrorModel::Perfect,
             stack: StackConfig::model(),
             path: None,
         }
@@ -245,6 +267,20 @@ pub enum TransferError {
     /// The application above the engines failed.
     #[error("the application failed: {0}")]
     Application(String),
+    /// The sender's link failed (N2 T1 expiries, AX.25 v2.2 C4.3 error
+    /// I or T) or was reset, and the data it held went with it: the
+    /// transfer was cut, as it would be on the air.
+    #[error(
+        "the link failed ({reason}) and the transfer was cut: {got} of {sent} octets delivered"
+    )]
+    LinkFailed {
+        /// What the engine reported.
+        reason: String,
+        /// Octets delivered before the cut.
+        got: usize,
+        /// Octets sent.
+        sent: usize,
+    },
     /// The receiver delivered something other than the message.
     #[error("the receiver delivered {got} octets that differ from the {sent} sent")]
     Corrupted {
@@ -457,6 +493,8 @@ struct RawMessage {
     n1: usize,
     to_send: VecDeque<Vec<u8>>,
     received: Vec<u8>,
+    /// The first link failure or reset the sender reported.
+    failure: Option<String>,
 }
 
 impl RawMessage {
@@ -466,6 +504,7 @@ impl RawMessage {
             n1: n1.max(1),
             to_send: VecDeque::new(),
             received: Vec::new(),
+            failure: None,
         }
     }
 }
@@ -477,8 +516,15 @@ impl Application for RawMessage {
     }
 
     fn handle_event(&mut self, _now: Instant, station: usize, event: Event) {
-        if let (RECEIVER, Event::Data { data, .. }) = (station, event) {
-            self.received.extend_from_slice(&data);
+        match (station, event) {
+            (RECEIVER, Event::Data { data, .. }) => self.received.extend_from_slice(&data),
+            (SENDER, Event::LinkFailure { reason, .. }) => {
+                self.failure.get_or_insert(format!("{reason:?}"));
+            }
+            (SENDER, Event::Disconnected { reason, .. }) => {
+                self.failure.get_or_insert(format!("{reason:?}"));
+            }
+            _ => {}
         }
     }
 
@@ -500,6 +546,12 @@ impl Application for RawMessage {
     fn verify(&self) -> Result<(), TransferError> {
         if self.received == self.message {
             Ok(())
+        } else if let Some(reason) = &self.failure {
+            Err(TransferError::LinkFailed {
+                reason: reason.clone(),
+                got: self.received.len(),
+                sent: self.message.len(),
+            })
         } else {
             Err(TransferError::Corrupted {
                 got: self.received.len(),
@@ -561,20 +613,25 @@ impl<'a> Bench<'a> {
     ) -> Result<Bench<'a>, TransferError> {
         let radio_stations = replication_stations(config, streams);
         let radio = RadioChannel::new(
-            RadioConfig::new(config.bit_rate),
+            RadioConfig {
+                duplex: config.duplex,
+                errors: config.errors,
+                ..RadioConfig::new(config.bit_rate)
+            },
             &radio_stations,
             streams,
             "radio",
         );
         let link = Config {
-            modulus: Modulus::Mod8,
+            modulus: config.modulus,
             window_mod8: config.window,
+            window_mod128: config.window,
             n1: config.n1,
             xid: false,
             t1: config.stack.t1,
-            t1_adaptive: false,
+            t1_adaptive: config.stack.t1_adaptive,
             t2: config.stack.t2,
-            poll_on_last_i_frame: true,
+            poll_on_last_i_frame: config.stack.poll_last,
             ack_policy: config.stack.ack_policy,
             ..Config::default()
         };

@@ -4,13 +4,14 @@
 use core::time::Duration;
 
 use linklab_channel::profile::{profile, profile_names};
+use linklab_channel::ErrorModel;
 use linklab_core::Streams;
 use linklab_scenario::builtin::{
     ZIELINSKI_FIGS_10_13 as FIGS_10_13_TOML, ZIELINSKI_FIGS_14_15 as FIGS_14_15_TOML,
     ZIELINSKI_FIGS_4_6 as FIGS_4_6_TOML, ZIELINSKI_FIGS_7_9 as FIGS_7_9_TOML,
 };
 use linklab_scenario::report::{NoProgress, RunOptions};
-use linklab_scenario::zielinski::bench::{run_transfer, TransferSetup};
+use linklab_scenario::zielinski::bench::{run_transfer, station_config, TransferSetup};
 use linklab_scenario::zielinski::experiment::{parse, ThroughputExperiment};
 use linklab_scenario::zielinski::published::{check, row};
 use linklab_scenario::zielinski::station::LinkSetup;
@@ -28,6 +29,8 @@ fn transfer(sender: &str, recipient: &str, radio_bps: u32, serial_bps: u32, k: u
             t1: Duration::from_secs(10),
         },
         file_octets: 8192,
+        station: station_config(),
+        errors: ErrorModel::Perfect,
     };
     let r = run_transfer(&setup, &Streams::new(7).replication(0)).unwrap();
     let mean_window = f64::from(r.real_windows.iter().sum::<u32>()) / r.real_windows.len() as f64;

@@ -28,9 +28,10 @@
 
 use core::time::Duration;
 
-use linklab_channel::{StationConfig, TncConfig};
+use linklab_channel::{Duplex, ErrorModel, StationConfig, TncConfig};
 use linklab_models::ronan::Params;
 use linklab_sim::{ConfidenceInterval, Metric, ReplicationOutput, Runner};
+use linklab_wire::control::Modulus;
 use serde::Deserialize;
 
 use super::cl::DtnOverAx25Cl;
@@ -216,9 +217,12 @@ impl MeasuredConfig {
                 txtail: ms(self.txtail_ms),
                 slot_phase: Duration::ZERO,
             },
+            modulus: Modulus::Mod8,
             window,
             n1: self.n1_octets,
             message_octets: self.message_octets,
+            duplex: Duplex::Half,
+            errors: ErrorModel::Perfect,
             stack: StackConfig {
                 t2: Duration::from_secs_f64(self.t2_s),
                 ..StackConfig::linux(Duration::from_secs_f64(self.t1_s))

@@ -13,7 +13,7 @@
 use core::time::Duration;
 
 use linklab_channel::profile::TncProfile;
-use linklab_channel::{Medium, RadioChannel, RadioConfig, StationConfig, StationId};
+use linklab_channel::{ErrorModel, Medium, RadioChannel, RadioConfig, StationConfig, StationId};
 use linklab_core::{earliest, Instant, Streams};
 use linklab_link::State;
 use linklab_sim::{drive, DriveError, World};
@@ -49,6 +49,12 @@ pub struct TransferSetup {
     pub link: LinkSetup,
     /// File size, octets.
     pub file_octets: usize,
+    /// Channel access of both TNCs ([`station_config`] in the paper's
+    /// set-up); each station's slot phase is drawn per run.
+    pub station: StationConfig,
+    /// Bit errors on the link ([`ErrorModel::Perfect`] in the paper's
+    /// wired set-up).
+    pub errors: ErrorModel,
 }
 
 /// What one transfer measured.
@@ -206,7 +212,7 @@ pub fn run_transfer(
         .map(|_| payload.below(256) as u8)
         .collect();
     let mut phases = streams.stream("slot-phase");
-    let base = station_config();
+    let base = setup.station;
     let slot = u64::try_from(base.slot_time.as_micros())
         .unwrap_or(1)
         .max(1);
@@ -216,7 +222,10 @@ pub fn run_transfer(
     };
     let stations = [station(), station()];
     let radio = RadioChannel::new(
-        RadioConfig::new(setup.radio_bps),
+        RadioConfig {
+            errors: setup.errors,
+            ..RadioConfig::new(setup.radio_bps)
+        },
         &stations,
         streams,
         "radio",

@@ -13,6 +13,7 @@
 use core::time::Duration;
 
 use linklab_channel::profile::profile;
+use linklab_channel::ErrorModel;
 use linklab_core::Streams;
 use linklab_models::zielinski::Params;
 use linklab_sim::{try_map_ordered, ConfidenceInterval};
@@ -406,6 +407,8 @@ fn setup(
         radio_bps,
         link,
         file_octets,
+        station: station_config(),
+        errors: ErrorModel::Perfect,
     })
 }
 

@@ -1,0 +1,204 @@
+//! The settings a user can change, the defaults of the two stacks most
+//! stations run (the Linux kernel's AX.25 and Dire Wolf), and how to
+//! write them for linklab, Dire Wolf and a TNC.
+
+use core::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::link::Link;
+
+/// When the receiver acknowledges a window of I frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "when", deny_unknown_fields)]
+pub enum Ack {
+    /// As soon as the sender's transmission ends: the sender sets P on
+    /// the last I frame of a window (AX.25 v2.2 6.4.11, as the Linux
+    /// kernel's `ax25_kick` does) and the receiver answers a poll at once
+    /// (6.4.2.1); Dire Wolf, which has no T2, answers once the channel
+    /// clears, and a TAPR firmware as the sender's carrier drops, which
+    /// comes to the same.
+    AtOnce,
+    /// T2 after the first I frame not yet acknowledged (6.7.1.2), the
+    /// sender asking nothing: every window waits T2 (Zieliński's "AX.25
+    /// T2" curves, TF firmware).
+    AfterT2 {
+        /// T2, ms.
+        t2_ms: u32,
+    },
+}
+
+impl fmt::Display for Ack {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ack::AtOnce => f.write_str("at once"),
+            Ack::AfterT2 { t2_ms } => write!(f, "after T2 = {t2_ms} ms"),
+        }
+    }
+}
+
+/// One set of link settings, the same at both ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Window k (MAXFRAME): I frames sent before an acknowledgement.
+    pub window: u8,
+    /// N1 (PACLEN): octets in an I frame's information field.
+    pub n1: usize,
+    /// T1 (FRACK), ms: the wait for an acknowledgement before asking
+    /// again.
+    pub t1_ms: u32,
+    /// When the receiver acknowledges.
+    pub ack: Ack,
+    /// KISS persistence P (PERSIST): transmit in a free slot with
+    /// probability (P + 1) / 256.
+    pub persistence: u8,
+    /// Slot time (SLOTTIME), ms.
+    pub slot_ms: u32,
+    /// Host-to-TNC serial rate, bit/s.
+    pub serial_bps: u32,
+}
+
+impl Settings {
+    /// The Linux kernel's AX.25 defaults (include/net/ax25.h): window 2
+    /// (`AX25_DEF_WINDOW`), PACLEN 256, T1 10 s (`AX25_DEF_T1`), P on the
+    /// last I frame and polls answered at once; `kissattach` sends no
+    /// channel-access parameters, so the TNC keeps the KISS spec's
+    /// defaults, P = 63 and SLOTTIME 100 ms. Serial at the link's
+    /// fastest.
+    pub fn linux(link: &Link) -> Settings {
+        Settings {
+            window: 2,
+            n1: 256.min(link.limits.n1_max),
+            t1_ms: 10_000,
+            ack: Ack::AtOnce,
+            persistence: 63,
+            slot_ms: 100,
+            serial_bps: link.serial_max_bps(),
+        }
+    }
+
+    /// Dire Wolf's defaults (doc/User-Guide, "Connected mode"; direwolf.conf):
+    /// MAXFRAME 4, PACLEN 256, FRACK 3 s, acknowledgement once the channel
+    /// clears, PERSIST 63, SLOTTIME 10 (100 ms).
+    pub fn direwolf(link: &Link) -> Settings {
+        Settings {
+            window: 4,
+            n1: 256.min(link.limits.n1_max),
+            t1_ms: 3_000,
+            ack: Ack::AtOnce,
+            persistence: 63,
+            slot_ms: 100,
+            serial_bps: link.serial_max_bps(),
+        }
+    }
+
+    /// Why these settings cannot be used on `link`, if they cannot.
+    pub fn validate(&self, link: &Link) -> Result<(), String> {
+        let window_max = link.window_max();
+        if !(1..=window_max).contains(&self.window) {
+            return Err(format!(
+                "window {} is not 1-{window_max} (modulo {})",
+                self.window,
+                if window_max == 7 { 8 } else { 128 }
+            ));
+        }
+        if !(1..=link.n1_limit()).contains(&self.n1) {
+            return Err(format!("n1 {} is not 1-{}", self.n1, link.n1_limit()));
+        }
+        if !(100..=600_000).contains(&self.t1_ms) {
+            return Err(format!("t1_ms {} is not 100-600000", self.t1_ms));
+        }
+        if let Ack::AfterT2 { t2_ms } = self.ack {
+            if t2_ms > 60_000 || t2_ms >= self.t1_ms {
+                return Err(format!(
+                    "t2_ms {t2_ms} must be below T1 ({} ms) and at most 60000",
+                    self.t1_ms
+                ));
+            }
+        }
+        if self.slot_ms == 0 || self.slot_ms > 2550 {
+            return Err(format!("slot_ms {} is not 1-2550", self.slot_ms));
+        }
+        let serial_max = link.serial_max_bps();
+        if !(300..=serial_max).contains(&self.serial_bps) {
+            return Err(format!(
+                "serial_bps {} is not 300-{serial_max}",
+                self.serial_bps
+            ));
+        }
+        Ok(())
+    }
+
+    /// The settings as options of `linklab send` / `listen`.
+    pub fn linklab_options(&self, link: &Link) -> String {
+        let mut s = format!(
+            "--window {} --n1 {} --t1-ms {}",
+            self.window, self.n1, self.t1_ms
+        );
+        match self.ack {
+            Ack::AtOnce => s.push_str(" --poll-last"),
+            Ack::AfterT2 { t2_ms } => s.push_str(&format!(" --ack-policy t2 --t2-ms {t2_ms}")),
+        }
+        s.push_str(&format!(
+            " --txdelay-ms {} --txtail-ms {} --persist {} --slot-ms {}",
+            link.channel.txdelay_ms.round(),
+            link.channel.txtail_ms.round(),
+            self.persistence,
+            self.slot_ms
+        ));
+        if window_needs_mod128(self.window) {
+            s.push_str(" --mod128");
+        }
+        s
+    }
+
+    /// The settings as lines of direwolf.conf.
+    pub fn direwolf_conf(&self, link: &Link) -> String {
+        let window = if window_needs_mod128(self.window) {
+            format!("EMAXFRAME {}", self.window)
+        } else {
+            format!("MAXFRAME {}", self.window)
+        };
+        format!(
+            "PACLEN {}  {window}  FRACK {}  TXDELAY {}  TXTAIL {}  PERSIST {}  SLOTTIME {}",
+            self.n1,
+            self.t1_ms.div_ceil(1000),
+            (link.channel.txdelay_ms / 10.0).round(),
+            (link.channel.txtail_ms / 10.0).round(),
+            self.persistence,
+            self.slot_ms.div_ceil(10)
+        )
+    }
+}
+
+impl fmt::Display for Settings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "k {}, N1 {}, T1 {} ms, ack {}, P {}, slot {} ms, serial {} bit/s",
+            self.window,
+            self.n1,
+            self.t1_ms,
+            self.ack,
+            self.persistence,
+            self.slot_ms,
+            self.serial_bps
+        )
+    }
+}
+
+fn window_needs_mod128(window: u8) -> bool {
+    window > 7
+}
+
+impl Link {
+    /// The largest N1 the link's ends accept: the limit given, and at
+    /// most 256 for the firmware TNCs (their PACLEN).
+    pub fn n1_limit(&self) -> usize {
+        match self.ends {
+            crate::link::Ends::Kiss(_) => self.limits.n1_max,
+            crate::link::Ends::Tnc { .. } => self.limits.n1_max.min(256),
+        }
+    }
+}

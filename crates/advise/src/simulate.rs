@@ -1,0 +1,223 @@
+//! Settings on a link, simulated: the real AX.25 engine at both ends in
+//! virtual time, replicated with independent seeds. KISS ends run the
+//! transfer bench of Ronan et al.'s reproduction (a host stack, a serial
+//! link and a KISS TNC at each end, `linklab_scenario::transfer`); firmware
+//! TNCs run Zieliński's (`linklab_scenario::zielinski::bench`).
+
+use core::num::NonZeroUsize;
+use core::time::Duration;
+
+use serde::Serialize;
+
+use linklab_channel::profile::{RecipientAck, TncProfile};
+use linklab_channel::{Duplex as RadioDuplex, ErrorModel, StationConfig, TncConfig};
+use linklab_core::Streams;
+use linklab_link::AckPolicy;
+use linklab_scenario::transfer::{
+    run_transfer, HostConfig, KissPath, StackConfig, TransferConfig, TransferError,
+};
+use linklab_scenario::zielinski::bench::{self, TransferSetup};
+use linklab_scenario::zielinski::station::LinkSetup;
+use linklab_sim::{try_map_ordered, ConfidenceInterval};
+use linklab_wire::control::Modulus;
+
+use crate::link::{Duplex, Ends, Link};
+use crate::settings::{Ack, Settings};
+
+/// Confidence level of every interval `advise` reports.
+pub const LEVEL: f64 = 0.95;
+
+/// Throughput of one set of settings over its replications.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Simulated {
+    /// Mean throughput of the runs that completed, bit/s (message bits
+    /// over the transfer time); 0 when none did.
+    pub throughput_bps: f64,
+    /// Half-width of its 95% confidence interval, bit/s.
+    pub half_width_bps: f64,
+    /// Mean transfer time, s.
+    pub transfer_s: f64,
+    /// Replications.
+    pub replications: u64,
+    /// Runs whose link failed (N2 T1 expiries) and cut the transfer.
+    pub cut: u64,
+}
+
+impl Simulated {
+    /// Lower end of the interval.
+    pub fn lower(&self) -> f64 {
+        self.throughput_bps - self.half_width_bps
+    }
+
+    /// Upper end of the interval.
+    pub fn upper(&self) -> f64 {
+        self.throughput_bps + self.half_width_bps
+    }
+
+    /// What the search maximises: the throughput when every run
+    /// completed; below any such, fewer cuts first.
+    pub fn score(&self) -> f64 {
+        if self.cut > 0 {
+            -(self.cut as f64)
+        } else {
+            self.throughput_bps
+        }
+    }
+}
+
+/// A simulation that could not run (an engine refusing its
+/// configuration, a run that stalled): a defect to report, not advice.
+#[derive(Debug, thiserror::Error)]
+#[error("simulating {settings}: {reason}")]
+pub struct SimulationError {
+    /// The settings simulated.
+    pub settings: String,
+    /// What failed.
+    pub reason: String,
+}
+
+/// Simulates each of `candidates` on `link` with `replications` runs
+/// each, all runs spread over `threads`. Replication r of every candidate
+/// uses the same streams (common random numbers), from `seed`.
+pub fn simulate(
+    link: &Link,
+    candidates: &[Settings],
+    seed: u64,
+    replications: u64,
+    threads: NonZeroUsize,
+) -> Result<Vec<Simulated>, SimulationError> {
+    let runs: Vec<(usize, u64)> = (0..candidates.len())
+        .flat_map(|c| (0..replications).map(move |r| (c, r)))
+        .collect();
+    let streams = Streams::new(seed);
+    let times = try_map_ordered(threads, &runs, |_, &(c, r)| {
+        transfer_time(link, &candidates[c], &streams.replication(r)).map_err(|reason| {
+            SimulationError {
+                settings: candidates[c].to_string(),
+                reason,
+            }
+        })
+    })?;
+    let bits = 8.0 * link.workload.message_octets as f64;
+    Ok(times
+        .chunks(replications.max(1) as usize)
+        .map(|runs| {
+            let done: Vec<f64> = runs.iter().flatten().copied().collect();
+            let throughput: Vec<f64> = done.iter().map(|s| bits / s).collect();
+            let ci = ConfidenceInterval::from_samples(&throughput, LEVEL);
+            Simulated {
+                throughput_bps: ci.map_or(throughput.first().copied().unwrap_or(0.0), |c| c.mean),
+                half_width_bps: ci.map_or(0.0, |c| c.half_width),
+                transfer_s: done.iter().sum::<f64>() / done.len().max(1) as f64,
+                replications: runs.len() as u64,
+                cut: (runs.len() - done.len()) as u64,
+            }
+        })
+        .collect())
+}
+
+/// One run's transfer time, s; `None` when the link failed and cut it.
+fn transfer_time(link: &Link, s: &Settings, streams: &Streams) -> Result<Option<f64>, String> {
+    let c = &link.channel;
+    let ms = |v: f64| Duration::from_secs_f64(v / 1e3);
+    let station = StationConfig {
+        persistence: s.persistence,
+        slot_time: Duration::from_millis(u64::from(s.slot_ms)),
+        txdelay: ms(c.txdelay_ms),
+        txtail: ms(c.txtail_ms),
+        slot_phase: Duration::ZERO,
+    };
+    let errors = if c.ber > 0.0 {
+        ErrorModel::Independent { ber: c.ber }
+    } else {
+        ErrorModel::Perfect
+    };
+    let t1 = Duration::from_millis(u64::from(s.t1_ms));
+    match &link.ends {
+        Ends::Kiss(k) => {
+            let (ack_policy, t2) = match s.ack {
+                Ack::AtOnce => (AckPolicy::WindowOrT2, Duration::from_secs(1)),
+                Ack::AfterT2 { t2_ms } => {
+                    (AckPolicy::AfterT2, Duration::from_millis(u64::from(t2_ms)))
+                }
+            };
+            let config = TransferConfig {
+                bit_rate: c.bit_rate,
+                station,
+                modulus: if s.window > 7 {
+                    Modulus::Mod128
+                } else {
+                    Modulus::Mod8
+                },
+                window: s.window,
+                n1: s.n1,
+                message_octets: link.workload.message_octets,
+                duplex: match c.duplex {
+                    Duplex::Half => RadioDuplex::Half,
+                    Duplex::Full => RadioDuplex::Full,
+                },
+                errors,
+                stack: StackConfig {
+                    t1,
+                    t1_adaptive: true,
+                    t2,
+                    ack_policy,
+                    poll_last: s.ack == Ack::AtOnce,
+                },
+                path: Some(KissPath {
+                    host: HostConfig {
+                        latency: ms(k.host_latency_ms),
+                    },
+                    tnc: TncConfig {
+                        serial_rate: s.serial_bps,
+                        per_frame: ms(k.tnc_per_frame_ms),
+                        per_octet: Duration::from_secs_f64(k.tnc_per_octet_us / 1e6),
+                        tx_buffer_octets: k.tnc_buffer_octets,
+                    },
+                    carrier_hold: ms(k.carrier_hold_ms),
+                }),
+            };
+            match run_transfer(&config, streams) {
+                Ok(o) => Ok(Some(o.transfer.as_secs_f64())),
+                Err(TransferError::LinkFailed { .. }) => Ok(None),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+        Ends::Tnc { .. } => {
+            let Ok(Some((sender, recipient))) = link.profiles() else {
+                return Err("unknown TNC profile".into());
+            };
+            let setup = TransferSetup {
+                sender: with_ack(sender, s.ack),
+                recipient: with_ack(recipient, s.ack),
+                radio_bps: c.bit_rate,
+                link: LinkSetup {
+                    window: s.window,
+                    n1: s.n1,
+                    serial_bps: s.serial_bps,
+                    t1,
+                },
+                file_octets: link.workload.message_octets,
+                station,
+                errors,
+            };
+            bench::run_transfer(&setup, streams)
+                .map(|r| Some(r.duration.as_secs_f64()))
+                .map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// A firmware TNC's profile with its acknowledgement set as `ack` says:
+/// at once when the sender's carrier drops, or T2 after the last I frame
+/// (every firmware has a T2 or RESPTIME command). Whether the firmware
+/// polls on its last frame is its own and is kept.
+fn with_ack(mut profile: TncProfile, ack: Ack) -> TncProfile {
+    profile.firmware.policy.recipient_ack = match ack {
+        Ack::AtOnce => RecipientAck::OnChannelClear,
+        Ack::AfterT2 { t2_ms } => RecipientAck::AfterT2 {
+            t2: Duration::from_millis(u64::from(t2_ms)),
+        },
+    };
+    profile
+}

@@ -1,0 +1,317 @@
+//! `linklab advise`: the best settings for a user's own link, their
+//! predicted throughput, the gain over the Linux kernel's and Dire Wolf's
+//! defaults, and which parameters matter.
+
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use linklab_advise::{
+    advise, Ack, Advice, Channel, Duplex, Ends, KissEnds, Limits, Link, Modulo, SearchOptions,
+    Settings, Simulated, Workload,
+};
+
+use crate::table::Table;
+
+/// `linklab advise`.
+#[derive(Args)]
+pub struct AdviseArgs {
+    /// The link as JSON (as `linklab probe --json` writes it; fields in
+    /// docs/advise.md) instead of the options below.
+    #[arg(long, value_name = "FILE", conflicts_with_all = [
+        "bitrate", "duplex", "ber", "txdelay_ms", "txtail_ms", "tnc", "serial_bps",
+        "host_latency_ms", "tnc_per_frame_ms", "tnc_per_octet_us", "tnc_buffer",
+        "carrier_hold_ms", "size", "mod128", "n1_max",
+    ])]
+    link: Option<PathBuf>,
+    /// Radio bit rate, bit/s.
+    #[arg(long, value_name = "BPS", required_unless_present = "link")]
+    bitrate: Option<u32>,
+    /// One frequency for both directions (half) or one each (full).
+    #[arg(long, value_enum, default_value_t = DuplexArg::Half)]
+    duplex: DuplexArg,
+    /// Bit-error probability of the channel.
+    #[arg(long, value_name = "P", default_value_t = 0.0)]
+    ber: f64,
+    /// The radios' key-up delay TXDELAY, ms.
+    #[arg(long, value_name = "MS", default_value_t = 300.0)]
+    txdelay_ms: f64,
+    /// TXTAIL, ms.
+    #[arg(long, value_name = "MS", default_value_t = 100.0)]
+    txtail_ms: f64,
+    /// Firmware TNCs in terminal mode instead of a host stack and KISS
+    /// TNC: one profile for both ends, or SENDER,RECIPIENT (e.g.
+    /// tnc2-mfj, tnc3; `linklab sim --help` lists them in docs/advise.md).
+    #[arg(long, value_name = "PROFILE[,PROFILE]", value_delimiter = ',', num_args = 1..=2)]
+    tnc: Option<Vec<String>>,
+    /// KISS TNC: the fastest serial rate host and TNC support, bit/s.
+    #[arg(
+        long,
+        value_name = "BPS",
+        conflicts_with = "tnc",
+        default_value_t = 9600
+    )]
+    serial_bps: u32,
+    /// KISS TNC: the host's delay from stack to serial port and back, ms.
+    #[arg(
+        long,
+        value_name = "MS",
+        conflicts_with = "tnc",
+        default_value_t = 10.0
+    )]
+    host_latency_ms: f64,
+    /// KISS TNC: processing time per frame, ms.
+    #[arg(
+        long,
+        value_name = "MS",
+        conflicts_with = "tnc",
+        default_value_t = 10.0
+    )]
+    tnc_per_frame_ms: f64,
+    /// KISS TNC: processing time per octet, µs.
+    #[arg(long, value_name = "US", conflicts_with = "tnc", default_value_t = 0.0)]
+    tnc_per_octet_us: f64,
+    /// KISS TNC: transmit buffer, octets.
+    #[arg(
+        long,
+        value_name = "OCTETS",
+        conflicts_with = "tnc",
+        default_value_t = 8192
+    )]
+    tnc_buffer: usize,
+    /// KISS TNC: how long after the other station unkeys it holds its
+    /// frames (squelch tail, receive-to-transmit switch), ms.
+    #[arg(
+        long,
+        value_name = "MS",
+        conflicts_with = "tnc",
+        default_value_t = 50.0
+    )]
+    carrier_hold_ms: f64,
+    /// The message to carry, octets.
+    #[arg(long, value_name = "OCTETS", default_value_t = 16384)]
+    size: usize,
+    /// Both ends support modulo 128 (SABME): windows up to 127.
+    #[arg(long)]
+    mod128: bool,
+    /// The largest N1 (PACLEN) both ends accept, octets.
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    n1_max: usize,
+    /// The settings in use now, to compare: K,N1,T1_MS,ACK,P,SLOT_MS with
+    /// ACK `at-once` or a T2 in ms, e.g. 2,256,10000,3000,63,100.
+    #[arg(long, value_name = "K,N1,T1,ACK,P,SLOT")]
+    current: Option<String>,
+    /// Print the advice as JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Master seed of the simulations.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Simulated transfers per setting.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    replications: u64,
+    /// Threads [default: every core]. The advice does not depend on it.
+    #[arg(long, short = 'j')]
+    jobs: Option<NonZeroUsize>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DuplexArg {
+    Half,
+    Full,
+}
+
+impl AdviseArgs {
+    /// The link the options or the file describe.
+    fn link(&self) -> anyhow::Result<Link> {
+        let mut link = match &self.link {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                serde_json::from_str(&text)
+                    .with_context(|| format!("{} is not a link description", path.display()))?
+            }
+            None => Link {
+                channel: Channel {
+                    bit_rate: self.bitrate.unwrap_or_default(),
+                    duplex: match self.duplex {
+                        DuplexArg::Half => Duplex::Half,
+                        DuplexArg::Full => Duplex::Full,
+                    },
+                    stations: 2,
+                    ber: self.ber,
+                    txdelay_ms: self.txdelay_ms,
+                    txtail_ms: self.txtail_ms,
+                },
+                ends: match &self.tnc {
+                    Some(names) => Ends::Tnc {
+                        sender: names[0].clone(),
+                        recipient: names.last().unwrap_or(&names[0]).clone(),
+                    },
+                    None => Ends::Kiss(KissEnds {
+                        serial_bps: self.serial_bps,
+                        host_latency_ms: self.host_latency_ms,
+                        tnc_per_frame_ms: self.tnc_per_frame_ms,
+                        tnc_per_octet_us: self.tnc_per_octet_us,
+                        tnc_buffer_octets: self.tnc_buffer,
+                        carrier_hold_ms: self.carrier_hold_ms,
+                    }),
+                },
+                workload: Workload {
+                    message_octets: self.size,
+                },
+                limits: Limits {
+                    modulo: if self.mod128 {
+                        Modulo::OneTwentyEight
+                    } else {
+                        Modulo::Eight
+                    },
+                    n1_max: self.n1_max,
+                },
+                current: None,
+            },
+        };
+        if let Some(current) = &self.current {
+            link.current = Some(parse_current(current, &link)?);
+        }
+        link.validate().context("cannot advise on this link")?;
+        Ok(link)
+    }
+}
+
+/// `K,N1,T1_MS,ACK,P,SLOT_MS`.
+fn parse_current(text: &str, link: &Link) -> anyhow::Result<Settings> {
+    let fields: Vec<&str> = text.split(',').map(str::trim).collect();
+    let [k, n1, t1, ack, p, slot] = fields[..] else {
+        anyhow::bail!(
+            "--current {text:?}: give six fields K,N1,T1_MS,ACK,P,SLOT_MS, e.g. 2,256,10000,at-once,63,100"
+        );
+    };
+    let num = |name: &str, v: &str| -> anyhow::Result<u32> {
+        v.parse()
+            .with_context(|| format!("--current: {name} {v:?} is not a whole number"))
+    };
+    let ack = match ack {
+        "at-once" => Ack::AtOnce,
+        t2 => Ack::AfterT2 {
+            t2_ms: num("ACK (at-once or T2 in ms)", t2)?,
+        },
+    };
+    Ok(Settings {
+        window: u8::try_from(num("K", k)?).context("--current: K is at most 127")?,
+        n1: num("N1", n1)? as usize,
+        t1_ms: num("T1_MS", t1)?,
+        ack,
+        persistence: u8::try_from(num("P", p)?).context("--current: P is 0-255")?,
+        slot_ms: num("SLOT_MS", slot)?,
+        serial_bps: link.serial_max_bps(),
+    })
+}
+
+pub fn run(args: AdviseArgs) -> anyhow::Result<()> {
+    let link = args.link()?;
+    let options = SearchOptions {
+        seed: args.seed,
+        replications: args.replications,
+        threads: args.jobs.unwrap_or_else(linklab_sim::available_threads),
+        ..SearchOptions::default()
+    };
+    let advice = advise(&link, options)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&advice)?);
+    } else {
+        print!("{}", text(&advice));
+    }
+    Ok(())
+}
+
+/// Throughput with its interval, or how many runs were cut.
+fn throughput(s: &Simulated) -> String {
+    if s.cut > 0 {
+        format!("link fails in {} of {} runs", s.cut, s.replications)
+    } else {
+        format!("{:.0} ± {:.0} bit/s", s.throughput_bps, s.half_width_bps)
+    }
+}
+
+fn describe(link: &Link) -> String {
+    let c = &link.channel;
+    let duplex = match c.duplex {
+        Duplex::Half => "half duplex",
+        Duplex::Full => "full duplex",
+    };
+    let errors = if c.ber > 0.0 {
+        format!("bit errors {:e}", c.ber)
+    } else {
+        "no bit errors".into()
+    };
+    let ends = match &link.ends {
+        Ends::Kiss(k) => format!(
+            "host stack and KISS TNC at each end (serial up to {} bit/s, host {} ms, TNC {} ms per frame, carrier hold {} ms)",
+            k.serial_bps, k.host_latency_ms, k.tnc_per_frame_ms, k.carrier_hold_ms
+        ),
+        Ends::Tnc { sender, recipient } => format!("firmware TNCs {sender} to {recipient}"),
+    };
+    format!(
+        "{} bit/s {duplex}, {errors}, TXDELAY {} ms, TXTAIL {} ms; {ends}; {} octets one way",
+        c.bit_rate, c.txdelay_ms, c.txtail_ms, link.workload.message_octets
+    )
+}
+
+fn text(a: &Advice) -> String {
+    let best = &a.best;
+    let s = &best.settings;
+    let mut out = format!("Link: {}\n\n", describe(&a.link));
+    out += &format!("Best settings: {s}\n");
+    out += &format!(
+        "  {} ({}% interval, {} runs; closed form {:.0} bit/s): {:.1} s for the message\n",
+        throughput(&best.simulated),
+        (linklab_advise::LEVEL * 100.0).round(),
+        best.simulated.replications,
+        best.model_bps,
+        best.simulated.transfer_s
+    );
+    out += &format!("  linklab:   {}\n", s.linklab_options(&a.link));
+    out += &format!("  Dire Wolf: {}\n\n", s.direwolf_conf(&a.link));
+
+    let mut t = Table::new(["beside", "settings", "throughput", "advice gains"]);
+    for c in &a.compared {
+        t.row(vec![
+            c.name.to_string(),
+            c.rated.settings.to_string(),
+            throughput(&c.rated.simulated),
+            c.gain.map_or("-".into(), |g| format!("{:+.0}%", 100.0 * g)),
+        ]);
+    }
+    out += &format!("{t}\n");
+
+    out += "What matters (each varied alone from the best, bit/s):\n";
+    let mut t = Table::new(["parameter", "best", "verdict", "values tried"]);
+    for p in &a.sensitivity {
+        let values = p
+            .variants
+            .iter()
+            .map(|v| {
+                if v.simulated.cut > 0 {
+                    format!("{}: fails", v.value)
+                } else {
+                    format!("{}: {:.0}", v.value, v.simulated.throughput_bps)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        t.row(vec![
+            p.parameter.to_string(),
+            p.advised.clone(),
+            p.verdict.to_string(),
+            values,
+        ]);
+    }
+    out += &format!("{t}");
+    out += &format!(
+        "\n{} settings estimated in closed form, {} simulated ({} transfers, seed {}).\n",
+        a.modelled, a.simulated, a.runs, a.seed
+    );
+    out
+}
