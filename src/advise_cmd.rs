@@ -41,8 +41,9 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "MS", default_value_t = 100.0)]
     txtail_ms: f64,
     /// Firmware TNCs in terminal mode instead of a host stack and KISS
-    /// TNC: one profile for both ends, or SENDER,RECIPIENT (e.g.
-    /// tnc2-mfj, tnc3; `linklab sim --help` lists them in docs/advise.md).
+    /// TNC: one profile for both ends, or SENDER,RECIPIENT, e.g.
+    /// tnc2-mfj, tnc2d-tf27, tnc3 (Zieliński's controllers; docs/advise.md
+    /// lists them).
     #[arg(long, value_name = "PROFILE[,PROFILE]", value_delimiter = ',', num_args = 1..=2)]
     tnc: Option<Vec<String>>,
     /// KISS TNC: the fastest serial rate host and TNC support, bit/s.

@@ -305,7 +305,7 @@ enum Wake {
 pub(crate) const SENDER: usize = 0;
 pub(crate) const RECEIVER: usize = 1;
 /// Virtual-time limit of one run: far beyond any transfer here.
-const HORIZON: Instant = Instant::from_micros(3_600_000_000);
+const HORIZON: Instant = Instant::from_micros(24 * 3_600_000_000);
 /// Order of the pending wake-ups in [`Bench::wakes`].
 const WAKES: [Wake; 7] = [
     Wake::Radio,
@@ -624,8 +624,14 @@ impl<'a> Bench<'a> {
         );
         let link = Config {
             modulus: config.modulus,
-            window_mod8: config.window,
-            window_mod128: config.window,
+            window_mod8: match config.modulus {
+                Modulus::Mod8 => config.window,
+                Modulus::Mod128 => Config::default().window_mod8,
+            },
+            window_mod128: match config.modulus {
+                Modulus::Mod8 => Config::default().window_mod128,
+                Modulus::Mod128 => config.window,
+            },
             n1: config.n1,
             xid: false,
             t1: config.stack.t1,
