@@ -24,6 +24,7 @@ cases=(
   "Ronan et al. Table I, 1200 bit/s|--bitrate 1200 --txdelay-ms 150 --txtail-ms 20 --tnc-per-frame-ms 180 --carrier-hold-ms 500 --size 7182 --n1-max 255"
   "TNC2 (MFJ) firmware, 1200 bit/s|--bitrate 1200 --tnc tnc2-mfj --txdelay-ms 400 --txtail-ms 0 --size 8192"
   "TNC3 firmware, 9600 bit/s|--bitrate 9600 --tnc tnc3 --txdelay-ms 400 --txtail-ms 0 --size 8192"
+  "Bux et al. line, 48 kbit/s, t_p 50 ms, two-way|--bitrate 48000 --line-tp-ms 50 --ber 1e-5 --both-ways --mod128 --n1-max 2048"
   "KISS 1200 bit/s, 256 KiB|--bitrate 1200 --size 262144"
 )
 

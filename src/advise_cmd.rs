@@ -22,7 +22,7 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "FILE", conflicts_with_all = [
         "bitrate", "duplex", "ber", "txdelay_ms", "txtail_ms", "tnc", "serial_bps",
         "host_latency_ms", "tnc_per_frame_ms", "tnc_per_octet_us", "tnc_buffer",
-        "carrier_hold_ms", "size", "mod128", "n1_max",
+        "carrier_hold_ms", "size", "mod128", "n1_max", "line_tp_ms", "both_ways",
     ])]
     link: Option<PathBuf>,
     /// Radio bit rate, bit/s.
@@ -46,6 +46,14 @@ pub struct AdviseArgs {
     /// lists them).
     #[arg(long, value_name = "PROFILE[,PROFILE]", value_delimiter = ',', num_args = 1..=2)]
     tnc: Option<Vec<String>>,
+    /// A full-duplex line with this processing and propagation delay t_p
+    /// (ms) instead of a radio channel: HDLC ABM or NRM at both ends, as
+    /// Bux et al. compared them (50 terrestrial, 350 satellite).
+    #[arg(long, value_name = "MS", conflicts_with = "tnc")]
+    line_tp_ms: Option<f64>,
+    /// Both stations send at once (lines only).
+    #[arg(long)]
+    both_ways: bool,
     /// KISS TNC: the fastest serial rate host and TNC support, bit/s.
     #[arg(
         long,
@@ -145,12 +153,13 @@ impl AdviseArgs {
                     txdelay_ms: self.txdelay_ms,
                     txtail_ms: self.txtail_ms,
                 },
-                ends: match &self.tnc {
-                    Some(names) => Ends::Tnc {
+                ends: match (&self.tnc, self.line_tp_ms) {
+                    (Some(names), _) => Ends::Tnc {
                         sender: names[0].clone(),
                         recipient: names.last().unwrap_or(&names[0]).clone(),
                     },
-                    None => Ends::Kiss(KissEnds {
+                    (None, Some(t_p_ms)) => Ends::Line { t_p_ms },
+                    (None, None) => Ends::Kiss(KissEnds {
                         serial_bps: self.serial_bps,
                         host_latency_ms: self.host_latency_ms,
                         tnc_per_frame_ms: self.tnc_per_frame_ms,
@@ -161,6 +170,7 @@ impl AdviseArgs {
                 },
                 workload: Workload {
                     message_octets: self.size,
+                    both_ways: self.both_ways,
                 },
                 limits: Limits {
                     modulo: if self.mod128 {
@@ -200,6 +210,7 @@ fn parse_current(text: &str, link: &Link) -> anyhow::Result<Settings> {
         },
     };
     Ok(Settings {
+        procedure: Default::default(),
         window: u8::try_from(num("K", k)?).context("--current: K is at most 127")?,
         n1: num("N1", n1)? as usize,
         t1_ms: num("T1_MS", t1)?,
@@ -253,6 +264,17 @@ fn describe(link: &Link) -> String {
             k.serial_bps, k.host_latency_ms, k.tnc_per_frame_ms, k.carrier_hold_ms
         ),
         Ends::Tnc { sender, recipient } => format!("firmware TNCs {sender} to {recipient}"),
+        Ends::Line { t_p_ms } => {
+            let flow = if link.workload.both_ways {
+                "two-way"
+            } else {
+                "one-way"
+            };
+            return format!(
+                "{} bit/s full-duplex line, t_p {t_p_ms} ms, {errors}; {flow} flow, saturated",
+                c.bit_rate
+            );
+        }
     };
     format!(
         "{} bit/s {duplex}, {errors}, TXDELAY {} ms, TXTAIL {} ms; {ends}; {} octets one way",
@@ -264,7 +286,7 @@ fn text(a: &Advice) -> String {
     let best = &a.best;
     let s = &best.settings;
     let mut out = format!("Link: {}\n\n", describe(&a.link));
-    out += &format!("Best settings: {s}\n");
+    out += &format!("Best settings: {}\n", s.describe(&a.link));
     out += &format!(
         "  {} ({}% interval, {} runs; closed form {:.0} bit/s): {:.1} s for the message\n",
         throughput(&best.simulated),
@@ -273,14 +295,17 @@ fn text(a: &Advice) -> String {
         best.model_bps,
         best.simulated.transfer_s
     );
-    out += &format!("  linklab:   {}\n", s.linklab_options(&a.link));
-    out += &format!("  Dire Wolf: {}\n\n", s.direwolf_conf(&a.link));
+    if !a.link.is_line() {
+        out += &format!("  linklab:   {}\n", s.linklab_options(&a.link));
+        out += &format!("  Dire Wolf: {}\n", s.direwolf_conf(&a.link));
+    }
+    out += "\n";
 
     let mut t = Table::new(["beside", "settings", "throughput", "advice gains"]);
     for c in &a.compared {
         t.row(vec![
             c.name.to_string(),
-            c.rated.settings.to_string(),
+            c.rated.settings.describe(&a.link),
             throughput(&c.rated.simulated),
             c.gain.map_or("-".into(), |g| format!("{:+.0}%", 100.0 * g)),
         ]);

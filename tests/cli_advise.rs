@@ -95,6 +95,34 @@ fn json_from_a_link_file_equals_json_from_the_same_options() {
 }
 
 #[test]
+fn a_line_is_advised_on_procedure_modulus_and_frame_length() {
+    let out = ok(&[
+        "advise",
+        "--bitrate",
+        "48000",
+        "--line-tp-ms",
+        "50",
+        "--ber",
+        "1e-5",
+        "--both-ways",
+        "--mod128",
+        "--n1-max",
+        "2048",
+        "--replications",
+        "4",
+    ]);
+    for want in [
+        "full-duplex line, t_p 50 ms",
+        "Best settings: ABM, modulo ",
+        "Linux LAPB defaults",
+        "procedure",
+    ] {
+        assert!(out.contains(want), "no {want:?} in\n{out}");
+    }
+    assert!(!out.contains("Dire Wolf:"), "{out}");
+}
+
+#[test]
 fn current_settings_are_compared() {
     let out = ok(&[
         "advise",
@@ -146,6 +174,10 @@ fn mistakes_are_refused_naming_what_is_wrong() {
         (
             vec!["advise", "--bitrate", "1200", "--replications", "1"],
             "at least 2",
+        ),
+        (
+            vec!["advise", "--bitrate", "1200", "--both-ways"],
+            "lines only",
         ),
         (
             vec!["advise", "--link", "/nonexistent/link.json"],

@@ -27,5 +27,5 @@ pub use link::{Channel, Duplex, Ends, KissEnds, Limits, Link, LinkError, Modulo,
 pub use search::{
     advise, Advice, AdviseError, Compared, Rated, SearchOptions, Sensitivity, Variant,
 };
-pub use settings::{Ack, Settings};
+pub use settings::{Ack, Procedure, Settings};
 pub use simulate::{simulate, Simulated, SimulationError, LEVEL};

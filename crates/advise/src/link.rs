@@ -97,6 +97,14 @@ pub enum Ends {
         /// The receiving TNC's profile.
         recipient: String,
     },
+    /// A full-duplex point-to-point line, HDLC at both ends with no
+    /// channel access (Bux et al. 1982): a terrestrial or satellite line
+    /// with its processing and propagation delay.
+    Line {
+        /// Processing plus propagation delay t_p, ms (Bux et al.: 50 ms
+        /// terrestrial, 350 ms satellite).
+        t_p_ms: f64,
+    },
 }
 
 /// A host and a KISS TNC at each end.
@@ -159,19 +167,26 @@ impl Default for KissEnds {
     }
 }
 
-/// What the link carries: one message one way, as fast as it can.
+/// What the link carries, as fast as it can.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Workload {
-    /// Message length, octets.
+    /// Message length, octets: a file sent one way over a radio link; on
+    /// a line, the data each saturated direction carries per
+    /// measurement.
     pub message_octets: usize,
+    /// Both stations send at once (lines only): Bux et al.'s two-way
+    /// flow.
+    #[serde(default)]
+    pub both_ways: bool,
 }
 
 impl Default for Workload {
-    /// A 16 KiB file.
+    /// A 16 KiB file, one way.
     fn default() -> Self {
         Workload {
             message_octets: 16384,
+            both_ways: false,
         }
     }
 }
@@ -300,6 +315,11 @@ impl Link {
                     );
                 }
             }
+            Ends::Line { t_p_ms } => {
+                if !(t_p_ms.is_finite() && (0.0..=10_000.0).contains(t_p_ms)) {
+                    return bad("ends.t_p_ms", format!("{t_p_ms} is not 0-10000 ms"));
+                }
+            }
             Ends::Tnc { .. } => {
                 let (s, r) = self.profiles()?.expect("TNC ends");
                 for p in [s, r] {
@@ -321,6 +341,12 @@ impl Link {
                 }
             }
         }
+        if self.workload.both_ways && !self.is_line() {
+            return bad(
+                "workload.both_ways",
+                "two-way flow is simulated on lines only (ends.kind \"line\")".into(),
+            );
+        }
         if let Some(current) = &self.current {
             current.validate(self).map_err(|problem| LinkError::Field {
                 field: "current",
@@ -330,10 +356,15 @@ impl Link {
         Ok(())
     }
 
+    /// Whether the ends are a full-duplex line rather than radios.
+    pub fn is_line(&self) -> bool {
+        matches!(self.ends, Ends::Line { .. })
+    }
+
     /// The sender's and recipient's profiles for firmware TNC ends.
     pub fn profiles(&self) -> Result<Option<(TncProfile, TncProfile)>, LinkError> {
         match &self.ends {
-            Ends::Kiss(_) => Ok(None),
+            Ends::Kiss(_) | Ends::Line { .. } => Ok(None),
             Ends::Tnc { sender, recipient } => {
                 let get = |n: &str| profile(n).map_err(|e| LinkError::Profile(e.to_string()));
                 Ok(Some((get(sender)?, get(recipient)?)))
@@ -346,6 +377,8 @@ impl Link {
     pub fn serial_max_bps(&self) -> u32 {
         match (&self.ends, self.profiles()) {
             (Ends::Kiss(k), _) => k.serial_bps,
+            // No serial link: the HDLC station is the line's end.
+            (Ends::Line { .. }, _) => self.channel.bit_rate.max(300),
             (Ends::Tnc { .. }, Ok(Some((s, r)))) => {
                 s.hardware.serial_max_bps.min(r.hardware.serial_max_bps)
             }

@@ -45,6 +45,9 @@
 
 use linklab_models::airtime::{frame_airtime, FRAME_OVERHEAD_BITS, STUFFING_FACTOR};
 use linklab_models::zielinski::t_cs;
+use linklab_scenario::bux::model::one_way_bound;
+use linklab_scenario::bux::simulate::frame_overhead_bits;
+use linklab_wire::control::Modulus;
 
 use crate::link::{Duplex, Ends, Link};
 use crate::settings::{Ack, Settings};
@@ -104,6 +107,7 @@ fn path(link: &Link, s: &Settings) -> Path {
                 fill_drain: 0.0,
             }
         }
+        Ends::Line { .. } => unreachable!("lines are estimated by line_estimate"),
         Ends::Tnc { .. } => {
             let Ok(Some((p, _))) = link.profiles() else {
                 unreachable!("validated TNC ends have profiles")
@@ -137,6 +141,9 @@ fn lost(ber: f64, bits: f64) -> f64 {
 
 /// The closed-form estimate for `settings` on `link` (validated).
 pub fn estimate(link: &Link, settings: &Settings) -> Estimate {
+    if let Ends::Line { t_p_ms } = link.ends {
+        return line_estimate(link, settings, t_p_ms / 1e3);
+    }
     let c = &link.channel;
     let rate = f64::from(c.bit_rate);
     let n1 = settings.n1 as f64;
@@ -188,6 +195,36 @@ pub fn estimate(link: &Link, settings: &Settings) -> Estimate {
         transfer_s,
         throughput_bps: 8.0 * size / transfer_s,
         round_trip_s: round_trip,
+    }
+}
+
+/// On a line, Bux et al.'s one-way bound (section 3.1.1) for each
+/// direction that sends; it does not tell NRM from ABM, so the search
+/// simulates both.
+fn line_estimate(link: &Link, s: &Settings, t_p: f64) -> Estimate {
+    let rate = f64::from(link.channel.bit_rate);
+    let modulus = if s.window > 7 {
+        Modulus::Mod128
+    } else {
+        Modulus::Mod8
+    };
+    let overhead = frame_overhead_bits(modulus) as f64;
+    let l = 8.0 * s.n1 as f64;
+    let directions = if link.workload.both_ways { 2.0 } else { 1.0 };
+    let share = one_way_bound(
+        l,
+        overhead,
+        link.channel.ber,
+        f64::from(s.window),
+        rate,
+        t_p,
+    );
+    let throughput_bps = (share * rate * directions).max(1e-9);
+    let size = 8.0 * link.workload.message_octets as f64 * directions;
+    Estimate {
+        transfer_s: size / throughput_bps,
+        throughput_bps,
+        round_trip_s: (l + overhead) / rate + 2.0 * t_p + overhead / rate,
     }
 }
 

@@ -10,9 +10,13 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::link::{Link, LinkError, Modulo};
+use core::time::Duration;
+
+use linklab_scenario::bux::simulate::{LinkRun, MessageLength};
+
+use crate::link::{Ends, Link, LinkError, Modulo};
 use crate::model::estimate;
-use crate::settings::{Ack, Settings};
+use crate::settings::{Ack, Procedure, Settings};
 use crate::simulate::{simulate, Simulated, SimulationError};
 
 /// How hard to look.
@@ -146,6 +150,7 @@ const NOISE: f64 = 0.01;
 /// The parameters, in the order of the report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Parameter {
+    Procedure,
     Window,
     N1,
     Ack,
@@ -155,7 +160,8 @@ enum Parameter {
     Serial,
 }
 
-const PARAMETERS: [Parameter; 7] = [
+/// The parameters of a radio link, in the order of the report.
+const RADIO: [Parameter; 7] = [
     Parameter::Window,
     Parameter::N1,
     Parameter::Ack,
@@ -165,9 +171,46 @@ const PARAMETERS: [Parameter; 7] = [
     Parameter::Serial,
 ];
 
+/// The parameters of a line: no channel access, no serial link, the
+/// receiver's acknowledgement the engine's own.
+const LINE: [Parameter; 4] = [
+    Parameter::Procedure,
+    Parameter::Window,
+    Parameter::N1,
+    Parameter::T1,
+];
+
+/// The parameters that apply on `link`.
+fn parameters(link: &Link) -> &'static [Parameter] {
+    if link.is_line() {
+        &LINE
+    } else {
+        &RADIO
+    }
+}
+
+/// The windows tried: on a line the modulus less one.
+fn windows(link: &Link) -> Vec<u8> {
+    match (link.is_line(), link.limits.modulo) {
+        (true, Modulo::Eight) => vec![7],
+        (true, Modulo::OneTwentyEight) => vec![7, 127],
+        (false, Modulo::Eight) => (1..=7).collect(),
+        (false, Modulo::OneTwentyEight) => WINDOWS_128.to_vec(),
+    }
+}
+
+fn procedures(link: &Link) -> Vec<Procedure> {
+    if link.is_line() {
+        vec![Procedure::Abm, Procedure::Nrm]
+    } else {
+        vec![Procedure::Abm]
+    }
+}
+
 impl Parameter {
     fn name(self) -> &'static str {
         match self {
+            Parameter::Procedure => "procedure",
             Parameter::Window => "window k (MAXFRAME)",
             Parameter::N1 => "N1 (PACLEN)",
             Parameter::Ack => "acknowledgement",
@@ -180,6 +223,7 @@ impl Parameter {
 
     fn show(self, s: &Settings) -> String {
         match self {
+            Parameter::Procedure => s.procedure.to_string(),
             Parameter::Window => s.window.to_string(),
             Parameter::N1 => s.n1.to_string(),
             Parameter::Ack => s.ack.to_string(),
@@ -198,6 +242,10 @@ impl Parameter {
             s
         };
         let out: Vec<Settings> = match self {
+            Parameter::Procedure => procedures(link)
+                .into_iter()
+                .map(|p| with(&|s| s.procedure = p))
+                .collect(),
             // A longer window or frame needs a longer T1: raised to the
             // rule's when the best's is too short for it.
             Parameter::Window => windows(link)
@@ -246,13 +294,6 @@ impl Parameter {
     }
 }
 
-fn windows(link: &Link) -> Vec<u8> {
-    match link.limits.modulo {
-        Modulo::Eight => (1..=7).collect(),
-        Modulo::OneTwentyEight => WINDOWS_128.to_vec(),
-    }
-}
-
 fn n1s(link: &Link) -> Vec<usize> {
     let limit = link.n1_limit();
     let mut v: Vec<usize> = N1S.into_iter().filter(|&n| n < limit).collect();
@@ -277,6 +318,17 @@ fn serials(link: &Link) -> Vec<u32> {
 /// trip, and a second more, in whole 100 ms, so that the CSMA wait and
 /// the ends' delays seldom make it expire needlessly.
 fn t1_rule(link: &Link, s: &Settings) -> u32 {
+    if let Ends::Line { t_p_ms } = link.ends {
+        // Bux et al. give none; the reproduction's rule (LinkRun::default_t1).
+        let t1 = LinkRun::default_t1(
+            link.channel.bit_rate,
+            Duration::from_secs_f64(t_p_ms / 1e3),
+            MessageLength::Constant {
+                bits: u32::try_from(8 * s.n1).unwrap_or(u32::MAX),
+            },
+        );
+        return (t1.as_millis().div_ceil(100) * 100).clamp(100, 600_000) as u32;
+    }
     let rt = estimate(link, s).round_trip_s;
     let t1 = (1.5 * rt).max(rt + 1.0);
     ((t1 * 10.0).ceil() as u32 * 100).clamp(100, 600_000)
@@ -294,24 +346,32 @@ fn with_t1_for(link: &Link, s: Settings) -> Settings {
 /// [`t1_rule`], serial at the link's fastest.
 fn grid(link: &Link) -> Vec<Settings> {
     let serial = link.serial_max_bps();
+    let (acks, persistences, slots) = if link.is_line() {
+        (vec![Ack::AtOnce], vec![255], vec![10])
+    } else {
+        (acks(), PERSISTENCES.to_vec(), SLOTS.to_vec())
+    };
     let mut out = Vec::new();
-    for &window in &windows(link) {
-        for &n1 in &n1s(link) {
-            for &ack in &acks() {
-                for persistence in PERSISTENCES {
-                    for slot_ms in SLOTS {
-                        let mut s = Settings {
-                            window,
-                            n1,
-                            t1_ms: 10_000,
-                            ack,
-                            persistence,
-                            slot_ms,
-                            serial_bps: serial,
-                        };
-                        s.t1_ms = t1_rule(link, &s);
-                        if s.validate(link).is_ok() {
-                            out.push(s);
+    for procedure in procedures(link) {
+        for &window in &windows(link) {
+            for &n1 in &n1s(link) {
+                for &ack in &acks {
+                    for &persistence in &persistences {
+                        for &slot_ms in &slots {
+                            let mut s = Settings {
+                                procedure,
+                                window,
+                                n1,
+                                t1_ms: 10_000,
+                                ack,
+                                persistence,
+                                slot_ms,
+                                serial_bps: serial,
+                            };
+                            s.t1_ms = t1_rule(link, &s);
+                            if s.validate(link).is_ok() {
+                                out.push(s);
+                            }
                         }
                     }
                 }
@@ -384,10 +444,14 @@ pub fn advise(link: &Link, options: SearchOptions) -> Result<Advice, AdviseError
         .collect();
     let modelled = ranked.len();
     ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let mut others = vec![
-        ("Linux kernel defaults", Settings::linux(link)),
-        ("Dire Wolf defaults", Settings::direwolf(link)),
-    ];
+    let mut others = if link.is_line() {
+        vec![("Linux LAPB defaults", Settings::linux_lapb(link))]
+    } else {
+        vec![
+            ("Linux kernel defaults", Settings::linux(link)),
+            ("Dire Wolf defaults", Settings::direwolf(link)),
+        ]
+    };
     if let Some(current) = link.current {
         others.push(("current", current));
     }
@@ -407,7 +471,7 @@ pub fn advise(link: &Link, options: SearchOptions) -> Result<Advice, AdviseError
     // Sweeps from the best until none beats it beyond its interval.
     for _ in 0..PASSES {
         let mut moved = false;
-        for p in PARAMETERS {
+        for &p in parameters(link) {
             let variants = p.variants(link, &best);
             cache.run(&variants)?;
             let here = cache.get(&best);
@@ -428,7 +492,7 @@ pub fn advise(link: &Link, options: SearchOptions) -> Result<Advice, AdviseError
     }
     best = prefer_smaller(&cache, link, best);
 
-    let sensitivity = PARAMETERS
+    let sensitivity = parameters(link)
         .iter()
         .map(|&p| {
             let variants = p.variants(link, &best);

@@ -37,11 +37,41 @@ impl fmt::Display for Ack {
     }
 }
 
+/// The HDLC mode of operation (Bux et al. 1982, section 1). AX.25
+/// connected mode is balanced, so radio links are always ABM.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Procedure {
+    /// Asynchronous balanced mode: two combined stations, each sending
+    /// when it has data.
+    #[default]
+    Abm,
+    /// Normal response mode: a primary polls a secondary, which sends
+    /// only when polled.
+    Nrm,
+}
+
+impl fmt::Display for Procedure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Procedure::Abm => "ABM",
+            Procedure::Nrm => "NRM",
+        })
+    }
+}
+
 /// One set of link settings, the same at both ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
-    /// Window k (MAXFRAME): I frames sent before an acknowledgement.
+    /// ABM or NRM (lines only; radio links are ABM).
+    #[serde(default)]
+    pub procedure: Procedure,
+    /// Window k (MAXFRAME): I frames sent before an acknowledgement. On a
+    /// line the window is the modulus less one, as Bux et al. ran it:
+    /// 7 or 127.
     pub window: u8,
     /// N1 (PACLEN): octets in an I frame's information field.
     pub n1: usize,
@@ -68,6 +98,7 @@ impl Settings {
     /// fastest.
     pub fn linux(link: &Link) -> Settings {
         Settings {
+            procedure: Procedure::Abm,
             window: 2,
             n1: 256.min(link.limits.n1_max),
             t1_ms: 10_000,
@@ -83,6 +114,7 @@ impl Settings {
     /// clears, PERSIST 63, SLOTTIME 10 (100 ms).
     pub fn direwolf(link: &Link) -> Settings {
         Settings {
+            procedure: Procedure::Abm,
             window: 4,
             n1: 256.min(link.limits.n1_max),
             t1_ms: 3_000,
@@ -93,8 +125,39 @@ impl Settings {
         }
     }
 
+    /// The Linux kernel's LAPB defaults (include/net/lapb.h: modulo 8,
+    /// window 7, T1 5 s, balanced) with the X.25 default packet size of
+    /// 128 octets as N1, for a line.
+    pub fn linux_lapb(link: &Link) -> Settings {
+        Settings {
+            procedure: Procedure::Abm,
+            window: 7,
+            n1: 128.min(link.limits.n1_max),
+            t1_ms: 5_000,
+            ack: Ack::AtOnce,
+            persistence: 255,
+            slot_ms: 10,
+            serial_bps: link.serial_max_bps(),
+        }
+    }
+
     /// Why these settings cannot be used on `link`, if they cannot.
     pub fn validate(&self, link: &Link) -> Result<(), String> {
+        if link.is_line() {
+            if !(self.window == 7 || (self.window == 127 && link.window_max() == 127)) {
+                return Err(format!(
+                    "window {} on a line: 7 (modulo 8){}",
+                    self.window,
+                    if link.window_max() == 127 {
+                        " or 127 (modulo 128)"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        } else if self.procedure != Procedure::Abm {
+            return Err("NRM is for lines: AX.25 radio links are balanced (ABM)".into());
+        }
         let window_max = link.window_max();
         if !(1..=window_max).contains(&self.window) {
             return Err(format!(
@@ -188,6 +251,25 @@ impl fmt::Display for Settings {
     }
 }
 
+impl Settings {
+    /// The settings that apply on `link`: on a line the procedure, the
+    /// modulus, N1 and T1; on a radio link all but the procedure.
+    pub fn describe(&self, link: &Link) -> String {
+        if link.is_line() {
+            format!(
+                "{}, modulo {} (k {}), N1 {}, T1 {} ms",
+                self.procedure,
+                if self.window > 7 { 128 } else { 8 },
+                self.window,
+                self.n1,
+                self.t1_ms
+            )
+        } else {
+            self.to_string()
+        }
+    }
+}
+
 fn window_needs_mod128(window: u8) -> bool {
     window > 7
 }
@@ -197,7 +279,7 @@ impl Link {
     /// most 256 for the firmware TNCs (their PACLEN).
     pub fn n1_limit(&self) -> usize {
         match self.ends {
-            crate::link::Ends::Kiss(_) => self.limits.n1_max,
+            crate::link::Ends::Kiss(_) | crate::link::Ends::Line { .. } => self.limits.n1_max,
             crate::link::Ends::Tnc { .. } => self.limits.n1_max.min(256),
         }
     }

@@ -13,6 +13,10 @@ use linklab_channel::profile::{RecipientAck, TncProfile};
 use linklab_channel::{Duplex as RadioDuplex, ErrorModel, StationConfig, TncConfig};
 use linklab_core::Streams;
 use linklab_link::AckPolicy;
+use linklab_scenario::bux::simulate::{
+    simulate as bux_simulate, LinkRun, MessageLength, Procedure as BuxProcedure, Traffic,
+};
+use linklab_scenario::bux::BuxError;
 use linklab_scenario::transfer::{
     run_transfer, HostConfig, KissPath, StackConfig, TransferConfig, TransferError,
 };
@@ -22,7 +26,7 @@ use linklab_sim::{try_map_ordered, ConfidenceInterval};
 use linklab_wire::control::Modulus;
 
 use crate::link::{Duplex, Ends, Link};
-use crate::settings::{Ack, Settings};
+use crate::settings::{Ack, Procedure, Settings};
 
 /// Confidence level of every interval `advise` reports.
 pub const LEVEL: f64 = 0.95;
@@ -93,12 +97,12 @@ pub fn simulate(
     let times = try_map_ordered(threads, &runs, |_, &(c, r)| {
         transfer_time(link, &candidates[c], &streams.replication(r)).map_err(|reason| {
             SimulationError {
-                settings: candidates[c].to_string(),
+                settings: candidates[c].describe(link),
                 reason,
             }
         })
     })?;
-    let bits = 8.0 * link.workload.message_octets as f64;
+    let bits = 8.0 * link.workload.message_octets as f64 * directions(link);
     Ok(times
         .chunks(replications.max(1) as usize)
         .map(|runs| {
@@ -183,6 +187,7 @@ fn transfer_time(link: &Link, s: &Settings, streams: &Streams) -> Result<Option<
                 Err(e) => Err(e.to_string()),
             }
         }
+        Ends::Line { t_p_ms } => line_time(link, s, *t_p_ms, streams),
         Ends::Tnc { .. } => {
             let Ok(Some((sender, recipient))) = link.profiles() else {
                 return Err("unknown TNC profile".into());
@@ -206,6 +211,73 @@ fn transfer_time(link: &Link, s: &Settings, streams: &Streams) -> Result<Option<
                 .map_err(|e| e.to_string())
         }
     }
+}
+
+/// Directions that carry the message: both in two-way flow.
+fn directions(link: &Link) -> f64 {
+    if link.workload.both_ways {
+        2.0
+    } else {
+        1.0
+    }
+}
+
+/// On a line, the time the saturated link takes to carry the message
+/// (each way, in two-way flow) at the throughput one simulated run of Bux
+/// et al.'s set-up measures: both stations always have information (or
+/// the secondary none in one-way flow), measured for ten times the
+/// message's own transmission time after the link is set up.
+fn line_time(
+    link: &Link,
+    s: &Settings,
+    t_p_ms: f64,
+    streams: &Streams,
+) -> Result<Option<f64>, String> {
+    let c = &link.channel;
+    let bits = 8.0 * link.workload.message_octets as f64;
+    let measured = Duration::from_secs_f64((10.0 * bits / f64::from(c.bit_rate)).max(1.0));
+    let sending = Traffic::Saturated;
+    let run = LinkRun {
+        procedure: match s.procedure {
+            Procedure::Abm => BuxProcedure::Abm,
+            Procedure::Nrm => BuxProcedure::Nrm,
+        },
+        modulus: if s.window > 7 {
+            Modulus::Mod128
+        } else {
+            Modulus::Mod8
+        },
+        bit_rate_bps: c.bit_rate,
+        t_p: Duration::from_secs_f64(t_p_ms / 1e3),
+        p_bit: c.ber,
+        length: MessageLength::Constant {
+            bits: u32::try_from(8 * s.n1).unwrap_or(u32::MAX),
+        },
+        traffic: [
+            sending,
+            if link.workload.both_ways {
+                sending
+            } else {
+                Traffic::Silent
+            },
+        ],
+        t1: Duration::from_millis(u64::from(s.t1_ms)),
+        measured,
+        slices: 1,
+    };
+    // A link reset or given up (T1 too short for the round trip, N2
+    // expiries) cuts the transfer; anything else is a defect.
+    let m = match bux_simulate(&run, streams) {
+        Ok(m) => m,
+        Err(BuxError::LinkLost { .. } | BuxError::LinkFailed { .. }) => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    let delivered: u64 = m.directions.iter().map(|d| d.delivered).sum();
+    if delivered == 0 {
+        return Ok(None);
+    }
+    let rate = delivered as f64 * 8.0 * s.n1 as f64 / measured.as_secs_f64();
+    Ok(Some(bits * directions(link) / rate))
 }
 
 /// A firmware TNC's profile with its acknowledgement set as `ack` says:

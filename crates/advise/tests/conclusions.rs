@@ -4,7 +4,7 @@
 
 use linklab_advise::{
     advise, Ack, Advice, Channel, Duplex, Ends, KissEnds, Limits, Link, LinkError, Modulo,
-    SearchOptions, Sensitivity, Settings, Workload,
+    Procedure, SearchOptions, Sensitivity, Settings, Workload,
 };
 
 fn options() -> SearchOptions {
@@ -46,6 +46,7 @@ fn zielinski_link(profile: &str, bit_rate: u32) -> Link {
         },
         workload: Workload {
             message_octets: 8192,
+            both_ways: false,
         },
         ..kiss_link(bit_rate)
     }
@@ -67,6 +68,7 @@ fn ronan_link(bit_rate: u32) -> Link {
         }),
         workload: Workload {
             message_octets: 7182,
+            both_ways: false,
         },
         limits: Limits {
             modulo: Modulo::Eight,
@@ -144,6 +146,42 @@ fn ronan_best_rows_use_the_largest_windows() {
         assert!(at(window, "1") < at(window, "3") && at(window, "3") < at(window, "5"));
         assert_eq!(advice.best.settings.n1, 255);
     }
+}
+
+#[test]
+fn bux_abm_beats_nrm_and_frames_have_an_optimum_length() {
+    // Figs. 4-6: two-way flow on the terrestrial line (48 kbit/s, t_p 50 ms,
+    // p_bit 1e-5): ABM carries more than NRM, and throughput peaks at a
+    // message length between the overhead of short frames and the errors
+    // of long ones.
+    let link = Link {
+        channel: Channel {
+            bit_rate: 48_000,
+            ber: 1e-5,
+            ..kiss_link(48_000).channel
+        },
+        ends: Ends::Line { t_p_ms: 50.0 },
+        workload: Workload {
+            message_octets: 16384,
+            both_ways: true,
+        },
+        limits: Limits {
+            modulo: Modulo::OneTwentyEight,
+            n1_max: 2048,
+        },
+        current: None,
+    };
+    let advice = advise(&link, options()).unwrap();
+    assert_eq!(advice.best.settings.procedure, Procedure::Abm);
+    let procedure = line(&advice, "procedure");
+    let (abm, nrm) = (&procedure.variants[0], &procedure.variants[1]);
+    assert_eq!((abm.value.as_str(), nrm.value.as_str()), ("ABM", "NRM"));
+    assert!(nrm.simulated.upper() < abm.simulated.lower());
+    let n1 = advice.best.settings.n1;
+    assert!((64..=512).contains(&n1), "advised N1 {n1}");
+    let lengths = line(&advice, "N1");
+    assert!(at(lengths, "32") < 0.8 * advice.best.simulated.throughput_bps);
+    assert!(at(lengths, "2048") < 0.8 * advice.best.simulated.throughput_bps);
 }
 
 #[test]
