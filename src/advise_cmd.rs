@@ -181,6 +181,7 @@ impl AdviseArgs {
                     n1_max: self.n1_max,
                 },
                 current: None,
+                probe: None,
             },
         };
         if let Some(current) = &self.current {

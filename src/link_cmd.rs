@@ -350,7 +350,7 @@ fn release_grace(config: &Config) -> Duration {
 }
 
 /// Exit status of a command ended by SIGINT (128 + 2), as shells report.
-const INTERRUPTED: i32 = 130;
+pub(crate) const INTERRUPTED: i32 = 130;
 
 /// Ends the process at once after a second Ctrl-C.
 fn quit_now() -> ! {

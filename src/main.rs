@@ -10,6 +10,7 @@ mod ip_cmd;
 mod link_cmd;
 mod model;
 mod parts;
+mod probe_cmd;
 mod reproduce;
 mod run_args;
 mod sim_cmd;
@@ -64,6 +65,9 @@ enum Command {
     /// slot time, serial rate) for a channel and its ends, from the
     /// papers' models and the simulator.
     Advise(advise_cmd::AdviseArgs),
+    /// Measure a link through a KISS TNC and a peer (TXDELAY, TNC time per
+    /// frame, bit errors, the peer's acknowledgement delay) for `advise`.
+    Probe(probe_cmd::ProbeArgs),
     /// A DTN node (BPv7 over TCPCLv4) and the applications that send and
     /// receive through it.
     Dtn(dtn_cmd::DtnArgs),
@@ -80,6 +84,7 @@ fn main() -> ExitCode {
         Command::Sim(a) => sim_cmd::run(a),
         Command::Merge(a) => parts::merge(a),
         Command::Advise(a) => advise_cmd::run(a),
+        Command::Probe(a) => probe_cmd::run(a),
         Command::Listen(a) => link_cmd::listen(a),
         Command::Send(a) => link_cmd::send(a),
         Command::Connect(a) => link_cmd::connect(a),

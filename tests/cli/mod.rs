@@ -152,8 +152,13 @@ fn spawn(command: &mut Command, input: Option<Vec<u8>>) -> Running {
 }
 
 /// Waits for a run, killing it and failing if it takes over the limit.
-pub fn finish(mut run: Running, what: &str) -> Output {
-    let end = Instant::now() + LIMIT;
+pub fn finish(run: Running, what: &str) -> Output {
+    finish_within(run, what, LIMIT)
+}
+
+/// [`finish`] with another limit, for the few runs that take longer.
+pub fn finish_within(mut run: Running, what: &str, limit: Duration) -> Output {
+    let end = Instant::now() + limit;
     let status = loop {
         if let Some(status) = run.child.try_wait().unwrap() {
             break status;
@@ -163,7 +168,7 @@ pub fn finish(mut run: Running, what: &str) -> Output {
             run.child.wait().ok();
             let stderr = run.stderr.join().unwrap();
             panic!(
-                "{what} still running after {LIMIT:?}; killed.\nstderr:\n{}",
+                "{what} still running after {limit:?}; killed.\nstderr:\n{}",
                 tail(&stderr)
             );
         }

@@ -19,6 +19,7 @@
 
 pub mod link;
 pub mod model;
+pub mod probe;
 pub mod search;
 pub mod settings;
 pub mod simulate;

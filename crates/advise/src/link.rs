@@ -26,6 +26,10 @@ pub struct Link {
     /// The settings in use now, to compare the advice with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub current: Option<Settings>,
+    /// What `linklab probe` measured, when it wrote this link: kept for
+    /// the reader, not used by the advice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<crate::probe::Fit>,
 }
 
 /// One frequency shared by both directions, or one for each.

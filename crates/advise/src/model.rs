@@ -247,6 +247,7 @@ mod tests {
             workload: Workload::default(),
             limits: Limits::default(),
             current: None,
+            probe: None,
         }
     }
 

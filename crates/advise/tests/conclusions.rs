@@ -28,6 +28,7 @@ fn kiss_link(bit_rate: u32) -> Link {
         workload: Workload::default(),
         limits: Limits::default(),
         current: None,
+        probe: None,
     }
 }
 
@@ -75,6 +76,7 @@ fn ronan_link(bit_rate: u32) -> Link {
             n1_max: 255,
         },
         current: None,
+        probe: None,
     }
 }
 
@@ -170,6 +172,7 @@ fn bux_abm_beats_nrm_and_frames_have_an_optimum_length() {
             n1_max: 2048,
         },
         current: None,
+        probe: None,
     };
     let advice = advise(&link, options()).unwrap();
     assert_eq!(advice.best.settings.procedure, Procedure::Abm);

@@ -337,14 +337,14 @@ impl Phase {
 
 /// A received frame on its way to an engine, tagged with the number of
 /// the transmission that carried it.
-pub(crate) type Tagged = (Vec<u8>, u64);
+pub type Tagged = (Vec<u8>, u64);
 
 /// One station's host and TNC (see [`KissPath`]): what lies between the
 /// software that emits and consumes frames (an AX.25 engine here, an IP
 /// host over AX.25 in [`crate::ronan::tcpip`]) and the radio. Frames are
 /// tagged with a number the caller chooses (the transmission that carried
 /// a received frame, in [`run_transfer`]).
-pub(crate) struct Station {
+pub struct Station {
     tnc: Tnc,
     latency: Duration,
     /// Frames the engine emitted, leaving the host at the given time.
@@ -366,7 +366,7 @@ pub(crate) struct Station {
 
 impl Station {
     /// A host and TNC set up as `path` says, idle.
-    pub(crate) fn new(path: &KissPath) -> Station {
+    pub fn new(path: &KissPath) -> Station {
         Station {
             tnc: Tnc::new(path.tnc),
             latency: path.host.latency,
@@ -382,30 +382,25 @@ impl Station {
 
     /// The host's stack emitted `frame` at `now`: it reaches the serial
     /// port after the host latency.
-    pub(crate) fn send(&mut self, now: Instant, frame: Vec<u8>) {
+    pub fn send(&mut self, now: Instant, frame: Vec<u8>) {
         self.outgoing.push_back((now + self.latency, frame));
     }
 
     /// The radio delivered `frame` (tagged `tag`) to this station's TNC.
-    pub(crate) fn receive(&mut self, now: Instant, frame: Vec<u8>, tag: u64) {
+    pub fn receive(&mut self, now: Instant, frame: Vec<u8>, tag: u64) {
         self.in_tnc.push_back(tag);
         self.tnc.handle_radio_frame(now, frame);
     }
 
     /// A received frame that has crossed the TNC and the host by `now`.
-    pub(crate) fn poll_delivery(&mut self, now: Instant) -> Option<Tagged> {
+    pub fn poll_delivery(&mut self, now: Instant) -> Option<Tagged> {
         pop_due(&mut self.incoming, now)
     }
 
     /// Moves frames due at `now` along the path: host to TNC, TNC to the
     /// radio (as `id`, once the carrier hold allows), TNC to host; `true`
     /// when anything moved.
-    pub(crate) fn shuttle(
-        &mut self,
-        now: Instant,
-        id: StationId,
-        radio: &mut RadioChannel,
-    ) -> bool {
+    pub fn shuttle(&mut self, now: Instant, id: StationId, radio: &mut RadioChannel) -> bool {
         let mut busy = false;
         while let Some(frame) = pop_due(&mut self.outgoing, now) {
             self.tnc.host_send(now, frame);
@@ -430,26 +425,26 @@ impl Station {
     }
 
     /// The other station keyed up.
-    pub(crate) fn other_keyed(&mut self) {
+    pub fn other_keyed(&mut self) {
         self.other_keyed = true;
     }
 
     /// The other station's transmission ended at `at`: the carrier hold
     /// runs from there.
-    pub(crate) fn other_unkeyed(&mut self, at: Instant) {
+    pub fn other_unkeyed(&mut self, at: Instant) {
         self.other_keyed = false;
         self.clear_at = at + self.carrier_hold;
     }
 
     /// This station's radio sent a frame of `octets` (the TNC frees its
     /// buffer).
-    pub(crate) fn frame_sent(&mut self, now: Instant, octets: usize) {
+    pub fn frame_sent(&mut self, now: Instant, octets: usize) {
         self.tnc.handle_frame_sent(now, octets);
     }
 
     /// When the TNC's processor or the host's delay lines next need
     /// attention.
-    pub(crate) fn next_wake(&self) -> Option<Instant> {
+    pub fn next_wake(&self) -> Option<Instant> {
         earliest([self.tnc.poll_timeout(), self.poll_timeout()])
     }
 
