@@ -48,6 +48,11 @@ pub struct ProbeArgs {
     /// The peer's SLOTTIME, ms.
     #[arg(long, value_name = "MS", default_value_t = 100)]
     peer_slot_ms: u64,
+    /// The peer's window k: a station like linklab or Dire Wolf
+    /// acknowledges at once when that many frames are outstanding.
+    #[arg(long, value_name = "K", default_value_t = 4,
+          value_parser = clap::value_parser!(u8).range(1..=7))]
+    peer_window: u8,
     /// The peer's TXTAIL, ms.
     #[arg(long, value_name = "MS", default_value_t = 100)]
     peer_txtail_ms: u64,
@@ -118,6 +123,7 @@ impl ProbeArgs {
             buffer_octets: self.tnc_buffer,
             carrier_hold: ms(self.carrier_hold_ms),
             peer_latency: ms(self.peer_latency_ms),
+            peer_window: self.peer_window,
         })
     }
 

@@ -107,6 +107,7 @@ fuzz_target!(|data: &[u8]| {
             buffer_octets: 8192,
             carrier_hold: Duration::ZERO,
             peer_latency: Duration::ZERO,
+            peer_window: 4,
         };
         let _ = fit(&known, &config, &samples);
     }

@@ -21,6 +21,7 @@ fn known() -> Known {
         buffer_octets: 8192,
         carrier_hold: Duration::ZERO,
         peer_latency: Duration::ZERO,
+        peer_window: 4,
     }
 }
 
@@ -58,6 +59,7 @@ fn hidden(txdelay_ms: u64, per_frame_ms: u64, ber: f64) -> Replica {
         carrier_hold: Duration::ZERO,
         peer_latency: Duration::ZERO,
         peer_t2: Duration::from_millis(1500),
+        peer_window: 4,
         ber,
     }
 }

@@ -40,6 +40,9 @@ pub struct Replica {
     pub peer_latency: Duration,
     /// The peer's T2 (for windows sent without P).
     pub peer_t2: Duration,
+    /// The peer's window k: it acknowledges at once when that many
+    /// frames are unacknowledged (linklab's and Dire Wolf's policy).
+    pub peer_window: u8,
     /// Independent bit-error probability of the channel.
     pub ber: f64,
 }
@@ -92,6 +95,7 @@ pub fn run(
         modulus: Modulus::Mod8,
         xid: false,
         t2: replica.peer_t2,
+        window_mod8: replica.peer_window,
         ack_policy: AckPolicy::WindowOrT2,
         ..Config::default()
     };

@@ -59,6 +59,9 @@ pub struct Known {
     pub carrier_hold: Duration,
     /// The peer host's delay between its stack and its serial port.
     pub peer_latency: Duration,
+    /// The peer's window k (it acknowledges a full window at once, before
+    /// the probe's transmission ends).
+    pub peer_window: u8,
 }
 
 /// One kind of window: the measured and the fitted median round trip.
@@ -163,6 +166,7 @@ fn replica(known: &Known, txdelay_ms: f64, per_frame_ms: f64) -> Replica {
         carrier_hold: known.carrier_hold,
         peer_latency: known.peer_latency,
         peer_t2: Duration::from_secs(1),
+        peer_window: known.peer_window,
         ber: 0.0,
     }
 }
