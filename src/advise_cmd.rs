@@ -22,7 +22,7 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "FILE", conflicts_with_all = [
         "bitrate", "duplex", "ber", "txdelay_ms", "txtail_ms", "tnc", "serial_bps",
         "host_latency_ms", "tnc_per_frame_ms", "tnc_per_octet_us", "tnc_buffer",
-        "carrier_hold_ms", "size", "mod128", "n1_max", "line_tp_ms", "both_ways",
+        "carrier_hold_ms", "size", "mod128", "n1_max", "line_tp_ms", "both_ways", "bundle",
     ])]
     link: Option<PathBuf>,
     /// Radio bit rate, bit/s.
@@ -54,6 +54,11 @@ pub struct AdviseArgs {
     /// Both stations send at once (lines only).
     #[arg(long)]
     both_ways: bool,
+    /// The message as one DTN bundle over the AX.25 convergence layer,
+    /// as Ronan et al. sent it: its ack_window is searched too (KISS
+    /// ends).
+    #[arg(long)]
+    bundle: bool,
     /// KISS TNC: the fastest serial rate host and TNC support, bit/s.
     #[arg(
         long,
@@ -171,6 +176,7 @@ impl AdviseArgs {
                 workload: Workload {
                     message_octets: self.size,
                     both_ways: self.both_ways,
+                    bundle: self.bundle,
                 },
                 limits: Limits {
                     modulo: if self.mod128 {
@@ -219,6 +225,7 @@ fn parse_current(text: &str, link: &Link) -> anyhow::Result<Settings> {
         persistence: u8::try_from(num("P", p)?).context("--current: P is 0-255")?,
         slot_ms: num("SLOT_MS", slot)?,
         serial_bps: link.serial_max_bps(),
+        ack_window: linklab_advise::settings::default_ack_window(),
     })
 }
 

@@ -183,6 +183,11 @@ pub struct Workload {
     /// flow.
     #[serde(default)]
     pub both_ways: bool,
+    /// The message travels as one BPv7 bundle over the AX.25
+    /// convergence layer, as Ronan et al. sent it (KISS ends only): the
+    /// layer's `ack_window` is searched too.
+    #[serde(default)]
+    pub bundle: bool,
 }
 
 impl Default for Workload {
@@ -191,6 +196,7 @@ impl Default for Workload {
         Workload {
             message_octets: 16384,
             both_ways: false,
+            bundle: false,
         }
     }
 }
@@ -344,6 +350,18 @@ impl Link {
                     );
                 }
             }
+        }
+        if self.workload.bundle && !matches!(self.ends, Ends::Kiss(_)) {
+            return bad(
+                "workload.bundle",
+                "bundles over the AX.25 convergence layer are simulated on KISS ends only".into(),
+            );
+        }
+        if self.workload.bundle && self.limits.n1_max < 16 {
+            return bad(
+                "limits.n1_max",
+                "the convergence layer needs I frames of at least 16 octets".into(),
+            );
         }
         if self.workload.both_ways && !self.is_line() {
             return bad(

@@ -158,6 +158,7 @@ enum Parameter {
     Persistence,
     Slot,
     Serial,
+    AckWindow,
 }
 
 /// The parameters of a radio link, in the order of the report.
@@ -180,12 +181,39 @@ const LINE: [Parameter; 4] = [
     Parameter::T1,
 ];
 
+/// The parameters of a bundle over the AX.25 convergence layer.
+const BUNDLE: [Parameter; 8] = [
+    Parameter::Window,
+    Parameter::N1,
+    Parameter::AckWindow,
+    Parameter::Ack,
+    Parameter::T1,
+    Parameter::Persistence,
+    Parameter::Slot,
+    Parameter::Serial,
+];
+
 /// The parameters that apply on `link`.
 fn parameters(link: &Link) -> &'static [Parameter] {
     if link.is_line() {
         &LINE
+    } else if link.workload.bundle {
+        &BUNDLE
     } else {
         &RADIO
+    }
+}
+
+/// The convergence layer's `ack_window`s tried: from one segment (the
+/// per-segment acknowledgement of Ronan et al.'s Fig. 3) to 32 (their
+/// choice for stable links).
+const ACK_WINDOWS: [u32; 6] = [1, 2, 4, 8, 16, 32];
+
+fn ack_windows(link: &Link) -> Vec<u32> {
+    if link.workload.bundle {
+        ACK_WINDOWS.to_vec()
+    } else {
+        vec![crate::settings::default_ack_window()]
     }
 }
 
@@ -218,6 +246,7 @@ impl Parameter {
             Parameter::Persistence => "persistence P",
             Parameter::Slot => "SLOTTIME",
             Parameter::Serial => "serial rate",
+            Parameter::AckWindow => "CL ack_window",
         }
     }
 
@@ -231,6 +260,7 @@ impl Parameter {
             Parameter::Persistence => s.persistence.to_string(),
             Parameter::Slot => format!("{} ms", s.slot_ms),
             Parameter::Serial => format!("{} bit/s", s.serial_bps),
+            Parameter::AckWindow => s.ack_window.to_string(),
         }
     }
 
@@ -286,6 +316,10 @@ impl Parameter {
             Parameter::Serial => serials(link)
                 .into_iter()
                 .map(|r| with(&|s| s.serial_bps = r))
+                .collect(),
+            Parameter::AckWindow => ack_windows(link)
+                .into_iter()
+                .map(|a| with(&|s| s.ack_window = a))
                 .collect(),
         };
         out.into_iter()
@@ -352,30 +386,63 @@ fn grid(link: &Link) -> Vec<Settings> {
         (acks(), PERSISTENCES.to_vec(), SLOTS.to_vec())
     };
     let mut out = Vec::new();
-    for procedure in procedures(link) {
-        for &window in &windows(link) {
-            for &n1 in &n1s(link) {
-                for &ack in &acks {
-                    for &persistence in &persistences {
-                        for &slot_ms in &slots {
-                            let mut s = Settings {
-                                procedure,
-                                window,
-                                n1,
-                                t1_ms: 10_000,
-                                ack,
-                                persistence,
-                                slot_ms,
-                                serial_bps: serial,
-                            };
-                            s.t1_ms = t1_rule(link, &s);
-                            if s.validate(link).is_ok() {
-                                out.push(s);
-                            }
-                        }
-                    }
-                }
-            }
+    let base = Settings {
+        procedure: Procedure::Abm,
+        window: 1,
+        n1: 1,
+        t1_ms: 10_000,
+        ack: Ack::AtOnce,
+        persistence: 255,
+        slot_ms: 10,
+        serial_bps: serial,
+        ack_window: crate::settings::default_ack_window(),
+    };
+    // Each parameter's values applied in turn to every settings so far.
+    let mut grid = vec![base];
+    let mut vary = |f: &dyn Fn(Settings) -> Vec<Settings>| {
+        grid = grid.iter().flat_map(|s| f(*s)).collect();
+    };
+    vary(&|s| {
+        procedures(link)
+            .into_iter()
+            .map(|procedure| Settings { procedure, ..s })
+            .collect()
+    });
+    vary(&|s| {
+        windows(link)
+            .into_iter()
+            .map(|window| Settings { window, ..s })
+            .collect()
+    });
+    vary(&|s| {
+        n1s(link)
+            .into_iter()
+            .map(|n1| Settings { n1, ..s })
+            .collect()
+    });
+    vary(&|s| acks.iter().map(|&ack| Settings { ack, ..s }).collect());
+    vary(&|s| {
+        persistences
+            .iter()
+            .map(|&persistence| Settings { persistence, ..s })
+            .collect()
+    });
+    vary(&|s| {
+        slots
+            .iter()
+            .map(|&slot_ms| Settings { slot_ms, ..s })
+            .collect()
+    });
+    vary(&|s| {
+        ack_windows(link)
+            .into_iter()
+            .map(|ack_window| Settings { ack_window, ..s })
+            .collect()
+    });
+    for mut s in grid {
+        s.t1_ms = t1_rule(link, &s);
+        if s.validate(link).is_ok() {
+            out.push(s);
         }
     }
     out

@@ -87,6 +87,16 @@ pub struct Settings {
     pub slot_ms: u32,
     /// Host-to-TNC serial rate, bit/s.
     pub serial_bps: u32,
+    /// The AX.25 convergence layer's `ack_window`, segments between its
+    /// acknowledgements (bundle workloads; Ronan et al. section V.B,
+    /// default 8).
+    #[serde(default = "default_ack_window")]
+    pub ack_window: u32,
+}
+
+/// The convergence layer's default `ack_window` (Ronan et al.: 8).
+pub fn default_ack_window() -> u32 {
+    8
 }
 
 impl Settings {
@@ -106,6 +116,7 @@ impl Settings {
             persistence: 63,
             slot_ms: 100,
             serial_bps: link.serial_max_bps(),
+            ack_window: default_ack_window(),
         }
     }
 
@@ -122,6 +133,7 @@ impl Settings {
             persistence: 63,
             slot_ms: 100,
             serial_bps: link.serial_max_bps(),
+            ack_window: default_ack_window(),
         }
     }
 
@@ -138,6 +150,7 @@ impl Settings {
             persistence: 255,
             slot_ms: 10,
             serial_bps: link.serial_max_bps(),
+            ack_window: default_ack_window(),
         }
     }
 
@@ -182,6 +195,15 @@ impl Settings {
         }
         if self.slot_ms == 0 || self.slot_ms > 2550 {
             return Err(format!("slot_ms {} is not 1-2550", self.slot_ms));
+        }
+        if !(1..=1024).contains(&self.ack_window) {
+            return Err(format!("ack_window {} is not 1-1024", self.ack_window));
+        }
+        if link.workload.bundle && self.n1 < 16 {
+            return Err(format!(
+                "n1 {} is below the convergence layer's 16",
+                self.n1
+            ));
         }
         let serial_max = link.serial_max_bps();
         if !(300..=serial_max).contains(&self.serial_bps) {
@@ -264,6 +286,8 @@ impl Settings {
                 self.n1,
                 self.t1_ms
             )
+        } else if link.workload.bundle {
+            format!("{self}, ack_window {}", self.ack_window)
         } else {
             self.to_string()
         }

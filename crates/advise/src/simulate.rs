@@ -17,6 +17,7 @@ use linklab_scenario::bux::simulate::{
     simulate as bux_simulate, LinkRun, MessageLength, Procedure as BuxProcedure, Traffic,
 };
 use linklab_scenario::bux::BuxError;
+use linklab_scenario::ronan::run_bundle_transfer;
 use linklab_scenario::transfer::{
     run_transfer, HostConfig, KissPath, StackConfig, TransferConfig, TransferError,
 };
@@ -181,9 +182,18 @@ fn transfer_time(link: &Link, s: &Settings, streams: &Streams) -> Result<Option<
                     carrier_hold: ms(k.carrier_hold_ms),
                 }),
             };
-            match run_transfer(&config, streams) {
+            let run = if link.workload.bundle {
+                run_bundle_transfer(&config, s.ack_window, streams)
+            } else {
+                run_transfer(&config, streams)
+            };
+            match run {
                 Ok(o) => Ok(Some(o.transfer.as_secs_f64())),
                 Err(TransferError::LinkFailed { .. }) => Ok(None),
+                // A bundle whose convergence-layer session never completes
+                // (its link reset under it) did not arrive: a failure of
+                // these settings, counted as a cut transfer.
+                Err(TransferError::Stalled { .. }) if link.workload.bundle => Ok(None),
                 Err(e) => Err(e.to_string()),
             }
         }

@@ -14,13 +14,15 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use linklab_ax25cl::{Config as ClConfig, Event as ClEvent, Session, State as ClState};
-use linklab_core::Instant;
+use linklab_core::{Instant, Streams};
 use linklab_dtn::{
     Agent, Config as AgentConfig, Eid, LinkId, MemoryStore, SendRequest, TransmitId,
 };
 use linklab_link::{DataLink, Event};
 
-use crate::transfer::{Application, TransferError, SENDER};
+use crate::transfer::{
+    message, run_transfer_with, Application, TransferConfig, TransferError, TransferOutcome, SENDER,
+};
 
 /// The link each agent names its CL session by.
 const LINK: LinkId = LinkId(0);
@@ -44,6 +46,18 @@ pub(crate) struct DtnOverAx25Cl {
 fn eid(text: &str) -> Result<Eid, TransferError> {
     text.parse()
         .map_err(|e| TransferError::Application(format!("endpoint {text}: {e:?}")))
+}
+
+/// One transfer of `config`'s message as one BPv7 bundle over the AX.25
+/// convergence layer with `ack_window` (Ronan et al., section V.B; the
+/// set-up of Tables V-VII), with the random streams `streams`.
+pub fn run_bundle_transfer(
+    config: &TransferConfig,
+    ack_window: u32,
+    streams: &Streams,
+) -> Result<TransferOutcome, TransferError> {
+    DtnOverAx25Cl::new(message(config, streams), config.n1, ack_window)
+        .and_then(|mut app| run_transfer_with(config, streams, &mut app))
 }
 
 impl DtnOverAx25Cl {

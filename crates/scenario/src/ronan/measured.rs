@@ -34,7 +34,7 @@ use linklab_sim::{ConfidenceInterval, Metric, ReplicationOutput, Runner};
 use linklab_wire::control::Modulus;
 use serde::Deserialize;
 
-use super::cl::DtnOverAx25Cl;
+use super::cl::run_bundle_transfer;
 use super::reference::{published_row, Published};
 use super::{RonanError, TRANSFER_S};
 use crate::builtin;
@@ -44,9 +44,7 @@ use crate::report::{
     Basis, Check, Figure, NoProgress, Output, Paper, Point, Progress, RunOptions, Section, Series,
     SeriesStyle, Table,
 };
-use crate::transfer::{
-    message, run_transfer_with, HostConfig, KissPath, StackConfig, TransferConfig,
-};
+use crate::transfer::{HostConfig, KissPath, StackConfig, TransferConfig};
 
 /// The `kind` of this experiment in a TOML file.
 pub const KIND: &str = "ronan-measured";
@@ -331,8 +329,7 @@ fn replicate(
     progress: &dyn Progress,
 ) -> Result<MeasuredRow, RonanError> {
     let report = Runner::new(opts.seed, replications).try_run_parallel(opts.jobs, |streams| {
-        let outcome = DtnOverAx25Cl::new(message(config, &streams), config.n1, ack_window)
-            .and_then(|mut app| run_transfer_with(config, &streams, &mut app));
+        let outcome = run_bundle_transfer(config, ack_window, &streams);
         progress.advance(1, "Ronan Tables V-VII: transfers through host and TNC");
         let o = outcome?;
         let mut out = ReplicationOutput::new();
