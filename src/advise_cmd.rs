@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use linklab_advise::{
-    advise, Ack, Advice, Channel, Duplex, Ends, KissEnds, Limits, Link, Modulo, SearchOptions,
-    Settings, Simulated, Workload,
+    advise, Ack, Advice, Channel, Duplex, Ends, Fades, KissEnds, Limits, Link, Modulo,
+    SearchOptions, Settings, Simulated, Workload,
 };
 
 use crate::table::Table;
@@ -20,7 +20,7 @@ pub struct AdviseArgs {
     /// The link as JSON (as `linklab probe --json` writes it; fields in
     /// docs/advise.md) instead of the options below.
     #[arg(long, value_name = "FILE", conflicts_with_all = [
-        "bitrate", "duplex", "ber", "txdelay_ms", "txtail_ms", "tnc", "serial_bps",
+        "bitrate", "duplex", "ber", "fades", "txdelay_ms", "txtail_ms", "tnc", "serial_bps",
         "host_latency_ms", "tnc_per_frame_ms", "tnc_per_octet_us", "tnc_buffer",
         "carrier_hold_ms", "size", "mod128", "n1_max", "line_tp_ms", "both_ways", "bundle",
     ])]
@@ -34,6 +34,10 @@ pub struct AdviseArgs {
     /// Bit-error probability of the channel.
     #[arg(long, value_name = "P", default_value_t = 0.0)]
     ber: f64,
+    /// Fades instead of independent errors: a Gilbert-Elliott process,
+    /// P_GB,P_BG,BER_GOOD,BER_BAD per bit (as in a channel file).
+    #[arg(long, value_name = "P_GB,P_BG,BER_G,BER_B", conflicts_with = "ber")]
+    fades: Option<String>,
     /// The radios' key-up delay TXDELAY, ms.
     #[arg(long, value_name = "MS", default_value_t = 300.0)]
     txdelay_ms: f64,
@@ -137,6 +141,29 @@ enum DuplexArg {
 }
 
 impl AdviseArgs {
+    /// `--fades P_GB,P_BG,BER_GOOD,BER_BAD`.
+    fn fades(&self) -> anyhow::Result<Option<Fades>> {
+        let Some(text) = &self.fades else {
+            return Ok(None);
+        };
+        let v: Vec<f64> = text
+            .split(',')
+            .map(|f| f.trim().parse::<f64>())
+            .collect::<Result<_, _>>()
+            .with_context(|| {
+                format!("--fades {text:?}: four numbers P_GB,P_BG,BER_GOOD,BER_BAD")
+            })?;
+        let [p_good_to_bad, p_bad_to_good, ber_good, ber_bad] = v[..] else {
+            anyhow::bail!("--fades {text:?}: four numbers P_GB,P_BG,BER_GOOD,BER_BAD");
+        };
+        Ok(Some(Fades {
+            p_good_to_bad,
+            p_bad_to_good,
+            ber_good,
+            ber_bad,
+        }))
+    }
+
     /// The link the options or the file describe.
     fn link(&self) -> anyhow::Result<Link> {
         let mut link = match &self.link {
@@ -155,6 +182,7 @@ impl AdviseArgs {
                     },
                     stations: 2,
                     ber: self.ber,
+                    fades: self.fades()?,
                     txdelay_ms: self.txdelay_ms,
                     txtail_ms: self.txtail_ms,
                 },
@@ -261,10 +289,13 @@ fn describe(link: &Link) -> String {
         Duplex::Half => "half duplex",
         Duplex::Full => "full duplex",
     };
-    let errors = if c.ber > 0.0 {
-        format!("bit errors {:e}", c.ber)
-    } else {
-        "no bit errors".into()
+    let errors = match (c.fades, c.ber) {
+        (Some(f), _) => format!(
+            "fades (Gilbert-Elliott: {:e} to bad, {:e} back, BER {:e} / {:e})",
+            f.p_good_to_bad, f.p_bad_to_good, f.ber_good, f.ber_bad
+        ),
+        (None, ber) if ber > 0.0 => format!("bit errors {ber:e}"),
+        (None, _) => "no bit errors".into(),
     };
     let ends = match &link.ends {
         Ends::Kiss(k) => format!(

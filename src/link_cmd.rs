@@ -48,7 +48,9 @@ pub struct CommonArgs {
 #[derive(Args)]
 #[group(requires = "kiss")]
 pub struct LinkArgs {
-    /// Initial T1 (FRACK) in milliseconds [default: 3000].
+    /// Initial T1 (FRACK) in milliseconds; it then follows the measured
+    /// round trip [default: 15000: a host stack's T1 runs while its
+    /// frames wait in the TNC, a whole window at 1200 bit/s].
     #[arg(long, value_name = "MS")]
     t1_ms: Option<u64>,
     /// T2, the delayed-acknowledgement timer, in milliseconds [default: 1000].
@@ -141,6 +143,19 @@ impl From<AckArg> for AckPolicy {
         }
     }
 }
+
+/// The initial T1 when `--t1-ms` is not given: 15 s. A host stack behind
+/// a KISS TNC starts T1 when it hands a frame to the TNC, not when the
+/// frame goes on the air, so T1 must cover a whole window: four
+/// 256-octet frames take 7.4 s at 1200 bit/s, and with the turnaround
+/// and two channel accesses the acknowledgement comes 9-10 s after the
+/// frames were handed over. With 3 s (Dire Wolf's FRACK, right for Dire
+/// Wolf, which pauses T1 while it transmits) every window timed out
+/// (`linklab advise --bitrate 1200` showed it; over `linklab channel` 4 KB
+/// ran at 389 bit/s); with the Linux kernel's 10 s (`AX25_DEF_T1`) some
+/// still do. T1 then follows the measured round trip (SRT), so a faster
+/// link pays the long initial value only until its first acknowledgement.
+pub(crate) const DEFAULT_T1: Duration = Duration::from_secs(15);
 
 /// The window k at modulo 8 when `--window` is not given (see its help).
 const WINDOW_MOD8: u8 = 4;
@@ -267,6 +282,7 @@ impl LinkArgs {
             poll_on_last_i_frame: self.poll_last,
             ack_policy: self.ack_policy.into(),
             window_mod8: WINDOW_MOD8,
+            t1: DEFAULT_T1,
             ..Config::default()
         };
         if let Some(ms) = self.t1_ms {

@@ -144,6 +144,44 @@ fn current_settings_are_compared() {
 }
 
 #[test]
+fn linklab_s_default_t1_costs_nothing_at_1200_bit_s() {
+    // send/listen: k 4, N1 256, initial T1 15 s, P on the last frame; the
+    // TNC's P 63 and 100 ms slot. With a T1 that cannot expire the
+    // transfers are the same (common random numbers): the default never
+    // times a window out. (A 3 s T1 timed out every window here.)
+    let current = |t1: &str| {
+        let out = ok(&[
+            "advise",
+            "--bitrate",
+            "1200",
+            "--current",
+            &format!("4,256,{t1},at-once,63,100"),
+            "--replications",
+            "4",
+            "--json",
+        ]);
+        let advice: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let c = advice["compared"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "current")
+            .unwrap()
+            .clone();
+        let cut = c["simulated"]["cut"].as_u64().unwrap();
+        (cut, c["simulated"]["throughput_bps"].as_f64().unwrap())
+    };
+    let (cut, default) = current("15000");
+    assert_eq!(cut, 0);
+    assert_eq!(current("60000"), (0, default));
+    let (cut, short) = current("3000");
+    assert!(
+        cut > 0 || short < 0.8 * default,
+        "T1 3 s: {cut} cut, {short} bit/s"
+    );
+}
+
+#[test]
 fn mistakes_are_refused_naming_what_is_wrong() {
     for (args, want) in [
         (vec!["advise"], "--bitrate"),

@@ -24,7 +24,7 @@ pub mod search;
 pub mod settings;
 pub mod simulate;
 
-pub use link::{Channel, Duplex, Ends, KissEnds, Limits, Link, LinkError, Modulo, Workload};
+pub use link::{Channel, Duplex, Ends, Fades, KissEnds, Limits, Link, LinkError, Modulo, Workload};
 pub use search::{
     advise, Advice, AdviseError, Compared, Rated, SearchOptions, Sensitivity, Variant,
 };

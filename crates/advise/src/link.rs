@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use linklab_channel::profile::{profile, TncProfile};
+use linklab_channel::{ErrorModel, GilbertElliott};
 
 use crate::settings::Settings;
 
@@ -60,6 +61,9 @@ pub struct Channel {
     /// Independent bit-error probability (0 for a clean link).
     #[serde(default)]
     pub ber: f64,
+    /// Fades instead: Gilbert-Elliott bursts of errors (radio links).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fades: Option<Fades>,
     /// The transmitter's key-up delay TXDELAY the radios need, ms: a
     /// property of the radios, not searched (its cost is shown).
     #[serde(default = "txdelay_ms")]
@@ -67,6 +71,37 @@ pub struct Channel {
     /// How long the transmitter stays keyed after the last frame, ms.
     #[serde(default = "txtail_ms")]
     pub txtail_ms: f64,
+}
+
+/// A two-state (Gilbert-Elliott) error process: fades as bursts of bit
+/// errors, the channel's `ErrorModel::GilbertElliott`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fades {
+    /// P(Good → Bad) per bit time.
+    pub p_good_to_bad: f64,
+    /// P(Bad → Good) per bit time.
+    pub p_bad_to_good: f64,
+    /// Bit-error probability in Good.
+    pub ber_good: f64,
+    /// Bit-error probability in Bad.
+    pub ber_bad: f64,
+}
+
+impl Channel {
+    /// The channel's bit-error process.
+    pub fn error_model(&self) -> ErrorModel {
+        match (self.fades, self.ber) {
+            (Some(f), _) => ErrorModel::GilbertElliott(GilbertElliott {
+                p_good_to_bad: f.p_good_to_bad,
+                p_bad_to_good: f.p_bad_to_good,
+                ber_good: f.ber_good,
+                ber_bad: f.ber_bad,
+            }),
+            (None, ber) if ber > 0.0 => ErrorModel::Independent { ber },
+            (None, _) => ErrorModel::Perfect,
+        }
+    }
 }
 
 fn two() -> u32 {
@@ -279,6 +314,27 @@ impl Link {
                 "channel.ber",
                 format!("{} is not a bit-error probability from 0 to 0.01", c.ber),
             );
+        }
+        if let Some(f) = c.fades {
+            if c.ber > 0.0 {
+                return bad("channel.fades", "give ber or fades, not both".into());
+            }
+            if self.is_line() {
+                return bad(
+                    "channel.fades",
+                    "a line takes independent errors (Bux et al.'s p_bit)".into(),
+                );
+            }
+            for (field, v) in [
+                ("channel.fades.p_good_to_bad", f.p_good_to_bad),
+                ("channel.fades.p_bad_to_good", f.p_bad_to_good),
+                ("channel.fades.ber_good", f.ber_good),
+                ("channel.fades.ber_bad", f.ber_bad),
+            ] {
+                if !(v.is_finite() && (0.0..=0.5).contains(&v)) {
+                    return bad(field, format!("{v} is not a probability from 0 to 0.5"));
+                }
+            }
         }
         for (field, v) in [
             ("channel.txdelay_ms", c.txdelay_ms),

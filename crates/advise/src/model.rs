@@ -29,7 +29,9 @@
 //!
 //! # Lost frames
 //! With independent bit errors of probability `ber` a frame of b line
-//! bits is lost with probability 1 − (1 − ber)^b. A window goes through
+//! bits is lost with probability 1 − (1 − ber)^b; with fades, with the
+//! Gilbert-Elliott process's long-run probability
+//! (`ErrorModel::frame_loss_probability`). A window goes through
 //! when its frames and its RR all do; a window that does not is sent
 //! again (REJ recovers a lost frame in the next cycle; a lost last frame
 //! or RR costs a T1 expiry first):
@@ -134,11 +136,6 @@ fn path(link: &Link, s: &Settings) -> Path {
     }
 }
 
-/// Probability that a frame of `bits` line bits is hit by an error.
-fn lost(ber: f64, bits: f64) -> f64 {
-    -(bits * (-ber).ln_1p()).exp_m1()
-}
-
 /// The closed-form estimate for `settings` on `link` (validated).
 pub fn estimate(link: &Link, settings: &Settings) -> Estimate {
     if let Ends::Line { t_p_ms } = link.ends {
@@ -186,7 +183,9 @@ pub fn estimate(link: &Link, settings: &Settings) -> Estimate {
     };
     let bits_i = STUFFING_FACTOR * (FRAME_OVERHEAD_BITS + 8.0 * n1);
     let bits_rr = STUFFING_FACTOR * FRAME_OVERHEAD_BITS;
-    let (q_i, q_rr) = (lost(c.ber, bits_i), lost(c.ber, bits_rr));
+    let errors = c.error_model();
+    let lost = |bits: f64| errors.frame_loss_probability(bits.ceil() as u64);
+    let (q_i, q_rr) = (lost(bits_i), lost(bits_rr));
     let through = (1.0 - q_i).powf(n) * (1.0 - q_rr);
     let timeout = 1.0 - (1.0 - q_i) * (1.0 - q_rr);
     let window_s = (cycle + needless + timeout * t1) / through.max(1e-9);
@@ -240,6 +239,7 @@ mod tests {
                 duplex: Duplex::Half,
                 stations: 2,
                 ber,
+                fades: None,
                 txdelay_ms: 300.0,
                 txtail_ms: 30.0,
             },

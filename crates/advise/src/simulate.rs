@@ -10,7 +10,7 @@ use core::time::Duration;
 use serde::Serialize;
 
 use linklab_channel::profile::{RecipientAck, TncProfile};
-use linklab_channel::{Duplex as RadioDuplex, ErrorModel, StationConfig, TncConfig};
+use linklab_channel::{Duplex as RadioDuplex, StationConfig, TncConfig};
 use linklab_core::Streams;
 use linklab_link::AckPolicy;
 use linklab_scenario::bux::simulate::{
@@ -132,11 +132,7 @@ fn transfer_time(link: &Link, s: &Settings, streams: &Streams) -> Result<Option<
         txtail: ms(c.txtail_ms),
         slot_phase: Duration::ZERO,
     };
-    let errors = if c.ber > 0.0 {
-        ErrorModel::Independent { ber: c.ber }
-    } else {
-        ErrorModel::Perfect
-    };
+    let errors = c.error_model();
     let t1 = Duration::from_millis(u64::from(s.t1_ms));
     match &link.ends {
         Ends::Kiss(k) => {

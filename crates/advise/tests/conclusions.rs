@@ -3,7 +3,7 @@
 //! matter), not fixed numbers.
 
 use linklab_advise::{
-    advise, Ack, Advice, Channel, Duplex, Ends, KissEnds, Limits, Link, LinkError, Modulo,
+    advise, Ack, Advice, Channel, Duplex, Ends, Fades, KissEnds, Limits, Link, LinkError, Modulo,
     Procedure, SearchOptions, Sensitivity, Settings, Workload,
 };
 
@@ -21,6 +21,7 @@ fn kiss_link(bit_rate: u32) -> Link {
             duplex: Duplex::Half,
             stations: 2,
             ber: 0.0,
+            fades: None,
             txdelay_ms: 300.0,
             txtail_ms: 100.0,
         },
@@ -244,6 +245,32 @@ fn bit_errors_shorten_the_frames() {
     )
     .unwrap();
     assert!(noisy.best.settings.n1 < clean.best.settings.n1);
+}
+
+#[test]
+fn fades_cost_long_frames_less_than_independent_errors_of_the_same_rate() {
+    // The same long-run BER (about 1e-4) as bursts of 1000 bits at 1% in
+    // 1% of the time, or spread evenly: bursts hit fewer frames, so the
+    // link carries more and takes frames at least as long.
+    let fades = Fades {
+        p_good_to_bad: 1e-5,
+        p_bad_to_good: 1e-3,
+        ber_good: 0.0,
+        ber_bad: 1e-2,
+    };
+    let mean = 1e-2 * 1e-5 / (1e-5 + 1e-3);
+    let with = |ber: f64, fades: Option<Fades>| Link {
+        channel: Channel {
+            ber,
+            fades,
+            ..kiss_link(9600).channel
+        },
+        ..kiss_link(9600)
+    };
+    let burst = advise(&with(0.0, Some(fades)), options()).unwrap();
+    let even = advise(&with(mean, None), options()).unwrap();
+    assert!(burst.best.settings.n1 >= even.best.settings.n1);
+    assert!(burst.best.simulated.lower() > even.best.simulated.upper());
 }
 
 #[test]

@@ -57,6 +57,7 @@ pub fn link(known: &Known, fit: &Fit, txtail: Duration) -> Link {
             duplex: Duplex::Half,
             stations: 2,
             ber: fit.ber,
+            fades: None,
             txdelay_ms: fit.txdelay_ms,
             txtail_ms: txtail.as_secs_f64() * 1e3,
         },
