@@ -46,8 +46,8 @@ fn tour() -> Vec<String> {
         .collect();
     assert_eq!(
         commands.len(),
-        7,
-        "the tour has seven commands: {commands:?}"
+        8,
+        "the tour has eight commands: {commands:?}"
     );
     commands
 }
@@ -221,4 +221,22 @@ fn the_tour_s_agwpe_server_answers_a_client_on_the_tour_s_channel() {
     assert!(ports.data.starts_with(b"1;Port1 "), "{}", text(&ports.data));
     let log = agw.stop();
     assert!(log.contains("stopping: releasing every link"), "{log}");
+}
+
+#[test]
+fn the_tour_s_advice_names_the_settings_and_the_defaults_beside_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let advise = args(&tour()[7], README_TNC);
+    assert_eq!(advise[0], "advise");
+    let out = run_in(dir.path(), &advise, None);
+    let stdout = cli::text(&out.stdout);
+    for want in [
+        "Link: 1200 bit/s half duplex",
+        "Best settings: k ",
+        "Linux kernel defaults",
+        "Dire Wolf defaults",
+        "window k (MAXFRAME)",
+    ] {
+        assert!(stdout.contains(want), "no {want:?} in\n{stdout}");
+    }
 }
