@@ -20,7 +20,7 @@ pub struct AdviseArgs {
     /// The link as JSON (as `linklab probe --json` writes it; fields in
     /// docs/advise.md) instead of the options below.
     #[arg(long, value_name = "FILE", conflicts_with_all = [
-        "bitrate", "duplex", "ber", "fades", "txdelay_ms", "txtail_ms", "tnc", "serial_bps",
+        "bitrate", "duplex", "stations", "load", "ber", "fades", "txdelay_ms", "txtail_ms", "tnc", "serial_bps",
         "host_latency_ms", "tnc_per_frame_ms", "tnc_per_octet_us", "tnc_buffer",
         "carrier_hold_ms", "size", "mod128", "n1_max", "line_tp_ms", "both_ways", "bundle",
     ])]
@@ -31,6 +31,14 @@ pub struct AdviseArgs {
     /// One frequency for both directions (half) or one each (full).
     #[arg(long, value_enum, default_value_t = DuplexArg::Half)]
     duplex: DuplexArg,
+    /// Stations on the channel, the two ends included: the others send
+    /// 128-octet UI frames at random for --load of the time.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    stations: u32,
+    /// The other stations' share of the channel's time (with --stations
+    /// above 2).
+    #[arg(long, value_name = "SHARE", default_value_t = 0.0)]
+    load: f64,
     /// Bit-error probability of the channel.
     #[arg(long, value_name = "P", default_value_t = 0.0)]
     ber: f64,
@@ -180,7 +188,8 @@ impl AdviseArgs {
                         DuplexArg::Half => Duplex::Half,
                         DuplexArg::Full => Duplex::Full,
                     },
-                    stations: 2,
+                    stations: self.stations,
+                    load: self.load,
                     ber: self.ber,
                     fades: self.fades()?,
                     txdelay_ms: self.txdelay_ms,
@@ -315,8 +324,17 @@ fn describe(link: &Link) -> String {
             );
         }
     };
+    let others = if c.stations > 2 {
+        format!(
+            ", {} other stations using {:.0}% of the time",
+            c.stations - 2,
+            100.0 * c.load
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "{} bit/s {duplex}, {errors}, TXDELAY {} ms, TXTAIL {} ms; {ends}; {} octets one way",
+        "{} bit/s {duplex}{others}, {errors}, TXDELAY {} ms, TXTAIL {} ms; {ends}; {} octets one way",
         c.bit_rate, c.txdelay_ms, c.txtail_ms, link.workload.message_octets
     )
 }

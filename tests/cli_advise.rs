@@ -218,6 +218,22 @@ fn mistakes_are_refused_naming_what_is_wrong() {
             "lines only",
         ),
         (
+            vec!["advise", "--bitrate", "1200", "--stations", "4"],
+            "channel.load",
+        ),
+        (
+            vec![
+                "advise",
+                "--bitrate",
+                "1200",
+                "--stations",
+                "40",
+                "--load",
+                "0.2",
+            ],
+            "2-16",
+        ),
+        (
             vec!["advise", "--link", "/nonexistent/link.json"],
             "cannot read",
         ),

@@ -54,10 +54,15 @@ pub struct Channel {
     /// Half or full duplex.
     #[serde(default)]
     pub duplex: Duplex,
-    /// Stations on the channel (the two ends included). Only two are
-    /// modelled: see [`LinkError::Stations`].
+    /// Stations on the channel (the two ends included): the others send
+    /// UI frames of 128 octets at random (KISS P 63, SLOTTIME 100 ms, the
+    /// radios' TXDELAY and TXTAIL), together for `load` of the time.
     #[serde(default = "two")]
     pub stations: u32,
+    /// The other stations' share of the channel's time (their frames'
+    /// air time), 0 to 0.9.
+    #[serde(default)]
+    pub load: f64,
     /// Independent bit-error probability (0 for a clean link).
     #[serde(default)]
     pub ber: f64,
@@ -284,11 +289,8 @@ pub enum LinkError {
         /// What is wrong with it.
         problem: String,
     },
-    /// More than two stations.
-    #[error(
-        "channel.stations: {0} stations: advise models a link between two stations with the \
-         channel to themselves; other stations' traffic is not modelled yet"
-    )]
+    /// Fewer than two stations, or too many.
+    #[error("channel.stations: {0} is not 2-16 (the two ends and up to 14 others)")]
     Stations(u32),
     /// An unknown TNC profile.
     #[error("{0}")]
@@ -306,8 +308,30 @@ impl Link {
                 format!("{} is not 1-10000000 bit/s", c.bit_rate),
             );
         }
-        if c.stations != 2 {
+        if !(2..=16).contains(&c.stations) {
             return Err(LinkError::Stations(c.stations));
+        }
+        if c.stations > 2 {
+            if !matches!(self.ends, Ends::Kiss(_)) || c.duplex != Duplex::Half {
+                return bad(
+                    "channel.stations",
+                    "other stations are simulated on half-duplex channels with KISS ends".into(),
+                );
+            }
+            if !(c.load.is_finite() && c.load > 0.0 && c.load <= 0.9) {
+                return bad(
+                    "channel.load",
+                    format!(
+                        "{} is not the others' share of the time, above 0 and at most 0.9",
+                        c.load
+                    ),
+                );
+            }
+        } else if c.load != 0.0 {
+            return bad(
+                "channel.load",
+                "a load needs stations beyond the two ends".into(),
+            );
         }
         if !(c.ber.is_finite() && (0.0..1e-2).contains(&c.ber)) {
             return bad(

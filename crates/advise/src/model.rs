@@ -136,6 +136,10 @@ fn path(link: &Link, s: &Settings) -> Path {
     }
 }
 
+fn txdelay_of(c: &crate::link::Channel) -> f64 {
+    (c.txdelay_ms + c.txtail_ms) / 1e3
+}
+
 /// The closed-form estimate for `settings` on `link` (validated).
 pub fn estimate(link: &Link, settings: &Settings) -> Estimate {
     if let Ends::Line { t_p_ms } = link.ends {
@@ -156,7 +160,14 @@ pub fn estimate(link: &Link, settings: &Settings) -> Estimate {
     let t_rr = frame_airtime(0.0, rate);
     let txdelay = c.txdelay_ms / 1e3;
     let txtail = c.txtail_ms / 1e3;
-    let access = t_cs(f64::from(settings.slot_ms) / 1e3, settings.persistence);
+    // Other stations hold the channel for `load` of the time: each access
+    // waits, on average, for the busy periods it meets (M/D/1-like,
+    // residual time of a transmission of theirs).
+    let theirs =
+        txdelay_of(c) + frame_airtime(crate::simulate::BACKGROUND_FRAME_OCTETS as f64, rate);
+    let load = if c.stations > 2 { c.load.min(0.9) } else { 0.0 };
+    let access = t_cs(f64::from(settings.slot_ms) / 1e3, settings.persistence)
+        + load / (1.0 - load) * theirs / 2.0;
     let ack_delay = match settings.ack {
         Ack::AtOnce => 0.0,
         Ack::AfterT2 { t2_ms } => (f64::from(t2_ms) / 1e3 - (n - 1.0) * t_i).max(0.0),
@@ -238,6 +249,7 @@ mod tests {
                 bit_rate: 1200,
                 duplex: Duplex::Half,
                 stations: 2,
+                load: 0.0,
                 ber,
                 fades: None,
                 txdelay_ms: 300.0,

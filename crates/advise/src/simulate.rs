@@ -19,7 +19,7 @@ use linklab_scenario::bux::simulate::{
 use linklab_scenario::bux::BuxError;
 use linklab_scenario::ronan::run_bundle_transfer;
 use linklab_scenario::transfer::{
-    run_transfer, HostConfig, KissPath, StackConfig, TransferConfig, TransferError,
+    run_transfer, Background, HostConfig, KissPath, StackConfig, TransferConfig, TransferError,
 };
 use linklab_scenario::zielinski::bench::{self, TransferSetup};
 use linklab_scenario::zielinski::station::LinkSetup;
@@ -28,6 +28,9 @@ use linklab_wire::control::Modulus;
 
 use crate::link::{Duplex, Ends, Link};
 use crate::settings::{Ack, Procedure, Settings};
+
+/// Information octets of the other stations' frames.
+pub const BACKGROUND_FRAME_OCTETS: usize = 128;
 
 /// Confidence level of every interval `advise` reports.
 pub const LEVEL: f64 = 0.95;
@@ -158,6 +161,16 @@ fn transfer_time(link: &Link, s: &Settings, streams: &Streams) -> Result<Option<
                     Duplex::Full => RadioDuplex::Full,
                 },
                 errors,
+                background: (c.stations > 2).then(|| Background {
+                    stations: u8::try_from(c.stations - 2).unwrap_or(u8::MAX),
+                    load: c.load,
+                    frame_octets: BACKGROUND_FRAME_OCTETS,
+                    station: StationConfig {
+                        persistence: 63,
+                        slot_time: Duration::from_millis(100),
+                        ..station
+                    },
+                }),
                 stack: StackConfig {
                     t1,
                     t1_adaptive: true,

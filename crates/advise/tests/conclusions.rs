@@ -20,6 +20,7 @@ fn kiss_link(bit_rate: u32) -> Link {
             bit_rate,
             duplex: Duplex::Half,
             stations: 2,
+            load: 0.0,
             ber: 0.0,
             fades: None,
             txdelay_ms: 300.0,
@@ -274,6 +275,29 @@ fn fades_cost_long_frames_less_than_independent_errors_of_the_same_rate() {
 }
 
 #[test]
+fn other_stations_slow_the_link_and_lengthen_its_t1() {
+    // Four other stations using 30% of a 1200 bit/s channel: the link
+    // carries less, and a window's acknowledgement waits for their
+    // transmissions, so the advised T1 is longer.
+    let alone = advise(&kiss_link(1200), options()).unwrap();
+    let shared = advise(
+        &Link {
+            channel: Channel {
+                stations: 6,
+                load: 0.3,
+                ..kiss_link(1200).channel
+            },
+            ..kiss_link(1200)
+        },
+        options(),
+    )
+    .unwrap();
+    assert!(shared.best.simulated.upper() < alone.best.simulated.lower());
+    assert!(shared.best.settings.t1_ms > alone.best.settings.t1_ms);
+    assert_eq!(line(&shared, "T1").verdict, "matters");
+}
+
+#[test]
 fn the_advice_is_never_worse_than_the_defaults_or_the_current_settings() {
     let current = Settings {
         ack: Ack::AfterT2 { t2_ms: 3000 },
@@ -325,12 +349,24 @@ fn the_advice_depends_on_the_seed_only() {
 fn a_link_that_cannot_be_advised_on_says_why() {
     let many = Link {
         channel: Channel {
+            stations: 20,
+            ..kiss_link(1200).channel
+        },
+        ..kiss_link(1200)
+    };
+    assert_eq!(many.validate(), Err(LinkError::Stations(20)));
+    let idle = Link {
+        channel: Channel {
             stations: 5,
             ..kiss_link(1200).channel
         },
         ..kiss_link(1200)
     };
-    assert_eq!(many.validate(), Err(LinkError::Stations(5)));
+    assert!(idle
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("channel.load"));
     let fast = zielinski_link("tnc2-mfj", 76800);
     let err = fast.validate().unwrap_err().to_string();
     assert!(

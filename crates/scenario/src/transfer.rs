@@ -141,6 +141,31 @@ pub struct KissPath {
     pub carrier_hold: Duration,
 }
 
+/// Other stations sharing the channel: each sends UI frames of
+/// `frame_octets` at Poisson times, together taking `load` of the
+/// channel's time, from the moment the message is offered.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Background {
+    /// Stations besides the two ends.
+    pub stations: u8,
+    /// Their frames' share of the channel's time (air time of the frames
+    /// alone, without TXDELAY), 0 to 1.
+    pub load: f64,
+    /// Information octets of each of their frames.
+    pub frame_octets: usize,
+    /// Their channel access (KISS parameters).
+    pub station: StationConfig,
+}
+
+/// The address of background station `i`: N0BG-i.
+fn background_address(i: usize) -> Address {
+    Address::new(
+        "N0BG".parse().expect("a valid callsign"),
+        u8::try_from(i % 16).unwrap_or(0),
+    )
+    .expect("an SSID below 16")
+}
+
 /// Parameters of one simulated transfer.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TransferConfig {
@@ -162,6 +187,8 @@ pub struct TransferConfig {
     pub duplex: Duplex,
     /// Bit errors on the channel, judged at each receiver.
     pub errors: ErrorModel,
+    /// Other stations' traffic on the channel.
+    pub background: Option<Background>,
     /// The stations' AX.25 timers and acknowledgement behaviour.
     pub stack: StackConfig,
     /// Host and TNC between engine and radio; `None` puts the engines on
@@ -183,6 +210,7 @@ impl TransferConfig {
             message_octets: 7182,
             duplex: Duplex::Half,
             errors: ErrorModel::Perfect,
+            background: None,
             stack: StackConfig::model(),
             path: None,
         }
@@ -294,6 +322,8 @@ enum Wake {
     Host(usize),
     /// Offer the message to the sender.
     Offer,
+    /// A background station's next frame.
+    Background(usize),
 }
 
 pub(crate) const SENDER: usize = 0;
@@ -557,6 +587,8 @@ struct Bench<'a> {
     radio: RadioChannel,
     links: [DataLink; 2],
     stations: Option<[Station; 2]>,
+    /// Other stations on the channel, with each one's arrival stream.
+    background: Option<(Background, Vec<linklab_core::Stream>)>,
     /// Pending wake-up of each component, in [`WAKES`] order.
     wakes: [Option<(Instant, EventId)>; 7],
     /// What offers the message, consumes what arrives and says when the
@@ -602,7 +634,16 @@ impl<'a> Bench<'a> {
         streams: &Streams,
         app: &'a mut dyn Application,
     ) -> Result<Bench<'a>, TransferError> {
-        let radio_stations = replication_stations(config, streams);
+        let mut radio_stations = replication_stations(config, streams).to_vec();
+        let background = config.background.filter(|b| b.stations > 0 && b.load > 0.0);
+        if let Some(b) = background {
+            let mut phases = streams.stream("background/slot-phase");
+            let slot = u64::try_from(b.station.slot_time.as_micros().max(1)).unwrap_or(1);
+            radio_stations.extend((0..b.stations).map(|_| StationConfig {
+                slot_phase: Duration::from_micros(phases.below(slot)),
+                ..b.station
+            }));
+        }
         let radio = RadioChannel::new(
             RadioConfig {
                 duplex: config.duplex,
@@ -659,6 +700,12 @@ impl<'a> Bench<'a> {
             ack_waits: Vec::new(),
             t1_expiries: 0,
             t1_pending: false,
+            background: background.map(|b| {
+                let arrivals = (0..b.stations)
+                    .map(|i| streams.stream(&format!("background/{i}")))
+                    .collect();
+                (b, arrivals)
+            }),
         })
     }
 
@@ -771,6 +818,12 @@ impl<'a> Bench<'a> {
         let Ok(frame) = Frame::decode(body, link.modulus()) else {
             return;
         };
+        // Other stations' traffic reaches the host too; the stack keeps
+        // what is addressed to it.
+        let (to_us, ours) = (frame.dest(), link.local());
+        if to_us.callsign() != ours.callsign() || to_us.ssid() != ours.ssid() {
+            return;
+        }
         let outstanding = link.unacked();
         link.handle_frame(now, &frame);
         // The application sees at once what this frame brought.
@@ -827,7 +880,7 @@ impl<'a> Bench<'a> {
                 if let Some(n) = self.keyups.get_mut(station.0) {
                     *n += 1;
                 }
-                if self.offered.is_some() {
+                if self.offered.is_some() && station.0 <= RECEIVER {
                     self.keyings.push((station.0, at, None));
                 }
             }
@@ -902,6 +955,21 @@ impl<'a> Bench<'a> {
         }
     }
 
+    /// Schedules background station `i`'s next frame: exponential gaps
+    /// with the mean that gives each station its share of the load.
+    fn schedule_background(&mut self, now: Instant, i: usize) {
+        let Some((b, arrivals)) = self.background.as_mut() else {
+            return;
+        };
+        let bits = linklab_channel::airtime::hdlc_bits(&vec![0x55; b.frame_octets + 16]);
+        let air = bits as f64 / f64::from(self.radio.config().bit_rate.max(1));
+        let mean_gap = air * f64::from(b.stations) / b.load.clamp(1e-6, 1.0);
+        let gap = arrivals[i].exponential(mean_gap);
+        let _ = self
+            .queue
+            .schedule(now + Duration::from_secs_f64(gap), Wake::Background(i));
+    }
+
     fn quiet(&self) -> bool {
         self.radio.poll_timeout().is_none()
             && self.stations.as_ref().is_none_or(|s| {
@@ -969,12 +1037,34 @@ impl World for Bench<'_> {
                 }
             }
             Wake::Host(_) => {}
-            Wake::Offer => match self.app.offer(now) {
-                Ok(()) => self.offered = Some(now),
-                Err(error) => {
-                    self.refused.get_or_insert(error);
+            Wake::Offer => {
+                match self.app.offer(now) {
+                    Ok(()) => self.offered = Some(now),
+                    Err(error) => {
+                        self.refused.get_or_insert(error);
+                    }
                 }
-            },
+                let stations = self.background.as_ref().map_or(0, |(b, _)| b.stations);
+                for i in 0..usize::from(stations) {
+                    self.schedule_background(now, i);
+                }
+            }
+            Wake::Background(i) => {
+                if let Some((b, _)) = &self.background {
+                    let from = background_address(i);
+                    if let Ok(frame) = Frame::ui(
+                        "QST".parse().expect("a valid callsign"),
+                        from,
+                        &[],
+                        linklab_wire::ax25::Pid::NoLayer3,
+                        vec![0x55; b.frame_octets],
+                    ) {
+                        self.radio
+                            .transmit(now, StationId(RECEIVER + 1 + i), frame.encode());
+                    }
+                }
+                self.schedule_background(now, i);
+            }
         }
     }
 }

@@ -56,6 +56,7 @@ pub fn link(known: &Known, fit: &Fit, txtail: Duration) -> Link {
             bit_rate: known.bit_rate,
             duplex: Duplex::Half,
             stations: 2,
+            load: 0.0,
             ber: fit.ber,
             fades: None,
             txdelay_ms: fit.txdelay_ms,

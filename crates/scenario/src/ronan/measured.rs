@@ -221,6 +221,7 @@ impl MeasuredConfig {
             message_octets: self.message_octets,
             duplex: Duplex::Half,
             errors: ErrorModel::Perfect,
+            background: None,
             stack: StackConfig {
                 t2: Duration::from_secs_f64(self.t2_s),
                 ..StackConfig::linux(Duration::from_secs_f64(self.t1_s))
