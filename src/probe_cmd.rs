@@ -244,10 +244,6 @@ async fn measure(args: &ProbeArgs, config: ProbeConfig) -> anyhow::Result<(Vec<S
                 prober.stop(now());
             }
         }
-        // A second Ctrl-C during the release ends at once.
-        if stopped && prober.poll_timeout().is_none() && !prober.is_done() {
-            break;
-        }
     }
     let interrupted = stopped && samples.len() < prober_plan_len(args);
     Ok((samples, interrupted))

@@ -58,7 +58,7 @@ pub struct Rated {
 #[derive(Debug, Clone, Serialize)]
 pub struct Compared {
     /// Whose settings: "Linux kernel defaults", "Dire Wolf defaults",
-    /// "current".
+    /// "Linux LAPB defaults" (lines), "current".
     pub name: &'static str,
     /// The settings and their throughput.
     #[serde(flatten)]
