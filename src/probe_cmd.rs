@@ -152,7 +152,7 @@ impl ProbeArgs {
 pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
     let known = args.known()?;
     let config = args.config()?;
-    let (samples, stopped) = crate::link_cmd::block_on(measure(&args, config.clone()))?;
+    let (samples, ended) = crate::link_cmd::block_on(measure(&args, config.clone()))?;
     let fit = probe::fit(&known, &config, &samples)
         .map_err(|why| anyhow::anyhow!("cannot fit the link: {why}"))?;
     let mut link = probe::link(&known, &fit, Duration::from_millis(args.txtail_ms));
@@ -163,15 +163,39 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
     } else {
         print!("{}", text(&fit, samples.len()));
     }
-    if stopped {
-        eprintln!("linklab: probe stopped by Ctrl-C; the fit uses what was measured");
-        std::process::exit(crate::link_cmd::INTERRUPTED);
+    let planned = prober_plan_len(&args);
+    match ended {
+        Ended::Completed => {}
+        Ended::TimeUp => eprintln!(
+            "linklab: --max-time reached after {} of {planned} measurements; the fit uses what was measured",
+            samples.len()
+        ),
+        Ended::Interrupted => {
+            eprintln!(
+                "linklab: probe stopped by Ctrl-C after {} of {planned} measurements; the fit uses what was measured",
+                samples.len()
+            );
+            std::process::exit(crate::link_cmd::INTERRUPTED);
+        }
     }
     Ok(())
 }
 
-/// Runs the plan over the TNC; the samples, and whether Ctrl-C stopped it.
-async fn measure(args: &ProbeArgs, config: ProbeConfig) -> anyhow::Result<(Vec<Sample>, bool)> {
+/// How a probe's measurement ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    /// Every planned measurement was made.
+    Completed,
+    /// `--max-time` cut the plan short.
+    TimeUp,
+    /// Ctrl-C cut the plan short.
+    Interrupted,
+}
+
+/// Runs the plan over the TNC; the samples, and how it ended. The first
+/// Ctrl-C (or `--max-time`) stops the plan and releases the link; a second
+/// Ctrl-C leaves without waiting for the release.
+async fn measure(args: &ProbeArgs, config: ProbeConfig) -> anyhow::Result<(Vec<Sample>, Ended)> {
     let stream = args
         .kiss
         .connect()
@@ -192,7 +216,7 @@ async fn measure(args: &ProbeArgs, config: ProbeConfig) -> anyhow::Result<(Vec<S
     let mut prober = Prober::new(config, now());
     let mut decoder = kiss::Decoder::new(linklab_io::KISS_MAX_FRAME);
     let mut samples = Vec::new();
-    let mut stopped = false;
+    let mut ended = Ended::Completed;
     let mut buf = vec![0u8; 4096];
     let total = prober_plan_len(args);
     loop {
@@ -234,19 +258,26 @@ async fn measure(args: &ProbeArgs, config: ProbeConfig) -> anyhow::Result<(Vec<S
                 }
             }
             _ = sleep_until(wake) => prober.handle_timeout(now()),
-            _ = tokio::signal::ctrl_c(), if !stopped => {
-                stopped = true;
+            _ = tokio::signal::ctrl_c() => {
+                if ended == Ended::Interrupted {
+                    eprintln!("second Ctrl-C: leaving without waiting for the link's release");
+                    break;
+                }
+                eprintln!("Ctrl-C: releasing the link (Ctrl-C again to leave at once)");
+                ended = Ended::Interrupted;
                 prober.stop(now());
             }
-            _ = tokio::time::sleep_until(deadline), if !stopped => {
-                eprintln!("--max-time reached: stopping");
-                stopped = true;
+            _ = tokio::time::sleep_until(deadline), if ended == Ended::Completed => {
+                eprintln!("--max-time reached: releasing the link");
+                ended = Ended::TimeUp;
                 prober.stop(now());
             }
         }
     }
-    let interrupted = stopped && samples.len() < prober_plan_len(args);
-    Ok((samples, interrupted))
+    if samples.len() >= prober_plan_len(args) {
+        ended = Ended::Completed;
+    }
+    Ok((samples, ended))
 }
 
 fn prober_plan_len(args: &ProbeArgs) -> usize {

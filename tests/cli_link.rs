@@ -16,7 +16,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use cli::channel::Channel;
-use cli::{finish, linklab, linklab_with_input, listen_once, tail, text, Hub};
+use cli::{finish, interrupt, linklab, linklab_with_input, listen_once, tail, text, Hub};
 
 use linklab_io::Station;
 use linklab_link::Config;
@@ -97,15 +97,6 @@ fn transfer_over(
         "{report}"
     );
     (sender, listener)
-}
-
-/// Sends SIGINT to a running `linklab`.
-fn interrupt(run: &cli::Running) {
-    let status = Command::new("kill")
-        .args(["-INT", &run.child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
 }
 
 /// Waits (bounded) until `path` exists with at least `len` octets.

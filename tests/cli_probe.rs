@@ -10,7 +10,7 @@ mod cli;
 use cli::channel::Channel;
 use std::time::Duration;
 
-use cli::{finish, finish_within, linklab, tail, text};
+use cli::{finish, finish_within, interrupt, linklab, tail, text};
 use linklab_advise::{Ends, Link};
 
 const TXDELAY_MS: f64 = 100.0;
@@ -172,5 +172,76 @@ fn the_probe_recovers_the_hidden_values_and_the_advice_matches() {
         on_true["best"]["simulated"]["throughput_bps"],
         on_true["best"]["settings"]
     );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn max_time_cuts_the_plan_without_an_interruption_and_a_second_ctrl_c_leaves_at_once() {
+    let dir = std::env::temp_dir().join(format!("linklab-probe-stop-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("channel.toml");
+    std::fs::write(&file, channel_file()).unwrap();
+    let channel = Channel::start(&[file.to_str().unwrap()]);
+    let kiss = |i: usize| format!("tcp:127.0.0.1:{}", channel.ports[i]);
+    let listen = || {
+        linklab(&[
+            "listen",
+            "--kiss",
+            &kiss(1),
+            "--mycall",
+            "N0CALL-2",
+            "--out",
+            dir.to_str().unwrap(),
+        ])
+    };
+    let probe = |max_time: &str| {
+        linklab(&[
+            "probe",
+            "--kiss",
+            &kiss(0),
+            "--mycall",
+            "N0CALL-1",
+            "--to",
+            "N0CALL-2",
+            "--bitrate",
+            "38400",
+            "--serial-bps",
+            "115200",
+            "--pause-ms",
+            "100",
+            "--response-ms",
+            "3000",
+            "--max-time",
+            max_time,
+        ])
+    };
+
+    // --max-time: the plan is cut, the fit printed, and the exit is not
+    // Ctrl-C's.
+    let mut peer = listen();
+    let out = finish_within(probe("8"), "probe --max-time 8", Duration::from_secs(60));
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "probe: {}", tail(&out.stderr));
+    assert!(stderr.contains("--max-time reached after"), "{stderr}");
+    assert!(!stderr.contains("Ctrl-C"), "{stderr}");
+    assert!(
+        text(&out.stdout).contains("TXDELAY"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    // Ctrl-C with the peer gone: the release would wait N2 x 3 s for a UA
+    // that never comes; a second Ctrl-C leaves at once with status 130.
+    let running = probe("600");
+    std::thread::sleep(Duration::from_secs(3));
+    peer.child.kill().ok();
+    peer.child.wait().ok();
+    interrupt(&running);
+    std::thread::sleep(Duration::from_millis(500));
+    interrupt(&running);
+    let out = finish_within(running, "probe after two Ctrl-C", Duration::from_secs(5));
+    assert_eq!(out.status.code(), Some(130), "{}", tail(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("second Ctrl-C"), "{stderr}");
     std::fs::remove_dir_all(&dir).ok();
 }

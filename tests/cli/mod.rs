@@ -151,6 +151,15 @@ fn spawn(command: &mut Command, input: Option<Vec<u8>>) -> Running {
     }
 }
 
+/// Sends SIGINT to a running `linklab`.
+pub fn interrupt(run: &Running) {
+    let status = Command::new("kill")
+        .args(["-INT", &run.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
 /// Waits for a run, killing it and failing if it takes over the limit.
 pub fn finish(run: Running, what: &str) -> Output {
     finish_within(run, what, LIMIT)
