@@ -171,6 +171,7 @@ fn transfer_time(link: &Link, s: &Settings, streams: &Streams) -> Result<Option<
                         ..station
                     },
                 }),
+                link_drop: None,
                 stack: StackConfig {
                     t1,
                     t1_adaptive: true,
@@ -192,7 +193,7 @@ fn transfer_time(link: &Link, s: &Settings, streams: &Streams) -> Result<Option<
                 }),
             };
             let run = if link.workload.bundle {
-                run_bundle_transfer(&config, s.ack_window, streams)
+                run_bundle_transfer(&config, s.ack_window, streams).map(|o| o.link)
             } else {
                 run_transfer(&config, streams)
             };

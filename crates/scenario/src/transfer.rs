@@ -40,6 +40,17 @@
 //! the model's set-up ([`AckPolicy::OnPollImmediately`]), after T2 in the
 //! Linux stack ([`StackConfig::linux`]).
 //!
+//! # A link drop
+//! [`TransferConfig::link_drop`] takes the two stations out of each
+//! other's range in the middle of the message ([`LinkDrop`]): nothing
+//! either sends reaches the other until the sender's engine has given
+//! the link up (N2 T1 expiries, AX.25 v2.2 C4.3 error I or T); a while
+//! later they are in range again and the sender sets the link up anew,
+//! as a DTN node with the contact back dials its neighbour. What the
+//! application does with the data the failed link held is its own: the
+//! bundle agent over the AX.25 CL resumes the bundle from what its peer
+//! acknowledged (reactive fragmentation).
+//!
 //! # What is timed: the paper's `T_message`
 //! The span runs from the moment the whole message is offered to the
 //! sender's engine to the moment the receiver's transmitter drops after
@@ -157,6 +168,39 @@ pub struct Background {
     pub station: StationConfig,
 }
 
+/// The two stations out of each other's range mid-transfer (see the
+/// module documentation, "A link drop").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinkDrop {
+    /// The stations stop hearing each other when the sender's I frame
+    /// number `after_frames` since the offer (retransmissions counted)
+    /// ends on the air.
+    pub after_frames: u64,
+    /// They hear each other again this long after the sender's link
+    /// failed, and the sender sets it up at once.
+    pub back_after: Duration,
+}
+
+/// The longest frame the sender sends without an information field: an
+/// S frame modulo 128 (two address fields, two control octets; the bench
+/// has no digipeaters). Every longer frame it sends is an I frame.
+const LONGEST_WITHOUT_INFORMATION: usize = 16;
+
+/// Where a run is with its [`LinkDrop`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DropState {
+    /// The stations are in range; the drop comes after this many more of
+    /// the sender's frames.
+    Before { frames_left: u64 },
+    /// Out of range, waiting for the sender's link to fail.
+    Out,
+    /// The sender's link failed; the stations are back in range at the
+    /// wake-up [`Wake::BackInRange`].
+    Failed,
+    /// Back in range: the drop is over.
+    Over,
+}
+
 /// The address of background station `i`: N0BG-i.
 fn background_address(i: usize) -> Address {
     Address::new(
@@ -189,6 +233,8 @@ pub struct TransferConfig {
     pub errors: ErrorModel,
     /// Other stations' traffic on the channel.
     pub background: Option<Background>,
+    /// The two stations out of range for a while mid-transfer.
+    pub link_drop: Option<LinkDrop>,
     /// The stations' AX.25 timers and acknowledgement behaviour.
     pub stack: StackConfig,
     /// Host and TNC between engine and radio; `None` puts the engines on
@@ -211,6 +257,7 @@ impl TransferConfig {
             duplex: Duplex::Half,
             errors: ErrorModel::Perfect,
             background: None,
+            link_drop: None,
             stack: StackConfig::model(),
             path: None,
         }
@@ -324,6 +371,8 @@ enum Wake {
     Offer,
     /// A background station's next frame.
     Background(usize),
+    /// The end of a link drop: the stations are in range again.
+    BackInRange,
 }
 
 pub(crate) const SENDER: usize = 0;
@@ -589,6 +638,8 @@ struct Bench<'a> {
     stations: Option<[Station; 2]>,
     /// Other stations on the channel, with each one's arrival stream.
     background: Option<(Background, Vec<linklab_core::Stream>)>,
+    /// The link drop, if any, and where the run is with it.
+    link_drop: Option<(LinkDrop, DropState)>,
     /// Pending wake-up of each component, in [`WAKES`] order.
     wakes: [Option<(Instant, EventId)>; 7],
     /// What offers the message, consumes what arrives and says when the
@@ -700,6 +751,14 @@ impl<'a> Bench<'a> {
             ack_waits: Vec::new(),
             t1_expiries: 0,
             t1_pending: false,
+            link_drop: config.link_drop.map(|d| {
+                (
+                    d,
+                    DropState::Before {
+                        frames_left: d.after_frames,
+                    },
+                )
+            }),
             background: background.map(|b| {
                 let arrivals = (0..b.stations)
                     .map(|i| streams.stream(&format!("background/{i}")))
@@ -808,7 +867,34 @@ impl<'a> Bench<'a> {
                 break;
             }
         }
+        self.follow_link_drop(now);
         self.rearm(now);
+    }
+
+    /// A link drop under way: once the sender's link has failed, the
+    /// stations come back in range after [`LinkDrop::back_after`].
+    fn follow_link_drop(&mut self, now: Instant) {
+        let Some((drop, state)) = self.link_drop.as_mut() else {
+            return;
+        };
+        if *state == DropState::Out && self.links[SENDER].state() == State::Disconnected {
+            *state = DropState::Failed;
+            if self
+                .queue
+                .schedule(now + drop.back_after, Wake::BackInRange)
+                .is_err()
+            {
+                self.refused
+                    .get_or_insert(self.stalled_at(now, "link drop"));
+            }
+        }
+    }
+
+    /// The stations hear each other (`true`) or not.
+    fn set_in_range(&mut self, in_range: bool) {
+        for (a, b) in [(SENDER, RECEIVER), (RECEIVER, SENDER)] {
+            self.radio.set_hears(StationId(a), StationId(b), in_range);
+        }
     }
 
     /// Hands an intact frame (carried by transmission `tag` of the other
@@ -894,6 +980,9 @@ impl<'a> Bench<'a> {
                 }
                 if self.offered.is_some() {
                     self.frames_sent.push((station.0, at));
+                    if station.0 == SENDER && octets > LONGEST_WITHOUT_INFORMATION {
+                        self.count_towards_drop();
+                    }
                 }
             }
             MediumEvent::TransmissionEnded { station, at } => {
@@ -920,6 +1009,22 @@ impl<'a> Bench<'a> {
                 }
             }
             MediumEvent::TransmissionStarted { .. } => {}
+        }
+    }
+
+    /// One more of the sender's frames on the air: the drop starts when
+    /// its count is reached.
+    fn count_towards_drop(&mut self) {
+        let Some((_, state)) = self.link_drop.as_mut() else {
+            return;
+        };
+        if let DropState::Before { frames_left } = state {
+            if *frames_left <= 1 {
+                *state = DropState::Out;
+                self.set_in_range(false);
+            } else {
+                *frames_left -= 1;
+            }
         }
     }
 
@@ -979,9 +1084,13 @@ impl<'a> Bench<'a> {
     }
 
     fn stalled(&self, phase: &'static str) -> TransferError {
+        self.stalled_at(self.queue.now(), phase)
+    }
+
+    fn stalled_at(&self, now: Instant, phase: &'static str) -> TransferError {
         TransferError::Stalled {
             phase,
-            at_us: self.queue.now().as_micros(),
+            at_us: now.as_micros(),
         }
     }
 }
@@ -1064,6 +1173,14 @@ impl World for Bench<'_> {
                     }
                 }
                 self.schedule_background(now, i);
+            }
+            Wake::BackInRange => {
+                self.set_in_range(true);
+                if let Some((_, state)) = self.link_drop.as_mut() {
+                    *state = DropState::Over;
+                }
+                // AX.25: combined, always honoured.
+                let _ = self.links[SENDER].connect(now);
             }
         }
     }

@@ -222,6 +222,7 @@ impl MeasuredConfig {
             duplex: Duplex::Half,
             errors: ErrorModel::Perfect,
             background: None,
+            link_drop: None,
             stack: StackConfig {
                 t2: Duration::from_secs_f64(self.t2_s),
                 ..StackConfig::linux(Duration::from_secs_f64(self.t1_s))
@@ -332,7 +333,7 @@ fn replicate(
     let report = Runner::new(opts.seed, replications).try_run_parallel(opts.jobs, |streams| {
         let outcome = run_bundle_transfer(config, ack_window, &streams);
         progress.advance(1, "Ronan Tables V-VII: transfers through host and TNC");
-        let o = outcome?;
+        let o = outcome?.link;
         let mut out = ReplicationOutput::new();
         out.value(TRANSFER_S, o.transfer.as_secs_f64())
             .value(TRANSMISSIONS, o.transmissions as f64)

@@ -41,7 +41,7 @@ pub mod reference;
 mod tables_2_3;
 pub mod tcpip;
 
-pub use cl::run_bundle_transfer;
+pub use cl::{run_bundle_transfer, BundleOutcome};
 pub use measured::{tables_5_7, MeasuredConfig, MeasuredRow};
 pub use tables_2_3::tables_2_3;
 pub use tcpip::{tables_5_7_tcpip, TcpipError, TcpipRow};
