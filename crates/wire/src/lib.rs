@@ -5,7 +5,8 @@
 //! - [`hdlc`]: flags, bit stuffing, NRZI, abort sequences and a deframer that
 //!   finds frames in a raw bit stream from a modem.
 //! - [`control`]: HDLC control fields (I, S, U formats), modulo 8 and 128.
-//! - [`ax25`]: AX.25 v2.2 addresses, frames, PIDs, XID parameters, FRMR.
+//! - [`ax25`]: AX.25 v2.2 addresses, frames, PIDs, XID parameters, FRMR,
+//!   and which frames a digipeater repeats.
 //! - [`lapb`]: HDLC/LAPB frames with single-octet address fields.
 //! - [`kiss`]: the KISS TNC host protocol and its ACKMODE extension.
 //! - [`pcap`]: libpcap capture files with AX.25 link types.

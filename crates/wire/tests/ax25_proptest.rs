@@ -1,12 +1,13 @@
 //! Property tests: every AX.25 frame kind, XID, FRMR and multi-SREJ field
 //! round-trips,
 //! and decoding arbitrary octets never panics and, when it succeeds,
-//! re-encodes byte-exact.
+//! re-encodes byte-exact; the digipeater repeats a frame once, as the next
+//! hop of its path, and never panics either.
 
 use linklab_wire::ax25::{
-    Address, AddressField, Callsign, ClassesOfProcedures, CommandResponse, Frame, FrmrInfo,
-    HdlcOptionalFunctions, MultiSrejInfo, Pid, SegmentHeader, SrejRequest, XidNumber, XidParameter,
-    XidParams,
+    digipeat, Address, AddressField, Callsign, ClassesOfProcedures, CommandResponse, Frame,
+    FrmrInfo, HdlcOptionalFunctions, MultiSrejInfo, Pid, SegmentHeader, SrejRequest, XidNumber,
+    XidParameter, XidParams,
 };
 use linklab_wire::control::{Control, Modulus, Supervisory, Unnumbered};
 use proptest::prelude::*;
@@ -256,6 +257,62 @@ proptest! {
     fn arbitrary_octets_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..64), m in modulus()) {
         if let Ok(f) = Frame::decode(&bytes, m) {
             prop_assert_eq!(f.encode(), bytes);
+        }
+    }
+
+    #[test]
+    fn digipeating_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..96), me in address()) {
+        if let Some(repeated) = digipeat(&bytes, &me) {
+            prop_assert_eq!(repeated.len(), bytes.len());
+            prop_assert_eq!(digipeat(&repeated, &me), None);
+        }
+    }
+
+    #[test]
+    fn a_repeated_damaged_frame_is_not_repeated_again(
+        (bytes, _) in mutated_frame(),
+        pick in any::<usize>(),
+    ) {
+        // One of the frame's own repeaters, so that some are repeated.
+        let Ok((field, _)) = AddressField::decode(&bytes) else {
+            return Ok(());
+        };
+        let Some(me) = field.digipeaters().get(pick % field.digipeaters().len().max(1)) else {
+            return Ok(());
+        };
+        if let Some(repeated) = digipeat(&bytes, me) {
+            prop_assert_eq!(repeated.len(), bytes.len());
+            let diff: Vec<usize> = (0..bytes.len()).filter(|&i| bytes[i] != repeated[i]).collect();
+            prop_assert_eq!(diff.len(), 1);
+            prop_assert_eq!(digipeat(&repeated, me), None);
+        }
+    }
+
+    #[test]
+    fn a_frame_goes_through_its_path_in_order_once(f in frame(), stranger in address()) {
+        // Sent with every H bit 0, the frame is repeated by each repeater of
+        // its path in turn (its own H bit set, nothing else changed), by no
+        // other station, and by nobody once the path is done.
+        let mut f = f;
+        for d in f.address_mut().digipeaters_mut() {
+            d.set_c_or_h(false);
+        }
+        let same = |a: &Address, b: &Address| a.callsign() == b.callsign() && a.ssid() == b.ssid();
+        let path = f.digipeaters().to_vec();
+        let mut bytes = f.encode();
+        for (i, hop) in path.iter().enumerate() {
+            if !same(&stranger, hop) {
+                prop_assert_eq!(digipeat(&bytes, &stranger), None);
+            }
+            let repeated = digipeat(&bytes, hop).expect("the next hop repeats");
+            let mut expected = f.clone();
+            expected.address_mut().digipeaters_mut()[i].set_c_or_h(true);
+            prop_assert_eq!(&repeated, &expected.encode());
+            f = expected;
+            bytes = repeated;
+        }
+        for hop in path.iter().chain([&stranger]) {
+            prop_assert_eq!(digipeat(&bytes, hop), None);
         }
     }
 

@@ -1,11 +1,13 @@
 //! AX.25 v2.2 wire formats (AX.25 Link Access Protocol for Amateur Packet
 //! Radio, v2.2, 2025 revision 4): addresses, frames, PIDs, the segmenter
-//! header, XID parameters, FRMR information fields and the further N(R)s of
-//! a multi-SREJ. Control fields are the HDLC ones of [`crate::control`].
+//! header, XID parameters, FRMR information fields, the further N(R)s of
+//! a multi-SREJ, and the digipeater's rule for repeating a frame. Control
+//! fields are the HDLC ones of [`crate::control`].
 //!
 //! Frames here exclude flags and FCS, as KISS carries them.
 
 mod address;
+mod digipeat;
 mod frame;
 mod frmr;
 mod pid;
@@ -17,6 +19,7 @@ pub use address::{
     Address, AddressError, AddressField, Callsign, CallsignError, CommandResponse, Subfield,
     ADDRESS_LEN, CALLSIGN_MAX_LEN, MAX_DIGIPEATERS,
 };
+pub use digipeat::digipeat;
 pub use frame::{Frame, FrameError};
 pub use frmr::{FrmrError, FrmrInfo};
 pub use pid::Pid;
