@@ -11,6 +11,7 @@ use clap::Args;
 use linklab_channel::{ErrorModel, StationConfig};
 use linklab_emu::config::PtyPlan;
 use linklab_emu::{default_kiss, Options, Plan, Server};
+use linklab_wire::ax25::Address;
 
 use crate::sim_cmd::InputError;
 use crate::usage::usage;
@@ -69,6 +70,21 @@ pub struct ChannelArgs {
     /// text at exit, and on SIGUSR1).
     #[arg(long, value_name = "FILE")]
     stats_json: Option<PathBuf>,
+    /// Make station STATION (s0, s1, ... or a name in the file) a
+    /// digipeater for CALL, as a TNC with DIGIPEAT ON: it repeats every
+    /// frame whose next digipeater is CALL, with that digipeater's H bit
+    /// set (repeat for more stations).
+    #[arg(long = "digipeater", value_name = "STATION=CALL", value_parser = parse_digipeater)]
+    digipeaters: Vec<(String, Address)>,
+}
+
+/// `--digipeater STATION=CALL`.
+fn parse_digipeater(text: &str) -> Result<(String, Address), String> {
+    let Some((station, call)) = text.split_once('=') else {
+        return Err(format!("{text:?}: use STATION=CALL, e.g. s1=DIGI-1"));
+    };
+    let call = call.parse().map_err(|e| format!("{text:?}: {e}"))?;
+    Ok((station.to_string(), call))
 }
 
 pub fn run(args: ChannelArgs) -> anyhow::Result<()> {
@@ -132,6 +148,10 @@ fn plan(args: &ChannelArgs) -> anyhow::Result<Plan> {
     }
     if let Some(bind) = args.bind {
         plan.bind = bind;
+    }
+    for (station, call) in &args.digipeaters {
+        plan.set_digipeater(station, *call)
+            .map_err(|e| usage(format!("--digipeater {station}={call}: {e}")))?;
     }
     Ok(plan)
 }

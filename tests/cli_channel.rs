@@ -1,7 +1,8 @@
 //! `linklab channel` as a process: clients over TCP and a pseudo-terminal,
-//! the statistics and capture at SIGINT, and the faults a server must
-//! survive (a busy port, a bad file, garbage, a client that never reads,
-//! clients that leave, 64 clients at once). Every run is bounded in time.
+//! the statistics and capture at SIGINT, a digipeater given on the command
+//! line, and the faults a server must survive (a busy port, a bad file,
+//! garbage, a client that never reads, clients that leave, 64 clients at
+//! once). Every run is bounded in time.
 
 mod cli;
 
@@ -109,6 +110,72 @@ fn frames_cross_the_channel_and_sigint_leaves_statistics_and_an_intact_capture()
     assert_eq!(json["stations"][0]["frames_sent"], 1);
     assert_eq!(json["stations"][1]["delivered"], 1);
     assert_eq!(json["lateness"]["count"], 2);
+}
+
+#[test]
+fn a_station_given_on_the_command_line_digipeats() {
+    let ch = Channel::start(
+        &[
+            ["--stations", "3", "--base-port", "0", "--monitor"].as_slice(),
+            &["--digipeater", "s1=DIGI-1"],
+            &FAST,
+        ]
+        .concat(),
+    );
+    let mut a = ch.connect(0);
+    let mut c = ch.connect(2);
+    std::thread::sleep(Duration::from_millis(100));
+    let via = |h: bool| {
+        let mut digi: Address = "DIGI-1".parse().unwrap();
+        digi.set_c_or_h(h);
+        Frame::ui(
+            "QST".parse().unwrap(),
+            "N0A".parse().unwrap(),
+            &[digi],
+            Pid::NoLayer3,
+            b"relay".to_vec(),
+        )
+        .unwrap()
+        .encode()
+    };
+    a.write_all(&kiss_data(&via(false))).unwrap();
+    // c hears a, and then s1's repeat with DIGI-1's H bit set.
+    assert_eq!(
+        read_frames(&mut c, 2),
+        [kiss::Frame::data(via(false)), kiss::Frame::data(via(true))]
+    );
+    let (status, out) = ch.interrupt();
+    assert!(status.success(), "{status:?}");
+    assert!(out.contains("s1: N0A>QST,DIGI-1*: <UI C>"), "{out}");
+    assert!(
+        out.contains("s1 repeated 1 frames as a digipeater"),
+        "{out}"
+    );
+
+    for (option, why) in [
+        (
+            "s3=DIGI",
+            "--digipeater s3=DIGI: no station named `s3` (the stations are s0, s1, s2)",
+        ),
+        ("s1", "\"s1\": use STATION=CALL, e.g. s1=DIGI-1"),
+        ("s1=DIGI-16", "SSID 16 is out of range"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_linklab"))
+            .args([
+                "channel",
+                "--stations",
+                "3",
+                "--base-port",
+                "0",
+                "--digipeater",
+                option,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{option}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why), "{option}: {err}");
+    }
 }
 
 #[test]

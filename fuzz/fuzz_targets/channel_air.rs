@@ -1,5 +1,6 @@
 //! Fuzzes the emulated channel's core (`linklab_emu::Air`) as bad clients
-//! would: three stations on a noisy channel, clients attaching, leaving
+//! would: three stations on a noisy channel (s1 a digipeater for DIGI, so
+//! that frames through DIGI are repeated), clients attaching, leaving
 //! and writing arbitrary octets in arbitrary chunks (garbage, damaged and
 //! valid KISS frames, parameter commands, ACKMODE), time advancing.
 //!
@@ -31,7 +32,11 @@ fn plan() -> Plan {
         txtail: Duration::from_millis(10),
         slot_phase: Duration::ZERO,
     };
-    Plan::simple(3, 0, 9600, kiss, ErrorModel::Independent { ber: 1e-4 }).expect("valid plan")
+    let mut plan =
+        Plan::simple(3, 0, 9600, kiss, ErrorModel::Independent { ber: 1e-4 }).expect("valid plan");
+    plan.set_digipeater("s1", "DIGI".parse().expect("a valid call"))
+        .expect("a station s1");
+    plan
 }
 
 fn check(air: &mut Air, last: &mut Instant) {

@@ -19,6 +19,17 @@
 //! of its closing flag, judged at every radio in range (collision, own
 //! transmitter keyed, bit errors) → intact: (TNC model) → every client of
 //! that station, as a KISS data frame on the port of that radio.
+//!
+//! # Digipeaters
+//! A station with a digipeater call repeats, as a TNC with DIGIPEAT ON
+//! does, every frame it receives intact whose next repeater is that call
+//! ([`linklab_wire::ax25::digipeat`], AX.25 v2.2 3.12.5): the frame, with
+//! that repeater's H bit set, goes into the transmit queue of the radio it
+//! was heard on, at the time it was received, and from there on the air
+//! as any frame of that station (CSMA, TXDELAY, its KISS parameters; with
+//! a TNC model, after the carrier hold, without crossing the serial link:
+//! the TNC's firmware repeats it). Its clients still get the frame as
+//! received.
 
 use core::time::Duration;
 use std::collections::{BTreeMap, VecDeque};
@@ -28,6 +39,7 @@ use linklab_channel::{
     StationConfig, StationId, StationStats, Tnc,
 };
 use linklab_core::{earliest, Engine, Instant, Streams};
+use linklab_wire::ax25::{digipeat, Address};
 use linklab_wire::kiss::{self, Command, Port};
 
 use crate::config::Plan;
@@ -89,11 +101,14 @@ pub struct AirFrame {
     pub outcomes: Vec<(usize, Outcome)>,
 }
 
-/// A frame handed to a radio, kept until it has been sent.
+/// A frame on its way to the air, kept until it has been sent.
 #[derive(Debug)]
 struct Sent {
     body: Vec<u8>,
     ack: Option<(ClientId, u16)>,
+    /// Repeated as a digipeater, not written by the host: it never was in
+    /// the TNC model's transmit buffer.
+    repeated: bool,
 }
 
 /// The TNC model of one radio and its carrier hold (see
@@ -106,8 +121,11 @@ struct TncPath {
     others_keyed: usize,
     /// End of the hold after the last of them dropped.
     clear_at: Instant,
-    /// Frames out of the TNC's processor waiting for the hold to end.
-    held: VecDeque<Vec<u8>>,
+    /// The host's frames in the TNC (serial link, processor), in order.
+    inside: VecDeque<Sent>,
+    /// Frames out of the TNC's processor (and frames it repeats) waiting
+    /// for the hold to end.
+    held: VecDeque<Sent>,
 }
 
 #[derive(Debug)]
@@ -116,12 +134,17 @@ struct Radio {
     /// Its number on the channel's [`RadioChannel`].
     member: usize,
     tnc: Option<TncPath>,
+    /// Frames in the radio's transmit queue, in order.
     sent: VecDeque<Sent>,
 }
 
 #[derive(Debug)]
 struct Station {
     name: String,
+    /// The call it repeats frames for, as a digipeater.
+    digipeater: Option<Address>,
+    /// Frames it repeated.
+    digipeated: u64,
     radios: Vec<Radio>,
     clients: Vec<ClientId>,
     garbage_octets: u64,
@@ -193,6 +216,7 @@ impl Air {
                         carrier_hold: t.carrier_hold,
                         others_keyed: 0,
                         clear_at: Instant::ZERO,
+                        inside: VecDeque::new(),
                         held: VecDeque::new(),
                     }),
                     sent: VecDeque::new(),
@@ -205,6 +229,8 @@ impl Air {
             }
             stations.push(Station {
                 name: sp.name.clone(),
+                digipeater: sp.digipeater,
+                digipeated: 0,
                 radios,
                 clients: Vec::new(),
                 garbage_octets: 0,
@@ -431,17 +457,44 @@ impl Air {
             self.notice(station, "skipped an empty KISS data frame".into());
             return;
         }
-        let radio = &mut self.stations[station].radios[port];
-        radio.sent.push_back(Sent {
+        let sent = Sent {
             body: body.clone(),
             ack,
-        });
+            repeated: false,
+        };
+        let radio = &mut self.stations[station].radios[port];
         match radio.tnc.as_mut() {
-            Some(path) => path.tnc.host_send(now, body),
-            None => {
-                let id = StationId(radio.member);
-                self.channels[radio.channel].radio.transmit(now, id, body);
+            Some(path) => {
+                path.inside.push_back(sent);
+                path.tnc.host_send(now, body);
             }
+            None => self.transmit(now, station, port, sent),
+        }
+    }
+
+    /// `sent` into the transmit queue of `station`'s radio on `port`.
+    fn transmit(&mut self, now: Instant, station: usize, port: usize, sent: Sent) {
+        let radio = &mut self.stations[station].radios[port];
+        let body = sent.body.clone();
+        radio.sent.push_back(sent);
+        let id = StationId(radio.member);
+        self.channels[radio.channel].radio.transmit(now, id, body);
+    }
+
+    /// DIGIPEAT ON: `station` repeats `body`, a frame it received intact
+    /// at `at` on `port` with its digipeater call next in the path, on the
+    /// same radio (see the module documentation).
+    fn repeat(&mut self, at: Instant, station: usize, port: usize, body: Vec<u8>) {
+        let st = &mut self.stations[station];
+        st.digipeated += 1;
+        let sent = Sent {
+            body,
+            ack: None,
+            repeated: true,
+        };
+        match st.radios[port].tnc.as_mut() {
+            Some(path) => path.held.push_back(sent),
+            None => self.transmit(at, station, port, sent),
         }
     }
 
@@ -521,14 +574,22 @@ impl Air {
                     continue;
                 };
                 path.tnc.handle_timeout(now);
-                while let Some(frame) = path.tnc.poll_transmit(now) {
-                    path.held.push_back(frame);
+                while let Some(body) = path.tnc.poll_transmit(now) {
+                    // The TNC sends the host's frames in the order written.
+                    let sent = path.inside.pop_front().unwrap_or(Sent {
+                        body,
+                        ack: None,
+                        repeated: false,
+                    });
+                    path.held.push_back(sent);
                     busy = true;
                 }
                 if path.others_keyed == 0 && now >= path.clear_at {
                     let id = StationId(radio.member);
-                    while let Some(frame) = path.held.pop_front() {
-                        self.channels[radio.channel].radio.transmit(now, id, frame);
+                    while let Some(sent) = path.held.pop_front() {
+                        let body = sent.body.clone();
+                        radio.sent.push_back(sent);
+                        self.channels[radio.channel].radio.transmit(now, id, body);
                         busy = true;
                     }
                 }
@@ -564,12 +625,12 @@ impl Air {
                 let (s, port) = self.channels[c].members[station.0];
                 let bit_rate = self.channels[c].radio.config().bit_rate;
                 let radio = &mut self.stations[s].radios[port];
-                if let Some(path) = radio.tnc.as_mut() {
-                    path.tnc.handle_frame_sent(now, octets);
-                }
                 let Some(sent) = radio.sent.pop_front() else {
                     return;
                 };
+                if let (Some(path), false) = (radio.tnc.as_mut(), sent.repeated) {
+                    path.tnc.handle_frame_sent(now, octets);
+                }
                 if let Some((client, seq)) = sent.ack {
                     if self.clients.contains_key(&client) {
                         let answer = kiss::Frame {
@@ -631,10 +692,16 @@ impl Air {
         if !d.is_intact() {
             return;
         }
+        let repeated = self.stations[to]
+            .digipeater
+            .and_then(|call| digipeat(&d.frame, &call));
         let radio = &mut self.stations[to].radios[port];
         match radio.tnc.as_mut() {
             Some(path) => path.tnc.handle_radio_frame(d.at, d.frame),
             None => self.deliver_to_clients(d.at, to, port, d.frame),
+        }
+        if let Some(body) = repeated {
+            self.repeat(d.at, to, port, body);
         }
     }
 
@@ -691,6 +758,7 @@ impl Air {
                     delivered: st.delivered,
                     dropped_no_client: st.dropped_no_client,
                     dropped_slow_client: st.dropped_slow_client,
+                    digipeated: st.digipeated,
                     ..StationReport::default()
                 };
                 let (mut sum, mut count, mut max) = (0.0, 0u64, 0.0f64);

@@ -31,6 +31,7 @@
 //! pty = "/tmp/kiss-a"       # also a pseudo-terminal, linked here
 //! channels = ["vhf"]        # KISS port 0, 1, ... (default: the first)
 //! txdelay_ms = 150          # overrides [defaults]
+//! digipeater = "DIGI-1"     # repeats frames whose next hop is DIGI-1
 //! [station.tnc]             # a KISS TNC between host and radio
 //! serial_bps = 9600
 //! per_frame_ms = 10
@@ -52,6 +53,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 
 use linklab_channel::{ErrorModel, GilbertElliott, StationConfig, TncConfig};
+use linklab_wire::ax25::Address;
 use serde::Deserialize;
 use thiserror::Error;
 
@@ -119,6 +121,10 @@ pub struct StationPlan {
     /// A TNC model between host and radio, or none (the host's frames
     /// reach the radio at once).
     pub tnc: Option<TncPlan>,
+    /// The call (and SSID) it repeats frames for as a digipeater, as a
+    /// TNC with DIGIPEAT ON and MYCALL this call (AX.25 v2.2 3.12.5), or
+    /// none.
+    pub digipeater: Option<Address>,
 }
 
 /// Whether and where to make a pseudo-terminal.
@@ -252,6 +258,7 @@ struct StationFile {
     full_duplex: Option<bool>,
     slot_phase_ms: Option<Spanned<f64>>,
     tnc: Option<TncFile>,
+    digipeater: Option<Spanned<String>>,
 }
 
 /// A seed as TOML can hold it: an integer up to 2^63 - 1, or a string
@@ -364,10 +371,27 @@ impl Plan {
                             full_duplex: false,
                         }],
                         tnc: None,
+                        digipeater: None,
                     })
                 })
                 .collect::<Result<_, _>>()?,
         })
+    }
+
+    /// Makes station `name` a digipeater for `call` (the command line's
+    /// `--digipeater NAME=CALL`); an error names the station or the call.
+    pub fn set_digipeater(&mut self, name: &str, call: Address) -> Result<(), String> {
+        let Some(i) = self.stations.iter().position(|s| s.name == name) else {
+            let names: Vec<&str> = self.stations.iter().map(|s| s.name.as_str()).collect();
+            return Err(format!(
+                "no station named `{name}` (the stations are {})",
+                names.join(", ")
+            ));
+        };
+        let others = self.stations.iter().enumerate().filter(|&(j, _)| j != i);
+        check_digipeater(others.map(|(_, s)| s), call)?;
+        self.stations[i].digipeater = Some(call);
+        Ok(())
     }
 
     /// Reads and checks a channel file.
@@ -516,6 +540,15 @@ impl Plan {
                 }
             };
             let tnc = s.tnc.as_ref().map(|t| tnc_of(t, &err)).transpose()?;
+            let digipeater = s
+                .digipeater
+                .as_ref()
+                .map(|call| {
+                    call.get_ref()
+                        .parse::<Address>()
+                        .map_err(|e| err(call.span(), format!("digipeater: {e}")))
+                })
+                .transpose()?;
             stations.push(StationPlan {
                 name,
                 port,
@@ -534,6 +567,7 @@ impl Plan {
                     })
                     .collect(),
                 tnc,
+                digipeater,
             });
         }
         let used_ports: Vec<u16> = stations
@@ -546,6 +580,12 @@ impl Plan {
             if p != 0 && used_ports.iter().filter(|&&q| q == p).count() > 1 {
                 let span = s.port.as_ref().map_or(s.name.span(), |p| p.span());
                 return Err(err(span, format!("port: {p} is given to two stations")));
+            }
+        }
+        for (i, s) in file.station.iter().enumerate() {
+            if let (Some(call), Some(span)) = (stations[i].digipeater, &s.digipeater) {
+                check_digipeater(&stations[..i], call)
+                    .map_err(|message| err(span.span(), format!("digipeater: {message}")))?;
             }
         }
         let station_of = |name: &Spanned<String>| {
@@ -608,6 +648,26 @@ impl Plan {
             channels,
             stations,
         })
+    }
+}
+
+/// Refuses `call` as a digipeater call if one of the `others` stations
+/// repeats for it already: both would repeat every frame, one copy
+/// colliding with the other.
+fn check_digipeater<'a>(
+    others: impl IntoIterator<Item = &'a StationPlan>,
+    call: Address,
+) -> Result<(), String> {
+    let same = |a: &Address| a.callsign() == call.callsign() && a.ssid() == call.ssid();
+    match others
+        .into_iter()
+        .find(|s| s.digipeater.as_ref().is_some_and(same))
+    {
+        Some(other) => Err(format!(
+            "{call} is already station `{}`'s digipeater call",
+            other.name
+        )),
+        None => Ok(()),
     }
 }
 
@@ -854,6 +914,52 @@ ber = 1e-3
         assert!(
             e.starts_with("line 1, column 8: seed: expected 0 to"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn digipeaters_are_calls_each_repeated_by_one_station() {
+        let file = |calls: &str| {
+            Plan::from_toml(&format!(
+                "[[channel]]\nname = \"x\"\nbitrate = 1200\n[[station]]\nname = \"a\"\n[[station]]\nname = \"b\"\n{calls}"
+            ))
+        };
+        let plan = file("digipeater = \"digi-1\"\n").unwrap();
+        assert_eq!(plan.stations[0].digipeater, None);
+        assert_eq!(plan.stations[1].digipeater, Some("DIGI-1".parse().unwrap()));
+        let e = file("digipeater = \"DIGI-16\"\n").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "line 8, column 14: digipeater: SSID 16 is out of range; it must be 0-15"
+        );
+        let e = file("digipeater = \"DIGI_1\"\n").unwrap_err().to_string();
+        assert!(
+            e.starts_with("line 8, column 14: digipeater: callsign"),
+            "{e}"
+        );
+        let mut plan = file("digipeater = \"DIGI\"\n").unwrap();
+        assert_eq!(
+            plan.set_digipeater("a", "DIGI".parse().unwrap()),
+            Err("DIGI is already station `b`'s digipeater call".into())
+        );
+        assert_eq!(
+            plan.set_digipeater("c", "DIGI".parse().unwrap()),
+            Err("no station named `c` (the stations are a, b)".into())
+        );
+        let e = Plan::from_toml(
+            "[[channel]]\nname = \"x\"\nbitrate = 1200\n[[station]]\nname = \"a\"\ndigipeater = \"DIGI\"\n[[station]]\nname = \"b\"\ndigipeater = \"DIGI-0\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            e,
+            "line 9, column 14: digipeater: DIGI is already station `a`'s digipeater call"
+        );
+        plan.set_digipeater("a", "RELAY-2".parse().unwrap())
+            .unwrap();
+        assert_eq!(
+            plan.stations[0].digipeater,
+            Some("RELAY-2".parse().unwrap())
         );
     }
 

@@ -63,6 +63,9 @@ pub struct StationReport {
     pub dropped_no_client: u64,
     /// Frames dropped for a client that read too slowly.
     pub dropped_slow_client: u64,
+    /// Frames it repeated as a digipeater (AX.25 v2.2 3.12.5); they count
+    /// in `frames_sent` too.
+    pub digipeated: u64,
     /// Octets outside KISS frames, skipped.
     pub garbage_octets: u64,
     /// KISS frames skipped as damaged, unknown or empty.
@@ -135,6 +138,13 @@ impl fmt::Display for Report {
                 s.bad_frames + s.unknown_port,
                 s.queue_delay_mean_ms,
                 s.queue_delay_max_ms
+            )?;
+        }
+        for s in self.stations.iter().filter(|s| s.digipeated > 0) {
+            writeln!(
+                f,
+                "{} repeated {} frames as a digipeater",
+                s.name, s.digipeated
             )?;
         }
         if let Some(l) = self.lateness {

@@ -1,7 +1,8 @@
 //! The channel's sans-IO core in virtual time: what reaches which client
 //! and when, collisions, hidden stations, KISS commands and ACKMODE, bad
-//! input, several channels, the TNC model. Every time asserted is exact:
-//! TXDELAY plus the frame's stuffed HDLC length at the bit rate.
+//! input, several channels, the TNC model, digipeaters. Every time
+//! asserted is exact: TXDELAY plus the frame's stuffed HDLC length at the
+//! bit rate.
 
 use core::time::Duration;
 
@@ -448,4 +449,181 @@ fn the_same_seed_gives_the_same_air_and_bit_errors_are_drawn_from_it() {
     assert!(lost > 0 && lost < 60, "some, not all, frames hit: {lost}");
     let (c, _) = lossy(12);
     assert_ne!(a, c, "another seed, another run");
+}
+
+/// a and c do not hear each other; b, between them, digipeats for DIGI-1.
+const DIGIPEATER: &str = r#"
+[defaults]
+txdelay_ms = 10
+persistence = 255
+slot_ms = 10
+txtail_ms = 0
+[[channel]]
+name = "radio"
+bitrate = 9600
+hidden = [["a", "c"]]
+[[station]]
+name = "a"
+slot_phase_ms = 0
+[[station]]
+name = "b"
+slot_phase_ms = 0
+digipeater = "DIGI-1"
+[[station]]
+name = "c"
+slot_phase_ms = 0
+"#;
+
+/// A UI frame from N0A to N0C through `via` (H bits clear).
+fn ui_via(via: &[&str], text: &str) -> Vec<u8> {
+    let via: Vec<Address> = via.iter().map(|d| d.parse().unwrap()).collect();
+    Frame::ui(
+        "N0C".parse().unwrap(),
+        "N0A".parse().unwrap(),
+        &via,
+        Pid::NoLayer3,
+        text.as_bytes().to_vec(),
+    )
+    .unwrap()
+    .encode()
+}
+
+/// `body` as the digipeater DIGI-1 sends it again: its H bit set.
+fn repeated(body: &[u8]) -> Vec<u8> {
+    let mut frame = Frame::decode(body, linklab_wire::control::Modulus::Mod8).unwrap();
+    for d in frame.address_mut().digipeaters_mut() {
+        if d.callsign().as_str() == "DIGI" && d.ssid() == 1 {
+            d.set_c_or_h(true);
+        }
+    }
+    frame.encode()
+}
+
+#[test]
+fn a_digipeater_between_hidden_stations_repeats_the_frame_with_its_h_bit_set() {
+    let mut air = Air::new(&Plan::from_toml(DIGIPEATER).unwrap());
+    attach_all(&mut air);
+    let body = ui_via(&["DIGI-1"], "via b");
+    air.handle_input(Instant::ZERO, ClientId(0), &kiss_data(0, &body));
+    let out = run(&mut air, FOREVER);
+    let first = end_of_lone_frame(Instant::ZERO, &body);
+    let again = repeated(&body);
+    // b hears it at the end of a's frame, keys at its next slot tick
+    // (slots of 10 ms from phase 0) and sends it after TXDELAY.
+    let tick = Duration::from_millis(first.as_micros().div_ceil(10_000) * 10);
+    let second = end_of_lone_frame(Instant::ZERO + tick, &again);
+    let frames = on_air(&out);
+    assert_eq!(frames.len(), 2, "{frames:?}");
+    assert_eq!((frames[0].from, &frames[0].body), (0, &body));
+    assert_eq!(
+        frames[0].outcomes,
+        [(1, Outcome::Intact)],
+        "c cannot hear a"
+    );
+    assert_eq!((frames[1].from, &frames[1].body), (1, &again));
+    assert_eq!(frames[1].end, second);
+    assert_eq!(
+        frames[1].outcomes,
+        [(0, Outcome::Intact), (2, Outcome::Intact)]
+    );
+    // c gets it only through b, with b's H bit set; b's client sees the
+    // frame as received; a hears the repeat (its own frame, repeated).
+    let got = deliveries(&out);
+    assert_eq!(
+        got,
+        [
+            (ClientId(1), kiss::Frame::data(body.clone()), first),
+            (ClientId(0), kiss::Frame::data(again.clone()), second),
+            (ClientId(2), kiss::Frame::data(again.clone()), second),
+        ]
+    );
+    let report = air.report(FOREVER);
+    assert_eq!(report.channels[0].frames_sent, 2, "on the air twice");
+    assert_eq!(report.stations[1].digipeated, 1);
+    assert_eq!(report.stations[1].frames_sent, 1);
+    assert!(report
+        .to_string()
+        .contains("b repeated 1 frames as a digipeater"));
+}
+
+#[test]
+fn a_digipeater_repeats_only_frames_whose_next_hop_it_is() {
+    let mut air = Air::new(&Plan::from_toml(DIGIPEATER).unwrap());
+    attach_all(&mut air);
+    // No path; another repeater next; DIGI-1 after another repeater that
+    // has not repeated it yet; DIGI-1 already repeated; DIGI-1 as the
+    // destination.
+    let mut done = ui_via(&["DIGI-1"], "done");
+    done = repeated(&done);
+    let to_digi = Frame::ui(
+        "DIGI-1".parse().unwrap(),
+        "N0A".parse().unwrap(),
+        &[],
+        Pid::NoLayer3,
+        b"to b".to_vec(),
+    )
+    .unwrap()
+    .encode();
+    let bodies = [
+        ui_via(&[], "direct"),
+        ui_via(&["OTHER"], "other"),
+        ui_via(&["OTHER", "DIGI-1"], "second"),
+        done,
+        to_digi,
+        ui_via(&["DIGI-2"], "ssid"),
+    ];
+    for (i, body) in bodies.iter().enumerate() {
+        let t = Instant::from_micros(i as u64 * 200_000);
+        air.handle_input(t, ClientId(0), &kiss_data(0, body));
+        run(&mut air, t);
+    }
+    let out = run(&mut air, FOREVER);
+    assert!(on_air(&out).iter().all(|f| f.from == 0), "b sent nothing");
+    let report = air.report(FOREVER);
+    assert_eq!(report.stations[1].digipeated, 0);
+    assert_eq!(report.stations[1].delivered, bodies.len() as u64);
+}
+
+#[test]
+fn a_digipeater_with_a_tnc_model_repeats_without_the_serial_link() {
+    let mut plan = Plan::from_toml(DIGIPEATER).unwrap();
+    let tnc = linklab_emu::config::TncPlan {
+        tnc: linklab_channel::TncConfig {
+            serial_rate: 1200,
+            per_frame: Duration::from_millis(5),
+            per_octet: Duration::ZERO,
+            tx_buffer_octets: 4096,
+        },
+        carrier_hold: Duration::ZERO,
+    };
+    plan.stations[1].tnc = Some(tnc);
+    let mut air = Air::new(&plan);
+    attach_all(&mut air);
+    // b's host writes a frame of its own while it repeats a's.
+    let body = ui_via(&["DIGI-1"], "via b");
+    let own = ui("N0B", "b's own");
+    air.handle_input(Instant::ZERO, ClientId(0), &kiss_data(0, &body));
+    air.handle_input(Instant::ZERO, ClientId(1), &kiss_data(0, &own));
+    let out = run(&mut air, FOREVER);
+    let frames = on_air(&out);
+    let from_b: Vec<&Vec<u8>> = frames
+        .iter()
+        .filter(|f| f.from == 1)
+        .map(|f| &f.body)
+        .collect();
+    // The repeat does not wait for b's own frame to cross the 1200 bit/s
+    // serial link.
+    assert_eq!(from_b, [&repeated(&body), &own]);
+    assert!(frames.iter().any(|f| f.from == 0 && f.body == body));
+    let got = deliveries(&out);
+    assert!(got.contains(&(
+        ClientId(2),
+        kiss::Frame::data(repeated(&body)),
+        frames[1].end
+    )));
+    // b's client still gets a's frame, through the TNC's serial link.
+    assert!(got
+        .iter()
+        .any(|(c, f, _)| *c == ClientId(1) && *f == kiss::Frame::data(body.clone())));
+    assert_eq!(air.report(FOREVER).stations[1].digipeated, 1);
 }
