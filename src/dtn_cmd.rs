@@ -10,13 +10,13 @@ use clap::{Args, Subcommand};
 use linklab_dtn::{Eid, StatusKind};
 use linklab_dtnnode::app::Message;
 use linklab_dtnnode::{
-    AppAddress, Ax25Options, Ax25PeerSpec, BundleRef, Client, NodeConfig, NormOptions,
+    AppAddress, Ax25Options, Ax25PeerSpec, Ax25ViaSpec, BundleRef, Client, NodeConfig, NormOptions,
     NormPeerSpec, PeerSpec, ReportNotice, RouteSpec,
 };
 use linklab_io::KissAddress;
 use linklab_wire::ax25::Address;
 
-use crate::link_cmd::{LinkArgs, TncArgs};
+use crate::link_cmd::{same_station, via_error, LinkArgs, TncArgs};
 use crate::usage::usage;
 
 /// DTN time (RFC 9171 4.2.6) is counted from 2000-01-01 00:00 UTC.
@@ -73,6 +73,13 @@ struct NodeArgs {
     #[arg(long = "ax25-peer", value_name = "CALL=PATTERN", requires = "kiss",
           value_parser = parse_ax25_peer)]
     ax25_peers: Vec<Ax25PeerSpec>,
+    /// With --ax25-peer: connect to the neighbour CALL through these
+    /// digipeaters, in order (comma separated, at most 8), e.g.
+    /// N0CALL-3=DIGI-1,RELAY (repeat for more neighbours). Links a station
+    /// opens through digipeaters are answered through the reversed path.
+    #[arg(long = "via", value_name = "CALL=DIGI,...", requires = "ax25_peers",
+          value_parser = parse_ax25_via)]
+    via: Vec<Ax25ViaSpec>,
     /// With --kiss: the receiver acknowledges after every N segments (and
     /// at the end of each bundle).
     #[arg(long, value_name = "N", default_value_t = linklab_dtnnode::cl::ax25::DEFAULT_ACK_WINDOW,
@@ -172,6 +179,10 @@ fn parse_ax25_peer(text: &str) -> Result<Ax25PeerSpec, String> {
     text.parse()
 }
 
+fn parse_ax25_via(text: &str) -> Result<Ax25ViaSpec, String> {
+    text.parse()
+}
+
 fn parse_norm_peer(text: &str) -> Result<NormPeerSpec, String> {
     text.parse()
 }
@@ -234,6 +245,7 @@ fn node(a: NodeArgs) -> anyhow::Result<()> {
     let ax25 = match a.kiss.zip(a.mycall) {
         Some((kiss, mycall)) => {
             let link = a.link.config(crate::modulus(a.mod128))?;
+            let peers = ax25_paths(&mycall, a.ax25_peers, &a.via)?;
             linklab_ax25cl::Config::new("-")
                 .fit_frame(link.n1)
                 .map_err(|e| usage(format!("--n1: {e}")))?;
@@ -243,7 +255,7 @@ fn node(a: NodeArgs) -> anyhow::Result<()> {
                 monitor: a.tnc.monitor,
                 mycall,
                 link,
-                peers: a.ax25_peers,
+                peers,
                 ack_window: a.ack_window,
             })
         }
@@ -264,6 +276,44 @@ fn node(a: NodeArgs) -> anyhow::Result<()> {
         linklab_dtnnode::NodeError::Config(text) => usage(text),
         other => anyhow!(other),
     })
+}
+
+/// The AX.25 neighbours with the digipeater paths of `--via`, checked as
+/// `linklab connect --via` checks its path; a usage error naming the
+/// `--via` option that cannot work.
+fn ax25_paths(
+    mycall: &Address,
+    mut peers: Vec<Ax25PeerSpec>,
+    paths: &[Ax25ViaSpec],
+) -> anyhow::Result<Vec<Ax25PeerSpec>> {
+    for path in paths {
+        let option = format!(
+            "--via {}={}",
+            path.call,
+            path.via
+                .iter()
+                .map(Address::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let Some(peer) = peers.iter_mut().find(|p| same_station(&p.call, &path.call)) else {
+            return Err(usage(format!(
+                "{option}: {} is not an --ax25-peer; a path is given for a neighbour the node connects to",
+                path.call
+            )));
+        };
+        if !peer.via.is_empty() {
+            return Err(usage(format!(
+                "{option}: a second path for {}; give one --via per neighbour",
+                path.call
+            )));
+        }
+        if let Some(why) = via_error(mycall, &peer.call, &path.via) {
+            return Err(usage(format!("{option}: {why}")));
+        }
+        peer.via.clone_from(&path.via);
+    }
+    Ok(peers)
 }
 
 /// DTN time now, in milliseconds.

@@ -15,7 +15,7 @@ use linklab_io::{
 use linklab_link::{
     AckPolicy, Config, ConfigError, DisconnectReason, Event, FailureReason, RecoveryMode, Version,
 };
-use linklab_wire::ax25::Address;
+use linklab_wire::ax25::{Address, MAX_DIGIPEATERS};
 use linklab_wire::control::Modulus;
 use linklab_wire::kiss::Port;
 use linklab_wire::monitor;
@@ -226,25 +226,10 @@ impl CommonArgs {
                 "{dest} is this station's own callsign (--mycall): a station cannot connect to itself"
             )));
         }
-        if via.len() > 8 {
-            return Err(usage(format!(
-                "--via: {} digipeaters given; AX.25 allows at most 8 (3.12.5)",
-                via.len()
-            )));
+        match via_error(&self.mycall, dest, via) {
+            Some(why) => Err(usage(format!("--via: {why}"))),
+            None => Ok(()),
         }
-        for digi in via {
-            if same_station(digi, &self.mycall) {
-                return Err(usage(format!(
-                    "--via: {digi} is this station itself (--mycall)"
-                )));
-            }
-            if same_station(digi, dest) {
-                return Err(usage(format!(
-                    "--via: {digi} is the destination, not a digipeater"
-                )));
-            }
-        }
-        Ok(())
     }
 
     /// Connects to the TNC and starts the driver.
@@ -355,7 +340,30 @@ fn option_of(error: &ConfigError) -> &'static str {
 }
 
 /// Same callsign and SSID.
-fn same_station(a: &Address, b: &Address) -> bool {
+/// Why `via` cannot be the digipeater path from `mycall` to `dest`, or
+/// `None` if it can: more than 8 digipeaters (AX.25 v2.2 3.12.5), or one
+/// of them this station or `dest`. Shared by the link commands and
+/// `linklab dtn node`, whose `--via` options follow the same rules.
+pub(crate) fn via_error(mycall: &Address, dest: &Address, via: &[Address]) -> Option<String> {
+    if via.len() > MAX_DIGIPEATERS {
+        return Some(format!(
+            "{} digipeaters given; AX.25 allows at most {MAX_DIGIPEATERS} (3.12.5)",
+            via.len()
+        ));
+    }
+    via.iter().find_map(|digi| {
+        if same_station(digi, mycall) {
+            Some(format!("{digi} is this station itself (--mycall)"))
+        } else if same_station(digi, dest) {
+            Some(format!("{digi} is the destination, not a digipeater"))
+        } else {
+            None
+        }
+    })
+}
+
+/// Same callsign and SSID, whatever the C/H and reserved bits.
+pub(crate) fn same_station(a: &Address, b: &Address) -> bool {
     a.callsign() == b.callsign() && a.ssid() == b.ssid()
 }
 

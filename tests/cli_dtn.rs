@@ -1,6 +1,7 @@
 //! `linklab dtn node`, `send` and `recv` as a user runs them: real node
-//! processes on loopback TCPCLv4 (and AX.25 over the KISS hub of
-//! [`cli`]) with their stores on disk.
+//! processes on loopback TCPCLv4 (and AX.25 over the KISS hub of [`cli`],
+//! and through a digipeater on `linklab channel`) with their stores on
+//! disk.
 
 mod cli;
 
@@ -292,6 +293,157 @@ fn two_nodes_carry_a_file_over_ax25_on_a_kiss_hub_with_a_delivery_report() {
     );
     assert!(a.terminate().success());
     assert!(b.terminate().success());
+}
+
+/// `linklab channel` with three stations at 38400 bit/s: a and c do not
+/// hear each other, b between them digipeats for DIGI.
+const DIGIPEATED_CHANNEL: &str = r#"
+seed = 5
+[defaults]
+txdelay_ms = 20
+persistence = 63
+slot_ms = 10
+txtail_ms = 0
+[[channel]]
+name = "radio"
+bitrate = 38400
+hidden = [["a", "c"]]
+[[station]]
+name = "a"
+[[station]]
+name = "b"
+digipeater = "DIGI"
+[[station]]
+name = "c"
+"#;
+
+#[test]
+fn a_bundle_goes_through_a_digipeater_between_hidden_nodes_on_linklab_channel() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let plan = d.join("channel.toml");
+    fs::write(&plan, DIGIPEATED_CHANNEL).unwrap();
+    let capture = d.join("air.pcap");
+    let stats = d.join("stats.json");
+    let channel = cli::channel::Channel::start(&[
+        plan.to_str().unwrap(),
+        "--capture",
+        capture.to_str().unwrap(),
+        "--stats-json",
+        stats.to_str().unwrap(),
+    ]);
+    // A short T1, scaled by 3 for the one digipeater, so that a frame lost
+    // to a collision at b costs seconds, not the default 45.
+    let link = ["--t1-ms", "2000", "--t2-ms", "100"];
+    let b = Node::start(
+        d,
+        "b",
+        "ipn:2.0",
+        &[
+            [
+                "--kiss",
+                &channel.kiss(2),
+                "--mycall",
+                "N0DTN-2",
+                "--monitor",
+            ]
+            .as_slice(),
+            &link,
+        ]
+        .concat(),
+    );
+    let a = Node::start(
+        d,
+        "a",
+        "ipn:1.0",
+        &[
+            [
+                "--kiss",
+                &channel.kiss(0),
+                "--mycall",
+                "N0DTN-1",
+                "--ax25-peer",
+                "N0DTN-2=ipn:2.*",
+                "--via",
+                "N0DTN-2=DIGI",
+            ]
+            .as_slice(),
+            &link,
+        ]
+        .concat(),
+    );
+
+    // The bundle goes a -> DIGI -> b, the report back b -> DIGI -> a over
+    // the same link: b answers through the reversed path.
+    let file = d.join("to-b");
+    fs::write(&file, payload(19, 4_000)).unwrap();
+    let out = d.join("got-b");
+    let (sent, recv) = send_with_report(&a, &b, "ipn:2.1", &file, &out, "30");
+    let report = text(&sent);
+    assert!(sent.status.success(), "{report}\n{}\n{}", a.log(), b.log());
+    assert!(report.contains("byte report from [ipn:2.0]"), "{report}");
+    assert!(recv.status.success(), "{}", text(&recv));
+    assert_eq!(fs::read(&out).unwrap(), fs::read(&file).unwrap());
+    let log = b.log();
+    assert!(log.contains("RX N0DTN-1>N0DTN-2,DIGI*: <SABM"), "{log}");
+    assert!(log.contains("TX N0DTN-2>N0DTN-1,DIGI: <UA"), "{log}");
+    assert!(a.terminate().success());
+    assert!(b.terminate().success());
+    let (status, _) = channel.interrupt();
+    assert!(status.success());
+
+    // Every frame between the nodes is on the air twice: sent through DIGI
+    // (H bit 0), then by b with the H bit set; a frame b lost (a collision
+    // of the hidden nodes' transmissions) is sent once.
+    let pcap = fs::read(&capture).unwrap();
+    let frames: Vec<Vec<u8>> = linklab_wire::pcap::PcapReader::new(&pcap)
+        .unwrap()
+        .map(|r| r.unwrap().data.to_vec())
+        .collect();
+    let (mut originals, mut repeats) = (Vec::new(), Vec::new());
+    for body in &frames {
+        let (field, _) = linklab_wire::ax25::AddressField::decode(body).unwrap();
+        let digis = field.digipeaters();
+        assert_eq!(digis.len(), 1, "every frame goes through DIGI");
+        assert_eq!(digis[0].to_string(), "DIGI");
+        if digis[0].c_or_h() {
+            let mut original = body.clone();
+            original[3 * linklab_wire::ax25::ADDRESS_LEN - 1] &= !0x80;
+            repeats.push(original);
+        } else {
+            originals.push(body.clone());
+        }
+    }
+    let mut unrepeated = originals.iter();
+    for repeat in &repeats {
+        assert!(
+            unrepeated.any(|o| o == repeat),
+            "b repeats only frames sent to it, in order"
+        );
+    }
+    let json: serde_json::Value = serde_json::from_slice(&fs::read(&stats).unwrap()).unwrap();
+    let at_b = &json["stations"][1];
+    let lost_at_b = [
+        "lost_to_collisions",
+        "lost_to_errors",
+        "lost_while_transmitting",
+    ]
+    .iter()
+    .map(|k| at_b[k].as_u64().unwrap())
+    .sum::<u64>();
+    assert_eq!(at_b["digipeated"].as_u64(), Some(repeats.len() as u64));
+    assert_eq!(at_b["frames_sent"].as_u64(), Some(repeats.len() as u64));
+    assert_eq!(
+        originals.len() as u64 - repeats.len() as u64,
+        lost_at_b,
+        "{} frames sent, {} repeated",
+        originals.len(),
+        repeats.len()
+    );
+    assert!(
+        repeats.len() >= 20,
+        "a handshake, the bundle and the report"
+    );
 }
 
 #[test]
@@ -1481,4 +1633,89 @@ fn a_node_store_naming_a_file_is_a_usage_error() {
     assert!(message.contains("--store"), "{message}");
     assert!(message.contains("is not a directory"), "{message}");
     assert!(!message.contains("File exists"), "{message}");
+}
+
+#[test]
+fn a_via_path_that_cannot_work_is_a_usage_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s");
+    let node = |via: &[&str]| {
+        let mut args = vec![
+            "dtn",
+            "node",
+            "--eid",
+            "ipn:1.0",
+            "--store",
+            store.to_str().unwrap(),
+            "--app-socket",
+            "x.sock",
+            "--kiss",
+            "tcp:127.0.0.1:1",
+            "--mycall",
+            "N0DTN-1",
+            "--ax25-peer",
+            "N0DTN-2=ipn:2.*",
+        ];
+        for v in via {
+            args.extend(["--via", v]);
+        }
+        linklab(&args)
+    };
+    for (via, why) in [
+        (
+            ["N0DTN-3=DIGI"].as_slice(),
+            "--via N0DTN-3=DIGI: N0DTN-3 is not an --ax25-peer",
+        ),
+        (
+            &["N0DTN-2=DIGI,N0DTN-1"],
+            "--via N0DTN-2=DIGI,N0DTN-1: N0DTN-1 is this station itself (--mycall)",
+        ),
+        (
+            &["N0DTN-2=n0dtn-2"],
+            "--via N0DTN-2=N0DTN-2: N0DTN-2 is the destination, not a digipeater",
+        ),
+        (
+            &["N0DTN-2=D1,D2,D3,D4,D5,D6,D7,D8,D9"],
+            "9 digipeaters given; AX.25 allows at most 8 (3.12.5)",
+        ),
+        (
+            &["N0DTN-2=DIGI", "N0DTN-2=RELAY"],
+            "--via N0DTN-2=RELAY: a second path for N0DTN-2; give one --via per neighbour",
+        ),
+        (
+            &["N0DTN-2=DI_GI"],
+            "digipeater \"DI_GI\": callsign \"DI_GI\" has '_' at position 3",
+        ),
+        (
+            &["N0DTN-2=DIGI-16"],
+            "SSID 16 is out of range; it must be 0-15",
+        ),
+        (&["N0DTN-2=DIGI,"], "digipeater \"\": callsign is empty"),
+        (&["DIGI"], "use CALL=DIGI,..., e.g. N0CALL-2=DIGI-1"),
+    ] {
+        let run = node(via);
+        let message = text(&run);
+        assert_eq!(run.status.code(), Some(2), "{via:?}: {message}");
+        assert!(message.contains(why), "{via:?}: {message}");
+        assert!(!store.exists(), "{via:?}: no store is made");
+    }
+    // --via belongs to an --ax25-peer.
+    let run = linklab(&[
+        "dtn",
+        "node",
+        "--eid",
+        "ipn:1.0",
+        "--store",
+        store.to_str().unwrap(),
+        "--app-socket",
+        "x.sock",
+        "--kiss",
+        "tcp:127.0.0.1:1",
+        "--mycall",
+        "N0DTN-1",
+        "--via",
+        "N0DTN-2=DIGI",
+    ]);
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+    assert!(text(&run).contains("--ax25-peer"), "{}", text(&run));
 }

@@ -33,6 +33,7 @@ pub mod report;
 pub use client::{Client, ClientError};
 pub use node::{run, NodeConfig, NodeError};
 pub use options::{
-    AppAddress, Ax25Options, Ax25PeerSpec, NormOptions, NormPeerSpec, PeerSpec, RouteSpec,
+    AppAddress, Ax25Options, Ax25PeerSpec, Ax25ViaSpec, NormOptions, NormPeerSpec, PeerSpec,
+    RouteSpec,
 };
 pub use report::{BundleRef, ReportNotice};

@@ -308,6 +308,7 @@ fn start_ax25(
         core.dialers.insert(id, demand.clone());
         peers.push(ax25::Ax25Peer {
             call: peer.call,
+            via: peer.via.clone(),
             link: id,
         });
     }

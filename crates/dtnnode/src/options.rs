@@ -75,13 +75,17 @@ pub struct Ax25Options {
 }
 
 /// A neighbour over AX.25: `CALL=PATTERN`, bundles for endpoints matching
-/// `PATTERN` go to the station `CALL`.
+/// `PATTERN` go to the station `CALL`; reached directly, or through the
+/// digipeaters of an [`Ax25ViaSpec`] for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ax25PeerSpec {
     /// Its callsign and SSID.
     pub call: Address,
     /// The destinations routed to it.
     pub pattern: EidPattern,
+    /// The digipeaters the node connects through, in order (AX.25 v2.2
+    /// 3.12.5); empty for a direct link.
+    pub via: Vec<Address>,
 }
 
 impl FromStr for Ax25PeerSpec {
@@ -99,7 +103,47 @@ impl FromStr for Ax25PeerSpec {
         let pattern = pattern
             .parse()
             .map_err(|e| format!("AX.25 peer {text:?}: {e}"))?;
-        Ok(Ax25PeerSpec { call, pattern })
+        Ok(Ax25PeerSpec {
+            call,
+            pattern,
+            via: Vec::new(),
+        })
+    }
+}
+
+/// The digipeater path to an AX.25 neighbour: `CALL=DIGI,...`, the
+/// neighbour `CALL` (one of the [`Ax25PeerSpec`]s) is connected to through
+/// the digipeaters `DIGI,...` in that order (AX.25 v2.2 3.12.5). Their
+/// number and whether they can make a path (not the node, not the
+/// neighbour) are checked where the node's call is known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ax25ViaSpec {
+    /// The neighbour.
+    pub call: Address,
+    /// Its digipeaters, in path order.
+    pub via: Vec<Address>,
+}
+
+impl FromStr for Ax25ViaSpec {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Ax25ViaSpec, String> {
+        let Some((call, via)) = text.split_once('=') else {
+            return Err(format!(
+                "AX.25 path {text:?}: use CALL=DIGI,..., e.g. N0CALL-2=DIGI-1"
+            ));
+        };
+        let call = call
+            .parse()
+            .map_err(|e| format!("AX.25 path {text:?}: {e}"))?;
+        let via = via
+            .split(',')
+            .map(|digi| {
+                digi.parse()
+                    .map_err(|e| format!("AX.25 path {text:?}: digipeater {digi:?}: {e}"))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Ax25ViaSpec { call, via })
     }
 }
 
@@ -285,6 +329,13 @@ mod tests {
         assert_eq!(peer.pattern, None);
         let peer: Ax25PeerSpec = "N0CALL-2=ipn:2.*".parse().unwrap();
         assert_eq!(peer.call.ssid(), 2);
+        assert!(peer.via.is_empty());
+        let path: Ax25ViaSpec = "n0call-2=digi-1,relay".parse().unwrap();
+        assert_eq!(path.call, "N0CALL-2".parse().unwrap());
+        assert_eq!(
+            path.via,
+            ["DIGI-1".parse().unwrap(), "RELAY".parse().unwrap()]
+        );
         let peer: NormPeerSpec = "dtn://b/=127.0.0.1:4560".parse().unwrap();
         assert_eq!(peer.node, "dtn://b/".parse::<Eid>().unwrap());
         assert_eq!(peer.address, "127.0.0.1:4560".parse().unwrap());
@@ -324,6 +375,20 @@ mod tests {
             ("N0CALL-2=nonsense", "bad endpoint pattern"),
         ] {
             let e = bad.parse::<Ax25PeerSpec>().unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+        for (bad, why) in [
+            ("DIGI-1", "use CALL=DIGI,..."),
+            ("N0CALL-2=", "digipeater \"\": callsign is empty"),
+            ("N0CALL-2=DIGI,,RELAY", "digipeater \"\": callsign is empty"),
+            (
+                "N0CALL-2=DIGI_1",
+                "digipeater \"DIGI_1\": callsign \"DIGI_1\" has '_'",
+            ),
+            ("N0CALL-2=DIGI-16", "SSID 16 is out of range"),
+            ("N0CALL-99=DIGI", "AX.25 path \"N0CALL-99=DIGI\": SSID 99"),
+        ] {
+            let e = bad.parse::<Ax25ViaSpec>().unwrap_err();
             assert!(e.contains(why), "{bad}: {e}");
         }
         for (bad, why) in [

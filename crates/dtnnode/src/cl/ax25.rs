@@ -15,8 +15,10 @@
 //! ([`LinkEvent::PartialReceived`]) before the session's
 //! [`LinkEvent::Down`].
 //!
-//! A configured peer is connected to as soon as the node has a bundle for
-//! it; a connection that fails (or a link that fails before the session is
+//! A configured peer is connected to, through the digipeaters given for
+//! it if any, as soon as the node has a bundle for it (a station that
+//! connects through digipeaters is answered back through the reversed
+//! path, as [`Station`] does for every link); a connection that fails (or a link that fails before the session is
 //! established) is tried again with a backoff, from
 //! [`MIN_CONNECT_BACKOFF`] doubling up to [`MAX_CONNECT_BACKOFF`], until a
 //! session is up.
@@ -83,11 +85,15 @@ pub struct Ax25Setup {
     pub spool_dir: PathBuf,
 }
 
-/// One configured neighbour: its callsign and the node's link to it.
-#[derive(Debug, Clone, Copy)]
+/// One configured neighbour: its callsign, the digipeaters to reach it
+/// through and the node's link to it.
+#[derive(Debug, Clone)]
 pub struct Ax25Peer {
     /// Its callsign and SSID.
     pub call: Address,
+    /// The digipeaters the node connects through, in order (AX.25 v2.2
+    /// 3.12.5); empty for a direct link.
+    pub via: Vec<Address>,
     /// The node's link for the destinations routed to it.
     pub link: LinkId,
 }
@@ -134,6 +140,8 @@ impl Contact {
 /// A configured peer the node has bundles for and no session with.
 struct Wanted {
     call: Address,
+    /// The digipeaters to connect through.
+    via: Vec<Address>,
     /// The wait before the next attempt, after a failed one.
     backoff: Duration,
     /// When to try again; `None` while an attempt is under way.
@@ -302,15 +310,15 @@ async fn serve(
                 let Some(peer) = peers.iter().find(|p| p.link == link) else { continue };
                 let k = key(&peer.call);
                 if !contacts.contains_key(&k) && !wanted.contains_key(&k) {
-                    wanted.insert(k, Wanted { call: peer.call, backoff: MIN_CONNECT_BACKOFF, retry_at: None });
-                    let _ = handle.requests.send(Request::Connect { remote: peer.call, via: Vec::new() });
+                    wanted.insert(k, Wanted { call: peer.call, via: peer.via.clone(), backoff: MIN_CONNECT_BACKOFF, retry_at: None });
+                    let _ = handle.requests.send(Request::Connect { remote: peer.call, via: peer.via.clone() });
                 }
             }
             _ = sleep_until(retry), if retry.is_some() => {
                 let now = tokio::time::Instant::now();
                 for want in wanted.values_mut().filter(|w| w.retry_at.is_some_and(|at| at <= now)) {
                     want.retry_at = None;
-                    let _ = handle.requests.send(Request::Connect { remote: want.call, via: Vec::new() });
+                    let _ = handle.requests.send(Request::Connect { remote: want.call, via: want.via.clone() });
                 }
             }
         }
