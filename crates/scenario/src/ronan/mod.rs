@@ -5,6 +5,8 @@
 //!   closed form and as simulated with the real engine ([`compare`]).
 //! - [`measured`]: the measured AX.25 CM-CL transfers (Tables V, VI and
 //!   VII) with a host and KISS TNC model between engine and radio.
+//! - [`ack_window`]: the CL's `ack_window` on that link, steady and across
+//!   a link drop (section V.B's design claim).
 //!
 //! # Tables II and III: the simulation against the model
 //! Two things separate the simulation from the published model, and both
@@ -35,6 +37,7 @@ use crate::transfer::{run_transfer, TransferConfig, TransferError};
 #[cfg(doc)]
 use crate::report::Paper;
 
+pub mod ack_window;
 mod cl;
 pub mod measured;
 pub mod reference;
