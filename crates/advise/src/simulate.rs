@@ -19,7 +19,8 @@ use linklab_scenario::bux::simulate::{
 use linklab_scenario::bux::BuxError;
 use linklab_scenario::ronan::run_bundle_transfer;
 use linklab_scenario::transfer::{
-    run_transfer, Background, HostConfig, KissPath, StackConfig, TransferConfig, TransferError,
+    run_transfer, Background, Clock, HostConfig, KissPath, StackConfig, TransferConfig,
+    TransferError,
 };
 use linklab_scenario::zielinski::bench::{self, TransferSetup};
 use linklab_scenario::zielinski::station::LinkSetup;
@@ -172,6 +173,7 @@ fn transfer_time(link: &Link, s: &Settings, streams: &Streams) -> Result<Option<
                     },
                 }),
                 link_drop: None,
+                clock: Clock::Offer,
                 stack: StackConfig {
                     t1,
                     t1_adaptive: true,

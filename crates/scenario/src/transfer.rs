@@ -181,6 +181,54 @@ pub struct LinkDrop {
     pub back_after: Duration,
 }
 
+/// What starts and stops a transfer's clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Clock {
+    /// The model's `T_message` (Ronan et al. section III.B): from the
+    /// message offered, a second after the link is up and the channel
+    /// quiet, to the end of the transmission carrying the last
+    /// acknowledgement (its TXTAIL included).
+    #[default]
+    Offer,
+    /// The whole session as a monitoring radio hears it: from the key-up
+    /// of the first SABM to the end of the transmission carrying the UA
+    /// that answers the sender's DISC. The message is offered as soon as
+    /// the link and the application are up, and the sender releases the
+    /// link as soon as it knows the message is through.
+    Session,
+}
+
+/// A transmission of the receiver's whose end is waited for: the one
+/// carrying the last acknowledgement, or the final UA.
+#[derive(Debug, Clone, Copy, Default)]
+struct Awaited {
+    /// Its tag: the receiver's key-up count when it was keyed.
+    tag: Option<u64>,
+    /// When it ended.
+    end: Option<Instant>,
+}
+
+impl Awaited {
+    /// The frame just handed over came in transmission `tag`, which may
+    /// already have ended (`unkeys`: the receiver's unkey times by tag).
+    fn mark(&mut self, tag: u64, unkeys: &[Instant]) {
+        if self.tag.is_none() {
+            self.tag = Some(tag);
+            self.end = usize::try_from(tag)
+                .ok()
+                .and_then(|t| t.checked_sub(1))
+                .and_then(|t| unkeys.get(t).copied());
+        }
+    }
+
+    /// The receiver's transmission number `count` ended at `at`.
+    fn unkeyed(&mut self, count: u64, at: Instant) {
+        if self.end.is_none() && self.tag == Some(count) {
+            self.end = Some(at);
+        }
+    }
+}
+
 /// The longest frame the sender sends without an information field: an
 /// S frame modulo 128 (two address fields, two control octets; the bench
 /// has no digipeaters). Every longer frame it sends is an I frame.
@@ -235,6 +283,8 @@ pub struct TransferConfig {
     pub background: Option<Background>,
     /// The two stations out of range for a while mid-transfer.
     pub link_drop: Option<LinkDrop>,
+    /// What the transfer time spans.
+    pub clock: Clock,
     /// The stations' AX.25 timers and acknowledgement behaviour.
     pub stack: StackConfig,
     /// Host and TNC between engine and radio; `None` puts the engines on
@@ -258,6 +308,7 @@ impl TransferConfig {
             errors: ErrorModel::Perfect,
             background: None,
             link_drop: None,
+            clock: Clock::Offer,
             stack: StackConfig::model(),
             path: None,
         }
@@ -395,8 +446,11 @@ const WAKES: [Wake; 7] = [
 enum Phase {
     /// Until the link is up, the application ready and the channel quiet.
     Connect,
-    /// Until the end of the span is known.
+    /// Until the last acknowledgement's transmission has ended.
     Transfer,
+    /// Until the UA answering the sender's DISC has been sent
+    /// ([`Clock::Session`]).
+    Release,
 }
 
 impl Phase {
@@ -404,6 +458,7 @@ impl Phase {
         match self {
             Phase::Connect => "connect",
             Phase::Transfer => "transfer",
+            Phase::Release => "release",
         }
     }
 }
@@ -657,8 +712,13 @@ struct Bench<'a> {
     /// Measurement, once the message is offered.
     offered: Option<Instant>,
     /// The transmission that carried the last acknowledgement.
-    final_ack: Option<u64>,
-    end: Option<Instant>,
+    final_ack: Awaited,
+    /// The transmission that carried the UA answering the sender's DISC.
+    final_ua: Awaited,
+    /// What the clock spans.
+    clock: Clock,
+    /// The first key-up of the run (the SABM's).
+    first_keyup: Option<Instant>,
     /// Key-up and unkey times of every transmission after the offer.
     keyings: Vec<(usize, Instant, Option<Instant>)>,
     frames_sent: Vec<(usize, Instant)>,
@@ -743,8 +803,10 @@ impl<'a> Bench<'a> {
             keyups: [0; 2],
             receiver_unkeys: Vec::new(),
             offered: None,
-            final_ack: None,
-            end: None,
+            final_ack: Awaited::default(),
+            final_ua: Awaited::default(),
+            clock: config.clock,
+            first_keyup: None,
             keyings: Vec::new(),
             frames_sent: Vec::new(),
             t1_started: None,
@@ -926,12 +988,10 @@ impl<'a> Bench<'a> {
                 self.t1_started = Some(now);
             }
         }
-        if self.final_ack.is_none() && self.app.complete(sender) {
-            self.final_ack = Some(tag);
-            self.end = usize::try_from(tag)
-                .ok()
-                .and_then(|t| t.checked_sub(1))
-                .and_then(|t| self.receiver_unkeys.get(t).copied());
+        if self.phase == Phase::Release && sender.state() == State::Disconnected {
+            self.final_ua.mark(tag, &self.receiver_unkeys);
+        } else if self.app.complete(sender) {
+            self.final_ack.mark(tag, &self.receiver_unkeys);
         }
     }
 
@@ -955,6 +1015,7 @@ impl<'a> Bench<'a> {
                 }
             }
             MediumEvent::TransmitterKeyed { station, at } => {
+                self.first_keyup.get_or_insert(at);
                 if let (true, Some(link)) = (direct, self.links.get_mut(station.0)) {
                     link.transmitter_keyed(at);
                 }
@@ -1001,11 +1062,9 @@ impl<'a> Bench<'a> {
                 }
                 if station.0 == RECEIVER {
                     self.receiver_unkeys.push(at);
-                    if self.end.is_none()
-                        && self.final_ack == Some(self.receiver_unkeys.len() as u64)
-                    {
-                        self.end = Some(at);
-                    }
+                    let count = self.receiver_unkeys.len() as u64;
+                    self.final_ack.unkeyed(count, at);
+                    self.final_ua.unkeyed(count, at);
                 }
             }
             MediumEvent::TransmissionStarted { .. } => {}
@@ -1106,14 +1165,20 @@ impl World for Bench<'_> {
     fn done(&self) -> bool {
         self.refused.is_some()
             || match self.phase {
-                Phase::Connect => {
-                    self.links
-                        .iter()
-                        .all(|l| l.state() == State::Connected && l.unacked() == 0)
-                        && self.app.ready()
-                        && self.quiet()
-                }
-                Phase::Transfer => self.end.is_some(),
+                Phase::Connect => match self.clock {
+                    Clock::Offer => {
+                        self.links
+                            .iter()
+                            .all(|l| l.state() == State::Connected && l.unacked() == 0)
+                            && self.app.ready()
+                            && self.quiet()
+                    }
+                    Clock::Session => {
+                        self.links.iter().all(|l| l.state() == State::Connected) && self.app.ready()
+                    }
+                },
+                Phase::Transfer => self.final_ack.end.is_some(),
+                Phase::Release => self.final_ua.end.is_some(),
             }
     }
 
@@ -1232,19 +1297,35 @@ pub(crate) fn run_transfer_with(
 ) -> Result<TransferOutcome, TransferError> {
     let mut bench = Bench::new(config, streams, app)?;
 
-    // Link set-up, then a quiet channel.
+    // Link set-up, then (the model's clock) a quiet channel.
     let _ = bench.links[SENDER].connect(Instant::ZERO); // AX.25: combined, always honoured
     bench.run_phase_or_cut(Phase::Connect)?;
-    let offer = bench.queue.now() + Duration::from_secs(1);
+    let settle = match config.clock {
+        Clock::Offer => Duration::from_secs(1),
+        Clock::Session => Duration::ZERO,
+    };
+    let offer = bench.queue.now() + settle;
     bench
         .queue
         .schedule(offer, Wake::Offer)
         .map_err(|_| bench.stalled("offer"))?;
 
     bench.run_phase_or_cut(Phase::Transfer)?;
+    if config.clock == Clock::Session {
+        let now = bench.queue.now();
+        let _ = bench.links[SENDER].disconnect(now); // connected: always honoured
+        bench.run_phase(Phase::Release)?;
+    }
     bench.app.verify()?;
-    let (Some(start), Some(end)) = (bench.offered, bench.end) else {
+    let (Some(start), Some(end)) = (bench.offered, bench.final_ack.end) else {
         return Err(bench.stalled("transfer"));
+    };
+    let span = match config.clock {
+        Clock::Offer => Some((start, end)),
+        Clock::Session => bench.first_keyup.zip(bench.final_ua.end),
+    };
+    let Some((clock_start, clock_end)) = span else {
+        return Err(bench.stalled("release"));
     };
     let in_span: Vec<_> = bench.keyings.iter().filter(|(_, k, _)| *k < end).collect();
     let keyed = in_span
@@ -1264,7 +1345,7 @@ pub(crate) fn run_transfer_with(
         _ => Duration::ZERO,
     };
     Ok(TransferOutcome {
-        transfer: end.saturating_duration_since(start),
+        transfer: clock_end.saturating_duration_since(clock_start),
         transmissions: in_span.len() as u64,
         keyed,
         sender_frames: frames(SENDER),
@@ -1293,6 +1374,29 @@ mod tests {
         assert_eq!(a.radio.collisions, 0);
         assert_eq!(a.t1_expiries, 0);
         assert!(a.keyed < a.transfer);
+    }
+
+    #[test]
+    fn the_session_clock_adds_the_link_s_set_up_and_release() {
+        let offer = TransferConfig::ronan_table_1(9600, 4);
+        let session = TransferConfig {
+            clock: Clock::Session,
+            ..offer
+        };
+        let streams = Streams::new(7).replication(0);
+        let a = run_transfer(&offer, &streams).expect("transfer completes");
+        let b = run_transfer(&session, &streams).expect("transfer completes");
+        // Four more transmissions, SABM, UA, DISC and UA, each a TXDELAY,
+        // one frame of 15 octets and a TXTAIL, and a channel access.
+        let one = Duration::from_millis(150 + 20) + Duration::from_micros(15 * 8 * 104);
+        let extra = b.transfer.saturating_sub(a.transfer);
+        assert!(
+            extra > 4 * one && extra < 4 * one + 4 * Duration::from_millis(200),
+            "{extra:?}"
+        );
+        // The message itself goes the same way.
+        assert_eq!(b.sender_frames, a.sender_frames);
+        assert_eq!(b.receiver_frames, a.receiver_frames);
     }
 
     #[test]

@@ -145,7 +145,8 @@ fn simulation_table(table: &str, rate: u32, rows: &[Row]) -> Table {
         id: format!("ronan_table{table}_simulated"),
         title: format!(
             "Table {table}: simulated transfer (real engine on the Table I channel) against \
-             the model, {rate} bit/s"
+             the model, {rate} bit/s; timed as the model times it, from the message offered \
+             to the end of the last acknowledgement's transmission"
         ),
         columns: [
             "window",
