@@ -292,7 +292,8 @@ proptest! {
     fn a_frame_goes_through_its_path_in_order_once(f in frame(), stranger in address()) {
         // Sent with every H bit 0, the frame is repeated by each repeater of
         // its path in turn (its own H bit set, nothing else changed), by no
-        // other station, and by nobody once the path is done.
+        // other station, and by nobody once the path is done or names a
+        // repeater that has repeated it already.
         let mut f = f;
         for d in f.address_mut().digipeaters_mut() {
             d.set_c_or_h(false);
@@ -304,6 +305,9 @@ proptest! {
             if !same(&stranger, hop) {
                 prop_assert_eq!(digipeat(&bytes, &stranger), None);
             }
+            if path[..i].iter().any(|d| same(d, hop)) {
+                break;
+            }
             let repeated = digipeat(&bytes, hop).expect("the next hop repeats");
             let mut expected = f.clone();
             expected.address_mut().digipeaters_mut()[i].set_c_or_h(true);
@@ -314,6 +318,34 @@ proptest! {
         for hop in path.iter().chain([&stranger]) {
             prop_assert_eq!(digipeat(&bytes, hop), None);
         }
+    }
+
+    #[test]
+    fn a_path_naming_a_repeater_twice_is_repeated_by_it_once(
+        f in frame(),
+        at in any::<prop::sample::Index>(),
+    ) {
+        // The path with one of its repeaters named again right after it.
+        let mut path: Vec<Address> = f.digipeaters().to_vec();
+        if path.is_empty() || path.len() == 8 {
+            return Ok(());
+        }
+        for d in &mut path {
+            d.set_c_or_h(true);
+        }
+        let i = at.index(path.len());
+        path.truncate(i + 1);
+        path[i].set_c_or_h(false);
+        path.push(path[i]);
+        let me = path[i];
+        if path[..i].iter().any(|d| d.callsign() == me.callsign() && d.ssid() == me.ssid()) {
+            return Ok(()); // it has repeated the frame already
+        }
+        let field = AddressField::new(*f.dest(), *f.source(), &path, f.command_response()).unwrap();
+        let mut frame = f.clone();
+        *frame.address_mut() = field;
+        let once = digipeat(&frame.encode(), &me).expect("its turn");
+        prop_assert_eq!(digipeat(&once, &me), None);
     }
 
     #[test]

@@ -8,7 +8,11 @@
 //! is the first repeater whose H bit is still 0, and a station repeats a
 //! frame only if that next hop is its own address; it changes nothing
 //! else, and keeps no link state (6.1: a link is between the destination
-//! and the source; the repeaters only relay it).
+//! and the source; the repeaters only relay it). A station that has
+//! already repeated the frame (its address with the H bit set) does not
+//! repeat it again, even if the path names it once more: TNC firmware and
+//! the Layer 2 digipeater rules of ax25.net do the same, so that no frame
+//! is sent twice by one station and a path cannot make it loop.
 
 use super::address::{Address, AddressField, ADDRESS_LEN};
 
@@ -24,17 +28,19 @@ const H_BIT: u8 = 0x80;
 /// bits do not matter): the frame returned is the same octets with that
 /// H bit set (AX.25 v2.2 3.12.5). Not repeated: a frame whose address
 /// field does not decode or that has no control field, a frame with no
-/// repeater path, one every repeater has already repeated (including
-/// `mycall`), and one whose next repeater is another station.
+/// repeater path, one every repeater has already repeated, one `mycall`
+/// has already repeated (an earlier repeater address with the H bit set
+/// is `mycall`), and one whose next repeater is another station.
 pub fn digipeat(frame: &[u8], mycall: &Address) -> Option<Vec<u8>> {
     let (field, used) = AddressField::decode(frame).ok()?;
     // A frame is the address field, then at least a control field (3).
     if frame.len() <= used {
         return None;
     }
+    let is_mine = |d: &Address| d.callsign() == mycall.callsign() && d.ssid() == mycall.ssid();
     let next = field.digipeaters().iter().position(|d| !d.c_or_h())?;
-    let hop = field.digipeaters().get(next)?;
-    if hop.callsign() != mycall.callsign() || hop.ssid() != mycall.ssid() {
+    let (repeated_by, rest) = field.digipeaters().split_at(next);
+    if !rest.first().is_some_and(is_mine) || repeated_by.iter().any(is_mine) {
         return None;
     }
     // Destination and source come first, then the repeaters; the H bit is
@@ -118,6 +124,9 @@ mod tests {
         assert_eq!(digipeat(&ui(&["OTHER"]), &a("DIGI")), None);
         assert_eq!(digipeat(&ui(&["DIGI*"]), &a("DIGI")), None, "repeated");
         let frame = ui(&["DIGI"]);
+        let twice = digipeat(&ui(&["DIGI", "DIGI"]), &a("DIGI")).unwrap();
+        assert_eq!(hops(&twice), [true, false]);
+        assert_eq!(digipeat(&twice, &a("DIGI")), None, "repeated by us");
         let header = &frame[..3 * ADDRESS_LEN];
         assert_eq!(digipeat(header, &a("DIGI")), None, "no control field");
         assert_eq!(digipeat(&frame[..10], &a("DIGI")), None, "truncated");
