@@ -124,6 +124,11 @@ fn jobs() -> Vec<Job> {
             cost: 1,
         },
         Job {
+            paper: Paper::RonanAx25,
+            run: |o, p| Ok(linklab_scenario::ronan::repeater::section(o, p)?),
+            cost: 1,
+        },
+        Job {
             paper: Paper::Bux1982,
             run: |o, p| Ok(linklab_scenario::bux::throughput_one_way(o, p)?),
             cost: 6,

@@ -173,6 +173,7 @@ fn transfer_time(link: &Link, s: &Settings, streams: &Streams) -> Result<Option<
                     },
                 }),
                 link_drop: None,
+                digipeater: None,
                 clock: Clock::Offer,
                 stack: StackConfig {
                     t1,

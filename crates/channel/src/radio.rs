@@ -331,6 +331,15 @@ impl RadioChannel {
         }
     }
 
+    /// Whether `receiver` hears `transmitter` ([`RadioChannel::set_hears`]).
+    pub fn hears(&self, receiver: StationId, transmitter: StationId) -> bool {
+        self.hears
+            .get(receiver.0)
+            .and_then(|row| row.get(transmitter.0))
+            .copied()
+            .unwrap_or(false)
+    }
+
     /// Replaces `station`'s KISS parameters (a KISS TXDELAY, P, SLOTTIME
     /// or TXTAIL command from its host). A transmission under way keeps
     /// the TXDELAY and TXTAIL it started with; the slot clock follows the

@@ -40,6 +40,16 @@
 //! the model's set-up ([`AckPolicy::OnPollImmediately`]), after T2 in the
 //! Linux stack ([`StackConfig::linux`]).
 //!
+//! # Through a digipeater
+//! With [`TransferConfig::digipeater`] the two stations do not hear each
+//! other; a third station between them, N0DIGI, repeats every frame
+//! addressed through it (`linklab_wire::ax25::digipeat`, AX.25 v2.2
+//! 3.12.5), as a TNC with DIGIPEAT ON does, from its own transmit queue
+//! on the same channel. Both ends address their frames via N0DIGI and
+//! take a frame only once it has been repeated, so every frame is on the
+//! air twice. The span then ends with the digipeater's transmission that
+//! carried the last acknowledgement.
+//!
 //! # A link drop
 //! [`TransferConfig::link_drop`] takes the two stations out of each
 //! other's range in the middle of the message ([`LinkDrop`]): nothing
@@ -198,32 +208,52 @@ pub enum Clock {
     Session,
 }
 
-/// A transmission of the receiver's whose end is waited for: the one
-/// carrying the last acknowledgement, or the final UA.
+/// A transmission whose end is waited for: the one that brought the
+/// sender the last acknowledgement, or the final UA (the receiver's, or
+/// the digipeater's repeating it).
 #[derive(Debug, Clone, Copy, Default)]
 struct Awaited {
-    /// Its tag: the receiver's key-up count when it was keyed.
-    tag: Option<u64>,
+    /// Its tag: the transmitting station and its key-up count then.
+    tag: Option<Tag>,
     /// When it ended.
     end: Option<Instant>,
 }
 
+/// A transmission: its station (the top octet) and that station's key-up
+/// count when it was keyed; what [`Station`] carries beside each frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Tag(u64);
+
+impl Tag {
+    fn new(station: usize, count: u64) -> Tag {
+        Tag(((station as u64) << 56) | (count & ((1 << 56) - 1)))
+    }
+
+    fn station(self) -> usize {
+        (self.0 >> 56) as usize
+    }
+
+    fn count(self) -> u64 {
+        self.0 & ((1 << 56) - 1)
+    }
+}
+
 impl Awaited {
     /// The frame just handed over came in transmission `tag`, which may
-    /// already have ended (`unkeys`: the receiver's unkey times by tag).
-    fn mark(&mut self, tag: u64, unkeys: &[Instant]) {
+    /// already have ended (`unkeys`: each station's unkey times by count).
+    fn mark(&mut self, tag: Tag, unkeys: &[Vec<Instant>]) {
         if self.tag.is_none() {
             self.tag = Some(tag);
-            self.end = usize::try_from(tag)
+            self.end = usize::try_from(tag.count())
                 .ok()
                 .and_then(|t| t.checked_sub(1))
-                .and_then(|t| unkeys.get(t).copied());
+                .and_then(|t| unkeys.get(tag.station())?.get(t).copied());
         }
     }
 
-    /// The receiver's transmission number `count` ended at `at`.
-    fn unkeyed(&mut self, count: u64, at: Instant) {
-        if self.end.is_none() && self.tag == Some(count) {
+    /// Transmission `tag` ended at `at`.
+    fn unkeyed(&mut self, tag: Tag, at: Instant) {
+        if self.end.is_none() && self.tag == Some(tag) {
             self.end = Some(at);
         }
     }
@@ -247,6 +277,11 @@ enum DropState {
     Failed,
     /// Back in range: the drop is over.
     Over,
+}
+
+/// The digipeater's address.
+fn digipeater_address() -> Address {
+    "N0DIGI".parse().expect("a valid callsign")
 }
 
 /// The address of background station `i`: N0BG-i.
@@ -283,6 +318,10 @@ pub struct TransferConfig {
     pub background: Option<Background>,
     /// The two stations out of range for a while mid-transfer.
     pub link_drop: Option<LinkDrop>,
+    /// A digipeater between the two stations, which then do not hear each
+    /// other: its channel access (KISS parameters; its slot phase is
+    /// drawn per replication).
+    pub digipeater: Option<StationConfig>,
     /// What the transfer time spans.
     pub clock: Clock,
     /// The stations' AX.25 timers and acknowledgement behaviour.
@@ -308,6 +347,7 @@ impl TransferConfig {
             errors: ErrorModel::Perfect,
             background: None,
             link_drop: None,
+            digipeater: None,
             clock: Clock::Offer,
             stack: StackConfig::model(),
             path: None,
@@ -339,6 +379,8 @@ pub struct TransferOutcome {
     pub ack_wait_max: Duration,
     /// T1 expiries at the sender (polls or retransmissions it caused).
     pub t1_expiries: u64,
+    /// What the digipeater did over the whole run, when there is one.
+    pub digipeater: Option<Relayed>,
     /// The channel's counters over the whole run, connection included.
     pub radio: RadioStats,
 }
@@ -354,6 +396,16 @@ impl TransferOutcome {
             _ => Duration::ZERO,
         }
     }
+}
+
+/// A digipeater's frames over a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Relayed {
+    /// Frames it repeated.
+    pub repeated: u64,
+    /// Frames that reached it damaged (collisions, bit errors, or its own
+    /// transmitter keyed), so were not repeated.
+    pub lost: u64,
 }
 
 /// Why a transfer could not be simulated.
@@ -428,6 +480,9 @@ enum Wake {
 
 pub(crate) const SENDER: usize = 0;
 pub(crate) const RECEIVER: usize = 1;
+/// The digipeater's station on the channel, when there is one; other
+/// stations follow.
+const DIGIPEATER: usize = 2;
 /// Virtual-time limit of one run: far beyond any transfer here.
 const HORIZON: Instant = Instant::from_micros(24 * 3_600_000_000);
 /// Order of the pending wake-ups in [`Bench::wakes`].
@@ -562,6 +617,12 @@ impl Station {
     pub fn other_unkeyed(&mut self, at: Instant) {
         self.other_keyed = false;
         self.clear_at = at + self.carrier_hold;
+    }
+
+    /// A transmission this station does not hear ended (the stations went
+    /// out of range while it was on): no carrier is left to hold for.
+    pub fn other_out_of_range(&mut self) {
+        self.other_keyed = false;
     }
 
     /// This station's radio sent a frame of `octets` (the TNC frees its
@@ -705,10 +766,15 @@ struct Bench<'a> {
     /// The application failed or its engine refused a data unit: the
     /// current phase ends with this error.
     refused: Option<TransferError>,
-    /// Key-ups per station so far (the tag of its current transmission).
-    keyups: [u64; 2],
-    /// When each of the receiver's transmissions ended, by tag.
-    receiver_unkeys: Vec<Instant>,
+    /// Key-ups so far of the two ends and the digipeater (the tag of each
+    /// one's current transmission).
+    keyups: [u64; 3],
+    /// Unkey times of the two ends and the digipeater, by key-up count.
+    unkeys: [Vec<Instant>; 3],
+    /// The digipeater's call, when there is one.
+    digipeater: Option<Address>,
+    /// What it repeated and lost.
+    relayed: Relayed,
     /// Measurement, once the message is offered.
     offered: Option<Instant>,
     /// The transmission that carried the last acknowledgement.
@@ -746,6 +812,16 @@ impl<'a> Bench<'a> {
         app: &'a mut dyn Application,
     ) -> Result<Bench<'a>, TransferError> {
         let mut radio_stations = replication_stations(config, streams).to_vec();
+        let digipeater = config.digipeater;
+        if let Some(digi) = digipeater {
+            let slot = u64::try_from(digi.slot_time.as_micros().max(1)).unwrap_or(1);
+            radio_stations.push(StationConfig {
+                slot_phase: Duration::from_micros(
+                    streams.stream("digipeater/slot-phase").below(slot),
+                ),
+                ..digi
+            });
+        }
         let background = config.background.filter(|b| b.stations > 0 && b.load > 0.0);
         if let Some(b) = background {
             let mut phases = streams.stream("background/slot-phase");
@@ -755,7 +831,7 @@ impl<'a> Bench<'a> {
                 ..b.station
             }));
         }
-        let radio = RadioChannel::new(
+        let mut radio = RadioChannel::new(
             RadioConfig {
                 duplex: config.duplex,
                 errors: config.errors,
@@ -784,9 +860,17 @@ impl<'a> Bench<'a> {
             ack_policy: config.stack.ack_policy,
             ..Config::default()
         };
+        if digipeater.is_some() {
+            radio.set_hears(StationId(SENDER), StationId(RECEIVER), false);
+            radio.set_hears(StationId(RECEIVER), StationId(SENDER), false);
+        }
+        let via: Vec<Address> = digipeater
+            .map(|_| digipeater_address())
+            .into_iter()
+            .collect();
         let a: Address = "N0SEND".parse()?;
         let b: Address = "N0RECV".parse()?;
-        let mut receiver = DataLink::new(link.clone(), b, a, &[])?;
+        let mut receiver = DataLink::new(link.clone(), b, a, &via)?;
         receiver.set_accept_incoming(true);
         let stations = config
             .path
@@ -794,14 +878,16 @@ impl<'a> Bench<'a> {
         Ok(Bench {
             queue: EventQueue::new(),
             radio,
-            links: [DataLink::new(link, a, b, &[])?, receiver],
+            links: [DataLink::new(link, a, b, &via)?, receiver],
             stations,
             wakes: [None; 7],
             app,
             phase: Phase::Connect,
             refused: None,
-            keyups: [0; 2],
-            receiver_unkeys: Vec::new(),
+            keyups: [0; 3],
+            unkeys: Default::default(),
+            digipeater: digipeater.map(|_| digipeater_address()),
+            relayed: Relayed::default(),
             offered: None,
             final_ack: Awaited::default(),
             final_ua: Awaited::default(),
@@ -899,13 +985,23 @@ impl<'a> Bench<'a> {
             while let Some(delivery) = self.radio.poll_delivery() {
                 busy = true;
                 let to = delivery.to.0;
-                if to > RECEIVER || !delivery.is_intact() {
+                if !delivery.is_intact() {
+                    if to == DIGIPEATER && self.digipeater.is_some() {
+                        self.relayed.lost += 1;
+                    }
                     continue;
                 }
-                let tag = self.keyups[delivery.from.0.min(RECEIVER)];
+                if to == DIGIPEATER {
+                    self.repeat(now, &delivery.frame);
+                }
+                if to > RECEIVER {
+                    continue;
+                }
+                let from = delivery.from.0;
+                let tag = Tag::new(from, self.keyups.get(from).copied().unwrap_or(0));
                 match self.stations.as_mut() {
                     None => self.hand_to_engine(delivery.at, to, &delivery.frame, tag),
-                    Some(s) => s[to].receive(now, delivery.frame, tag),
+                    Some(s) => s[to].receive(now, delivery.frame, tag.0),
                 }
             }
             let arrived: Vec<(usize, Tagged)> = match self.stations.as_mut() {
@@ -920,7 +1016,7 @@ impl<'a> Bench<'a> {
             };
             for (i, (frame, tag)) in arrived {
                 busy = true;
-                self.hand_to_engine(now, i, &frame, tag);
+                self.hand_to_engine(now, i, &frame, Tag(tag));
             }
             for i in [SENDER, RECEIVER] {
                 busy |= self.events_to_app(now, i);
@@ -952,16 +1048,40 @@ impl<'a> Bench<'a> {
         }
     }
 
-    /// The stations hear each other (`true`) or not.
+    /// The two ends hear each other (`true`) or not; through a
+    /// digipeater, each end and the digipeater.
     fn set_in_range(&mut self, in_range: bool) {
-        for (a, b) in [(SENDER, RECEIVER), (RECEIVER, SENDER)] {
-            self.radio.set_hears(StationId(a), StationId(b), in_range);
+        let far = match self.digipeater {
+            Some(_) => DIGIPEATER,
+            None => RECEIVER,
+        };
+        for (a, b) in [
+            (SENDER, far),
+            (far, SENDER),
+            (RECEIVER, far),
+            (far, RECEIVER),
+        ] {
+            if a != b {
+                self.radio.set_hears(StationId(a), StationId(b), in_range);
+            }
+        }
+    }
+
+    /// The digipeater got `frame` intact: it sends it again if its path
+    /// names the digipeater next.
+    fn repeat(&mut self, now: Instant, frame: &[u8]) {
+        if let Some(again) = self
+            .digipeater
+            .and_then(|call| linklab_wire::ax25::digipeat(frame, &call))
+        {
+            self.radio.transmit(now, StationId(DIGIPEATER), again);
+            self.relayed.repeated += 1;
         }
     }
 
     /// Hands an intact frame (carried by transmission `tag` of the other
     /// station) to engine `to`, and notes the end of the transfer.
-    fn hand_to_engine(&mut self, now: Instant, to: usize, body: &[u8], tag: u64) {
+    fn hand_to_engine(&mut self, now: Instant, to: usize, body: &[u8], tag: Tag) {
         let link = &mut self.links[to];
         let Ok(frame) = Frame::decode(body, link.modulus()) else {
             return;
@@ -970,6 +1090,11 @@ impl<'a> Bench<'a> {
         // what is addressed to it.
         let (to_us, ours) = (frame.dest(), link.local());
         if to_us.callsign() != ours.callsign() || to_us.ssid() != ours.ssid() {
+            return;
+        }
+        // Not ours until every digipeater of its path has repeated it
+        // (AX.25 v2.2 3.12.5).
+        if !frame.digipeaters().iter().all(Address::c_or_h) {
             return;
         }
         let outstanding = link.unacked();
@@ -989,9 +1114,9 @@ impl<'a> Bench<'a> {
             }
         }
         if self.phase == Phase::Release && sender.state() == State::Disconnected {
-            self.final_ua.mark(tag, &self.receiver_unkeys);
+            self.final_ua.mark(tag, &self.unkeys);
         } else if self.app.complete(sender) {
-            self.final_ack.mark(tag, &self.receiver_unkeys);
+            self.final_ack.mark(tag, &self.unkeys);
         }
     }
 
@@ -1020,7 +1145,7 @@ impl<'a> Bench<'a> {
                     link.transmitter_keyed(at);
                 }
                 for (i, s) in self.stations.iter_mut().flatten().enumerate() {
-                    if i != station.0 {
+                    if i != station.0 && self.radio.hears(StationId(i), station) {
                         s.other_keyed();
                     }
                 }
@@ -1048,8 +1173,13 @@ impl<'a> Bench<'a> {
             }
             MediumEvent::TransmissionEnded { station, at } => {
                 for (i, s) in self.stations.iter_mut().flatten().enumerate() {
-                    if i != station.0 {
+                    if i == station.0 {
+                        continue;
+                    }
+                    if self.radio.hears(StationId(i), station) {
                         s.other_unkeyed(at);
+                    } else {
+                        s.other_out_of_range();
                     }
                 }
                 if let Some(k) = self
@@ -1060,11 +1190,11 @@ impl<'a> Bench<'a> {
                 {
                     k.2 = Some(at);
                 }
-                if station.0 == RECEIVER {
-                    self.receiver_unkeys.push(at);
-                    let count = self.receiver_unkeys.len() as u64;
-                    self.final_ack.unkeyed(count, at);
-                    self.final_ua.unkeyed(count, at);
+                if let Some(unkeys) = self.unkeys.get_mut(station.0) {
+                    unkeys.push(at);
+                    let tag = Tag::new(station.0, unkeys.len() as u64);
+                    self.final_ack.unkeyed(tag, at);
+                    self.final_ua.unkeyed(tag, at);
                 }
             }
             MediumEvent::TransmissionStarted { .. } => {}
@@ -1225,6 +1355,7 @@ impl World for Bench<'_> {
             }
             Wake::Background(i) => {
                 if let Some((b, _)) = &self.background {
+                    let first = RECEIVER + 1 + usize::from(self.digipeater.is_some());
                     let from = background_address(i);
                     if let Ok(frame) = Frame::ui(
                         "QST".parse().expect("a valid callsign"),
@@ -1234,7 +1365,7 @@ impl World for Bench<'_> {
                         vec![0x55; b.frame_octets],
                     ) {
                         self.radio
-                            .transmit(now, StationId(RECEIVER + 1 + i), frame.encode());
+                            .transmit(now, StationId(first + i), frame.encode());
                     }
                 }
                 self.schedule_background(now, i);
@@ -1353,6 +1484,7 @@ pub(crate) fn run_transfer_with(
         ack_wait,
         ack_wait_max: waits.iter().copied().max().unwrap_or_default(),
         t1_expiries: bench.t1_expiries,
+        digipeater: bench.digipeater.map(|_| bench.relayed),
         radio: bench.radio.stats().clone(),
     })
 }
@@ -1374,6 +1506,38 @@ mod tests {
         assert_eq!(a.radio.collisions, 0);
         assert_eq!(a.t1_expiries, 0);
         assert!(a.keyed < a.transfer);
+    }
+
+    #[test]
+    fn through_a_digipeater_every_frame_is_on_the_air_twice() {
+        let direct = TransferConfig::ronan_table_1(9600, 4);
+        let via = TransferConfig {
+            digipeater: Some(StationConfig::ronan_table_1()),
+            ..direct
+        };
+        let streams = Streams::new(7).replication(0);
+        let a = run_transfer(&direct, &streams).expect("transfer completes");
+        let b = run_transfer(&via, &streams).expect("transfer completes");
+        // The ends do not hear each other: nothing collides, nothing is
+        // retransmitted, and the digipeater sends what they send.
+        assert_eq!(b.radio.collisions, 0);
+        assert_eq!(b.t1_expiries, 0);
+        assert_eq!(
+            (b.sender_frames, b.receiver_frames),
+            (a.sender_frames, a.receiver_frames)
+        );
+        assert_eq!(b.radio.frames_sent, 2 * a.radio.frames_sent);
+        assert_eq!(
+            b.digipeater,
+            Some(Relayed {
+                repeated: a.radio.frames_sent,
+                lost: 0
+            })
+        );
+        // Each window and each acknowledgement crosses the channel twice,
+        // with a TXDELAY more each time.
+        let ratio = b.transfer.as_secs_f64() / a.transfer.as_secs_f64();
+        assert!((1.8..2.2).contains(&ratio), "{ratio}");
     }
 
     #[test]

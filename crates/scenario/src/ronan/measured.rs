@@ -228,6 +228,7 @@ impl MeasuredConfig {
             errors: ErrorModel::Perfect,
             background: None,
             link_drop: None,
+            digipeater: None,
             clock: Clock::Offer,
             stack: StackConfig {
                 t2: Duration::from_secs_f64(self.t2_s),

@@ -7,6 +7,7 @@
 //!   VII) with a host and KISS TNC model between engine and radio.
 //! - [`ack_window`]: the CL's `ack_window` on that link, steady and across
 //!   a link drop (section V.B's design claim).
+//! - [`repeater`]: the CL on that link through a single digipeater.
 //!
 //! # Tables II and III: the simulation against the model
 //! Two things separate the simulation from the published model, and both
@@ -41,6 +42,7 @@ pub mod ack_window;
 mod cl;
 pub mod measured;
 pub mod reference;
+pub mod repeater;
 mod tables_2_3;
 pub mod tcpip;
 
