@@ -169,6 +169,11 @@ fn jobs() -> Vec<Job> {
             cost: 4,
         },
         Job {
+            paper: Paper::Korb1987,
+            run: |o, p| Ok(linklab_scenario::korb::larger_segments(o, p)?),
+            cost: 4,
+        },
+        Job {
             paper: Paper::RonanDstar,
             run: |o, p| Ok(linklab_scenario::dstar::table_1(o, p)?),
             cost: 10,

@@ -220,6 +220,16 @@ fn the_built_in_files_parse_and_bad_values_are_refused() {
     let floor = good.clone() + "min_rto_s = 5.0\n";
     assert!(Experiment::from_toml(&floor).is_err());
     assert!(Experiment::from_toml(&(floor + "tcp = \"bsd42\"\n")).is_ok());
+    // A segment is at most the window, and a sane size.
+    for (segment, what) in [("4096", "more than the window"), ("32", "64-8192")] {
+        let text = good.clone() + &format!("segment_octets = {segment}\n");
+        let error = Experiment::from_toml(&text).unwrap_err().to_string();
+        assert!(
+            error.contains("segment_octets") && error.contains(what),
+            "{error}"
+        );
+    }
+    assert!(Experiment::from_toml(&(good + "segment_octets = 1024\n")).is_ok());
 }
 
 #[test]

@@ -37,9 +37,11 @@ pub const IPV4: [Ipv4Addr; 2] = [Ipv4Addr::new(128, 10, 0, 1), Ipv4Addr::new(192
 /// The IP MTU of an RFC 877 interface, octets.
 pub const RFC877_MTU: usize = 576;
 
-/// The device MTU that makes smoltcp send 512-octet segments (4.2BSD's
-/// segment size off the local network): 512 + 20 + 20.
-pub const DEVICE_MTU: usize = 552;
+/// 4.2BSD's TCP segment size off the local network, octets.
+pub const SEGMENT_OCTETS: usize = 512;
+
+/// IPv4 and TCP headers without options, octets.
+const TCP_IP_HEADERS: usize = 40;
 
 /// How the two hosts and the network are set up.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +59,11 @@ pub struct BenchConfig {
     /// Datagrams the RFC 877 interface queues per destination; more are
     /// dropped.
     pub interface_queue: usize,
+    /// TCP's segment size on both hosts, octets (4.2BSD: 512): the
+    /// hosts' device MTU is 40 octets more, and the interface's MTU that
+    /// or RFC 877's 576, whichever is larger (a larger one by agreement
+    /// between the hosts, as RFC 877 allows).
+    pub segment_octets: usize,
     /// The TCP that sends the FTP files.
     pub sender: FtpSender,
 }
@@ -91,6 +98,7 @@ impl BenchConfig {
             open_threshold: 1,
             idle_timeout: Duration::from_secs(90),
             interface_queue: 64,
+            segment_octets: SEGMENT_OCTETS,
             sender: FtpSender::Smoltcp,
         }
     }
@@ -117,7 +125,7 @@ pub const IFQ_MAXLEN: usize = 50;
 ///   1983); they became 1024*4 only in March 1985 (delta 6.5, "bigger TCP
 ///   send/recv buffers", shipped with 4.3BSD in 1986). Both VAXes ran
 ///   4.2BSD (section 2);
-/// - **segments of 512 octets** (the device MTU of 552, [`DEVICE_MTU`]);
+/// - **segments of 512 octets** ([`SEGMENT_OCTETS`]: a device MTU of 552);
 /// - no congestion window (4.2BSD had no slow start: the receiver's
 ///   window alone limits the sender);
 /// - Nagle's algorithm on (not in 4.2BSD, which sent small segments at
@@ -254,6 +262,7 @@ fn interface(config: &BenchConfig, i: usize) -> Result<X25Interface, X25IfError>
         }],
     );
     ip.max_circuits = config.max_circuits;
+    ip.mtu = RFC877_MTU.max(config.segment_octets + TCP_IP_HEADERS);
     ip.open_threshold = config.open_threshold;
     ip.idle_timeout = config.idle_timeout;
     ip.queue_limit = config.interface_queue;
@@ -267,7 +276,7 @@ fn interface(config: &BenchConfig, i: usize) -> Result<X25Interface, X25IfError>
             ..LinkConfig::default()
         },
         ip,
-        device_mtu: DEVICE_MTU,
+        device_mtu: config.segment_octets + TCP_IP_HEADERS,
         tx_queue_len: 64,
     })
 }

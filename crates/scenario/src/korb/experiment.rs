@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use linklab_channel::x25net::PerCallLimit;
 
-use super::bench::{BenchConfig, RFC877_MTU};
+use super::bench::{BenchConfig, RFC877_MTU, SEGMENT_OCTETS};
 use super::run::{median, ping_sequence, transfers, Direction, SETTLED_FROM};
 use super::KorbError;
 use crate::experiment::{
@@ -332,6 +332,10 @@ pub struct FtpExperiment {
     pub file_octets: usize,
     /// TCP window (receive and send buffers), octets (4.2BSD: 2048).
     pub window_octets: usize,
+    /// TCP segment size, octets (absent: 4.2BSD's 512); beyond 536 the
+    /// interface's MTU grows past RFC 877's 576 to carry it.
+    #[serde(default)]
+    pub segment_octets: Option<usize>,
     /// TCP congestion control (smoltcp senders; 4.2BSD has none).
     pub congestion: Congestion,
     /// The sending TCP (absent: smoltcp).
@@ -398,6 +402,7 @@ impl FtpExperiment {
         };
         bench.tcp.window_octets = self.window_octets;
         bench.tcp.send_buffer_octets = self.window_octets;
+        bench.segment_octets = self.segment_octets();
         bench.tcp.congestion = self.congestion.smoltcp();
         if let Some(rate_bps) = self.per_call_limit_bps {
             bench.net.per_call = Some(PerCallLimit {
@@ -406,6 +411,11 @@ impl FtpExperiment {
             });
         }
         bench
+    }
+
+    /// The TCP segment size, octets.
+    pub fn segment_octets(&self) -> usize {
+        self.segment_octets.unwrap_or(SEGMENT_OCTETS)
     }
 
     /// The 4.2BSD sender's timers: 4.2BSD's, with this file's window as
@@ -417,6 +427,7 @@ impl FtpExperiment {
             .map_or(bsd.min_rto, core::time::Duration::from_secs_f64);
         Bsd42Config {
             send_buffer: self.window_octets,
+            mss: self.segment_octets(),
             min_rto,
             max_rto: bsd.max_rto.max(min_rto),
             ..bsd
@@ -510,6 +521,22 @@ impl ExperimentKind for FtpExperiment {
                 "window_octets",
                 format!(
                     "{} is out of range 512-65535 (one segment to TCP's largest unscaled window)",
+                    self.window_octets
+                ),
+            ));
+        }
+        if !(64..=8192).contains(&self.segment_octets()) {
+            return Err(InvalidField::new(
+                "segment_octets",
+                format!("{} is out of range 64-8192", self.segment_octets()),
+            ));
+        }
+        if self.segment_octets() > self.window_octets {
+            return Err(InvalidField::new(
+                "segment_octets",
+                format!(
+                    "{} is more than the window ({} octets)",
+                    self.segment_octets(),
                     self.window_octets
                 ),
             ));

@@ -49,7 +49,7 @@ pub mod reference;
 pub mod run;
 mod sections;
 
-pub use sections::{retransmissions, table_1, table_4, tables_2_3};
+pub use sections::{larger_segments, retransmissions, table_1, table_4, tables_2_3};
 
 use thiserror::Error;
 
