@@ -21,7 +21,7 @@ use linklab_sim::{ConfidenceInterval, Metric, ReplicationOutput, Runner};
 
 use super::cl::run_bundle_transfer;
 use super::measured::MeasuredConfig;
-use super::{RonanError, TRANSFER_S};
+use super::{interval, RonanError, TRANSFER_S};
 use crate::report::{
     Check, Figure, Paper, Point, Progress, RunOptions, Section, Series, SeriesStyle, Table,
 };
@@ -80,11 +80,7 @@ pub fn simulate(
     opts: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<Vec<AckWindowRow>, RonanError> {
-    let replications = if opts.quick {
-        config.quick_replications
-    } else {
-        config.replications
-    };
+    let replications = config.replications(opts);
     let cells = 2 * ACK_WINDOWS.len() * config.bit_rates_bps.len();
     progress.add_work(replications * cells as u64);
     let mut rows = Vec::with_capacity(cells);
@@ -138,11 +134,7 @@ fn replicate(
             .value(SESSIONS, f64::from(o.sessions));
         Ok::<_, TransferError>(out)
     })?;
-    let ci = |metric| {
-        report
-            .ci(metric)
-            .ok_or(TransferError::TooFewReplications { replications })
-    };
+    let ci = |metric| interval(&report, metric, replications);
     Ok(AckWindowRow {
         bit_rate: config.bit_rate,
         ack_window,

@@ -36,7 +36,7 @@ use serde::Deserialize;
 
 use super::cl::run_bundle_transfer;
 use super::reference::{published_row, Published};
-use super::{RonanError, TRANSFER_S};
+use super::{interval, RonanError, TRANSFER_S};
 use crate::builtin;
 use crate::experiment::{Experiment, ExperimentError, ExperimentKind, InvalidField};
 use crate::published::load;
@@ -249,7 +249,8 @@ impl MeasuredConfig {
         }
     }
 
-    fn replications(&self, opts: &RunOptions) -> u64 {
+    /// Replications per cell under `opts` (`--quick` or not).
+    pub(crate) fn replications(&self, opts: &RunOptions) -> u64 {
         if opts.quick {
             self.quick_replications
         } else {
@@ -359,11 +360,7 @@ fn replicate(
             .value(T1_EXPIRIES, o.t1_expiries as f64);
         Ok::<_, crate::TransferError>(out)
     })?;
-    let ci = |metric| {
-        report
-            .ci(metric)
-            .ok_or(crate::TransferError::TooFewReplications { replications })
-    };
+    let ci = |metric| interval(&report, metric, replications);
     Ok(MeasuredRow {
         bit_rate: config.bit_rate,
         window: config.window,

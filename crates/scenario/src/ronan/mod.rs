@@ -29,7 +29,7 @@
 
 use linklab_models::airtime::frame_airtime;
 use linklab_models::ronan::Params;
-use linklab_sim::{ConfidenceInterval, Metric, ReplicationOutput, Runner};
+use linklab_sim::{ConfidenceInterval, Metric, ReplicationOutput, Report, Runner};
 use std::num::NonZeroUsize;
 
 use crate::report::{NoProgress, Progress};
@@ -81,6 +81,17 @@ const WAIT_S: Metric = Metric::new("wait_s");
 const I_FRAMES: Metric = Metric::new("i_frames");
 /// Frames the receiver transmitted (acknowledgements).
 const ACKS: Metric = Metric::new("acks");
+
+/// The 95 % interval of `metric` over a report of `replications` runs.
+fn interval(
+    report: &Report,
+    metric: Metric,
+    replications: u64,
+) -> Result<ConfidenceInterval, TransferError> {
+    report
+        .ci(metric)
+        .ok_or(TransferError::TooFewReplications { replications })
+}
 
 /// One row of the comparison: one window at one bit rate.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -148,11 +159,7 @@ pub fn compare_with_progress(
             .value(ACKS, o.receiver_frames as f64);
         Ok::<_, TransferError>(out)
     })?;
-    let ci = |metric| {
-        report
-            .ci(metric)
-            .ok_or(TransferError::TooFewReplications { replications })
-    };
+    let ci = |metric| interval(&report, metric, replications);
     let simulated = ci(TRANSFER_S)?;
     let access_wait = ci(WAIT_S)?;
     let wait = access_wait.mean;

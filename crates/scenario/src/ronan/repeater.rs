@@ -12,7 +12,7 @@ use linklab_sim::{ConfidenceInterval, Metric, ReplicationOutput, Runner};
 
 use super::cl::run_bundle_transfer;
 use super::measured::MeasuredConfig;
-use super::{RonanError, TRANSFER_S};
+use super::{interval, RonanError, TRANSFER_S};
 use crate::report::{
     Check, Figure, Paper, Point, Progress, RunOptions, Section, Series, SeriesStyle, Table,
 };
@@ -55,11 +55,7 @@ pub fn simulate(
     opts: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<Vec<RepeaterRow>, RonanError> {
-    let replications = if opts.quick {
-        config.quick_replications
-    } else {
-        config.replications
-    };
+    let replications = config.replications(opts);
     let cells = 2 * WINDOWS.len() * config.bit_rates_bps.len();
     progress.add_work(replications * cells as u64);
     let mut rows = Vec::with_capacity(cells);
@@ -103,11 +99,7 @@ fn replicate(
             .value(LOST, relayed.lost as f64);
         Ok::<_, TransferError>(out)
     })?;
-    let ci = |metric| {
-        report
-            .ci(metric)
-            .ok_or(TransferError::TooFewReplications { replications })
-    };
+    let ci = |metric| interval(&report, metric, replications);
     Ok(RepeaterRow {
         bit_rate: config.bit_rate,
         window: config.window,
