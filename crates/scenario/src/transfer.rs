@@ -82,7 +82,7 @@ use linklab_channel::{
 };
 use linklab_link::{AckPolicy, Config, DataLink, Event, NewLinkError, State};
 use linklab_sim::{drive, DriveError, EventId, EventQueue, World};
-use linklab_wire::ax25::{Address, AddressError, Frame};
+use linklab_wire::ax25::{Address, AddressError, Frame, ADDRESS_LEN};
 use linklab_wire::control::Modulus;
 use thiserror::Error;
 
@@ -258,11 +258,6 @@ impl Awaited {
         }
     }
 }
-
-/// The longest frame the sender sends without an information field: an
-/// S frame modulo 128 (two address fields, two control octets; the bench
-/// has no digipeaters). Every longer frame it sends is an I frame.
-const LONGEST_WITHOUT_INFORMATION: usize = 16;
 
 /// Where a run is with its [`LinkDrop`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -756,6 +751,10 @@ struct Bench<'a> {
     background: Option<(Background, Vec<linklab_core::Stream>)>,
     /// The link drop, if any, and where the run is with it.
     link_drop: Option<(LinkDrop, DropState)>,
+    /// The longest frame the sender sends without an information field:
+    /// an S frame modulo 128 (its address field with the path, two
+    /// control octets). Every longer frame it sends is an I frame.
+    longest_without_information: usize,
     /// Pending wake-up of each component, in [`WAKES`] order.
     wakes: [Option<(Instant, EventId)>; 7],
     /// What offers the message, consumes what arrives and says when the
@@ -899,6 +898,7 @@ impl<'a> Bench<'a> {
             ack_waits: Vec::new(),
             t1_expiries: 0,
             t1_pending: false,
+            longest_without_information: ADDRESS_LEN * (2 + via.len()) + 2,
             link_drop: config.link_drop.map(|d| {
                 (
                     d,
@@ -1042,8 +1042,8 @@ impl<'a> Bench<'a> {
                 .schedule(now + drop.back_after, Wake::BackInRange)
                 .is_err()
             {
-                self.refused
-                    .get_or_insert(self.stalled_at(now, "link drop"));
+                let stalled = self.stalled("link drop");
+                self.refused.get_or_insert(stalled);
             }
         }
     }
@@ -1166,7 +1166,7 @@ impl<'a> Bench<'a> {
                 }
                 if self.offered.is_some() {
                     self.frames_sent.push((station.0, at));
-                    if station.0 == SENDER && octets > LONGEST_WITHOUT_INFORMATION {
+                    if station.0 == SENDER && octets > self.longest_without_information {
                         self.count_towards_drop();
                     }
                 }
@@ -1273,13 +1273,9 @@ impl<'a> Bench<'a> {
     }
 
     fn stalled(&self, phase: &'static str) -> TransferError {
-        self.stalled_at(self.queue.now(), phase)
-    }
-
-    fn stalled_at(&self, now: Instant, phase: &'static str) -> TransferError {
         TransferError::Stalled {
             phase,
-            at_us: now.as_micros(),
+            at_us: self.queue.now().as_micros(),
         }
     }
 }
