@@ -1639,7 +1639,7 @@ fn a_node_store_naming_a_file_is_a_usage_error() {
 fn a_via_path_that_cannot_work_is_a_usage_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("s");
-    let node = |via: &[&str]| {
+    let node = |more: &[&str]| {
         let mut args = vec![
             "dtn",
             "node",
@@ -1653,12 +1653,8 @@ fn a_via_path_that_cannot_work_is_a_usage_error_naming_it() {
             "tcp:127.0.0.1:1",
             "--mycall",
             "N0DTN-1",
-            "--ax25-peer",
-            "N0DTN-2=ipn:2.*",
         ];
-        for v in via {
-            args.extend(["--via", v]);
-        }
+        args.extend_from_slice(more);
         linklab(&args)
     };
     for (via, why) in [
@@ -1693,29 +1689,18 @@ fn a_via_path_that_cannot_work_is_a_usage_error_naming_it() {
         (&["N0DTN-2=DIGI,"], "digipeater \"\": callsign is empty"),
         (&["DIGI"], "use CALL=DIGI,..., e.g. N0CALL-2=DIGI-1"),
     ] {
-        let run = node(via);
+        let mut args = vec!["--ax25-peer", "N0DTN-2=ipn:2.*"];
+        for v in via {
+            args.extend(["--via", v]);
+        }
+        let run = node(&args);
         let message = text(&run);
         assert_eq!(run.status.code(), Some(2), "{via:?}: {message}");
         assert!(message.contains(why), "{via:?}: {message}");
         assert!(!store.exists(), "{via:?}: no store is made");
     }
     // --via belongs to an --ax25-peer.
-    let run = linklab(&[
-        "dtn",
-        "node",
-        "--eid",
-        "ipn:1.0",
-        "--store",
-        store.to_str().unwrap(),
-        "--app-socket",
-        "x.sock",
-        "--kiss",
-        "tcp:127.0.0.1:1",
-        "--mycall",
-        "N0DTN-1",
-        "--via",
-        "N0DTN-2=DIGI",
-    ]);
+    let run = node(&["--via", "N0DTN-2=DIGI"]);
     assert_eq!(run.status.code(), Some(2), "{}", text(&run));
     assert!(text(&run).contains("--ax25-peer"), "{}", text(&run));
 }

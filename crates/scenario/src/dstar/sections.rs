@@ -723,7 +723,7 @@ pub(crate) fn table_2_section(
     let tcp_timed_out = tcp_runs - ours[0].completed - ours[1].completed;
     let norm_all = ours[3].completed == runs && ours[4].completed == runs;
     let (v4, n84, n128) = (ours[0].mean_all(), ours[4].mean_all(), ours[3].mean_all());
-    let checks = vec![
+    let mut checks = vec![
         Check::qualitative(
             "ronan-dstar/table-2/tcp-times-out",
             Paper::RonanDstar,
@@ -813,7 +813,6 @@ pub(crate) fn table_2_section(
             super::tcpcl::RECONNECT_AFTER.as_secs()
         )),
     ];
-    let mut checks = checks;
     for (row, (p, c)) in paper.iter().zip(&ours).enumerate() {
         checks.push(range_check(row, p, c.mean_all(), config));
     }

@@ -21,7 +21,7 @@ use linklab_sim::{ConfidenceInterval, Metric, ReplicationOutput, Runner};
 
 use super::cl::run_bundle_transfer;
 use super::measured::MeasuredConfig;
-use super::{interval, RonanError, TRANSFER_S};
+use super::{bit_rates, interval, RonanError, TRANSFER_S};
 use crate::report::{
     Check, Figure, Paper, Point, Progress, RunOptions, Section, Series, SeriesStyle, Table,
 };
@@ -345,13 +345,9 @@ fn series_of(
     }
 }
 
-/// Every bit rate in `rows`, in order.
+/// Every bit rate in `rows`, lowest first.
 fn rates(rows: &[AckWindowRow]) -> Vec<u32> {
-    let mut rates: Vec<u32> = rows.iter().map(|r| r.bit_rate).collect();
-    rates.dedup();
-    rates.sort_unstable();
-    rates.dedup();
-    rates
+    bit_rates(rows.iter().map(|r| r.bit_rate))
 }
 
 fn steady_figure(rows: &[AckWindowRow]) -> Figure {

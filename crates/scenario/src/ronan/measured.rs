@@ -36,7 +36,7 @@ use serde::Deserialize;
 
 use super::cl::run_bundle_transfer;
 use super::reference::{published_row, Published};
-use super::{interval, RonanError, TRANSFER_S};
+use super::{bit_rates, interval, RonanError, TRANSFER_S};
 use crate::builtin;
 use crate::experiment::{Experiment, ExperimentError, ExperimentKind, InvalidField};
 use crate::published::load;
@@ -699,10 +699,10 @@ fn clock_text(rows: &[MeasuredRow]) -> String {
          headers are exchanged, the link released as soon as the bundle is acknowledged); \
          column sabm_to_final_ua_s gives it, with the same calibrated host and TNC. It adds",
     );
-    let mut rates: Vec<u32> = rows.iter().map(|r| r.bit_rate).collect();
-    rates.sort_unstable();
-    rates.dedup();
-    for (i, rate) in rates.iter().enumerate() {
+    for (i, rate) in bit_rates(rows.iter().map(|r| r.bit_rate))
+        .iter()
+        .enumerate()
+    {
         let (mut lo, mut hi, mut lo_pct, mut hi_pct) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
         for r in rows.iter().filter(|r| r.bit_rate == *rate) {
             let extra = r.session.mean - r.transfer.mean;

@@ -93,6 +93,14 @@ fn interval(
         .ok_or(TransferError::TooFewReplications { replications })
 }
 
+/// The distinct bit rates of some rows, lowest first.
+fn bit_rates(rates: impl Iterator<Item = u32>) -> Vec<u32> {
+    let mut rates: Vec<u32> = rates.collect();
+    rates.sort_unstable();
+    rates.dedup();
+    rates
+}
+
 /// One row of the comparison: one window at one bit rate.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Comparison {

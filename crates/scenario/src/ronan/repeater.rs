@@ -12,7 +12,7 @@ use linklab_sim::{ConfidenceInterval, Metric, ReplicationOutput, Runner};
 
 use super::cl::run_bundle_transfer;
 use super::measured::MeasuredConfig;
-use super::{interval, RonanError, TRANSFER_S};
+use super::{bit_rates, interval, RonanError, TRANSFER_S};
 use crate::report::{
     Check, Figure, Paper, Point, Progress, RunOptions, Section, Series, SeriesStyle, Table,
 };
@@ -217,11 +217,8 @@ fn table(pairs: &[(&RepeaterRow, &RepeaterRow)]) -> Table {
 }
 
 fn figure(rows: &[RepeaterRow]) -> Figure {
-    let mut rates: Vec<u32> = rows.iter().map(|r| r.bit_rate).collect();
-    rates.sort_unstable();
-    rates.dedup();
     let mut series = Vec::new();
-    for rate in rates {
+    for rate in bit_rates(rows.iter().map(|r| r.bit_rate)) {
         for (via, what) in [(false, "direct"), (true, "through a digipeater")] {
             series.push(Series {
                 label: format!("{rate} bit/s, {what}"),
