@@ -12,7 +12,7 @@ use serde::Serialize;
 use linklab_channel::profile::{RecipientAck, TncProfile};
 use linklab_channel::{Duplex as RadioDuplex, StationConfig, TncConfig};
 use linklab_core::Streams;
-use linklab_link::AckPolicy;
+use linklab_link::{AckPolicy, WindowLimit};
 use linklab_scenario::bux::simulate::{
     simulate as bux_simulate, LinkRun, MessageLength, Procedure as BuxProcedure, Traffic,
 };
@@ -287,6 +287,7 @@ fn line_time(
         t1: Duration::from_millis(u64::from(s.t1_ms)),
         measured,
         slices: 1,
+        window_limit: WindowLimit::Withhold,
     };
     // A link reset or given up (T1 too short for the round trip, N2
     // expiries) cuts the transfer; anything else is a defect.

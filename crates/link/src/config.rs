@@ -135,6 +135,27 @@ pub enum PollPolicy {
     OnLastIFrame,
 }
 
+/// What an NRM primary does while k I frames of its own are unacknowledged
+/// (Bux et al. 1982, 3.1.3). After a failed REJ recovery (the REJ or the
+/// frame sent again lost) the primary's window fills, but only the
+/// secondary's F = 1 lets its checkpoint recover, and a secondary with
+/// much to send may go on sending for long before it sets F.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WindowLimit {
+    /// Go on acknowledging received I frames with RR as at any time.
+    Acknowledge,
+    /// Stop acknowledging (Bux et al.'s choice): the secondary soon
+    /// reaches its own window limit and ends its transmission with F = 1.
+    Withhold,
+    /// Send RNR (the alternative Bux et al. discuss): the secondary stops
+    /// sending I frames and ends its transmission with F = 1 at once; the
+    /// primary discards I frames while busy and sends RR once an
+    /// acknowledgement opens its window. Recovery is fastest, but a
+    /// primary often at its window limit starves the direction from the
+    /// secondary.
+    ReceiverNotReady,
+}
+
 /// What sending an I frame does to a running T1 (the time-out of the
 /// I frames outstanding).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -221,13 +242,9 @@ pub struct Config {
     pub mode: Mode,
     /// The NRM primary's polling strategy.
     pub poll_policy: PollPolicy,
-    /// Whether an NRM primary whose window is full (k I frames
-    /// unacknowledged) still acknowledges the I frames it receives with
-    /// RR. Bux et al. (1982, 3.1.3) stop acknowledging, so that after a
-    /// failed REJ recovery a secondary with much to send soon reaches its
-    /// own window limit, ends its transmission with F = 1 and so lets the
-    /// primary's checkpoint recover. Default `true` (acknowledge).
-    pub nrm_primary_ack_at_window_limit: bool,
+    /// What an NRM primary does while its window is full (k I frames
+    /// unacknowledged). Default [`WindowLimit::Acknowledge`].
+    pub nrm_primary_at_window_limit: WindowLimit,
     /// The primary's idle polling interval in NRM and ARM (it runs in the
     /// place of T3 on a primary). Default 1 s.
     pub poll_interval: Duration,
@@ -272,7 +289,7 @@ impl Default for Config {
             role: Role::Combined,
             mode: Mode::Abm,
             poll_policy: PollPolicy::AsOftenAsPossible,
-            nrm_primary_ack_at_window_limit: true,
+            nrm_primary_at_window_limit: WindowLimit::Acknowledge,
             poll_interval: Duration::from_secs(1),
         }
     }

@@ -32,7 +32,7 @@ pub mod timer;
 
 pub use config::{
     AckPolicy, Config, ConfigError, Mode, PollPolicy, RecoveryMode, Role, SabmeHandling, T1Backoff,
-    T1OnIFrame,
+    T1OnIFrame, WindowLimit,
 };
 pub use datalink::{
     DataLink, HdlcLink, InvalidFrame, Link, NewLinkError, RoleError, SendError, State,

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use linklab_link::{
     AckPolicy, Config, HdlcAddressing, HdlcLink, Mode, PollPolicy, RecoveryMode, Role, State,
-    T1OnIFrame,
+    T1OnIFrame, WindowLimit,
 };
 use linklab_wire::control::{Control, Modulus, Supervisory};
 use linklab_wire::lapb::{Address, Frame, LinkProcedure, Role as LapbRole, Station};
@@ -273,7 +273,11 @@ fn nrm_checkpoint_survives_sequence_number_wrap() {
 fn nrm_primary_withholds_acknowledgements_at_its_window_limit() {
     for ack_at_limit in [true, false] {
         let mut line = Line::new(Mode::Nrm, Modulus::Mod8, |c| {
-            c.nrm_primary_ack_at_window_limit = ack_at_limit
+            c.nrm_primary_at_window_limit = if ack_at_limit {
+                WindowLimit::Acknowledge
+            } else {
+                WindowLimit::Withhold
+            }
         });
         // The primary's I frames are lost, so its window fills and stays
         // full while the secondary goes on sending.
@@ -297,6 +301,68 @@ fn nrm_primary_withholds_acknowledgements_at_its_window_limit() {
         assert_eq!(plain_rr > 0, ack_at_limit, "{ack_at_limit}");
         assert_eq!(line.links[0].unacked(), 7);
     }
+}
+
+/// Bux et al. 3.1.3, the alternative: an NRM primary whose window fills
+/// sends RNR, the secondary stops sending I frames and ends its
+/// transmission with F = 1 at once; the primary discards I frames while
+/// busy and sends RR once the checkpoint's acknowledgement opens its
+/// window. Withholding acknowledgements instead lets the secondary go on
+/// until its own window is full.
+#[test]
+fn nrm_primary_sends_rnr_at_its_window_limit() {
+    let mut secondary_i_while_full = Vec::new();
+    for limit in [WindowLimit::Withhold, WindowLimit::ReceiverNotReady] {
+        let mut line = Line::new(Mode::Nrm, Modulus::Mod8, |c| {
+            c.nrm_primary_at_window_limit = limit;
+            c.poll_policy = PollPolicy::SupervisoryAtOnce;
+        });
+        // The primary's first seven I frames are lost, so its window fills.
+        let mut lost = 0;
+        line.drop = Box::new(move |i, f| {
+            let hit = i == 0 && lost < 7 && matches!(f.control(), Control::I { .. });
+            lost += usize::from(hit);
+            hit
+        });
+        line.queue(0, 10);
+        line.queue(1, 60);
+        assert!(line.run_until(Duration::from_secs(60), Line::delivered));
+        let kinds = |station: usize, kind: Supervisory| {
+            line.sent[station]
+                .iter()
+                .filter(|(_, f)| matches!(f.control(), Control::S { kind: k, .. } if k == kind))
+                .map(|(t, _)| *t)
+                .collect::<Vec<_>>()
+        };
+        let rnr = kinds(0, Supervisory::Rnr);
+        // The I frames the secondary started between the primary's
+        // seventh I frame and the primary's first retransmission.
+        let full = line.sent[0]
+            .iter()
+            .filter(|(_, f)| matches!(f.control(), Control::I { .. }))
+            .map(|(t, _)| *t)
+            .collect::<Vec<_>>();
+        let (filled, resent) = (full[6], full[7]);
+        let during = line.sent[1]
+            .iter()
+            .filter(|(t, f)| *t > filled && *t < resent && matches!(f.control(), Control::I { .. }))
+            .count();
+        secondary_i_while_full.push(during);
+        match limit {
+            WindowLimit::ReceiverNotReady => {
+                // RNR right after the frame that filled the window, and RR
+                // (no more RNR) once everything is acknowledged.
+                assert_eq!(rnr.first(), Some(&(filled + FRAME_TIME)), "{rnr:?}");
+                assert!(!kinds(0, Supervisory::Rr).is_empty());
+            }
+            _ => assert!(rnr.is_empty(), "{rnr:?}"),
+        }
+        assert_eq!((line.i_frames(0) >= 10, line.links[1].queued()), (true, 0));
+    }
+    // Withholding: the secondary fills its own window of 7 before F = 1;
+    // RNR: it stops within the frame it was sending and the one after.
+    assert!(secondary_i_while_full[0] >= 7, "{secondary_i_while_full:?}");
+    assert!(secondary_i_while_full[1] <= 2, "{secondary_i_while_full:?}");
 }
 
 /// With [`PollPolicy::SupervisoryAtOnce`] every poll after the first goes

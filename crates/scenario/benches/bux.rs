@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use linklab_core::Streams;
+use linklab_link::WindowLimit;
 use linklab_scenario::bux::{simulate, LinkRun, MessageLength, Procedure, Traffic};
 use linklab_wire::control::Modulus;
 
@@ -25,6 +26,7 @@ fn two_way_abm(c: &mut Criterion) {
         t1: LinkRun::default_t1(48_000, t_p, length),
         measured: Duration::from_secs(60),
         slices: 10,
+        window_limit: WindowLimit::Withhold,
     };
     let streams = Streams::new(1);
     let frames = simulate(&run, &streams).map(|m| m.frames).unwrap_or(0);

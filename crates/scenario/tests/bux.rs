@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use linklab_core::Streams;
+use linklab_link::WindowLimit;
 use linklab_scenario::bux::model::one_way_bound;
 use linklab_scenario::bux::simulate::frame_overhead_bits;
 use linklab_scenario::bux::{
@@ -32,6 +33,7 @@ fn link(
         t1: LinkRun::default_t1(48_000, t_p, length),
         measured: Duration::from_secs(20),
         slices: 10,
+        window_limit: WindowLimit::Withhold,
     }
 }
 

@@ -495,6 +495,7 @@ impl<F: Framing> Link<F> {
         self.acknowledge_pending = false;
         self.poll_outstanding = false;
         self.own_receiver_busy = false;
+        self.window_busy = false;
         self.rej_actioned = None;
         self.poll_due = false;
         self.got_i = false;

@@ -235,6 +235,9 @@ pub struct Link<F: Framing> {
     layer_3_initiated: bool,
     peer_receiver_busy: bool,
     own_receiver_busy: bool,
+    /// An NRM primary busy because its window is full
+    /// ([`WindowLimit::ReceiverNotReady`](crate::WindowLimit::ReceiverNotReady)).
+    window_busy: bool,
     reject_exception: bool,
     acknowledge_pending: bool,
     /// N(R) of the last I, RR, RNR or REJ frame sent (4.2.4.4): the
@@ -390,6 +393,7 @@ impl<F: Framing> Link<F> {
             layer_3_initiated: false,
             peer_receiver_busy: false,
             own_receiver_busy: false,
+            window_busy: false,
             reject_exception: false,
             acknowledge_pending: false,
             nr_sent: 0,

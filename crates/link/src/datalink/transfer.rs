@@ -148,6 +148,7 @@ impl<F: Framing> Link<F> {
             self.sent[usize::from(ns)] = Some(payload);
             self.top = self.seq_add(ns, 1);
             self.vs = self.top;
+            self.window_filled();
             break ns;
         };
         let (pid, info) = self.sent[usize::from(ns)].clone()?;
@@ -285,7 +286,7 @@ impl<F: Framing> Link<F> {
     /// The information part of an I frame: deliver it if in sequence, or
     /// recover with REJ or SREJ (6.4.2, 6.4.4).
     fn receive_i(&mut self, now: Instant, payload: Payload, ns: u8, poll: bool) {
-        if self.own_receiver_busy {
+        if self.receiver_busy() {
             // 6.4.2.2: discard, only repeat the busy indication.
             if poll {
                 self.enquiry_response(now, true);
@@ -456,6 +457,7 @@ impl<F: Framing> Link<F> {
         if self.seq_diff(self.vs, self.va) > self.seq_diff(self.top, self.va) {
             self.vs = self.va;
         }
+        self.window_opened();
     }
 
     /// "Check need for response" (fig. C4.7b): a command with P = 1 gets
@@ -483,7 +485,7 @@ impl<F: Framing> Link<F> {
             return;
         }
         let cr = CommandResponse::Response;
-        if self.own_receiver_busy {
+        if self.receiver_busy() {
             self.send_s(Supervisory::Rnr, cr, f);
         } else if self.srej_in_use() && f && self.has_stored_frames() {
             self.srej_requested = 0;
@@ -499,7 +501,7 @@ impl<F: Framing> Link<F> {
     /// "Transmit enquiry" (fig. C4.7a): RR or RNR command with P = 1,
     /// start T1.
     pub(super) fn transmit_enquiry(&mut self, now: Instant) {
-        let kind = if self.own_receiver_busy {
+        let kind = if self.receiver_busy() {
             Supervisory::Rnr
         } else {
             Supervisory::Rr

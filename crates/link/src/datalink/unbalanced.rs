@@ -26,7 +26,7 @@ use linklab_wire::ax25::{CommandResponse, FrmrInfo};
 use linklab_wire::control::{Control, Modulus, Supervisory, Unnumbered};
 
 use super::{InvalidFrame, Link, State};
-use crate::config::{Mode, PollPolicy, Role};
+use crate::config::{Mode, PollPolicy, Role, WindowLimit};
 use crate::event::{Event, FailureReason};
 use crate::framing::{Framing, Pdu};
 use crate::timer::Timer;
@@ -57,12 +57,57 @@ impl<F: Framing> Link<F> {
     }
 
     /// An NRM primary with its window full that does not acknowledge
-    /// ([`Config::nrm_primary_ack_at_window_limit`](crate::Config::nrm_primary_ack_at_window_limit)):
-    /// the acknowledgement stays pending until an I frame can carry it.
+    /// ([`WindowLimit::Withhold`]): the acknowledgement stays pending until
+    /// an I frame can carry it.
     pub(super) fn withholds_ack(&self) -> bool {
         self.nrm_primary()
-            && !self.config.nrm_primary_ack_at_window_limit
-            && self.seq_diff(self.top, self.va) >= self.k
+            && self.config.nrm_primary_at_window_limit == WindowLimit::Withhold
+            && self.window_full()
+    }
+
+    fn window_full(&self) -> bool {
+        self.seq_diff(self.top, self.va) >= self.k
+    }
+
+    /// Own receiver busy, asked for (DL-FLOW-OFF) or because an NRM
+    /// primary's window is full ([`WindowLimit::ReceiverNotReady`]).
+    pub(super) fn receiver_busy(&self) -> bool {
+        self.own_receiver_busy || self.window_busy
+    }
+
+    /// [`WindowLimit::ReceiverNotReady`] (Bux et al. 3.1.3): an NRM
+    /// primary whose window has just filled becomes busy. It tells a
+    /// secondary in its transmit opportunity at once with an RNR command,
+    /// so that the secondary stops sending I frames and ends with F = 1;
+    /// an idle secondary learns it from the next poll, an RNR with P = 1.
+    pub(super) fn window_filled(&mut self) {
+        if !self.nrm_primary()
+            || self.config.nrm_primary_at_window_limit != WindowLimit::ReceiverNotReady
+            || self.window_busy
+            || !self.window_full()
+        {
+            return;
+        }
+        self.window_busy = true;
+        if self.poll_outstanding {
+            let rnr = self.supervisory(CommandResponse::Command, false);
+            self.out.push_back(rnr);
+        }
+    }
+
+    /// The busy condition of [`Self::window_filled`] ends when an
+    /// acknowledgement opens the window: an RR command tells a secondary
+    /// in its transmit opportunity that it may send I frames again; an
+    /// idle one learns it from the next poll.
+    pub(super) fn window_opened(&mut self) {
+        if !self.window_busy || self.window_full() {
+            return;
+        }
+        self.window_busy = false;
+        if self.poll_outstanding && !self.own_receiver_busy {
+            let rr = self.supervisory(CommandResponse::Command, false);
+            self.out.push_back(rr);
+        }
     }
 
     /// Bookkeeping for every frame an unbalanced station receives.
@@ -355,7 +400,7 @@ impl<F: Framing> Link<F> {
 
     /// RR, or RNR if our receiver is busy, with N(R) = V(R).
     fn supervisory(&mut self, cr: CommandResponse, pf: bool) -> Pdu {
-        let kind = if self.own_receiver_busy {
+        let kind = if self.receiver_busy() {
             Supervisory::Rnr
         } else {
             Supervisory::Rr

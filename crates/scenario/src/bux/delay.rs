@@ -12,6 +12,7 @@
 use core::time::Duration;
 use std::collections::BTreeMap;
 
+use linklab_link::WindowLimit;
 use serde::Deserialize;
 
 use super::model::{md1_transfer_s, mg1_exponential_transfer_s, nrm_secondary_transfer_s};
@@ -255,6 +256,7 @@ impl TransferTimeExperiment {
                                 t1: LinkRun::default_t1(figure.bit_rate_bps, t_p, length),
                                 measured: Duration::from_secs_f64(f64::from(messages) / rate),
                                 slices: 100,
+                                window_limit: WindowLimit::Withhold,
                             };
                             let what = format!(
                                 "Bux transfer time: {} Y_u = {load} t_p = {t_p_ms} ms p_bit = {p_bit}",

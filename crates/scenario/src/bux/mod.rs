@@ -6,6 +6,7 @@ mod arm;
 pub mod delay;
 pub mod model;
 pub mod replicate;
+mod rnr;
 pub mod sections;
 pub mod simulate;
 pub mod throughput;

@@ -6,6 +6,7 @@ use super::arm::arm_like_abm;
 use super::delay::{Curve, DelayCurves, TransferTimeExperiment};
 use super::model::{md1_transfer_s, nrm_secondary_transfer_s};
 use super::replicate::Estimate;
+use super::rnr::rnr_recovery;
 use super::throughput::{CaseCurves, ThroughputExperiment};
 use super::BuxError;
 use crate::builtin;
@@ -326,7 +327,7 @@ pub fn throughput_two_way(opts: &RunOptions, progress: &dyn Progress) -> Result<
         "the direction secondary to primary exhibits rapid throughput degradation for longer messages with modulo 128; the direction from primary to secondary exhibits an even worse behavior",
         verdict(&failures),
         failures.is_empty(),
-    ).with_note("The primary stops acknowledging with M-1 frames outstanding (Bux 3.1.3, Config::nrm_primary_ack_at_window_limit = false)."));
+    ).with_note("The primary stops acknowledging with M-1 frames outstanding (Bux 3.1.3, WindowLimit::Withhold)."));
     let short = m8.abm.first().map_or(0, |(l, _)| *l);
     if let (Some(p), Some(s), Some(a)) = (
         CaseCurves::at(&m8.nrm_primary, short),
@@ -382,16 +383,20 @@ pub fn throughput_two_way(opts: &RunOptions, progress: &dyn Progress) -> Result<
     }));
     let (arm_table, arm_check) = arm_like_abm(&two_way, &constant.figures, opts, progress)?;
     checks.push(arm_check);
+    let rnr = rnr_recovery(&two_way, &constant.figures, opts, progress)?;
+    checks.extend(rnr.checks);
     let mut tables = constant.output.tables;
     tables.extend(exponential.output.tables);
     tables.push(arm_table);
+    tables.push(rnr.table);
     let mut figures = constant.output.figures;
     figures.extend(exponential.output.figures);
+    figures.extend(rnr.figures);
     figures.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(Section {
         heading: "Figs. 4-6: maximum throughput, two-way flow".into(),
         text: format!(
-            "As Figs. 2-3, with both stations always having information to send; one NRM run gives both NRM curves, the ABM curve is the mean of its two directions. Fig. 5 draws exponential lengths in whole octets, cut at N1 = 2048 octets (13.5% of the messages at a mean of 8192 bits). Fig. 6: satellite link, t_p = 350 ms, p_bit = 1e-7. The NRM primary stops acknowledging while its own window is full (3.1.3). {}: the modulo-128 NRM points from 1024-4096 bits up, dominated by rare failed-REJ recoveries that last until a window of 127 frames is exhausted (a handful per replication, each worth many seconds), which leave several percent at the replication cap (`max_replications`); reaching ±2% would need several hundred replications per point, beyond the two-minute budget of the whole run. The tables give each half-width.",
+            "As Figs. 2-3, with both stations always having information to send; one NRM run gives both NRM curves, the ABM curve is the mean of its two directions. Fig. 5 draws exponential lengths in whole octets, cut at N1 = 2048 octets (13.5% of the messages at a mean of 8192 bits). Fig. 6: satellite link, t_p = 350 ms, p_bit = 1e-7. The NRM primary stops acknowledging while its own window is full (3.1.3). {}: the modulo-128 NRM points from 1024-4096 bits up, dominated by rare failed-REJ recoveries that last until a window of 127 frames is exhausted (a handful per replication, each worth many seconds), which leave several percent at the replication cap (`max_replications`); reaching ±2% would need several hundred replications per point, beyond the two-minute budget of the whole run. The tables give each half-width. Section 3.1.3's alternative, an RNR from the primary at its window limit, which the paper discusses without running it, is run on the links of Figs. 4 (both moduli) and 6 (modulo 8) at the quick lengths, beside the paper's choice (table bux-rnr-recovery).",
             wide
         ),
         tables,

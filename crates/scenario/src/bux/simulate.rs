@@ -36,7 +36,7 @@ use std::collections::VecDeque;
 use linklab_channel::{ErrorModel, LineConfig, Medium, MediumEvent, PointToPointLine, StationId};
 use linklab_link::{
     AckPolicy, Config, Event, HdlcAddressing, HdlcLink, Mode, PollPolicy, RecoveryMode, Role,
-    State, T1Backoff, T1OnIFrame,
+    State, T1Backoff, T1OnIFrame, WindowLimit,
 };
 use linklab_sim::{drive, DriveError, EventId, EventQueue, World};
 use linklab_wire::control::{Control, Modulus};
@@ -144,6 +144,9 @@ pub struct LinkRun {
     /// Number of equal slices of the measured period in the throughput
     /// series.
     pub slices: usize,
+    /// What the NRM primary does with its window full (section 3.1.3:
+    /// the paper's runs withhold acknowledgements).
+    pub window_limit: WindowLimit,
 }
 
 impl LinkRun {
@@ -683,7 +686,7 @@ fn stations(run: &LinkRun) -> Result<[HdlcLink; 2], BuxError> {
         xid: false,
         poll_policy: PollPolicy::SupervisoryAtOnce,
         poll_interval: Duration::from_micros(1),
-        nrm_primary_ack_at_window_limit: false,
+        nrm_primary_at_window_limit: run.window_limit,
         ..Config::default()
     };
     const SECONDARY: lapb::Address = lapb::Address(0x03);

@@ -11,6 +11,7 @@
 use core::time::Duration;
 use std::collections::BTreeMap;
 
+use linklab_link::WindowLimit;
 use linklab_wire::control::Modulus;
 use serde::Deserialize;
 
@@ -301,6 +302,7 @@ impl ThroughputExperiment {
             t1: LinkRun::default_t1(case.bit_rate_bps, t_p, length),
             measured: Duration::from_secs_f64(i_frame_s * f64::from(frame_times)),
             slices: 100,
+            window_limit: WindowLimit::Withhold,
         })
     }
 
