@@ -8,11 +8,18 @@
 //! to the 60-octet minimum frame (the 4-octet FCS is the medium's to
 //! count), and unwraps received frames addressed to it. Neighbours are
 //! static, as in the paper's network ("all routing was configured
-//! statically"): the two hosts' MAC addresses are known, so no ARP or
-//! Neighbor Discovery traffic is sent.
+//! statically"): the hosts' MAC addresses are known, so no ARP or
+//! Neighbor Discovery traffic is sent. A pair of hosts needs one
+//! neighbour ([`EthInterface::new`]); a host on a segment shared by more
+//! ([`EthInterface::with_neighbours`]) looks the destination MAC address
+//! up by the datagram's destination IP address in a static table, and a
+//! datagram to an address the table lacks cannot be sent: with no
+//! address resolution to ask, it is dropped and counted
+//! ([`EthStats::datagrams_no_neighbour`]).
 
+use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use linklab_core::{Engine, Instant};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use crate::device::Ax25Device;
 use crate::host::IpLink;
@@ -69,6 +76,42 @@ fn ip_length(payload: &[u8]) -> Option<usize> {
     }
 }
 
+/// The destination address of the IP datagram at the start of `datagram`:
+/// octets 16 to 19 of an IPv4 header (RFC 791 section 3.1), 24 to 39 of an
+/// IPv6 header (RFC 8200 section 3).
+fn ip_destination(datagram: &[u8]) -> Option<IpAddr> {
+    match datagram.first()? >> 4 {
+        4 => {
+            let octets: [u8; 4] = datagram.get(16..20)?.try_into().ok()?;
+            Some(IpAddr::V4(Ipv4Addr::from(octets)))
+        }
+        6 => {
+            let octets: [u8; 16] = datagram.get(24..40)?.try_into().ok()?;
+            Some(IpAddr::V6(Ipv6Addr::from(octets)))
+        }
+        _ => None,
+    }
+}
+
+/// Where the datagrams smoltcp sends go on the segment.
+#[derive(Debug)]
+enum Neighbours {
+    /// Every datagram to the one other host.
+    One(MacAddress),
+    /// The MAC address of each destination IP address.
+    Table(HashMap<IpAddr, MacAddress>),
+}
+
+impl Neighbours {
+    /// The destination MAC address of `datagram`, if it has one.
+    fn destination(&self, datagram: &[u8]) -> Option<MacAddress> {
+        match self {
+            Neighbours::One(mac) => Some(*mac),
+            Neighbours::Table(table) => table.get(&ip_destination(datagram)?).copied(),
+        }
+    }
+}
+
 /// Counters of an [`EthInterface`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct EthStats {
@@ -79,14 +122,17 @@ pub struct EthStats {
     /// Frames dropped: another destination, unknown EtherType or a
     /// truncated datagram.
     pub frames_dropped: u64,
+    /// Datagrams from smoltcp not sent: the neighbour table has no entry
+    /// for their destination IP address.
+    pub datagrams_no_neighbour: u64,
 }
 
-/// IP over Ethernet with one static neighbour (see the module
+/// IP over Ethernet with static neighbours (see the module
 /// documentation).
 #[derive(Debug)]
 pub struct EthInterface {
     mac: MacAddress,
-    neighbour: MacAddress,
+    neighbours: Neighbours,
     device: Ax25Device,
     out: VecDeque<Vec<u8>>,
     stats: EthStats,
@@ -97,9 +143,36 @@ impl EthInterface {
     /// IP MTU `mtu` (1500 on Ethernet) and room for `tx_queue_len`
     /// datagrams from smoltcp.
     pub fn new(mac: MacAddress, neighbour: MacAddress, mtu: usize, tx_queue_len: usize) -> Self {
+        EthInterface::from_parts(mac, Neighbours::One(neighbour), mtu, tx_queue_len)
+    }
+
+    /// An interface with address `mac` on a segment shared with several
+    /// hosts: each datagram goes to the MAC address `neighbours` gives for
+    /// its destination IP address (a later entry for an address replaces
+    /// an earlier one). The table stands in for the address resolution
+    /// RFC 894 (ARP) and RFC 2464 (Neighbor Discovery) rely on, so a
+    /// datagram to an address not listed is dropped and counted
+    /// ([`EthStats::datagrams_no_neighbour`]), broadcast and multicast
+    /// addresses included. IP MTU and queue as for [`EthInterface::new`].
+    pub fn with_neighbours(
+        mac: MacAddress,
+        neighbours: Vec<(IpAddr, MacAddress)>,
+        mtu: usize,
+        tx_queue_len: usize,
+    ) -> Self {
+        let table = Neighbours::Table(neighbours.into_iter().collect());
+        EthInterface::from_parts(mac, table, mtu, tx_queue_len)
+    }
+
+    fn from_parts(
+        mac: MacAddress,
+        neighbours: Neighbours,
+        mtu: usize,
+        tx_queue_len: usize,
+    ) -> Self {
         EthInterface {
             mac,
-            neighbour,
+            neighbours,
             device: Ax25Device::new(mtu, tx_queue_len),
             out: VecDeque::new(),
             stats: EthStats::default(),
@@ -158,13 +231,17 @@ impl IpLink for EthInterface {
 
     fn serve(&mut self, _now: Instant) {
         while let Some(datagram) = self.device.pop_transmitted() {
+            let Some(destination) = self.neighbours.destination(&datagram) else {
+                self.stats.datagrams_no_neighbour += 1;
+                continue;
+            };
             let ethertype = if datagram.first().is_some_and(|b| b >> 4 == 6) {
                 ETHERTYPE_IPV6
             } else {
                 ETHERTYPE_IPV4
             };
             self.out
-                .push_back(encapsulate(self.neighbour, self.mac, ethertype, &datagram));
+                .push_back(encapsulate(destination, self.mac, ethertype, &datagram));
         }
     }
 }
@@ -187,5 +264,73 @@ mod tests {
         iface.handle_frame(&encapsulate([3; 6], [1; 6], ETHERTYPE_IPV4, &[0x45; 40]));
         iface.handle_frame(&frame[..10]);
         assert_eq!(iface.stats().frames_dropped, 2);
+    }
+
+    /// A minimal IPv4 header to `destination`.
+    fn ipv4_to(destination: [u8; 4]) -> Vec<u8> {
+        let mut datagram = vec![0u8; 20];
+        datagram[0] = 0x45;
+        datagram[3] = 20;
+        datagram[16..20].copy_from_slice(&destination);
+        datagram
+    }
+
+    /// A minimal IPv6 header to `destination`.
+    fn ipv6_to(destination: Ipv6Addr) -> Vec<u8> {
+        let mut datagram = vec![0u8; 40];
+        datagram[0] = 0x60;
+        datagram[24..40].copy_from_slice(&destination.octets());
+        datagram
+    }
+
+    /// Hands `datagrams` to `iface` as smoltcp would; returns the frames'
+    /// destination MAC addresses and EtherTypes.
+    fn send(iface: &mut EthInterface, datagrams: Vec<Vec<u8>>) -> Vec<(MacAddress, u16)> {
+        for datagram in datagrams {
+            assert!(iface.device_mut().push_transmit(datagram));
+        }
+        iface.serve(Instant::ZERO);
+        std::iter::from_fn(|| iface.poll_transmit(Instant::ZERO))
+            .map(|frame| {
+                let (destination, ethertype, _) = decapsulate(&frame).expect("a header");
+                (destination, ethertype)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_neighbour_table_picks_the_destination_mac() {
+        let v6 = Ipv6Addr::new(0xfd00, 0, 0, 0, 0, 0, 0, 3);
+        let table = vec![
+            (IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)), [2; 6]),
+            (IpAddr::V4(Ipv4Addr::new(10, 0, 0, 3)), [3; 6]),
+            (IpAddr::V6(v6), [3; 6]),
+        ];
+        let mut iface = EthInterface::with_neighbours([1; 6], table, 1500, 10);
+        let datagrams = vec![
+            ipv4_to([10, 0, 0, 3]),
+            ipv4_to([10, 0, 0, 9]),
+            ipv6_to(v6),
+            ipv4_to([10, 0, 0, 2]),
+        ];
+        let sent = send(&mut iface, datagrams);
+        assert_eq!(
+            sent,
+            [
+                ([3; 6], ETHERTYPE_IPV4),
+                ([3; 6], ETHERTYPE_IPV6),
+                ([2; 6], ETHERTYPE_IPV4),
+            ]
+        );
+        let stats = iface.stats();
+        assert_eq!((stats.frames_sent, stats.datagrams_no_neighbour), (3, 1));
+    }
+
+    #[test]
+    fn one_neighbour_gets_every_datagram() {
+        let mut iface = EthInterface::new([1; 6], [2; 6], 1500, 10);
+        let sent = send(&mut iface, vec![ipv4_to([10, 0, 0, 9]), vec![0xFF; 3]]);
+        assert_eq!(sent, [([2; 6], ETHERTYPE_IPV4), ([2; 6], ETHERTYPE_IPV4)]);
+        assert_eq!(iface.stats().datagrams_no_neighbour, 0);
     }
 }
