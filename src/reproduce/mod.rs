@@ -183,6 +183,11 @@ fn jobs() -> Vec<Job> {
             run: |o, p| Ok(linklab_scenario::dstar::table_2(o, p)?),
             cost: 17,
         },
+        Job {
+            paper: Paper::RonanDstar,
+            run: |o, p| Ok(linklab_scenario::dstar::stations::section(o, p)?),
+            cost: 4,
+        },
     ]
 }
 

@@ -177,6 +177,9 @@ pub struct DdStats {
     /// Frames this radio lost to a collision: another radio's frame
     /// overlapped them on the air (never with two radios).
     pub frames_collided: u64,
+    /// Frames this radio sent while another radio was keyed: no receiver
+    /// got them (never with two radios).
+    pub frames_sent_collided: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -342,6 +345,9 @@ impl DdChannel {
         };
         self.radios[i].buffered -= frame.len();
         self.radios[i].stats.frames_sent += 1;
+        if self.radios[i].keyed_with.contains(&true) {
+            self.radios[i].stats.frames_sent_collided += 1;
+        }
         self.events.push_back(MediumEvent::FrameSent {
             station: StationId(i),
             octets: frame.len(),

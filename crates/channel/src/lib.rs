@@ -5,7 +5,7 @@
 //! processor of a firmware TNC that runs AX.25 itself ([`firmware`]) and
 //! named controller/firmware profiles ([`profile`](mod@profile)), a
 //! two-DTE public X.25 network ([`x25net`]) and the D-STAR Digital Data
-//! link of two Icom ID-1 radios ([`dstar`]).
+//! channel of Icom ID-1 radios, two or more ([`dstar`]).
 //!
 //! Every model is a state machine in virtual time, driven like the protocol
 //! engines: calls take `now`, outputs are drained by polling,
@@ -26,7 +26,7 @@ pub mod tnc;
 pub mod x25net;
 
 pub use airtime::{bits_duration, hdlc_bits, FLAG_BITS};
-pub use dstar::{DdChannel, DdConfig, DdStats};
+pub use dstar::{Contention, DdChannel, DdConfig, DdStats};
 pub use errors::{ErrorModel, ErrorProcess, GilbertElliott};
 pub use firmware::{Cpu, FirmwareCosts, Priority};
 pub use line::{DirectionStats, LineConfig, PointToPointLine};

@@ -87,23 +87,23 @@ pub(crate) fn pcs(streams: &Streams) -> [Host<EthInterface>; 2] {
     [host(0), host(1)]
 }
 
-/// What runs on the two PCs above their TCP/IP stacks.
+/// What runs on the PCs above their TCP/IP stacks.
 pub(crate) trait Application {
     /// Moves data between the application and its sockets, and runs its
     /// timers due at `now`.
-    fn step(&mut self, hosts: &mut [Host<EthInterface>; 2], now: Instant);
+    fn step(&mut self, hosts: &mut [Host<EthInterface>], now: Instant);
     /// When the application's own timers are next due.
     fn poll_timeout(&self) -> Option<Instant>;
     /// The run is over (done, or failed for good).
     fn finished(&self) -> bool;
 }
 
-/// Runs `app` on `hosts` over `medium` from time zero until it is
-/// finished, `end` comes or nothing is left scheduled; returns the instant
-/// the run stopped.
+/// Runs `app` on `hosts` (host i on radio i) over `medium` from time zero
+/// until it is finished, `end` comes or nothing is left scheduled; returns
+/// the instant the run stopped.
 pub(crate) fn run_pcs(
     medium: &mut DdChannel,
-    hosts: &mut [Host<EthInterface>; 2],
+    hosts: &mut [Host<EthInterface>],
     app: &mut impl Application,
     end: Instant,
 ) -> Result<Instant, BenchError> {
@@ -124,10 +124,10 @@ pub(crate) fn run_pcs(
     }
 }
 
-/// The two PCs and their application: what [`drive`] takes through time.
+/// The PCs and their application: what [`drive`] takes through time.
 struct Pcs<'a, A> {
     medium: &'a mut DdChannel,
-    hosts: &'a mut [Host<EthInterface>; 2],
+    hosts: &'a mut [Host<EthInterface>],
     app: &'a mut A,
     end: Instant,
     now: Instant,
@@ -205,8 +205,10 @@ struct Iperf {
 }
 
 impl Application for Iperf {
-    fn step(&mut self, hosts: &mut [Host<EthInterface>; 2], now: Instant) {
-        let [client, server] = hosts;
+    fn step(&mut self, hosts: &mut [Host<EthInterface>], now: Instant) {
+        let [client, server] = hosts else {
+            return;
+        };
         self.client.step(client, now);
         self.server.step(server);
     }

@@ -9,12 +9,15 @@
 //! - [`normcl`](mod@normcl): DTN over the NORM convergence layer on the
 //!   same PCs (dtnsend);
 //! - [`table_1`], [`table_2`]: the report sections, with checks, also
-//!   run from scenario files (`dstar-table-1`, `dstar-table-2`).
+//!   run from scenario files (`dstar-table-1`, `dstar-table-2`);
+//! - [`stations`](mod@stations): several radios on one channel, iperf from
+//!   every field station to a base (a section of its own).
 
 pub mod bench;
 mod experiment;
 pub mod normcl;
 mod sections;
+pub mod stations;
 pub mod tcpcl;
 
 pub use sections::{

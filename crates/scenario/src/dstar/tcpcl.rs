@@ -414,7 +414,7 @@ impl DtnOverTcpcl {
 }
 
 impl Application for DtnOverTcpcl {
-    fn step(&mut self, hosts: &mut [Host<EthInterface>; 2], now: Instant) {
+    fn step(&mut self, hosts: &mut [Host<EthInterface>], now: Instant) {
         for (i, host) in hosts.iter_mut().enumerate() {
             if self.failure.is_some() {
                 return;
