@@ -496,7 +496,8 @@ fn shared_check(cells: &[Cell]) -> Check {
         "The paper gives no number for this case; the check is on its premise. The criterion \
          first chosen, the least served station's rate falling with every station added, was \
          dropped after the first run: under the all-key rule that station is starved from 3 \
-         stations on (0 B/s), and at 6 and 8 stations a few octets reach the base by chance. \
+         stations on (0 B/s in most runs, a few tens at most), so its rate wanders at noise \
+         level and cannot fall further. \
          Why: a station that has data queued is waiting at every clear channel, so under \
          1-persistent access any other station's frame collides with its frames for certain; \
          the first station to start keeps the channel, the others' retransmission timers back \
