@@ -251,6 +251,12 @@ pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
     let per_call = X25NetConfig::korb1987(addresses())
         .per_call
         .map_or(0.0, |c| c.rate_bps);
+    let at_2 = |direction: Direction| {
+        rows_2
+            .iter()
+            .find(|r| r.direction == direction && r.circuits == 2)
+    };
+    let (put_2, get_2) = (at_2(Direction::Put), at_2(Direction::Get));
     let mut section = Section {
         heading: "Tables 2 and 3: one FTP transfer, one or more circuits".into(),
         text: format!(
@@ -273,12 +279,33 @@ pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
              get, 15,012 and 19,997 bit/s, lie at Table 3's four-circuit 19,254 and between \
              it and the two-circuit row), so Table 2 is checked against the run with at most \
              {most} circuits (Table 3's highest setting, not fitted) and the single-circuit \
-             rows are shown unchecked. The model is symmetric: put and get differ only in \
-             their random draws; the paper found get \"consistently faster\" and gives no \
-             reason. A last row shows what the 4096-octet window of 4.3BSD would do with \
+             rows are shown unchecked. The paper found get \"consistently faster\" (put \
+             15,012, get 19,997 bit/s) and gives no reason; the two hosts ran the same \
+             4.2BSD on equal 56 kbit/s lines. The model finds one, in the opening of \
+             circuits, at Table 3's lowest setting (at most 2 circuits): get {get_2:.0}, put \
+             {put_2:.0} bit/s. The FTP client at Purdue opens the circuits: the control \
+             connection's first datagram waits through the call set-up, and by the rule of \
+             one more circuit per datagram waiting the client calls a second. A host counts \
+             the circuits it knows of, its own calls still being set up among them. In a put the data sender is that client, which knows \
+             of both its calls and stays at its limit. In a get the sender is the server at \
+             CSNET, which cannot see the client's second call until it arrives (set-up takes \
+             20-30 s), so when the file starts sooner it calls one of its own, and the \
+             transfer runs on three circuits (the sender saw {get_2_circuits:.1} circuits \
+             opened on average in a get, {put_2_circuits:.1} in a put). With at most {most} the 2048-octet \
+             window binds from the third circuit on and hides it; the paper's own Table 3, \
+             19,254 bit/s with four circuits where the model reaches {put_4:.0}, shows its \
+             window binding later. A last row shows what the 4096-octet window of 4.3BSD would do with \
              {most} circuits.",
             model_text(),
             per_call * 512.0 / 552.0,
+            put_2 = put_2.map_or(f64::NAN, |r| r.rate.mean),
+            get_2 = get_2.map_or(f64::NAN, |r| r.rate.mean),
+            put_2_circuits = put_2.map_or(f64::NAN, |r| r.circuits_opened),
+            get_2_circuits = get_2.map_or(f64::NAN, |r| r.circuits_opened),
+            put_4 = rows_3
+                .iter()
+                .find(|r| r.direction == Direction::Put && r.circuits == most)
+                .map_or(f64::NAN, |r| r.rate.mean),
         ),
         ..Section::default()
     };
