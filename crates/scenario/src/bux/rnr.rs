@@ -214,6 +214,23 @@ fn figures(compared: &[Compared]) -> Vec<Figure> {
         .collect()
 }
 
+/// What a check shows: every point, or the points that fail.
+fn verdict(
+    points: &[&Compared],
+    failures: &[String],
+    each: impl Fn(&Compared) -> String,
+) -> String {
+    if failures.is_empty() {
+        points
+            .iter()
+            .map(|c| each(c))
+            .collect::<Vec<_>>()
+            .join("; ")
+    } else {
+        failures.join("; ")
+    }
+}
+
 /// The paper's expectation for the collapse: with RNR the checkpoint comes
 /// at once, so the modulo-128 terrestrial link recovers sooner from the
 /// primary to the secondary, at the lengths where the paper's choice
@@ -237,20 +254,12 @@ fn recovers_sooner(compared: &[Compared]) -> Check {
             )
         })
         .collect();
-    let ours = if failures.is_empty() {
-        points
-            .iter()
-            .map(|c| {
-                format!(
-                    "l = {}: {:.3} → {:.3}",
-                    c.bits, c.withhold[0].mean, c.rnr[0].mean
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("; ")
-    } else {
-        failures.join("; ")
-    };
+    let ours = verdict(&points, &failures, |c| {
+        format!(
+            "l = {}: {:.3} → {:.3}",
+            c.bits, c.withhold[0].mean, c.rnr[0].mean
+        )
+    });
     Check::qualitative(
         "bux1982/3.1.3/rnr-recovers-sooner",
         Paper::Bux1982,
@@ -292,23 +301,15 @@ fn starves_secondary(compared: &[Compared]) -> Check {
             )
         })
         .collect();
-    let ours = if failures.is_empty() {
-        points
-            .iter()
-            .map(|c| {
-                format!(
-                    "l = {}: S→P {:.3} → {:.3} ({:.2})",
-                    c.bits,
-                    c.withhold[1].mean,
-                    c.rnr[1].mean,
-                    ratio(c)
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("; ")
-    } else {
-        failures.join("; ")
-    };
+    let ours = verdict(&points, &failures, |c| {
+        format!(
+            "l = {}: S→P {:.3} → {:.3} ({:.2})",
+            c.bits,
+            c.withhold[1].mean,
+            c.rnr[1].mean,
+            ratio(c)
+        )
+    });
     Check::qualitative(
         "bux1982/3.1.3/rnr-starves-secondary",
         Paper::Bux1982,
