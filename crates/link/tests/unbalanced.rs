@@ -600,3 +600,49 @@ fn secondary_rejects_an_invalid_frame_with_frmr() {
         assert_eq!(p.received(Side::A)[mark..], more, "{}", p.dump());
     }
 }
+
+/// A reset drops the old link's numbered frames: an NRM secondary's RNR
+/// waiting for its poll on a modulo-8 link must not go out after SNRME
+/// has set modulo 128 (found by the `hdlc_link` fuzz target: its one-
+/// octet control field no longer decoded).
+#[test]
+fn a_reset_drops_the_numbered_frames_of_the_old_link() {
+    use linklab_core::{Engine, Instant};
+    use linklab_link::{HdlcAddressing, HdlcLink};
+    use linklab_wire::lapb::{Address, Station};
+
+    let address = Address(0x03);
+    let config = Config {
+        mode: Mode::Nrm,
+        role: Role::Secondary,
+        xid: false,
+        ..base(Modulus::Mod8)
+    };
+    let addressing = HdlcAddressing::Unbalanced {
+        station: Station::Secondary,
+        secondary: address,
+    };
+    let mut b = HdlcLink::new(config, addressing).unwrap();
+    b.set_accept_incoming(true);
+    let now = Instant::ZERO;
+    let snrm = |modulus, kind| Frame::u(address, modulus, kind, true, Vec::new()).unwrap();
+    b.handle_frame(now, &snrm(Modulus::Mod8, Unnumbered::Snrm));
+    assert!(matches!(
+        b.poll_transmit(now).map(|f| f.control()),
+        Some(Control::U {
+            kind: Unnumbered::Ua,
+            ..
+        })
+    ));
+    assert_eq!(b.state(), State::Connected);
+    // Busy: an RNR waits for the next poll.
+    b.set_own_receiver_busy(now, true);
+    assert_eq!(b.poll_transmit(now), None);
+    b.handle_frame(now, &snrm(Modulus::Mod128, Unnumbered::Snrme));
+    let sent: Vec<Frame> = std::iter::from_fn(|| b.poll_transmit(now)).collect();
+    assert_eq!(b.modulus(), Modulus::Mod128);
+    assert!(
+        matches!(sent.as_slice(), [ua] if matches!(ua.control(), Control::U { kind: Unnumbered::Ua, .. })),
+        "{sent:?}"
+    );
+}

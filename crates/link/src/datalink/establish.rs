@@ -501,8 +501,13 @@ impl<F: Framing> Link<F> {
         self.got_i = false;
     }
 
-    /// V(S) = V(A) = V(R) = 0 and nothing outstanding or stored.
+    /// V(S) = V(A) = V(R) = 0 and nothing outstanding or stored. I and S
+    /// frames still queued (an NRM secondary's, waiting for its poll, or
+    /// any waiting for the channel) carry the old link's N(R) and N(S),
+    /// and after a change of modulus its control-field format: they are
+    /// dropped. U frames, such as the UA just queued, stay.
     fn reset_variables(&mut self) {
+        self.out.retain(|pdu| !pdu.is_numbered());
         self.vs = 0;
         self.va = 0;
         self.vr = 0;
