@@ -338,14 +338,16 @@ pub fn section(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, Be
              in contention for the same bandwidth, and leaves its effect on TCP/IP unmeasured. \
              Here a base station and 1-{} field stations share the calibrated channel of \
              Table I, all in range of each other; every field station runs iperf over IPv4 to \
-             the base at once, for {IPERF_SECONDS} s ({} runs per cell, Linux-like TCP as in \
-             Table I). The ID-1's behaviour when several radios wait for the channel is not \
+             the base until {IPERF_SECONDS} s, the first from time zero and the others from \
+             times drawn from the first {} s ({} runs per cell, Linux-like TCP as in Table \
+             I). The ID-1's behaviour when several radios wait for the channel is not \
              documented, and it decides the outcome, so both bounds run: every waiting radio \
              keys when the channel clears and they collide (1-persistent carrier sense, no \
              backoff), or one of them keys and the others defer (ideal arbitration). With two \
              stations only one radio ever waits, and both rules are Table I's model. The paper \
              gives no figure to compare with; the check is on its premise.",
             STATIONS.iter().max().map_or(0, |n| n - 1),
+            START_SPREAD.as_secs(),
             if opts.quick { RUNS.1 } else { RUNS.0 },
         ),
         tables: vec![table(&cells)],
