@@ -17,12 +17,13 @@
 //! address resolution to ask, it is dropped and counted
 //! ([`EthStats::datagrams_no_neighbour`]).
 
-use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use core::net::IpAddr;
 use linklab_core::{Engine, Instant};
 use std::collections::{HashMap, VecDeque};
 
 use crate::device::Ax25Device;
 use crate::host::IpLink;
+use crate::iface;
 
 /// Octets of an Ethernet II header: destination, source, EtherType.
 pub const ETHERNET_HEADER: usize = 14;
@@ -76,23 +77,6 @@ fn ip_length(payload: &[u8]) -> Option<usize> {
     }
 }
 
-/// The destination address of the IP datagram at the start of `datagram`:
-/// octets 16 to 19 of an IPv4 header (RFC 791 section 3.1), 24 to 39 of an
-/// IPv6 header (RFC 8200 section 3).
-fn ip_destination(datagram: &[u8]) -> Option<IpAddr> {
-    match datagram.first()? >> 4 {
-        4 => {
-            let octets: [u8; 4] = datagram.get(16..20)?.try_into().ok()?;
-            Some(IpAddr::V4(Ipv4Addr::from(octets)))
-        }
-        6 => {
-            let octets: [u8; 16] = datagram.get(24..40)?.try_into().ok()?;
-            Some(IpAddr::V6(Ipv6Addr::from(octets)))
-        }
-        _ => None,
-    }
-}
-
 /// Where the datagrams smoltcp sends go on the segment.
 #[derive(Debug)]
 enum Neighbours {
@@ -107,7 +91,7 @@ impl Neighbours {
     fn destination(&self, datagram: &[u8]) -> Option<MacAddress> {
         match self {
             Neighbours::One(mac) => Some(*mac),
-            Neighbours::Table(table) => table.get(&ip_destination(datagram)?).copied(),
+            Neighbours::Table(table) => table.get(&iface::destination(datagram)?).copied(),
         }
     }
 }
@@ -249,6 +233,7 @@ impl IpLink for EthInterface {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use core::net::{Ipv4Addr, Ipv6Addr};
 
     #[test]
     fn short_datagrams_are_padded_and_the_padding_cut_on_receipt() {

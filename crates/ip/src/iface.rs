@@ -221,8 +221,10 @@ fn max_segmented(n1: usize) -> usize {
     n1.saturating_sub(2) + usize::from(MAX_REMAINING) * n1.saturating_sub(1)
 }
 
-/// The destination address of an IPv4 or IPv6 datagram.
-fn destination(datagram: &[u8]) -> Option<IpAddr> {
+/// The destination address of an IPv4 or IPv6 datagram: octets 16 to 19
+/// of an IPv4 header (RFC 791 section 3.1), 24 to 39 of an IPv6 header
+/// (RFC 8200 section 3).
+pub(crate) fn destination(datagram: &[u8]) -> Option<IpAddr> {
     match datagram.first()? >> 4 {
         4 => {
             let d: [u8; 4] = datagram.get(16..20)?.try_into().ok()?;
