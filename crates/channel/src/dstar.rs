@@ -208,6 +208,14 @@ struct Radio {
     stats: DdStats,
 }
 
+impl Radio {
+    /// The frame on the air started with another radio keyed: it collides
+    /// with that radio's frame.
+    fn in_collision(&self) -> bool {
+        self.keyed_with.contains(&true)
+    }
+}
+
 /// ID-1 radios in DD mode on one channel (see the module documentation).
 #[derive(Debug)]
 pub struct DdChannel {
@@ -345,7 +353,7 @@ impl DdChannel {
         };
         self.radios[i].buffered -= frame.len();
         self.radios[i].stats.frames_sent += 1;
-        if self.radios[i].keyed_with.contains(&true) {
+        if self.radios[i].in_collision() {
             self.radios[i].stats.frames_sent_collided += 1;
         }
         self.events.push_back(MediumEvent::FrameSent {
@@ -380,7 +388,7 @@ impl DdChannel {
     /// frame it heard alone.
     fn receive(&mut self, end: Instant, from: usize, to: usize, bits: u64) -> Outcome {
         let sender = &self.radios[from];
-        let (start, collided) = (sender.frame_start, sender.keyed_with.contains(&true));
+        let (start, collided) = (sender.frame_start, sender.in_collision());
         let keyed = sender.keyed_with[to] || self.radios[to].tx != Tx::Off;
         let rate = self.config.bit_rate;
         let receiver = &mut self.radios[to];

@@ -4,11 +4,7 @@
 //! links of Figs. 4 and 6 with both stations saturated, at the length
 //! where ABM peaks and at the longest, beside ABM's points.
 
-use core::num::NonZeroUsize;
-
-use linklab_sim::try_map_ordered;
-
-use super::replicate::{BuxPoint, Estimate};
+use super::replicate::{run_all, BuxPoint, Estimate};
 use super::simulate::{Procedure, Traffic};
 use super::throughput::{CaseCurves, ThroughputCase, ThroughputExperiment};
 use super::BuxError;
@@ -57,11 +53,7 @@ pub fn arm_like_abm(
             })
         })
         .collect::<Result<Vec<_>, BuxError>>()?;
-    let inner = RunOptions {
-        jobs: NonZeroUsize::MIN,
-        ..*opts
-    };
-    let arm = try_map_ordered(opts.jobs, &points, |_, p| p.run(&inner, progress))?;
+    let arm = run_all(&points, opts, progress)?;
     let mut table = Table {
         id: "bux-appendix-a2".into(),
         title: "Appendix A2: ARM against ABM, two-way flow, constant lengths (95% intervals)"

@@ -2,7 +2,9 @@
 //! [`Runner`] (replication/deletion, MSER-5 on each replication's series,
 //! Student-t 95% intervals), on the threads the run options give.
 
-use linklab_sim::{ConfidenceInterval, Metric, ReplicationOutput, Runner};
+use core::num::NonZeroUsize;
+
+use linklab_sim::{try_map_ordered, ConfidenceInterval, Metric, ReplicationOutput, Runner};
 use serde::{Deserialize, Serialize};
 
 use super::simulate::{simulate, LinkRun, Traffic};
@@ -189,6 +191,20 @@ impl BuxPoint {
         progress.add_work(self.replications.initial);
         replicate(&self.run, self.replications, opts, progress, &self.what)
     }
+}
+
+/// Runs `points` on `opts.jobs` threads, a point to a thread and its
+/// replications one after the other; the results in point order.
+pub fn run_all(
+    points: &[BuxPoint],
+    opts: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<Vec<[DirectionEstimate; 2]>, BuxError> {
+    let inner = RunOptions {
+        jobs: NonZeroUsize::MIN,
+        ..*opts
+    };
+    try_map_ordered(opts.jobs, points, |_, p| p.run(&inner, progress))
 }
 
 /// How a Bux sweep's figures and tables are walked: once to list its

@@ -10,13 +10,11 @@
 //! window limit. Here the alternative runs on the two-way links of Figs. 4
 //! and 6 beside the paper's choice.
 
-use core::num::NonZeroUsize;
 use std::collections::BTreeMap;
 
 use linklab_link::WindowLimit;
-use linklab_sim::try_map_ordered;
 
-use super::replicate::{BuxPoint, Estimate};
+use super::replicate::{run_all, BuxPoint, Estimate};
 use super::simulate::{Procedure, Traffic};
 use super::throughput::{CaseCurves, ThroughputCase, ThroughputExperiment};
 use super::BuxError;
@@ -102,11 +100,7 @@ pub fn rnr_recovery(
             })
         })
         .collect::<Result<Vec<_>, BuxError>>()?;
-    let inner = RunOptions {
-        jobs: NonZeroUsize::MIN,
-        ..*opts
-    };
-    let measured = try_map_ordered(opts.jobs, &points, |_, p| p.run(&inner, progress))?;
+    let measured = run_all(&points, opts, progress)?;
     let compared = cases
         .iter()
         .zip(&measured)

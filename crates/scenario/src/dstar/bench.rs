@@ -16,18 +16,24 @@ use linklab_sim::{drive, DriveError, World};
 use smoltcp::wire::{IpAddress, IpCidr};
 use thiserror::Error;
 
-/// The PCs' MAC addresses.
-pub const MACS: [MacAddress; 2] = [[2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2]];
+/// The MAC address of PC `i` (02:00:00:00:00:0i+1).
+pub const fn mac(i: usize) -> MacAddress {
+    [2, 0, 0, 0, 0, (i + 1) as u8]
+}
+/// The IPv4 address of PC `i` on the paper's network: 192.168.254.(i + 1).
+pub const fn ipv4(i: usize) -> Ipv4Addr {
+    Ipv4Addr::new(192, 168, 254, (i + 1) as u8)
+}
+/// The IPv6 address of PC `i` on the paper's network: fec0::(i + 1).
+pub const fn ipv6(i: usize) -> Ipv6Addr {
+    Ipv6Addr::new(0xfec0, 0, 0, 0, 0, 0, 0, (i + 1) as u16)
+}
+/// The paper's two PCs' MAC addresses.
+pub const MACS: [MacAddress; 2] = [mac(0), mac(1)];
 /// The paper's IPv4 addresses (192.168.254.1 and .2).
-pub const IPV4: [Ipv4Addr; 2] = [
-    Ipv4Addr::new(192, 168, 254, 1),
-    Ipv4Addr::new(192, 168, 254, 2),
-];
+pub const IPV4: [Ipv4Addr; 2] = [ipv4(0), ipv4(1)];
 /// The paper's IPv6 addresses (fec0::1 and fec0::2).
-pub const IPV6: [Ipv6Addr; 2] = [
-    Ipv6Addr::new(0xfec0, 0, 0, 0, 0, 0, 0, 1),
-    Ipv6Addr::new(0xfec0, 0, 0, 0, 0, 0, 0, 2),
-];
+pub const IPV6: [Ipv6Addr; 2] = [ipv6(0), ipv6(1)];
 /// The NORM port.
 pub const NORM_PORT: u16 = 6003;
 /// The iperf port.
@@ -72,19 +78,20 @@ pub fn linux_tcp(timeout: Option<Duration>) -> TcpConfig {
     }
 }
 
-/// The two PCs: smoltcp hosts on Ethernet with the paper's IPv4 and IPv6
-/// addresses, each host's ISNs drawn from `streams`.
+/// PC `i`: a smoltcp host on `link` with the IPv4 and IPv6 addresses of
+/// [`ipv4`] and [`ipv6`], its ISNs drawn from `streams`.
+pub(crate) fn pc(i: usize, link: EthInterface, streams: &Streams) -> Host<EthInterface> {
+    let cidrs = [
+        IpCidr::new(IpAddress::Ipv4(ipv4(i)), 24),
+        IpCidr::new(IpAddress::Ipv6(ipv6(i)), 64),
+    ];
+    let seed = streams.stream(&format!("host/{i}")).next_u64();
+    Host::on_link(link, &cidrs, seed, Instant::ZERO)
+}
+
+/// The paper's two PCs, each the other's neighbour.
 pub(crate) fn pcs(streams: &Streams) -> [Host<EthInterface>; 2] {
-    let host = |i: usize| {
-        let link = EthInterface::new(MACS[i], MACS[1 - i], MTU, 100);
-        let cidrs = [
-            IpCidr::new(IpAddress::Ipv4(IPV4[i]), 24),
-            IpCidr::new(IpAddress::Ipv6(IPV6[i]), 64),
-        ];
-        let seed = streams.stream(&format!("host/{i}")).next_u64();
-        Host::on_link(link, &cidrs, seed, Instant::ZERO)
-    };
-    [host(0), host(1)]
+    [0, 1].map(|i| pc(i, EthInterface::new(mac(i), mac(1 - i), MTU, 100), streams))
 }
 
 /// What runs on the PCs above their TCP/IP stacks.

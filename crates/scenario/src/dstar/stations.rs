@@ -18,33 +18,20 @@
 //! the outcome, and it is not documented; the two rules of
 //! [`Contention`] bound it, and the section runs both.
 
-use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use core::net::IpAddr;
 use core::time::Duration;
 
 use linklab_channel::{Contention, DdChannel, DdConfig, DdStats, StationId};
 use linklab_core::{Instant, Streams};
 use linklab_ip::apps::{FileReceiver, FileSender};
-use linklab_ip::ether::MacAddress;
 use linklab_ip::{EthInterface, Host, TcpConfig};
 use linklab_sim::{ConfidenceInterval, Metric, ReplicationOutput, Runner};
-use smoltcp::wire::{IpAddress, IpCidr, IpEndpoint};
+use smoltcp::wire::{IpAddress, IpEndpoint};
 
-use super::bench::{linux_tcp, run_pcs, Application, BenchError, IPERF_PORT, MTU};
+use super::bench::{ipv4, linux_tcp, mac, pc, run_pcs, Application, BenchError, IPERF_PORT, MTU};
 use crate::report::{
     Check, Figure, Paper, Point, Progress, RunOptions, Section, Series, SeriesStyle, Table,
 };
-
-/// The MAC address of station `i`'s PC (stations 0 and 1 as Table I's
-/// PCs).
-fn mac(i: usize) -> MacAddress {
-    [2, 0, 0, 0, 0, (i + 1) as u8]
-}
-
-/// The IPv4 address of station `i`'s PC: 192.168.254.(i + 1), the
-/// paper's network.
-fn ipv4(i: usize) -> Ipv4Addr {
-    Ipv4Addr::new(192, 168, 254, (i + 1) as u8)
-}
 
 /// The PCs: each field station with the base as its neighbour, the base
 /// (the last) with a neighbour for every field station; ISNs drawn from
@@ -59,13 +46,7 @@ fn pcs(stations: usize, streams: &Streams) -> Vec<Host<EthInterface>> {
             } else {
                 EthInterface::new(mac(i), mac(base), MTU, 100)
             };
-            let ipv6 = Ipv6Addr::new(0xfec0, 0, 0, 0, 0, 0, 0, (i + 1) as u16);
-            let cidrs = [
-                IpCidr::new(IpAddress::Ipv4(ipv4(i)), 24),
-                IpCidr::new(IpAddress::Ipv6(ipv6), 64),
-            ];
-            let seed = streams.stream(&format!("host/{i}")).next_u64();
-            Host::on_link(link, &cidrs, seed, Instant::ZERO)
+            pc(i, link, streams)
         })
         .collect()
 }

@@ -251,12 +251,15 @@ pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
     let per_call = X25NetConfig::korb1987(addresses())
         .per_call
         .map_or(0.0, |c| c.rate_bps);
-    let at_2 = |direction: Direction| {
-        rows_2
-            .iter()
-            .find(|r| r.direction == direction && r.circuits == 2)
+    let find = |rows: &[FtpRow], direction: Direction, circuits: usize| {
+        rows.iter()
+            .find(|r| r.direction == direction && r.circuits == circuits)
+            .cloned()
     };
-    let (put_2, get_2) = (at_2(Direction::Put), at_2(Direction::Get));
+    let (put_2, get_2) = (
+        find(&rows_2, Direction::Put, 2),
+        find(&rows_2, Direction::Get, 2),
+    );
     let mut section = Section {
         heading: "Tables 2 and 3: one FTP transfer, one or more circuits".into(),
         text: format!(
@@ -298,14 +301,11 @@ pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
              {most} circuits.",
             model_text(),
             per_call * 512.0 / 552.0,
-            put_2 = put_2.map_or(f64::NAN, |r| r.rate.mean),
-            get_2 = get_2.map_or(f64::NAN, |r| r.rate.mean),
-            put_2_circuits = put_2.map_or(f64::NAN, |r| r.circuits_opened),
-            get_2_circuits = get_2.map_or(f64::NAN, |r| r.circuits_opened),
-            put_4 = rows_3
-                .iter()
-                .find(|r| r.direction == Direction::Put && r.circuits == most)
-                .map_or(f64::NAN, |r| r.rate.mean),
+            put_2 = put_2.as_ref().map_or(f64::NAN, |r| r.rate.mean),
+            get_2 = get_2.as_ref().map_or(f64::NAN, |r| r.rate.mean),
+            put_2_circuits = put_2.as_ref().map_or(f64::NAN, |r| r.circuits_opened),
+            get_2_circuits = get_2.as_ref().map_or(f64::NAN, |r| r.circuits_opened),
+            put_4 = find(&rows_3, Direction::Put, most).map_or(f64::NAN, |r| r.rate.mean),
         ),
         ..Section::default()
     };
@@ -344,11 +344,6 @@ pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
     }
     section.tables.push(table);
 
-    let find = |rows: &[FtpRow], direction: Direction, circuits: usize| {
-        rows.iter()
-            .find(|r| r.direction == direction && r.circuits == circuits)
-            .cloned()
-    };
     for direction in [Direction::Put, Direction::Get] {
         let (Some(paper), Some(multi), Some(single)) = (
             published_rate(Published::Single, 1, direction == Direction::Put)?,
