@@ -16,10 +16,12 @@
 use core::time::Duration;
 use linklab_core::{Engine, Instant};
 
+mod input;
+
+use input::Input;
 use libfuzzer_sys::fuzz_target;
 use linklab_link::{
-    AckPolicy, Config, HdlcAddressing, HdlcLink, Mode, PollPolicy, RecoveryMode, Role,
-    WindowLimit,
+    AckPolicy, Config, HdlcAddressing, HdlcLink, Mode, PollPolicy, RecoveryMode, Role, WindowLimit,
 };
 use linklab_wire::control::Modulus;
 use linklab_wire::lapb::{Address, Frame, LinkProcedure, Role as LapbRole, Station};
@@ -27,23 +29,6 @@ use linklab_wire::lapb::{Address, Frame, LinkProcedure, Role as LapbRole, Statio
 /// Steps per input at most, and timer runs after the input ends.
 const MAX_STEPS: usize = 4096;
 const SETTLE_STEPS: usize = 64;
-
-/// The operands left in the input.
-struct Input<'a>(&'a [u8]);
-
-impl<'a> Input<'a> {
-    fn byte(&mut self) -> Option<u8> {
-        let (&first, rest) = self.0.split_first()?;
-        self.0 = rest;
-        Some(first)
-    }
-
-    fn take(&mut self, len: usize) -> &'a [u8] {
-        let (taken, rest) = self.0.split_at(len.min(self.0.len()));
-        self.0 = rest;
-        taken
-    }
-}
 
 /// The station under test, from the flags octet.
 fn station(flags: u8) -> Option<HdlcLink> {

@@ -13,9 +13,12 @@
 //! too; every event's message is non-empty.
 #![no_main]
 
-use linklab_core::{Engine, Instant};
 use core::time::Duration;
+use linklab_core::{Engine, Instant};
 
+mod input;
+
+use input::Input;
 use libfuzzer_sys::fuzz_target;
 use linklab_io::{Station, StationEvent, KISS_MAX_FRAME};
 use linklab_link::{Config, RecoveryMode};
@@ -29,23 +32,6 @@ const MAX_LINKS: usize = 4;
 /// Steps per input at most, and timer runs after the input ends.
 const MAX_STEPS: usize = 4096;
 const SETTLE_STEPS: usize = 64;
-
-/// The operands left in the input.
-struct Input<'a>(&'a [u8]);
-
-impl<'a> Input<'a> {
-    fn byte(&mut self) -> Option<u8> {
-        let (&first, rest) = self.0.split_first()?;
-        self.0 = rest;
-        Some(first)
-    }
-
-    fn take(&mut self, len: usize) -> &'a [u8] {
-        let (taken, rest) = self.0.split_at(len.min(self.0.len()));
-        self.0 = rest;
-        taken
-    }
-}
 
 fn addr(text: &str) -> Address {
     text.parse().expect("valid test callsign")
@@ -77,9 +63,7 @@ fn drain(station: &mut Station, now: Instant, wire: &mut Vec<u8>) {
                     assert!(!error.to_string().is_empty());
                 }
             }
-            StationEvent::Monitor {
-                bytes, modulus, ..
-            } => {
+            StationEvent::Monitor { bytes, modulus, .. } => {
                 assert!(!monitor::format_raw(&bytes, modulus).is_empty());
             }
             StationEvent::Outstanding { .. } => {}
