@@ -14,6 +14,7 @@ mod probe_cmd;
 mod reproduce;
 mod run_args;
 mod sim_cmd;
+mod station_cmd;
 mod stdout;
 mod table;
 mod usage;
@@ -71,6 +72,12 @@ enum Command {
     /// A DTN node (BPv7 over TCPCLv4) and the applications that send and
     /// receive through it.
     Dtn(dtn_cmd::DtnArgs),
+    /// A whole packet station as a service: the radio ports, AGWPE and
+    /// KISS servers, programs answering inbound calls (as ax25d), beacons
+    /// and a digipeater, from one configuration file.
+    Station(station_cmd::StationArgs),
+    /// Ask a running station for its ports, links, services and beacons.
+    Status(station_cmd::StatusArgs),
 }
 
 fn main() -> ExitCode {
@@ -92,6 +99,8 @@ fn main() -> ExitCode {
         Command::Dtn(a) => dtn_cmd::run(a),
         Command::Channel(a) => channel_cmd::run(a),
         Command::Agw(a) => agw_cmd::run(a),
+        Command::Station(a) => station_cmd::station(a),
+        Command::Status(a) => station_cmd::status(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

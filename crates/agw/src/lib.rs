@@ -14,6 +14,7 @@
 //!   the TNCs' byte streams, reconnecting to a TNC that goes away.
 
 pub mod driver;
+mod embed;
 pub mod monitor;
 mod port;
 mod requests;
@@ -21,6 +22,7 @@ mod server;
 mod share;
 pub mod wire;
 
-pub use port::PortConfig;
+pub use embed::LinkSummary;
+pub use port::{PortConfig, PortCounters};
 pub use requests::VERSION;
 pub use server::{ClientId, Server, LINK_QUEUE_LIMIT};

@@ -28,7 +28,7 @@ pub(crate) fn key(address: &Address) -> Key {
 const TRAFFIC_WINDOW: Duration = Duration::from_secs(120);
 
 /// What a radio port is, as configured.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PortConfig {
     /// Shown to clients in the 'G' answer (no ';').
     pub description: String,
@@ -76,6 +76,26 @@ pub(crate) struct RadioPort {
     received: VecDeque<(Instant, usize)>,
     /// KISS input dropped, counted for the log.
     pub kiss_errors: u64,
+    /// Frames and octets through the port since it was made.
+    pub counters: PortCounters,
+}
+
+/// What went through a radio port since the server started, for a
+/// station's status report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PortCounters {
+    /// AX.25 frames received on the port's KISS port.
+    pub frames_received: u64,
+    /// Their octets (address field onward, no FCS).
+    pub octets_received: u64,
+    /// AX.25 frames handed to the TNC.
+    pub frames_sent: u64,
+    /// Their octets.
+    pub octets_sent: u64,
+    /// Damaged KISS input met.
+    pub kiss_errors: u64,
+    /// Times the TNC went away.
+    pub tnc_losses: u64,
 }
 
 impl RadioPort {
@@ -91,6 +111,7 @@ impl RadioPort {
             heard: Vec::new(),
             received: VecDeque::new(),
             kiss_errors: 0,
+            counters: PortCounters::default(),
         }
     }
 
@@ -103,6 +124,7 @@ impl RadioPort {
 
     /// The TNC is gone: its octets in flight are dropped.
     pub fn go_down(&mut self) {
+        self.counters.tnc_losses += 1;
         self.up = false;
         self.tx.clear();
     }
@@ -142,6 +164,8 @@ impl RadioPort {
                         self.hear(wall, field.source());
                     }
                     self.received.push_back((now, data.len()));
+                    self.counters.frames_received += 1;
+                    self.counters.octets_received += data.len() as u64;
                     arrivals.push(Arrival {
                         bytes: data,
                         modulus,
@@ -151,6 +175,7 @@ impl RadioPort {
                 Ok(_) => {}
                 Err(error) => {
                     self.kiss_errors += 1;
+                    self.counters.kiss_errors += 1;
                     errors.push(error);
                 }
             }
@@ -165,6 +190,8 @@ impl RadioPort {
             return;
         }
         let modulus = self.moduli.observe(&bytes);
+        self.counters.frames_sent += 1;
+        self.counters.octets_sent += bytes.len() as u64;
         kiss::encode_into(
             &kiss::Frame {
                 port: self.config.kiss.port,

@@ -410,7 +410,22 @@ impl Server {
             .is_some_and(|l| l.state() != State::Disconnected);
         match station {
             Some(station) if live && !held_by_other => {
-                let _ = station.disconnect(now, &remote);
+                // The first 'd' releases the link once the data given
+                // before it is delivered (AX.25 v2.2 fig. C4.4a discards
+                // queued data on a DL-DISCONNECT request, so the last
+                // line before 'd' would never go out); a second one, or
+                // one on a link not yet up, ends it at once.
+                let owner = self.owners.get_mut(&k);
+                let up = owner.as_ref().is_some_and(|o| o.announced);
+                match owner {
+                    Some(owner) if up && !owner.releasing => {
+                        owner.releasing = true;
+                        let _ = station.release(now, &remote);
+                    }
+                    _ => {
+                        let _ = station.disconnect(now, &remote);
+                    }
+                }
                 self.pump(now);
             }
             _ if held_by_other => {

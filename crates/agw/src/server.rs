@@ -72,6 +72,8 @@ pub(crate) struct Owner {
     /// request while awaiting connection is queued, AX.25 v2.2 C4.3
     /// state 1).
     pub pending: Vec<(Pid, Vec<u8>)>,
+    /// 'd' asked for the link's release once its data is delivered.
+    pub releasing: bool,
 }
 
 impl Owner {
@@ -82,6 +84,7 @@ impl Owner {
             announced: false,
             pid,
             pending: Vec::new(),
+            releasing: false,
         }
     }
 }
@@ -110,6 +113,9 @@ pub struct Server {
     pub(crate) log: VecDeque<String>,
     pub(crate) closing: VecDeque<ClientId>,
     pub(crate) log_frames: bool,
+    /// Frames received, for the program embedding the server
+    /// ([`Server::set_tap`]).
+    pub(crate) tap: Option<VecDeque<(usize, Vec<u8>)>>,
 }
 
 impl Server {
@@ -128,6 +134,7 @@ impl Server {
             log: VecDeque::new(),
             closing: VecDeque::new(),
             log_frames: false,
+            tap: None,
         }
     }
 
@@ -453,6 +460,9 @@ impl Server {
             }
         }
         self.share(port, &arrival);
+        if let Some(tap) = &mut self.tap {
+            tap.push_back((port, arrival.bytes.clone()));
+        }
         let Ok((field, _)) = AddressField::decode(&arrival.bytes) else {
             return;
         };

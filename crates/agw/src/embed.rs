@@ -1,0 +1,153 @@
+//! What a program that embeds the server (`linklab station`) uses beyond
+//! the AGWPE API: frames heard and sent by the program itself (a
+//! digipeater, beacons), the ports' counters and heard lists, and the
+//! links with their state, for a status report.
+
+use linklab_core::Instant;
+use linklab_link::State;
+use linklab_wire::ax25::Address;
+use linklab_wire::control::Modulus;
+
+use crate::monitor::Heard;
+use crate::port::{key, PortConfig, PortCounters};
+use crate::server::{ClientId, Server};
+
+/// One link on a port, as a status report shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkSummary {
+    /// The radio port, counted from 0.
+    pub port: usize,
+    /// Our callsign on the link.
+    pub local: Address,
+    /// The other station.
+    pub remote: Address,
+    /// The link's state (AX.25 v2.2 C4.3).
+    pub state: State,
+    /// Its modulus.
+    pub modulus: Modulus,
+    /// I frames sent and not yet acknowledged.
+    pub unacked: usize,
+    /// I frames waiting to be sent.
+    pub queued: usize,
+    /// V(S), V(R), V(A).
+    pub sequence: (u8, u8, u8),
+    /// The current T1 in milliseconds.
+    pub t1_ms: u64,
+    /// The client that holds it, if one does.
+    pub owner: Option<ClientId>,
+}
+
+impl Server {
+    /// Keep every frame received on any port for [`Server::poll_tapped`]
+    /// (the program must drain it after each call that feeds the server).
+    pub fn set_tap(&mut self, on: bool) {
+        self.tap = on.then(Default::default);
+    }
+
+    /// The next frame received, with its port, if tapped.
+    pub fn poll_tapped(&mut self) -> Option<(usize, Vec<u8>)> {
+        self.tap.as_mut()?.pop_front()
+    }
+
+    /// Sends the AX.25 frame `bytes` (no FCS) on `port`, as a 'K' message
+    /// would; false if the port does not exist or its TNC is down.
+    pub fn transmit_frame(&mut self, now: Instant, port: usize, bytes: Vec<u8>) -> bool {
+        let Some(p) = self.ports.get_mut(port) else {
+            return false;
+        };
+        if !p.up {
+            return false;
+        }
+        p.transmit(bytes, None);
+        self.pump(now);
+        true
+    }
+
+    /// Port `port`'s configuration.
+    pub fn port_config(&self, port: usize) -> Option<&PortConfig> {
+        self.ports.get(port).map(|p| &p.config)
+    }
+
+    /// Port `port`'s callsigns that are refused with DM when nobody holds
+    /// them change to `answer_for`; links in progress are not touched.
+    pub fn set_answer_for(&mut self, port: usize, answer_for: Vec<Address>) {
+        if let Some(p) = self.ports.get_mut(port) {
+            p.config.answer_for = answer_for;
+        }
+    }
+
+    /// Port `port`'s link settings for links set up from now on; the
+    /// links in progress keep theirs. KISS parameters that changed are
+    /// sent to the TNC at once.
+    pub fn set_port_config(&mut self, port: usize, config: PortConfig) {
+        let Some(p) = self.ports.get_mut(port) else {
+            return;
+        };
+        let kiss_changed = p.config.kiss != config.kiss;
+        p.config = config;
+        // A station with no link is made again with the new settings.
+        p.stations.retain(|_, s| s.links().next().is_some());
+        if kiss_changed && p.up {
+            for frame in p.config.kiss.frames() {
+                p.pass_command(frame.command);
+            }
+        }
+    }
+
+    /// A new radio port at the end, down until [`Server::port_up`];
+    /// returns its index.
+    pub fn add_port(&mut self, config: PortConfig) -> usize {
+        self.ports.push(crate::port::RadioPort::new(config));
+        self.ports.len() - 1
+    }
+
+    /// Port `port`'s counters.
+    pub fn port_counters(&self, port: usize) -> Option<PortCounters> {
+        self.ports.get(port).map(|p| p.counters)
+    }
+
+    /// Port `port`'s heard list, the most recent first.
+    pub fn heard_list(&self, port: usize) -> &[Heard] {
+        self.ports.get(port).map_or(&[], |p| p.heard())
+    }
+
+    /// I frames waiting to be sent on the link `local` <-> `remote` of
+    /// `port`, if it exists.
+    pub fn link_queued(&self, port: usize, local: &Address, remote: &Address) -> Option<usize> {
+        self.ports
+            .get(port)?
+            .stations
+            .get(&key(local))?
+            .links()
+            .find(|l| key(&l.remote()) == key(remote))
+            .map(|l| l.queued())
+    }
+
+    /// Every link on every port.
+    pub fn link_summaries(&self) -> Vec<LinkSummary> {
+        let mut out = Vec::new();
+        for (index, port) in self.ports.iter().enumerate() {
+            for station in port.stations.values() {
+                for link in station.links() {
+                    let owner = self
+                        .owners
+                        .get(&(index, key(&station.mycall()), key(&link.remote())))
+                        .map(|o| o.client);
+                    out.push(LinkSummary {
+                        port: index,
+                        local: station.mycall(),
+                        remote: link.remote(),
+                        state: link.state(),
+                        modulus: link.modulus(),
+                        unacked: link.unacked(),
+                        queued: link.queued(),
+                        sequence: link.sequence_variables(),
+                        t1_ms: u64::try_from(link.t1v().as_millis()).unwrap_or(u64::MAX),
+                        owner,
+                    });
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,128 @@
+//! The AX.25 link settings a host stack behind a KISS TNC starts from,
+//! shared by the one-shot commands' options and the station's
+//! configuration file, so both have the same defaults and the same
+//! checks.
+
+use core::time::Duration;
+
+use linklab_link::{AckPolicy, Config, ConfigError, RecoveryMode};
+use linklab_wire::control::Modulus;
+
+/// The initial T1 when none is given: 15 s. A host stack behind a KISS
+/// TNC starts T1 when it hands a frame to the TNC, not when the frame
+/// goes on the air, so T1 must cover a whole window: four 256-octet
+/// frames take 7.4 s at 1200 bit/s, and with the turnaround and two
+/// channel accesses the acknowledgement comes 9-10 s after the frames
+/// were handed over. With 3 s (Dire Wolf's FRACK, right for Dire Wolf,
+/// which pauses T1 while it transmits) every window timed out; with the
+/// Linux kernel's 10 s (`AX25_DEF_T1`) some still do. T1 then follows
+/// the measured round trip (SRT), so a faster link pays the long initial
+/// value only until its first acknowledgement.
+pub const DEFAULT_T1: Duration = Duration::from_secs(15);
+
+/// The window k at modulo 8 when none is given: 4, not the spec's 7.
+/// Node and BBS software sends its greeting right after UA, and a sender
+/// that has already put 7 I frames on the air acknowledges none of that
+/// greeting in them; a widely used node counts each such frame as a
+/// repeat and drops the link after its retry count. Dire Wolf's MAXFRAME
+/// default is 4 too.
+pub const DEFAULT_WINDOW_MOD8: u8 = 4;
+
+/// Link settings as a user gives them: each `None` takes the default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinkSettings {
+    /// Initial T1 in milliseconds ([`DEFAULT_T1`]).
+    pub t1_ms: Option<u64>,
+    /// T2 in milliseconds (the engine's default, 1 s).
+    pub t2_ms: Option<u64>,
+    /// T3 in milliseconds (the engine's default, 300 s).
+    pub t3_ms: Option<u64>,
+    /// N2, the most tries of a frame.
+    pub n2: Option<u8>,
+    /// The window k (modulo 8 default [`DEFAULT_WINDOW_MOD8`], modulo 128
+    /// the engine's).
+    pub window: Option<u8>,
+    /// N1, the largest information field.
+    pub n1: Option<usize>,
+    /// Selective reject (multi-SREJ if XID agrees) instead of REJ.
+    pub srej: bool,
+    /// P on the last I frame of a window.
+    pub poll_last: bool,
+    /// When to acknowledge I frames that do not ask for an answer.
+    pub ack_policy: AckPolicy,
+}
+
+impl Default for LinkSettings {
+    fn default() -> LinkSettings {
+        LinkSettings {
+            t1_ms: None,
+            t2_ms: None,
+            t3_ms: None,
+            n2: None,
+            window: None,
+            n1: None,
+            srej: false,
+            poll_last: false,
+            ack_policy: AckPolicy::WindowOrT2,
+        }
+    }
+}
+
+impl LinkSettings {
+    /// The link configuration for `modulus`: AX.25 v2.2 defaults with
+    /// [`DEFAULT_T1`] and [`DEFAULT_WINDOW_MOD8`], then the values given;
+    /// a value that cannot work is refused (AX.25 v2.2 6.7, 4.3.3).
+    pub fn config(&self, modulus: Modulus) -> Result<Config, ConfigError> {
+        let mut config = Config {
+            modulus,
+            recovery: if self.srej {
+                RecoveryMode::MultiSrej
+            } else {
+                RecoveryMode::Rej
+            },
+            poll_on_last_i_frame: self.poll_last,
+            ack_policy: self.ack_policy,
+            window_mod8: DEFAULT_WINDOW_MOD8,
+            t1: DEFAULT_T1,
+            ..Config::default()
+        };
+        if let Some(ms) = self.t1_ms {
+            config.t1 = Duration::from_millis(ms);
+            config.t1_min = config.t1_min.min(config.t1);
+        }
+        if let Some(ms) = self.t2_ms {
+            config.t2 = Duration::from_millis(ms);
+        }
+        if let Some(ms) = self.t3_ms {
+            config.t3 = Duration::from_millis(ms);
+        }
+        if let Some(n2) = self.n2 {
+            config.n2 = n2;
+        }
+        if let Some(n1) = self.n1 {
+            config.n1 = n1;
+        }
+        if let Some(k) = self.window {
+            config.window_mod128 = k;
+            if k <= 7 || modulus == Modulus::Mod8 {
+                config.window_mod8 = k;
+            }
+        }
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// The name of the setting a [`ConfigError`] is about, as the
+    /// command-line option without its dashes (`t1-ms`, `window`).
+    pub fn setting_of(error: &ConfigError) -> &'static str {
+        match error {
+            ConfigError::Window { .. } | ConfigError::SrejWindow { .. } => "window",
+            ConfigError::N1 { .. } => "n1",
+            ConfigError::N2 => "n2",
+            ConfigError::Timer { name: "T2", .. } => "t2-ms",
+            ConfigError::Timer { name: "T3", .. } => "t3-ms",
+            ConfigError::Timer { .. } => "t1-ms",
+            ConfigError::RoleMode { .. } => "link parameters",
+        }
+    }
+}

@@ -1,0 +1,944 @@
+//! The station's configuration file (TOML), read into a [`StationConfig`]
+//! with every value checked before anything starts. An error names the
+//! file, the line and column, and the key it is about.
+//!
+//! ```toml
+//! [station]
+//! callsign = "N0CALL"                  # the station's own call (beacons' default source)
+//! control = "/run/linklab/station.sock" # where `linklab status` asks
+//!
+//! [agw]
+//! listen = "127.0.0.1:8000"            # AGWPE clients
+//!
+//! [kiss-server]
+//! listen = "127.0.0.1:8100"            # KISS programs: KISS port N is radio port N+1
+//!
+//! [[port]]
+//! name = "vhf"
+//! kiss = "tcp:127.0.0.1:8001"          # or serial:/dev/ttyUSB0:9600
+//! callsigns = ["N0CALL-1"]
+//! aliases = ["RELAY"]
+//! digipeat = true
+//! txdelay-ms = 300
+//! window = 4
+//!
+//! [[service]]
+//! callsign = "N0CALL-2"
+//! program = ["/usr/local/bin/bbs", "%u"]
+//!
+//! [[beacon]]
+//! port = "vhf"
+//! to = "ID"
+//! via = ["WIDE1-1"]
+//! text = "N0CALL packet station"
+//! every-s = 600
+//! ```
+//!
+//! The link and KISS settings of a port have the names of the one-shot
+//! commands' options (`t1-ms`, `window`, `txdelay-ms`, ...; docs/cli.md),
+//! with the same defaults and checks ([`LinkSettings`]).
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use linklab_agw::PortConfig;
+use linklab_io::{KissAddress, KissParams, KissTime, LinkSettings};
+use linklab_link::AckPolicy;
+use linklab_wire::ax25::{Address, MAX_DIGIPEATERS};
+use linklab_wire::control::Modulus;
+use linklab_wire::kiss::Port;
+use serde::Deserialize;
+use thiserror::Error;
+
+/// Links one local callsign keeps on a port unless `max-links` says.
+pub const DEFAULT_MAX_LINKS: usize = 64;
+
+/// The shortest beacon interval accepted. A beacon more often than once
+/// a minute takes a shared channel from everyone else; ten seconds is
+/// allowed for tests on an emulated channel.
+pub const MIN_BEACON_INTERVAL: Duration = Duration::from_secs(10);
+
+/// The longest beacon text: the AX.25 default N1 (v2.2 6.7.2.3).
+pub const MAX_BEACON_TEXT: usize = 256;
+
+/// The radio ports the AGWPE numbering can carry.
+pub const MAX_PORTS: usize = 255;
+
+/// A place in the file, counted from 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    /// Line.
+    pub line: usize,
+    /// Column, in characters.
+    pub column: usize,
+}
+
+impl Position {
+    /// The position of octet `offset` of `text` (an offset inside a
+    /// character counts as that character).
+    pub fn of(text: &str, offset: usize) -> Position {
+        let mut end = offset.min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let before = text.get(..end).unwrap_or(text);
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+        Position { line, column }
+    }
+}
+
+/// A configuration that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub struct ConfigError {
+    /// The file.
+    pub file: PathBuf,
+    /// Where in it, when known.
+    pub at: Option<Position>,
+    /// The key, as a path (`port[1].window`), when known.
+    pub key: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(at) = self.at {
+            write!(f, ":{}:{}", at.line, at.column)?;
+        }
+        if let Some(key) = &self.key {
+            write!(f, ": {key}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// A radio port as configured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PortSpec {
+    /// Its name, used by beacons and shown in the status.
+    pub name: String,
+    /// Where its TNC is.
+    pub kiss: KissAddress,
+    /// The engine's settings for it.
+    pub agw: PortConfig,
+    /// The callsigns the station answers for on it.
+    pub callsigns: Vec<Address>,
+    /// Other names it digipeats for (MYALIAS).
+    pub aliases: Vec<Address>,
+    /// Whether it digipeats frames whose next hop is one of its callsigns
+    /// or aliases.
+    pub digipeat: bool,
+}
+
+/// How a service's program or socket sees line ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineEnds {
+    /// CR from the link becomes LF for the program, LF from the program
+    /// becomes CR on the link (packet terminals end lines with CR, Unix
+    /// programs with LF).
+    Convert,
+    /// Octets pass unchanged both ways.
+    Raw,
+}
+
+/// What answers an inbound connection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// A program run with the link as its standard input and output; `%u`
+    /// in an argument is the caller with SSID, `%U` without, `%c` the
+    /// called callsign, `%d` the port's name, `%%` a percent sign.
+    Program {
+        /// The program and its arguments.
+        argv: Vec<String>,
+    },
+    /// A TCP service the link is joined to (a BBS's telnet port).
+    Tcp {
+        /// `HOST:PORT`.
+        address: String,
+    },
+    /// A text sent on connection, then the link is released.
+    Greeting {
+        /// The text (`%u`, `%c` and `%d` as for a program).
+        text: String,
+    },
+    /// Everything received is sent back.
+    Echo,
+    /// What the caller sends is stored as a file in `directory`,
+    /// `NAME.partial` until the caller releases the link with DISC.
+    Drop {
+        /// The directory.
+        directory: PathBuf,
+    },
+}
+
+impl Answer {
+    /// One word for logs and the status.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Answer::Program { .. } => "program",
+            Answer::Tcp { .. } => "tcp",
+            Answer::Greeting { .. } => "greeting",
+            Answer::Echo => "echo",
+            Answer::Drop { .. } => "drop",
+        }
+    }
+}
+
+/// An inbound-connection service (as a line of ax25d.conf).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServiceSpec {
+    /// The callsign and SSID it answers, on every port.
+    pub callsign: Address,
+    /// What answers.
+    pub answer: Answer,
+    /// Line-end handling between the link and the answer (`line-ends`;
+    /// [`LineEnds::Convert`] for a program or TCP service,
+    /// [`LineEnds::Raw`] for the builtins unless the file says).
+    pub line_ends: LineEnds,
+    /// Most connections served at once; a caller beyond them is released
+    /// after a line saying so.
+    pub max_sessions: usize,
+}
+
+/// A beacon.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BeaconSpec {
+    /// The port, by index.
+    pub port: usize,
+    /// Its source.
+    pub from: Address,
+    /// Its destination.
+    pub to: Address,
+    /// Its digipeater path.
+    pub via: Vec<Address>,
+    /// Its text.
+    pub text: String,
+    /// How often.
+    pub every: Duration,
+}
+
+/// The whole station.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StationConfig {
+    /// The station's own callsign, if given.
+    pub callsign: Option<Address>,
+    /// Where the control socket listens (`linklab status`).
+    pub control: Option<PathBuf>,
+    /// Log every frame sent and received.
+    pub log_frames: bool,
+    /// Where AGWPE clients connect, if anywhere.
+    pub agw: Option<SocketAddr>,
+    /// Where KISS clients connect, if anywhere.
+    pub kiss_server: Option<SocketAddr>,
+    /// The radio ports, in order (AGWPE Port1, Port2, ...).
+    pub ports: Vec<PortSpec>,
+    /// The inbound-connection services.
+    pub services: Vec<ServiceSpec>,
+    /// The beacons.
+    pub beacons: Vec<BeaconSpec>,
+}
+
+type Spanned<T> = toml::Spanned<T>;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    station: Option<StationFile>,
+    agw: Option<ListenFile>,
+    #[serde(rename = "kiss-server")]
+    kiss_server: Option<ListenFile>,
+    #[serde(default)]
+    port: Vec<PortFile>,
+    #[serde(default)]
+    service: Vec<ServiceFile>,
+    #[serde(default)]
+    beacon: Vec<BeaconFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct StationFile {
+    callsign: Option<Spanned<String>>,
+    control: Option<Spanned<PathBuf>>,
+    #[serde(default)]
+    log_frames: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListenFile {
+    listen: Spanned<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct PortFile {
+    name: Spanned<String>,
+    kiss: Spanned<String>,
+    description: Option<String>,
+    bitrate: Option<Spanned<u32>>,
+    kiss_port: Option<Spanned<u8>>,
+    txdelay_ms: Option<Spanned<u64>>,
+    persist: Option<Spanned<u8>>,
+    slot_ms: Option<Spanned<u64>>,
+    txtail_ms: Option<Spanned<u64>>,
+    #[serde(default)]
+    mod128: bool,
+    t1_ms: Option<Spanned<u64>>,
+    t2_ms: Option<Spanned<u64>>,
+    t3_ms: Option<Spanned<u64>>,
+    n2: Option<Spanned<u8>>,
+    window: Option<Spanned<u8>>,
+    n1: Option<Spanned<usize>>,
+    #[serde(default)]
+    srej: bool,
+    #[serde(default)]
+    poll_last: bool,
+    ack_policy: Option<Spanned<String>>,
+    #[serde(default)]
+    callsigns: Vec<Spanned<String>>,
+    #[serde(default)]
+    aliases: Vec<Spanned<String>>,
+    digipeat: Option<Spanned<bool>>,
+    max_links: Option<Spanned<usize>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct ServiceFile {
+    callsign: Spanned<String>,
+    program: Option<Spanned<Vec<String>>>,
+    tcp: Option<Spanned<String>>,
+    builtin: Option<Spanned<String>>,
+    text: Option<Spanned<String>>,
+    directory: Option<Spanned<PathBuf>>,
+    line_ends: Option<Spanned<String>>,
+    max_sessions: Option<Spanned<usize>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct BeaconFile {
+    port: Spanned<String>,
+    from: Option<Spanned<String>>,
+    to: Option<Spanned<String>>,
+    via: Option<Spanned<Vec<String>>>,
+    text: Spanned<String>,
+    every_s: Spanned<u64>,
+}
+
+/// Sessions one service serves at once unless `max-sessions` says.
+pub const DEFAULT_MAX_SESSIONS: usize = 16;
+
+/// Reads and checks the configuration file at `path`.
+pub fn load(path: &Path) -> Result<StationConfig, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        file: path.to_path_buf(),
+        at: None,
+        key: None,
+        message: format!("cannot read it: {e}"),
+    })?;
+    parse(path, &text)
+}
+
+/// Checks `text`, the contents of the file `path`.
+pub fn parse(path: &Path, text: &str) -> Result<StationConfig, ConfigError> {
+    let reader = Reader { path, text };
+    let file: File = toml::from_str(text).map_err(|e| reader.toml_error(&e))?;
+    reader.check(file)
+}
+
+struct Reader<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+impl Reader<'_> {
+    fn error(&self, span: Option<Range<usize>>, key: &str, message: String) -> ConfigError {
+        ConfigError {
+            file: self.path.to_path_buf(),
+            at: span.map(|s| Position::of(self.text, s.start)),
+            key: Some(key.to_string()),
+            message,
+        }
+    }
+
+    fn toml_error(&self, e: &toml::de::Error) -> ConfigError {
+        // The toml crate's message already names the key where it knows
+        // it ("unknown field `windw`, expected one of ...").
+        ConfigError {
+            file: self.path.to_path_buf(),
+            at: e.span().map(|s| Position::of(self.text, s.start)),
+            key: None,
+            message: e.message().trim_end().to_string(),
+        }
+    }
+
+    fn callsign(&self, value: &Spanned<String>, key: &str) -> Result<Address, ConfigError> {
+        value.get_ref().parse::<Address>().map_err(|e| {
+            self.error(
+                Some(value.span()),
+                key,
+                format!("{:?}: {e}", value.get_ref()),
+            )
+        })
+    }
+
+    fn socket(&self, value: &Spanned<String>, key: &str) -> Result<SocketAddr, ConfigError> {
+        value.get_ref().parse::<SocketAddr>().map_err(|_| {
+            self.error(
+                Some(value.span()),
+                key,
+                format!(
+                    "{:?} is not an address and port such as 127.0.0.1:8000",
+                    value.get_ref()
+                ),
+            )
+        })
+    }
+
+    fn check(&self, file: File) -> Result<StationConfig, ConfigError> {
+        let (callsign, control, log_frames) = match &file.station {
+            Some(s) => (
+                s.callsign
+                    .as_ref()
+                    .map(|c| self.callsign(c, "station.callsign"))
+                    .transpose()?,
+                s.control.as_ref().map(|c| c.get_ref().clone()),
+                s.log_frames,
+            ),
+            None => (None, None, false),
+        };
+        let agw = file
+            .agw
+            .as_ref()
+            .map(|a| self.socket(&a.listen, "agw.listen"))
+            .transpose()?;
+        let kiss_server = file
+            .kiss_server
+            .as_ref()
+            .map(|a| self.socket(&a.listen, "kiss-server.listen"))
+            .transpose()?;
+        if let (Some(a), Some(k), Some(f)) = (agw, kiss_server, &file.kiss_server) {
+            if a == k {
+                return Err(self.error(
+                    Some(f.listen.span()),
+                    "kiss-server.listen",
+                    format!("{k} is the AGWPE server's address too"),
+                ));
+            }
+        }
+        if file.port.is_empty() {
+            return Err(ConfigError {
+                file: self.path.to_path_buf(),
+                at: None,
+                key: Some("port".into()),
+                message: "no radio port: add a [[port]] table with a name and a kiss address"
+                    .into(),
+            });
+        }
+        if file.port.len() > MAX_PORTS {
+            return Err(self.error(
+                Some(file.port[MAX_PORTS].name.span()),
+                "port",
+                format!(
+                    "{} ports given; AGWPE numbers at most {MAX_PORTS}",
+                    file.port.len()
+                ),
+            ));
+        }
+        let mut ports: Vec<PortSpec> = Vec::new();
+        for (i, port) in file.port.iter().enumerate() {
+            let spec = self.port(i, port)?;
+            if ports.iter().any(|p| p.name == spec.name) {
+                return Err(self.error(
+                    Some(port.name.span()),
+                    &format!("port[{}].name", i + 1),
+                    format!("a port named {:?} is given above already", spec.name),
+                ));
+            }
+            ports.push(spec);
+        }
+        let mut services: Vec<ServiceSpec> = Vec::new();
+        for (i, service) in file.service.iter().enumerate() {
+            let spec = self.service(i, service)?;
+            if services
+                .iter()
+                .any(|s| same_station(&s.callsign, &spec.callsign))
+            {
+                return Err(self.error(
+                    Some(service.callsign.span()),
+                    &format!("service[{}].callsign", i + 1),
+                    format!("{} is answered by a service above already", spec.callsign),
+                ));
+            }
+            if let Some(p) = ports
+                .iter()
+                .find(|p| p.aliases.iter().any(|a| same_station(a, &spec.callsign)))
+            {
+                return Err(self.error(
+                    Some(service.callsign.span()),
+                    &format!("service[{}].callsign", i + 1),
+                    format!(
+                        "{} is a digipeater alias of port {:?}; a service needs a callsign of its own",
+                        spec.callsign, p.name
+                    ),
+                ));
+            }
+            services.push(spec);
+        }
+        let mut beacons = Vec::new();
+        for (i, beacon) in file.beacon.iter().enumerate() {
+            beacons.push(self.beacon(i, beacon, &ports, callsign)?);
+        }
+        Ok(StationConfig {
+            callsign,
+            control,
+            log_frames,
+            agw,
+            kiss_server,
+            ports,
+            services,
+            beacons,
+        })
+    }
+
+    fn port(&self, i: usize, port: &PortFile) -> Result<PortSpec, ConfigError> {
+        let at = |key: &str| format!("port[{}].{key}", i + 1);
+        let name = port.name.get_ref().clone();
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return Err(self.error(
+                Some(port.name.span()),
+                &at("name"),
+                format!("{name:?}: a port name is letters, digits, '-' and '_'"),
+            ));
+        }
+        let kiss: KissAddress = port
+            .kiss
+            .get_ref()
+            .parse()
+            .map_err(|e| self.error(Some(port.kiss.span()), &at("kiss"), format!("{e}")))?;
+        let kiss_port = match &port.kiss_port {
+            Some(p) => Port::new(*p.get_ref()).map_err(|_| {
+                self.error(
+                    Some(p.span()),
+                    &at("kiss-port"),
+                    format!("{} is not a KISS port (0-15)", p.get_ref()),
+                )
+            })?,
+            None => Port::default(),
+        };
+        let millis =
+            |v: &Option<Spanned<u64>>| v.as_ref().map(|v| Duration::from_millis(*v.get_ref()));
+        let params = KissParams {
+            port: kiss_port,
+            txdelay: millis(&port.txdelay_ms),
+            persistence: port.persist.as_ref().map(|p| *p.get_ref()),
+            slot_time: millis(&port.slot_ms),
+            txtail: millis(&port.txtail_ms),
+        };
+        if let Err(e) = params.validate() {
+            let (key, span) = match e.param {
+                KissTime::TxDelay => ("txdelay-ms", port.txdelay_ms.as_ref().map(Spanned::span)),
+                KissTime::SlotTime => ("slot-ms", port.slot_ms.as_ref().map(Spanned::span)),
+                KissTime::TxTail => ("txtail-ms", port.txtail_ms.as_ref().map(Spanned::span)),
+            };
+            return Err(self.error(span, &at(key), e.to_string()));
+        }
+        let ack_policy = match &port.ack_policy {
+            None => AckPolicy::WindowOrT2,
+            Some(p) => match p.get_ref().as_str() {
+                "window" => AckPolicy::WindowOrT2,
+                "t2" => AckPolicy::AfterT2,
+                "immediate" => AckPolicy::Immediately,
+                other => {
+                    return Err(self.error(
+                        Some(p.span()),
+                        &at("ack-policy"),
+                        format!("{other:?}: write \"window\", \"t2\" or \"immediate\""),
+                    ))
+                }
+            },
+        };
+        let value = |v: &Option<Spanned<u64>>| v.as_ref().map(|v| *v.get_ref());
+        let settings = LinkSettings {
+            t1_ms: value(&port.t1_ms),
+            t2_ms: value(&port.t2_ms),
+            t3_ms: value(&port.t3_ms),
+            n2: port.n2.as_ref().map(|v| *v.get_ref()),
+            window: port.window.as_ref().map(|v| *v.get_ref()),
+            n1: port.n1.as_ref().map(|v| *v.get_ref()),
+            srej: port.srej,
+            poll_last: port.poll_last,
+            ack_policy,
+        };
+        let modulus = if port.mod128 {
+            Modulus::Mod128
+        } else {
+            Modulus::Mod8
+        };
+        let link = settings.config(modulus).map_err(|e| {
+            let key = LinkSettings::setting_of(&e);
+            let span = match key {
+                "window" => port.window.as_ref().map(Spanned::span),
+                "n1" => port.n1.as_ref().map(Spanned::span),
+                "n2" => port.n2.as_ref().map(Spanned::span),
+                "t1-ms" => port.t1_ms.as_ref().map(Spanned::span),
+                "t2-ms" => port.t2_ms.as_ref().map(Spanned::span),
+                "t3-ms" => port.t3_ms.as_ref().map(Spanned::span),
+                _ => None,
+            }
+            .or(Some(port.name.span()));
+            self.error(span, &at(key), e.to_string())
+        })?;
+        let callsigns = self.calls(&port.callsigns, &at("callsigns"))?;
+        let aliases = self.calls(&port.aliases, &at("aliases"))?;
+        for (a, spanned) in aliases.iter().zip(&port.aliases) {
+            if callsigns.iter().any(|c| same_station(a, c)) {
+                return Err(self.error(
+                    Some(spanned.span()),
+                    &at("aliases"),
+                    format!("{a} is one of the port's callsigns too"),
+                ));
+            }
+        }
+        let digipeat = port.digipeat.as_ref().is_some_and(|d| *d.get_ref());
+        if digipeat && callsigns.is_empty() && aliases.is_empty() {
+            return Err(self.error(
+                port.digipeat.as_ref().map(Spanned::span),
+                &at("digipeat"),
+                "a digipeater needs a callsign or an alias on the port to repeat for".into(),
+            ));
+        }
+        let max_links = match &port.max_links {
+            Some(m) if *m.get_ref() == 0 => {
+                return Err(self.error(
+                    Some(m.span()),
+                    &at("max-links"),
+                    "0 links: the port could never connect".into(),
+                ))
+            }
+            Some(m) => *m.get_ref(),
+            None => DEFAULT_MAX_LINKS,
+        };
+        let bit_rate = match &port.bitrate {
+            Some(b) if *b.get_ref() == 0 => {
+                return Err(self.error(
+                    Some(b.span()),
+                    &at("bitrate"),
+                    "0 bit/s: give the radio's bit rate, e.g. 1200".into(),
+                ))
+            }
+            Some(b) => Some(*b.get_ref()),
+            None => None,
+        };
+        let description = port
+            .description
+            .clone()
+            .unwrap_or_else(|| format!("{name}: linklab AX.25 on {kiss}"));
+        Ok(PortSpec {
+            name,
+            agw: PortConfig {
+                description,
+                kiss: params,
+                link,
+                answer_for: callsigns.clone(),
+                max_links,
+                bit_rate,
+            },
+            kiss,
+            callsigns,
+            aliases,
+            digipeat,
+        })
+    }
+
+    /// A list of distinct callsigns.
+    fn calls(&self, list: &[Spanned<String>], key: &str) -> Result<Vec<Address>, ConfigError> {
+        let mut out: Vec<Address> = Vec::new();
+        for value in list {
+            let call = self.callsign(value, key)?;
+            if out.iter().any(|c| same_station(c, &call)) {
+                return Err(self.error(Some(value.span()), key, format!("{call} is listed twice")));
+            }
+            out.push(call);
+        }
+        Ok(out)
+    }
+
+    fn service(&self, i: usize, service: &ServiceFile) -> Result<ServiceSpec, ConfigError> {
+        let at = |key: &str| format!("service[{}].{key}", i + 1);
+        let callsign = self.callsign(&service.callsign, &at("callsign"))?;
+        let text_only_for = |what: &str, key: &str, span: Option<Range<usize>>| {
+            self.error(span, &at(key), format!("`{key}` is for {what} only"))
+        };
+        let answer = match (&service.program, &service.tcp, &service.builtin) {
+            (Some(program), None, None) => self.program(program, &at("program"))?,
+            (None, Some(tcp), None) => self.tcp(tcp, &at("tcp"))?,
+            (None, None, Some(builtin)) => self.builtin(builtin, service, &at)?,
+            (program, tcp, builtin) => {
+                let given: Vec<&str> = [
+                    program.as_ref().map(|_| "program"),
+                    tcp.as_ref().map(|_| "tcp"),
+                    builtin.as_ref().map(|_| "builtin"),
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                return Err(self.error(
+                    Some(service.callsign.span()),
+                    &at("callsign"),
+                    format!(
+                        "a service needs exactly one of `program`, `tcp` or `builtin`; {} given",
+                        if given.is_empty() {
+                            "none".to_string()
+                        } else {
+                            given.join(" and ")
+                        }
+                    ),
+                ));
+            }
+        };
+        if let Some(text) = &service.text {
+            if !matches!(answer, Answer::Greeting { .. }) {
+                return Err(text_only_for("a greeting", "text", Some(text.span())));
+            }
+        }
+        if let Some(dir) = &service.directory {
+            if !matches!(answer, Answer::Drop { .. }) {
+                return Err(text_only_for("a file drop", "directory", Some(dir.span())));
+            }
+        }
+        let line_ends = match &service.line_ends {
+            // A program or a TCP service speaks Unix lines; a file drop
+            // and an echo keep the caller's octets as they are.
+            None => match answer {
+                Answer::Program { .. } | Answer::Tcp { .. } => LineEnds::Convert,
+                Answer::Greeting { .. } | Answer::Echo | Answer::Drop { .. } => LineEnds::Raw,
+            },
+            Some(v) => match v.get_ref().as_str() {
+                "convert" => LineEnds::Convert,
+                "raw" => LineEnds::Raw,
+                other => {
+                    return Err(self.error(
+                        Some(v.span()),
+                        &at("line-ends"),
+                        format!("{other:?}: write \"convert\" (CR on the link, LF for the program) or \"raw\""),
+                    ))
+                }
+            },
+        };
+        let max_sessions = match &service.max_sessions {
+            Some(m) if *m.get_ref() == 0 => {
+                return Err(self.error(
+                    Some(m.span()),
+                    &at("max-sessions"),
+                    "0 sessions: the service could never answer".into(),
+                ))
+            }
+            Some(m) => *m.get_ref(),
+            None => DEFAULT_MAX_SESSIONS,
+        };
+        Ok(ServiceSpec {
+            callsign,
+            answer,
+            line_ends,
+            max_sessions,
+        })
+    }
+
+    fn program(&self, program: &Spanned<Vec<String>>, key: &str) -> Result<Answer, ConfigError> {
+        let argv = program.get_ref().clone();
+        let Some(first) = argv.first() else {
+            return Err(self.error(
+                Some(program.span()),
+                key,
+                "an empty list: give the program and its arguments".into(),
+            ));
+        };
+        if find_program(first).is_none() {
+            return Err(self.error(
+                Some(program.span()),
+                key,
+                format!("{first:?} is not an executable file (nor found in PATH)"),
+            ));
+        }
+        Ok(Answer::Program { argv })
+    }
+
+    fn tcp(&self, tcp: &Spanned<String>, key: &str) -> Result<Answer, ConfigError> {
+        let address = tcp.get_ref().clone();
+        let port_ok = address.rsplit_once(':').is_some_and(|(host, port)| {
+            !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0)
+        });
+        if !port_ok {
+            return Err(self.error(
+                Some(tcp.span()),
+                key,
+                format!("{address:?} is not HOST:PORT, e.g. 127.0.0.1:6300"),
+            ));
+        }
+        Ok(Answer::Tcp { address })
+    }
+
+    fn builtin(
+        &self,
+        builtin: &Spanned<String>,
+        service: &ServiceFile,
+        at: &dyn Fn(&str) -> String,
+    ) -> Result<Answer, ConfigError> {
+        let span = builtin.span();
+        match builtin.get_ref().as_str() {
+            "greeting" => match &service.text {
+                Some(text) => Ok(Answer::Greeting {
+                    text: text.get_ref().clone(),
+                }),
+                None => Err(self.error(
+                    Some(span),
+                    &at("text"),
+                    "a greeting needs its `text`".into(),
+                )),
+            },
+            "echo" => Ok(Answer::Echo),
+            "drop" => match &service.directory {
+                Some(dir) if dir.get_ref().is_dir() => Ok(Answer::Drop {
+                    directory: dir.get_ref().clone(),
+                }),
+                Some(dir) => Err(self.error(
+                    Some(dir.span()),
+                    &at("directory"),
+                    format!("{} is not a directory", dir.get_ref().display()),
+                )),
+                None => Err(self.error(
+                    Some(span),
+                    &at("directory"),
+                    "a file drop needs its `directory`".into(),
+                )),
+            },
+            other => Err(self.error(
+                Some(span),
+                &at("builtin"),
+                format!("{other:?}: write \"greeting\", \"echo\" or \"drop\""),
+            )),
+        }
+    }
+
+    fn beacon(
+        &self,
+        i: usize,
+        beacon: &BeaconFile,
+        ports: &[PortSpec],
+        station: Option<Address>,
+    ) -> Result<BeaconSpec, ConfigError> {
+        let at = |key: &str| format!("beacon[{}].{key}", i + 1);
+        let name = beacon.port.get_ref();
+        let Some(port) = ports.iter().position(|p| &p.name == name) else {
+            let names: Vec<String> = ports.iter().map(|p| format!("{:?}", p.name)).collect();
+            return Err(self.error(
+                Some(beacon.port.span()),
+                &at("port"),
+                format!("no port named {name:?} (ports: {})", names.join(", ")),
+            ));
+        };
+        let from = match &beacon.from {
+            Some(f) => self.callsign(f, &at("from"))?,
+            None => match station.or_else(|| ports[port].callsigns.first().copied()) {
+                Some(c) => c,
+                None => {
+                    return Err(self.error(
+                        Some(beacon.port.span()),
+                        &at("from"),
+                        "no source: give `from`, [station] callsign or the port's callsigns".into(),
+                    ))
+                }
+            },
+        };
+        let to = match &beacon.to {
+            Some(t) => self.callsign(t, &at("to"))?,
+            None => "ID"
+                .parse()
+                .map_err(|e| self.error(None, &at("to"), format!("{e}")))?,
+        };
+        let mut via = Vec::new();
+        if let Some(list) = &beacon.via {
+            if list.get_ref().len() > MAX_DIGIPEATERS {
+                return Err(self.error(
+                    Some(list.span()),
+                    &at("via"),
+                    format!(
+                        "{} digipeaters; AX.25 allows at most {MAX_DIGIPEATERS} (v2.2 3.12.5)",
+                        list.get_ref().len()
+                    ),
+                ));
+            }
+            for call in list.get_ref() {
+                via.push(call.parse::<Address>().map_err(|e| {
+                    self.error(Some(list.span()), &at("via"), format!("{call:?}: {e}"))
+                })?);
+            }
+        }
+        let text = beacon.text.get_ref().clone();
+        if text.is_empty() || text.len() > MAX_BEACON_TEXT {
+            return Err(self.error(
+                Some(beacon.text.span()),
+                &at("text"),
+                format!(
+                    "{} octets; a beacon's text is 1 to {MAX_BEACON_TEXT}",
+                    text.len()
+                ),
+            ));
+        }
+        let every = Duration::from_secs(*beacon.every_s.get_ref());
+        if every < MIN_BEACON_INTERVAL {
+            return Err(self.error(
+                Some(beacon.every_s.span()),
+                &at("every-s"),
+                format!(
+                    "{} s: at least {} s between beacons",
+                    every.as_secs(),
+                    MIN_BEACON_INTERVAL.as_secs()
+                ),
+            ));
+        }
+        Ok(BeaconSpec {
+            port,
+            from,
+            to,
+            via,
+            text,
+            every,
+        })
+    }
+}
+
+/// `program`, if it names an executable file (directly, or in PATH).
+pub fn find_program(program: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| {
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        let path = PathBuf::from(program);
+        return executable(&path).then_some(path);
+    }
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(program))
+            .find(|p| executable(p))
+    })
+}
+
+/// The same station: callsign and SSID, whatever the C/H bits.
+pub fn same_station(a: &Address, b: &Address) -> bool {
+    a.callsign() == b.callsign() && a.ssid() == b.ssid()
+}

@@ -1,0 +1,848 @@
+//! The station, sans-IO: the ports' engine (an embedded AGWPE
+//! [`Server`]: one [`linklab_io::Station`] per local callsign per port,
+//! the AGWPE and KISS clients, who holds which callsign and link), and
+//! what the station itself runs on it: the inbound-connection services,
+//! the beacons and the digipeater. TNC octets, client octets, answerers'
+//! octets and the time go in; KISS octets, client octets, answerers'
+//! orders ([`Output`]) and log lines come out (ARCHITECTURE.md, "the one
+//! rule"); the [`driver`](crate::driver) runs it on sockets, serial
+//! ports and processes.
+//!
+//! The services are a client of the engine like any AGWPE program (the
+//! *desk*): it registers their callsigns, so an inbound link to one is
+//! the desk's, and an AGWPE client cannot take a service's callsign (nor
+//! a service one an AGWPE client holds: the station says so). Every
+//! arbitration between programs on one port is the engine's, in one
+//! place.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+use std::time::{Duration, SystemTime};
+
+use linklab_agw::wire::{CallField, Decoder, Header, Message};
+use linklab_agw::{ClientId, LinkSummary, Server, LINK_QUEUE_LIMIT};
+use linklab_core::Instant;
+use linklab_wire::ax25::{Address, Frame, Pid};
+use linklab_wire::control::Modulus;
+
+use crate::config::{same_station, Answer, BeaconSpec, ServiceSpec, StationConfig};
+use crate::digipeater::Digipeater;
+use crate::lines::Converter;
+use crate::status::{
+    BeaconStatus, LinkStatus, PortStatus, ServiceStatus, SessionStatus, StatusReport,
+};
+
+/// How long after the start the first beacons go, so that the TNCs are
+/// connected.
+pub const FIRST_BEACON_AFTER: Duration = Duration::from_secs(2);
+
+/// A connection being served, numbered from 1 in order of arrival.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SessionId(pub u64);
+
+impl fmt::Display for SessionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "session {}", self.0)
+    }
+}
+
+/// An order for the driver.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Output {
+    /// Start `answer` for a new connection.
+    Answer {
+        /// The session.
+        session: SessionId,
+        /// What answers.
+        answer: Answer,
+        /// The caller.
+        caller: Address,
+        /// The callsign called.
+        called: Address,
+        /// The port's name.
+        port: String,
+    },
+    /// Octets from the caller for the answer (line ends converted).
+    Data {
+        /// The session.
+        session: SessionId,
+        /// The octets.
+        data: Vec<u8>,
+    },
+    /// The link is gone: stop the answer.
+    Ended {
+        /// The session.
+        session: SessionId,
+        /// Whether the caller released it with DISC (a file drop keeps
+        /// its file only then).
+        released: bool,
+    },
+}
+
+#[derive(Debug, Clone)]
+struct Session {
+    port: usize,
+    local: Address,
+    remote: Address,
+    service: Address,
+    started: Instant,
+    to_program: Converter,
+    to_link: Converter,
+    octets_in: u64,
+    octets_out: u64,
+    closing: bool,
+}
+
+#[derive(Debug, Clone)]
+struct Service {
+    spec: ServiceSpec,
+    registered: bool,
+    served: u64,
+    /// Still in the configuration (a removed service's sessions run on).
+    current: bool,
+}
+
+#[derive(Debug, Clone)]
+struct Beacon {
+    spec: BeaconSpec,
+    next: Instant,
+    sent: u64,
+}
+
+/// What a reload asks of the driver.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reload {
+    /// Ports whose TNC address changed: reconnect them.
+    pub reconnect: Vec<usize>,
+    /// Ports added at the end: connect them.
+    pub added: Vec<usize>,
+    /// What changed, for the log.
+    pub notes: Vec<String>,
+}
+
+/// The station's sans-IO core.
+#[derive(Debug)]
+pub struct Core {
+    server: Server,
+    config: StationConfig,
+    desk: ClientId,
+    desk_input: Decoder,
+    services: Vec<Service>,
+    sessions: BTreeMap<SessionId, Session>,
+    next_session: u64,
+    digipeaters: Vec<Digipeater>,
+    beacons: Vec<Beacon>,
+    out: VecDeque<Output>,
+    log: VecDeque<String>,
+}
+
+/// A station as a map key.
+fn same(a: &Address, b: &Address) -> bool {
+    same_station(a, b)
+}
+
+impl Core {
+    /// The station of `config`, every port down until
+    /// [`Core::port_up`]; `wall_at_zero` is the wall clock at
+    /// [`Instant::ZERO`].
+    pub fn new(config: StationConfig, wall_at_zero: SystemTime) -> Core {
+        let mut server = Server::new(
+            config.ports.iter().map(|p| p.agw.clone()).collect(),
+            wall_at_zero,
+        );
+        server.set_log_frames(config.log_frames);
+        server.set_tap(true);
+        let desk = server.client_connected();
+        let mut core = Core {
+            digipeaters: vec![Digipeater::new(); config.ports.len()],
+            beacons: config
+                .beacons
+                .iter()
+                .map(|spec| Beacon {
+                    spec: spec.clone(),
+                    next: Instant::ZERO + FIRST_BEACON_AFTER,
+                    sent: 0,
+                })
+                .collect(),
+            server,
+            desk,
+            desk_input: Decoder::new(),
+            services: Vec::new(),
+            sessions: BTreeMap::new(),
+            next_session: 1,
+            out: VecDeque::new(),
+            log: VecDeque::new(),
+            config,
+        };
+        for spec in core.config.services.clone() {
+            core.add_service(Instant::ZERO, spec);
+        }
+        core.process(Instant::ZERO);
+        core
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &StationConfig {
+        &self.config
+    }
+
+    /// The engine, for the AGWPE and KISS clients' traffic
+    /// ([`Core::handle_client_bytes`] and [`Core::client_closed`] must
+    /// be used for what moves frames).
+    pub fn server(&mut self) -> &mut Server {
+        &mut self.server
+    }
+
+    // ---- input ----
+
+    /// Octets from AGWPE or KISS client `id`.
+    pub fn handle_client_bytes(&mut self, now: Instant, id: ClientId, bytes: &[u8]) {
+        self.server.handle_client_bytes(now, id, bytes);
+        self.process(now);
+    }
+
+    /// Client `id` went away.
+    pub fn client_closed(&mut self, now: Instant, id: ClientId) {
+        self.server.client_closed(now, id);
+        self.process(now);
+    }
+
+    /// Port `port`'s TNC is connected.
+    pub fn port_up(&mut self, now: Instant, port: usize) {
+        self.server.port_up(now, port);
+        self.process(now);
+    }
+
+    /// Port `port`'s TNC went away.
+    pub fn port_down(&mut self, now: Instant, port: usize, why: &str) {
+        self.server.port_down(now, port, why);
+        self.process(now);
+    }
+
+    /// Octets from port `port`'s TNC.
+    pub fn handle_kiss_bytes(&mut self, now: Instant, port: usize, bytes: &[u8]) {
+        self.server.handle_kiss_bytes(now, port, bytes);
+        self.process(now);
+    }
+
+    /// When [`Core::handle_timeout`] must next be called.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let beacons = self.beacons.iter().map(|b| b.next).min();
+        match (self.server.poll_timeout(), beacons) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Runs the timers and beacons due at `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.server.handle_timeout(now);
+        for i in 0..self.beacons.len() {
+            if self.beacons.get(i).is_some_and(|b| b.next <= now) {
+                self.send_beacon(now, i);
+            }
+        }
+        self.process(now);
+    }
+
+    /// Octets from session `id`'s answer for the caller.
+    pub fn session_send(&mut self, now: Instant, id: SessionId, data: &[u8]) {
+        let Some(session) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        let data = session.to_link.convert(data);
+        if data.is_empty() {
+            return;
+        }
+        session.octets_out += data.len() as u64;
+        let message = link_message(b'D', session, data);
+        self.submit(now, &message);
+    }
+
+    /// Whether session `id`'s link takes more data now (its queue of I
+    /// frames waiting for the radio is under [`LINK_QUEUE_LIMIT`]).
+    pub fn session_accepts(&self, id: SessionId) -> bool {
+        self.sessions.get(&id).is_some_and(|s| {
+            self.server
+                .link_queued(s.port, &s.local, &s.remote)
+                .is_some_and(|q| q < LINK_QUEUE_LIMIT)
+        })
+    }
+
+    /// Session `id`'s answer is done: the link is released once what it
+    /// sent is delivered (a second call ends it at once).
+    pub fn session_close(&mut self, now: Instant, id: SessionId) {
+        let Some(session) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        session.closing = true;
+        let message = link_message(b'd', session, Vec::new());
+        self.submit(now, &message);
+    }
+
+    /// Releases every link (DISC), as at a stop.
+    pub fn release_all(&mut self, now: Instant) {
+        self.server.release_all(now);
+        self.process(now);
+    }
+
+    // ---- output ----
+
+    /// The next order for the driver.
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.out.pop_front()
+    }
+
+    /// The next line for the log.
+    pub fn poll_log(&mut self) -> Option<String> {
+        self.log.pop_front().or_else(|| self.server.poll_log())
+    }
+
+    /// Links on every port, in any state.
+    pub fn link_count(&self) -> usize {
+        self.server.link_count()
+    }
+
+    // ---- reload ----
+
+    /// Takes `config` in place of the one in force. Ports may be added
+    /// at the end and changed in place (a changed TNC address is
+    /// reconnected, other settings apply to links set up from now on);
+    /// removing or reordering ports needs a restart and is refused, with
+    /// nothing changed. Services and beacons follow the new file; links
+    /// and sessions the change does not touch go on.
+    pub fn reload(&mut self, now: Instant, config: StationConfig) -> Result<Reload, String> {
+        let old = &self.config.ports;
+        for (i, port) in old.iter().enumerate() {
+            match config.ports.get(i) {
+                Some(p) if p.name == port.name => {}
+                Some(p) => {
+                    return Err(format!(
+                        "port {} is {:?} in the new file but {:?} now; renaming, removing or reordering ports needs a restart",
+                        i + 1,
+                        p.name,
+                        port.name
+                    ))
+                }
+                None => {
+                    return Err(format!(
+                        "port {:?} is not in the new file; removing a port needs a restart",
+                        port.name
+                    ))
+                }
+            }
+        }
+        let mut reload = Reload::default();
+        if config.agw != self.config.agw || config.kiss_server != self.config.kiss_server {
+            reload.notes.push(
+                "new [agw] or [kiss-server] address: it takes effect at the next start".into(),
+            );
+        }
+        for (i, new) in config.ports.iter().enumerate() {
+            match self.config.ports.get(i) {
+                Some(old) => {
+                    if old.kiss != new.kiss {
+                        reload.reconnect.push(i);
+                        reload
+                            .notes
+                            .push(format!("port {:?}: TNC now {}", new.name, new.kiss));
+                    }
+                    if old.agw != new.agw {
+                        self.server.set_port_config(i, new.agw.clone());
+                        reload
+                            .notes
+                            .push(format!("port {:?}: settings changed", new.name));
+                    }
+                    if old.digipeat != new.digipeat || old.aliases != new.aliases {
+                        reload
+                            .notes
+                            .push(format!("port {:?}: digipeater settings changed", new.name));
+                    }
+                }
+                None => {
+                    self.server.add_port(new.agw.clone());
+                    self.digipeaters.push(Digipeater::new());
+                    reload.added.push(i);
+                    reload.notes.push(format!("port {:?} added", new.name));
+                }
+            }
+        }
+        // Services: removed ones stop answering (their sessions run on),
+        // added ones start, changed ones answer the next caller anew.
+        for service in &mut self.services {
+            let kept = config
+                .services
+                .iter()
+                .find(|s| same(&s.callsign, &service.spec.callsign));
+            match kept {
+                Some(spec) => {
+                    if *spec != service.spec {
+                        reload
+                            .notes
+                            .push(format!("service {}: changed", spec.callsign));
+                        service.spec = spec.clone();
+                    }
+                    service.current = true;
+                }
+                None => service.current = false,
+            }
+        }
+        let removed: Vec<Address> = self
+            .services
+            .iter()
+            .filter(|s| !s.current)
+            .map(|s| s.spec.callsign)
+            .collect();
+        for call in removed {
+            reload.notes.push(format!("service {call}: removed"));
+            let mut header = Header::new(0, b'x');
+            header.call_from = CallField::from_address(&call);
+            self.submit(now, &Message::new(header, Vec::new()));
+            self.services.retain(|s| !same(&s.spec.callsign, &call));
+        }
+        for spec in &config.services {
+            if !self
+                .services
+                .iter()
+                .any(|s| same(&s.spec.callsign, &spec.callsign))
+            {
+                reload
+                    .notes
+                    .push(format!("service {}: added", spec.callsign));
+                self.add_service(now, spec.clone());
+            }
+        }
+        // Beacons: one unchanged keeps its schedule.
+        let mut beacons = Vec::new();
+        for spec in &config.beacons {
+            let kept = self
+                .beacons
+                .iter()
+                .position(|b| b.spec == *spec)
+                .map(|i| self.beacons.remove(i));
+            beacons.push(kept.unwrap_or_else(|| Beacon {
+                spec: spec.clone(),
+                next: now,
+                sent: 0,
+            }));
+        }
+        for gone in &self.beacons {
+            reload.notes.push(format!(
+                "beacon {} on port {}: removed",
+                beacon_header(&gone.spec),
+                gone.spec.port + 1
+            ));
+        }
+        for b in &beacons {
+            if b.sent == 0 && b.next == now {
+                reload.notes.push(format!(
+                    "beacon {} on port {}: added",
+                    beacon_header(&b.spec),
+                    b.spec.port + 1
+                ));
+            }
+        }
+        self.beacons = beacons;
+        for (i, port) in config.ports.iter().enumerate() {
+            self.server.set_answer_for(i, port.callsigns.clone());
+        }
+        self.server.set_log_frames(config.log_frames);
+        self.config = config;
+        self.process(now);
+        Ok(reload)
+    }
+
+    // ---- status ----
+
+    /// The status report at `now`; `config` names the file in force.
+    pub fn status(&mut self, now: Instant, config: &str) -> StatusReport {
+        let ports = self
+            .config
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                let c = self.server.port_counters(i).unwrap_or_default();
+                PortStatus {
+                    number: i + 1,
+                    name: spec.name.clone(),
+                    tnc: spec.kiss.to_string(),
+                    up: self.server.port_is_up(i),
+                    callsigns: spec.callsigns.iter().map(ToString::to_string).collect(),
+                    digipeat: spec.digipeat,
+                    frames_received: c.frames_received,
+                    octets_received: c.octets_received,
+                    frames_sent: c.frames_sent,
+                    octets_sent: c.octets_sent,
+                    digipeated: self.digipeaters.get(i).map_or(0, Digipeater::repeated),
+                    kiss_errors: c.kiss_errors,
+                    tnc_losses: c.tnc_losses,
+                    heard: self
+                        .server
+                        .heard_list(i)
+                        .iter()
+                        .map(|h| h.station.to_string())
+                        .collect(),
+                }
+            })
+            .collect();
+        let links = self
+            .server
+            .link_summaries()
+            .into_iter()
+            .map(|l| self.link_status(l))
+            .collect();
+        let services = self
+            .services
+            .iter()
+            .map(|s| ServiceStatus {
+                callsign: s.spec.callsign.to_string(),
+                kind: s.spec.answer.kind().to_string(),
+                registered: s.registered,
+                served: s.served,
+                sessions: self
+                    .sessions
+                    .values()
+                    .filter(|x| same(&x.service, &s.spec.callsign))
+                    .map(|x| SessionStatus {
+                        port: x.port + 1,
+                        caller: x.remote.to_string(),
+                        age_s: seconds(now.saturating_duration_since(x.started)),
+                        octets_in: x.octets_in,
+                        octets_out: x.octets_out,
+                    })
+                    .collect(),
+            })
+            .collect();
+        let beacons = self
+            .beacons
+            .iter()
+            .map(|b| BeaconStatus {
+                port: b.spec.port + 1,
+                header: beacon_header(&b.spec),
+                every_s: b.spec.every.as_secs(),
+                next_in_s: seconds(b.next.saturating_duration_since(now)),
+                sent: b.sent,
+            })
+            .collect();
+        StatusReport {
+            uptime_s: seconds(now.saturating_duration_since(Instant::ZERO)),
+            config: config.to_string(),
+            agw: self.config.agw.map(|a| a.to_string()),
+            kiss_server: self.config.kiss_server.map(|a| a.to_string()),
+            clients: self.server.clients().count().saturating_sub(1),
+            ports,
+            links,
+            services,
+            beacons,
+        }
+    }
+
+    fn link_status(&self, l: LinkSummary) -> LinkStatus {
+        let held_by = match l.owner {
+            Some(owner) if owner == self.desk => self
+                .sessions
+                .values()
+                .find(|s| {
+                    s.port == l.port && same(&s.local, &l.local) && same(&s.remote, &l.remote)
+                })
+                .and_then(|s| {
+                    self.services
+                        .iter()
+                        .find(|x| same(&x.spec.callsign, &s.service))
+                })
+                .map_or("a service".to_string(), |s| {
+                    format!("service {} ({})", s.spec.callsign, s.spec.answer.kind())
+                }),
+            Some(owner) => format!("AGWPE {owner}"),
+            None => "nobody".to_string(),
+        };
+        LinkStatus {
+            port: l.port + 1,
+            local: l.local.to_string(),
+            remote: l.remote.to_string(),
+            state: format!("{:?}", l.state),
+            modulus: match l.modulus {
+                Modulus::Mod8 => 8,
+                Modulus::Mod128 => 128,
+            },
+            unacked: l.unacked,
+            queued: l.queued,
+            vs_vr_va: l.sequence,
+            t1_ms: l.t1_ms,
+            held_by,
+        }
+    }
+
+    // ---- internals ----
+
+    fn add_service(&mut self, now: Instant, spec: ServiceSpec) {
+        let mut header = Header::new(0, b'X');
+        header.call_from = CallField::from_address(&spec.callsign);
+        self.services.push(Service {
+            spec,
+            registered: false,
+            served: 0,
+            current: true,
+        });
+        self.submit(now, &Message::new(header, Vec::new()));
+    }
+
+    /// A message from the desk to the engine.
+    fn submit(&mut self, now: Instant, message: &Message) {
+        let mut octets = Vec::with_capacity(message.encoded_len());
+        message.encode_into(&mut octets);
+        self.server.handle_client_bytes(now, self.desk, &octets);
+        self.process(now);
+    }
+
+    /// Runs what the engine told the desk and what the tap heard, until
+    /// nothing moves.
+    fn process(&mut self, now: Instant) {
+        loop {
+            let octets = self.server.take_output(self.desk);
+            let mut tapped = Vec::new();
+            while let Some(frame) = self.server.poll_tapped() {
+                tapped.push(frame);
+            }
+            if octets.is_empty() && tapped.is_empty() {
+                return;
+            }
+            self.desk_input.push(&octets);
+            while let Some(item) = self.desk_input.poll_message() {
+                match item {
+                    Ok(message) => self.desk_message(now, message),
+                    Err(e) => self.log.push_back(format!(
+                        "the engine's message to the services did not decode: {e}"
+                    )),
+                }
+            }
+            for (port, frame) in tapped {
+                self.digipeat(now, port, &frame);
+            }
+        }
+    }
+
+    fn desk_message(&mut self, now: Instant, message: Message) {
+        let header = message.header;
+        let port = usize::from(header.port);
+        let (Ok(remote), Ok(local)) = (header.call_from.address(), header.call_to.address()) else {
+            if header.kind == b'X' {
+                self.registered(header, &message.data);
+            }
+            return;
+        };
+        match header.kind {
+            b'X' => self.registered(header, &message.data),
+            b'C' => self.connected(now, port, local, remote),
+            b'D' => {
+                let Some((&id, session)) = self.sessions.iter_mut().find(|(_, s)| {
+                    s.port == port && same(&s.local, &local) && same(&s.remote, &remote)
+                }) else {
+                    return;
+                };
+                session.octets_in += message.data.len() as u64;
+                let data = session.to_program.convert(&message.data);
+                if !data.is_empty() && !session.closing {
+                    self.out.push_back(Output::Data { session: id, data });
+                }
+            }
+            b'd' => {
+                let found = self
+                    .sessions
+                    .iter()
+                    .find(|(_, s)| {
+                        s.port == port && same(&s.local, &local) && same(&s.remote, &remote)
+                    })
+                    .map(|(id, s)| (*id, s.closing));
+                if let Some((id, closing)) = found {
+                    self.sessions.remove(&id);
+                    let text = String::from_utf8_lossy(&message.data);
+                    // The engine says RETRYOUT for a link that failed.
+                    let released = !text.contains("RETRYOUT");
+                    self.log.push_back(format!(
+                        "port {}: {local} <-> {remote}: {id} ended{}",
+                        port + 1,
+                        if closing {
+                            ""
+                        } else if released {
+                            " (released by the caller)"
+                        } else {
+                            " (the link failed)"
+                        }
+                    ));
+                    self.out.push_back(Output::Ended {
+                        session: id,
+                        released,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn registered(&mut self, header: Header, data: &[u8]) {
+        let ok = data.first() == Some(&1);
+        let Ok(call) = header.call_from.address() else {
+            return;
+        };
+        if let Some(service) = self
+            .services
+            .iter_mut()
+            .find(|s| same(&s.spec.callsign, &call))
+        {
+            service.registered = ok;
+            if !ok {
+                self.log.push_back(format!(
+                    "service {call}: an AGWPE client holds that callsign; the service does not answer until the station is reloaded after it lets go"
+                ));
+            }
+        }
+    }
+
+    fn connected(&mut self, now: Instant, port: usize, local: Address, remote: Address) {
+        let Some(service) = self
+            .services
+            .iter_mut()
+            .find(|s| same(&s.spec.callsign, &local))
+        else {
+            return;
+        };
+        let id = SessionId(self.next_session);
+        self.next_session += 1;
+        let busy = self
+            .sessions
+            .values()
+            .filter(|s| same(&s.service, &local))
+            .count()
+            >= service.spec.max_sessions;
+        let mode = service.spec.line_ends;
+        let session = Session {
+            port,
+            local,
+            remote,
+            service: service.spec.callsign,
+            started: now,
+            to_program: Converter::to_program(mode),
+            to_link: Converter::to_link(mode),
+            octets_in: 0,
+            octets_out: 0,
+            closing: false,
+        };
+        let port_name = self
+            .config
+            .ports
+            .get(port)
+            .map_or_else(|| (port + 1).to_string(), |p| p.name.clone());
+        if busy || !service.current {
+            let why = if busy {
+                format!(
+                    "{} is busy: {} callers already. Try later.\r",
+                    local, service.spec.max_sessions
+                )
+            } else {
+                format!("{local} no longer answers here.\r")
+            };
+            self.log.push_back(format!(
+                "port {}: {remote} called {local}: refused ({})",
+                port + 1,
+                why.trim_end()
+            ));
+            self.sessions.insert(id, session);
+            self.session_send(now, id, why.as_bytes());
+            self.session_close(now, id);
+            return;
+        }
+        service.served += 1;
+        let answer = service.spec.answer.clone();
+        self.log.push_back(format!(
+            "port {}: {remote} called {local}: {id} ({})",
+            port + 1,
+            answer.kind()
+        ));
+        self.sessions.insert(id, session);
+        self.out.push_back(Output::Answer {
+            session: id,
+            answer,
+            caller: remote,
+            called: local,
+            port: port_name,
+        });
+    }
+
+    fn digipeat(&mut self, now: Instant, port: usize, frame: &[u8]) {
+        let Some(spec) = self.config.ports.get(port) else {
+            return;
+        };
+        if !spec.digipeat {
+            return;
+        }
+        let calls: Vec<Address> = spec
+            .callsigns
+            .iter()
+            .chain(&spec.aliases)
+            .copied()
+            .collect();
+        let Some(digipeater) = self.digipeaters.get_mut(port) else {
+            return;
+        };
+        if let Some(out) = digipeater.repeat(now, frame, &calls) {
+            self.server.transmit_frame(now, port, out);
+        }
+    }
+
+    fn send_beacon(&mut self, now: Instant, i: usize) {
+        let Some(beacon) = self.beacons.get_mut(i) else {
+            return;
+        };
+        let spec = &beacon.spec;
+        beacon.next = now + spec.every;
+        let frame = Frame::ui(
+            spec.to,
+            spec.from,
+            &spec.via,
+            Pid::NoLayer3,
+            spec.text.as_bytes().to_vec(),
+        );
+        match frame {
+            Ok(frame) => {
+                if self.server.transmit_frame(now, spec.port, frame.encode()) {
+                    beacon.sent += 1;
+                } else {
+                    self.log.push_back(format!(
+                        "beacon {} on port {}: not sent, the TNC is not connected",
+                        beacon_header(spec),
+                        spec.port + 1
+                    ));
+                }
+            }
+            Err(e) => self.log.push_back(format!(
+                "beacon {}: cannot be built: {e}",
+                beacon_header(spec)
+            )),
+        }
+    }
+}
+
+/// A desk message about `session`'s link: CallFrom our callsign, CallTo
+/// the caller.
+fn link_message(kind: u8, session: &Session, data: Vec<u8>) -> Message {
+    let mut header = Header::new(u8::try_from(session.port).unwrap_or(u8::MAX), kind);
+    header.call_from = CallField::from_address(&session.local);
+    header.call_to = CallField::from_address(&session.remote);
+    Message::new(header, data)
+}
+
+/// `FROM>TO,VIA`.
+fn beacon_header(spec: &BeaconSpec) -> String {
+    let mut text = format!("{}>{}", spec.from, spec.to);
+    for via in &spec.via {
+        text.push(',');
+        text.push_str(&via.to_string());
+    }
+    text
+}
+
+fn seconds(d: Duration) -> f64 {
+    d.as_secs_f64()
+}

@@ -1,0 +1,1063 @@
+//! The station in real time: runs a [`Core`] on the TNCs' byte streams,
+//! the AGWPE and KISS listening sockets, the services' programs and TCP
+//! connections, and the control socket, reading the clock for it and
+//! sleeping until its next timer.
+//!
+//! - A TNC that cannot be reached, at the start or later, is tried again
+//!   every [`Options::reconnect_every`]; every other port serves on.
+//! - A client has a reader task, paused while the engine does not take
+//!   its input, and a writer behind a bounded queue: one that does not
+//!   read what it is sent is disconnected, never left to grow memory.
+//! - A program answering a call has its standard output and error read
+//!   while its link takes data (a program that floods waits in its
+//!   write), and its standard input fed through a bounded queue (one that
+//!   never reads is ended). When its link ends it gets SIGTERM, and
+//!   SIGKILL [`PROGRAM_GRACE`] later if it is still there.
+//! - SIGHUP reads the file again: a good one takes effect
+//!   ([`Core::reload`]), a bad one is refused and named, and the running
+//!   configuration kept. SIGTERM and SIGINT release every link (DISC),
+//!   wait for that at most [`Options::shutdown_grace`], and end the
+//!   programs.
+//! - Under systemd (`Type=notify`) the station says READY=1 once it
+//!   serves, RELOADING=1 and READY=1 around a reload, STOPPING=1, and
+//!   pets the watchdog at half its interval.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, SystemTime};
+
+use linklab_agw::ClientId;
+use linklab_core::Instant;
+use linklab_io::KissAddress;
+use linklab_wire::ax25::Address;
+use thiserror::Error;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
+use tokio::signal::unix::{signal, SignalKind};
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+use tokio::time::sleep_until;
+
+use crate::config::{self, Answer, StationConfig};
+use crate::core::{Core, Output, SessionId};
+
+/// How long a program whose link ended has between SIGTERM and SIGKILL.
+pub const PROGRAM_GRACE: Duration = Duration::from_secs(5);
+
+/// Chunks queued for a program's standard input (or a TCP service)
+/// before it counts as not reading.
+const ANSWER_QUEUE: usize = 256;
+
+/// Batches of octets queued for a TNC before more are dropped.
+const TNC_QUEUE: usize = 256;
+
+/// How long a stop waits for the last octets (the DISCs) to reach a TNC.
+const FLUSH_GRACE: Duration = Duration::from_secs(2);
+
+/// Settings of the driver itself.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Options {
+    /// How long after losing a TNC (or failing to reach it) the driver
+    /// tries again.
+    pub reconnect_every: Duration,
+    /// AGWPE and KISS clients served at once.
+    pub max_clients: usize,
+    /// Messages batched for one client before it counts as too slow.
+    pub client_queue: usize,
+    /// How long a stop waits for links to be released.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            reconnect_every: Duration::from_secs(5),
+            max_clients: 256,
+            client_queue: 1024,
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Why the station could not start.
+#[derive(Debug, Error)]
+pub enum StartError {
+    /// A listening socket could not be opened.
+    #[error("cannot listen on {address} for {what}: {error}")]
+    Listen {
+        /// What for.
+        what: &'static str,
+        /// Where.
+        address: String,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// The control socket's path is taken.
+    #[error("control socket {path}: {why}")]
+    Control {
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+}
+
+/// What the tasks tell the loop.
+enum Input {
+    ClientBytes(ClientId, Vec<u8>),
+    ClientGone(ClientId, String),
+    TncUp(usize, Tnc),
+    TncBytes(usize, Vec<u8>),
+    TncGone(usize, String),
+    AnswerBytes(SessionId, Vec<u8>),
+    AnswerDone(SessionId, String),
+    Status(UnixStream),
+}
+
+/// Runs the station of `config` (read from `path`) until SIGTERM or
+/// SIGINT. `log` takes each log line.
+pub async fn run(
+    path: PathBuf,
+    config: StationConfig,
+    options: Options,
+    log: impl Fn(&str),
+) -> Result<(), StartError> {
+    let agw = match config.agw {
+        Some(address) => Some(listen(address, "AGWPE clients").await?),
+        None => None,
+    };
+    let kiss = match config.kiss_server {
+        Some(address) => Some(listen(address, "KISS clients").await?),
+        None => None,
+    };
+    let control = match &config.control {
+        Some(path) => Some(ControlSocket::bind(path).await?),
+        None => None,
+    };
+    let mut hup = signal(SignalKind::hangup()).ok();
+    let mut term = signal(SignalKind::terminate()).ok();
+    let mut int = signal(SignalKind::interrupt()).ok();
+    let (input_tx, mut input) = mpsc::channel::<Input>(256);
+    let start = tokio::time::Instant::now();
+    let now =
+        || Instant::from_micros(u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX));
+    let mut core = Core::new(config.clone(), SystemTime::now());
+    let mut tncs = Tncs::default();
+    for (i, port) in config.ports.iter().enumerate() {
+        tncs.start(i, port.kiss.clone(), Duration::ZERO, &input_tx);
+        log(&format!(
+            "port {} {:?}: TNC {}",
+            i + 1,
+            port.name,
+            port.kiss
+        ));
+    }
+    if let Some(listener) = &agw {
+        log(&format!("AGWPE server on {}", local_address(listener)));
+    }
+    if let Some(listener) = &kiss {
+        log(&format!("KISS server on {}", local_address(listener)));
+    }
+    if let Some(control) = &control {
+        log(&format!("control socket {}", control.path.display()));
+    }
+    for service in &config.services {
+        log(&format!(
+            "service {}: {}",
+            service.callsign,
+            service.answer.kind()
+        ));
+    }
+    let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Ready]);
+    log("ready");
+    let watchdog = watchdog_interval();
+    let mut next_pet = watchdog.map(|w| tokio::time::Instant::now() + w);
+    let mut clients: BTreeMap<ClientId, ClientTasks> = BTreeMap::new();
+    let mut answers: BTreeMap<SessionId, Answerer> = BTreeMap::new();
+    let mut shutdown_at: Option<tokio::time::Instant> = None;
+    loop {
+        // Orders for the services, after the log lines that led to them.
+        while let Some(line) = core.poll_log() {
+            log(&line);
+        }
+        while let Some(output) = core.poll_output() {
+            answer(&mut core, &mut answers, output, now(), &input_tx, &log);
+        }
+        // Output: KISS to the TNCs, messages to the clients.
+        tncs.flush(&mut core, &log);
+        let ids: Vec<ClientId> = clients.keys().copied().collect();
+        for id in ids {
+            let octets = core.server().take_output(id);
+            let Some(tasks) = clients.get(&id) else {
+                continue;
+            };
+            if !octets.is_empty() && tasks.writer.try_send(octets).is_err() {
+                core.client_closed(now(), id);
+                drop_client(&mut clients, id);
+                log(&format!(
+                    "{id} does not read what it is sent (or went away); disconnected, its links released"
+                ));
+                continue;
+            }
+            tasks.accepting.send_if_modified(|a| {
+                let accepting = core.server().accepts_input(id);
+                std::mem::replace(a, accepting) != accepting
+            });
+        }
+        while let Some(id) = core.server().poll_close() {
+            drop_client(&mut clients, id);
+            core.client_closed(now(), id);
+        }
+        for (id, answerer) in &answers {
+            answerer.pace(core.session_accepts(*id));
+        }
+        while let Some(line) = core.poll_log() {
+            log(&line);
+        }
+        if shutdown_at.is_some() && core.link_count() == 0 {
+            break;
+        }
+        let timer = core
+            .poll_timeout()
+            .map(|t| start + Duration::from_micros(t.as_micros()));
+        let wake = [timer, shutdown_at, next_pet].into_iter().flatten().min();
+        tokio::select! {
+            accepted = accept(agw.as_ref()), if shutdown_at.is_none() => match accepted {
+                Ok((socket, peer)) if clients.len() < options.max_clients => {
+                    let id = core.server().client_connected();
+                    log(&format!("{id} (AGWPE) connected from {peer}"));
+                    clients.insert(id, spawn_client(id, socket, input_tx.clone(), options.client_queue));
+                }
+                Ok((_, peer)) => log(&format!("AGWPE client from {peer} refused: {} clients already", options.max_clients)),
+                Err(e) => log(&format!("accepting an AGWPE client failed: {e}")),
+            },
+            accepted = accept(kiss.as_ref()), if shutdown_at.is_none() => match accepted {
+                Ok((socket, peer)) if clients.len() < options.max_clients => {
+                    let id = core.server().kiss_client_connected();
+                    log(&format!("{id} (KISS) connected from {peer}"));
+                    clients.insert(id, spawn_client(id, socket, input_tx.clone(), options.client_queue));
+                }
+                Ok((_, peer)) => log(&format!("KISS client from {peer} refused: {} clients already", options.max_clients)),
+                Err(e) => log(&format!("accepting a KISS client failed: {e}")),
+            },
+            asked = accept_control(control.as_ref()) => {
+                if let Ok(stream) = asked {
+                    input_tx.try_send(Input::Status(stream)).ok();
+                }
+            },
+            Some(item) = input.recv() => match item {
+                Input::ClientBytes(id, bytes) => core.handle_client_bytes(now(), id, &bytes),
+                Input::ClientGone(id, why) => {
+                    if clients.contains_key(&id) {
+                        log(&format!("{id} {why}"));
+                        drop_client(&mut clients, id);
+                        core.client_closed(now(), id);
+                    }
+                }
+                Input::TncBytes(port, bytes) => core.handle_kiss_bytes(now(), port, &bytes),
+                Input::TncUp(port, tnc) => {
+                    log(&format!("port {}: TNC connected", port + 1));
+                    tncs.up(port, tnc);
+                    core.port_up(now(), port);
+                }
+                Input::TncGone(port, why) => {
+                    if tncs.down(port) {
+                        core.port_down(now(), port, &why);
+                    } else {
+                        log(&format!("port {}: {why}; trying again in {} s", port + 1, options.reconnect_every.as_secs()));
+                    }
+                    if shutdown_at.is_none() {
+                        if let Some(address) = core.config().ports.get(port).map(|p| p.kiss.clone()) {
+                            tncs.start(port, address, options.reconnect_every, &input_tx);
+                        }
+                    }
+                }
+                Input::AnswerBytes(session, bytes) => core.session_send(now(), session, &bytes),
+                Input::AnswerDone(session, why) => {
+                    if let Some(answerer) = answers.remove(&session) {
+                        log(&format!("{session}: {why}; releasing its link"));
+                        answerer.stop();
+                        core.session_close(now(), session);
+                    }
+                }
+                Input::Status(stream) => {
+                    let report = core.status(now(), &path.display().to_string());
+                    tokio::spawn(reply_status(stream, report));
+                }
+            },
+            _ = sleep_until(wake.unwrap_or_else(tokio::time::Instant::now)), if wake.is_some() => {
+                let at = tokio::time::Instant::now();
+                if shutdown_at.is_some_and(|s| s <= at) {
+                    break;
+                }
+                if let (Some(pet), Some(every)) = (next_pet, watchdog) {
+                    if pet <= at {
+                        let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Watchdog]);
+                        next_pet = Some(at + every);
+                    }
+                }
+                core.handle_timeout(now());
+            },
+            _ = recv(hup.as_mut()), if shutdown_at.is_none() => {
+                let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Reloading]);
+                reload(&mut core, &path, now(), &mut tncs, &input_tx, &log);
+                let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Ready]);
+            },
+            _ = stop(term.as_mut(), int.as_mut()), if shutdown_at.is_none() => {
+                let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Stopping]);
+                log("stopping: releasing every link");
+                core.release_all(now());
+                tncs.stop_connecting();
+                shutdown_at = Some(tokio::time::Instant::now() + options.shutdown_grace);
+            },
+        }
+    }
+    tncs.flush(&mut core, &log);
+    tncs.finish().await;
+    for (_, answerer) in std::mem::take(&mut answers) {
+        answerer.stop();
+    }
+    for id in clients.keys().copied().collect::<Vec<_>>() {
+        drop_client(&mut clients, id);
+    }
+    if let Some(control) = control {
+        control.remove();
+    }
+    while let Some(line) = core.poll_log() {
+        log(&line);
+    }
+    log("stopped");
+    Ok(())
+}
+
+/// Reads the file again and hands it to the core.
+fn reload(
+    core: &mut Core,
+    path: &Path,
+    now: Instant,
+    tncs: &mut Tncs,
+    input: &mpsc::Sender<Input>,
+    log: &impl Fn(&str),
+) {
+    let config = match config::load(path) {
+        Ok(config) => config,
+        Err(e) => {
+            log(&format!(
+                "reload refused, the running configuration is kept: {e}"
+            ));
+            return;
+        }
+    };
+    match core.reload(now, config) {
+        Ok(reload) => {
+            for note in &reload.notes {
+                log(&format!("reload: {note}"));
+            }
+            if reload.notes.is_empty() {
+                log("reload: nothing changed");
+            }
+            for port in reload.reconnect.iter().chain(&reload.added) {
+                let Some(address) = core.config().ports.get(*port).map(|p| p.kiss.clone()) else {
+                    continue;
+                };
+                if tncs.down(*port) {
+                    core.port_down(now, *port, "its TNC address changed");
+                }
+                tncs.start(*port, address, Duration::ZERO, input);
+            }
+        }
+        Err(why) => log(&format!(
+            "reload refused, the running configuration is kept: {why}"
+        )),
+    }
+}
+
+// ---- services ----
+
+/// What answers one session.
+enum Answerer {
+    /// A program or TCP service: a writer queue and the tasks.
+    Stream {
+        writer: mpsc::Sender<Vec<u8>>,
+        accepting: watch::Sender<bool>,
+        tasks: Vec<JoinHandle<()>>,
+        child: Option<u32>,
+    },
+    /// Sends back what it gets.
+    Echo,
+    /// Writes what it gets to a file.
+    Drop { file: File, partial: PathBuf },
+}
+
+impl Answerer {
+    fn pace(&self, accepting: bool) {
+        if let Answerer::Stream { accepting: a, .. } = self {
+            a.send_if_modified(|v| std::mem::replace(v, accepting) != accepting);
+        }
+    }
+
+    /// Ends the answer: a program gets SIGTERM, then SIGKILL after
+    /// [`PROGRAM_GRACE`].
+    fn stop(self) {
+        if let Answerer::Stream { tasks, child, .. } = self {
+            for task in tasks {
+                task.abort();
+            }
+            if let Some(pid) = child {
+                terminate(pid);
+            }
+        }
+    }
+}
+
+/// SIGTERM to `pid`, and SIGKILL [`PROGRAM_GRACE`] later if it is still
+/// there (it is our child: it stays a zombie, so the pid is not reused,
+/// until its waiter task reaps it).
+fn terminate(pid: u32) {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let Ok(raw) = i32::try_from(pid) else {
+        return;
+    };
+    let pid = Pid::from_raw(raw);
+    let _ = kill(pid, Signal::SIGTERM);
+    tokio::spawn(async move {
+        tokio::time::sleep(PROGRAM_GRACE).await;
+        let _ = kill(pid, Signal::SIGKILL);
+    });
+}
+
+fn answer(
+    core: &mut Core,
+    answers: &mut BTreeMap<SessionId, Answerer>,
+    output: Output,
+    now: Instant,
+    input: &mpsc::Sender<Input>,
+    log: &impl Fn(&str),
+) {
+    match output {
+        Output::Answer {
+            session,
+            answer,
+            caller,
+            called,
+            port,
+        } => {
+            let vars = Vars {
+                caller,
+                called,
+                port: &port,
+            };
+            match answer {
+                Answer::Greeting { text } => {
+                    // Packet lines end with CR, whatever the file wrote.
+                    let mut text = vars.expand(&text).replace("\r\n", "\r").replace('\n', "\r");
+                    if !text.ends_with('\r') {
+                        text.push('\r');
+                    }
+                    core.session_send(now, session, text.as_bytes());
+                    core.session_close(now, session);
+                }
+                Answer::Echo => {
+                    answers.insert(session, Answerer::Echo);
+                }
+                Answer::Drop { directory } => match drop_file(&directory, &caller, session) {
+                    Ok((file, partial)) => {
+                        log(&format!("{session}: receiving into {}", partial.display()));
+                        answers.insert(session, Answerer::Drop { file, partial });
+                    }
+                    Err(e) => {
+                        log(&format!(
+                            "{session}: cannot make a file in {}: {e}",
+                            directory.display()
+                        ));
+                        core.session_send(now, session, b"The file drop is out of order.\r");
+                        core.session_close(now, session);
+                    }
+                },
+                Answer::Program { argv } => match spawn_program(&argv, &vars, session, input) {
+                    Ok(answerer) => {
+                        answers.insert(session, answerer);
+                    }
+                    Err(e) => {
+                        log(&format!("{session}: cannot run {:?}: {e}", argv.first()));
+                        core.session_send(now, session, b"The service is out of order.\r");
+                        core.session_close(now, session);
+                    }
+                },
+                Answer::Tcp { address } => {
+                    answers.insert(session, spawn_tcp(address, session, input));
+                }
+            }
+        }
+        Output::Data { session, data } => match answers.get_mut(&session) {
+            Some(Answerer::Echo) => core.session_send(now, session, &data),
+            Some(Answerer::Drop { file, partial }) => {
+                if let Err(e) = file.write_all(&data) {
+                    log(&format!(
+                        "{session}: writing {} failed: {e}",
+                        partial.display()
+                    ));
+                    answers.remove(&session);
+                    core.session_close(now, session);
+                }
+            }
+            Some(Answerer::Stream { writer, .. }) if writer.try_send(data).is_err() => {
+                log(&format!(
+                    "{session}: the service does not read what the caller sends; ending it"
+                ));
+                if let Some(answerer) = answers.remove(&session) {
+                    answerer.stop();
+                }
+                core.session_close(now, session);
+            }
+            Some(Answerer::Stream { .. }) | None => {}
+        },
+        Output::Ended { session, released } => match answers.remove(&session) {
+            Some(Answerer::Drop { file, partial }) => {
+                finish_drop(file, &partial, released, session, log);
+            }
+            Some(answerer) => answerer.stop(),
+            None => {}
+        },
+    }
+}
+
+/// The words `%u`, `%U`, `%c`, `%d` and `%%` stand for in a service's
+/// arguments and greeting.
+struct Vars<'a> {
+    caller: Address,
+    called: Address,
+    port: &'a str,
+}
+
+impl Vars<'_> {
+    fn expand(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            if c != '%' {
+                out.push(c);
+                continue;
+            }
+            match chars.next() {
+                Some('u') => out.push_str(&self.caller.to_string()),
+                Some('U') => out.push_str(&self.caller.callsign().to_string()),
+                Some('c') => out.push_str(&self.called.to_string()),
+                Some('d') => out.push_str(self.port),
+                Some('%') => out.push('%'),
+                Some(other) => {
+                    out.push('%');
+                    out.push(other);
+                }
+                None => out.push('%'),
+            }
+        }
+        out
+    }
+}
+
+fn spawn_program(
+    argv: &[String],
+    vars: &Vars<'_>,
+    session: SessionId,
+    input: &mpsc::Sender<Input>,
+) -> std::io::Result<Answerer> {
+    let args: Vec<String> = argv.iter().map(|a| vars.expand(a)).collect();
+    let Some((program, rest)) = args.split_first() else {
+        return Err(std::io::Error::other("no program"));
+    };
+    let mut child = tokio::process::Command::new(program)
+        .args(rest)
+        .env("LINKLAB_CALLER", vars.caller.to_string())
+        .env("LINKLAB_CALLER_BASE", vars.caller.callsign().to_string())
+        .env("LINKLAB_CALLED", vars.called.to_string())
+        .env("LINKLAB_PORT", vars.port)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(false)
+        .spawn()?;
+    let pid = child.id();
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let (accepting, accepting_rx) = watch::channel(true);
+    let (writer, writer_rx) = mpsc::channel::<Vec<u8>>(ANSWER_QUEUE);
+    let mut tasks = Vec::new();
+    if let Some(stdin) = stdin {
+        tasks.push(tokio::spawn(feed(stdin, writer_rx)));
+    }
+    let mut readers = Vec::new();
+    if let Some(stdout) = stdout {
+        readers.push(tokio::spawn(pump(
+            stdout,
+            session,
+            accepting_rx.clone(),
+            input.clone(),
+        )));
+    }
+    if let Some(stderr) = stderr {
+        readers.push(tokio::spawn(pump(
+            stderr,
+            session,
+            accepting_rx,
+            input.clone(),
+        )));
+    }
+    let done = input.clone();
+    // The waiter is not aborted with the session: it reaps the child.
+    tokio::spawn(async move {
+        let status = child.wait().await;
+        for reader in readers {
+            reader.await.ok();
+        }
+        let why = match status {
+            Ok(s) => format!("the program ended ({s})"),
+            Err(e) => format!("waiting for the program failed: {e}"),
+        };
+        done.send(Input::AnswerDone(session, why)).await.ok();
+    });
+    Ok(Answerer::Stream {
+        writer,
+        accepting,
+        tasks,
+        child: pid,
+    })
+}
+
+fn spawn_tcp(address: String, session: SessionId, input: &mpsc::Sender<Input>) -> Answerer {
+    let (accepting, accepting_rx) = watch::channel(true);
+    let (writer, writer_rx) = mpsc::channel::<Vec<u8>>(ANSWER_QUEUE);
+    let input = input.clone();
+    let task = tokio::spawn(async move {
+        let why = match TcpStream::connect(&address).await {
+            Ok(stream) => {
+                stream.set_nodelay(true).ok();
+                let (reader, writer) = stream.into_split();
+                let feeder = tokio::spawn(feed(writer, writer_rx));
+                pump(reader, session, accepting_rx, input.clone()).await;
+                feeder.abort();
+                format!("the TCP service {address} closed the connection")
+            }
+            Err(e) => {
+                let line = format!("The service is out of order ({e}).\n");
+                input
+                    .send(Input::AnswerBytes(session, line.into_bytes()))
+                    .await
+                    .ok();
+                format!("cannot reach the TCP service {address}: {e}")
+            }
+        };
+        input.send(Input::AnswerDone(session, why)).await.ok();
+    });
+    Answerer::Stream {
+        writer,
+        accepting,
+        tasks: vec![task],
+        child: None,
+    }
+}
+
+/// Writes what comes on `queue` to `out` until either ends.
+async fn feed(mut out: impl AsyncWrite + Unpin, mut queue: mpsc::Receiver<Vec<u8>>) {
+    while let Some(data) = queue.recv().await {
+        if out.write_all(&data).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Reads `source` to the session while its link takes data.
+async fn pump(
+    mut source: impl AsyncRead + Unpin,
+    session: SessionId,
+    mut accepting: watch::Receiver<bool>,
+    input: mpsc::Sender<Input>,
+) {
+    let mut buf = vec![0u8; 4096];
+    loop {
+        if accepting.wait_for(|a| *a).await.is_err() {
+            return;
+        }
+        match source.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                let data = buf.get(..n).unwrap_or_default().to_vec();
+                if input.send(Input::AnswerBytes(session, data)).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// A new `.partial` file for a drop from `caller`.
+fn drop_file(
+    directory: &Path,
+    caller: &Address,
+    session: SessionId,
+) -> std::io::Result<(File, PathBuf)> {
+    let stamp = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let base = format!("{caller}-{stamp}-{}", session.0);
+    let partial = directory.join(format!("{base}.partial"));
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&partial)?;
+    Ok((file, partial))
+}
+
+/// A drop's file gets its final name if the caller released the link
+/// with DISC; otherwise it stays `.partial`.
+fn finish_drop(
+    file: File,
+    partial: &Path,
+    released: bool,
+    session: SessionId,
+    log: &impl Fn(&str),
+) {
+    let synced = file.sync_all();
+    drop(file);
+    let done = partial.with_extension("");
+    match (released, synced) {
+        (true, Ok(())) => match std::fs::rename(partial, &done) {
+            Ok(()) => log(&format!("{session}: stored {}", done.display())),
+            Err(e) => log(&format!(
+                "{session}: cannot rename {}: {e}",
+                partial.display()
+            )),
+        },
+        (true, Err(e)) => log(&format!(
+            "{session}: cannot write {}: {e}",
+            partial.display()
+        )),
+        (false, _) => log(&format!(
+            "{session}: the link failed; what arrived is kept as {}",
+            partial.display()
+        )),
+    }
+}
+
+// ---- TNCs ----
+
+/// A connected TNC: the queue of octets for it and its tasks.
+struct Tnc {
+    writer: mpsc::Sender<Vec<u8>>,
+    read: JoinHandle<()>,
+    write: JoinHandle<()>,
+}
+
+/// The ports' TNCs: connected, or being connected.
+#[derive(Default)]
+struct Tncs {
+    up: BTreeMap<usize, Tnc>,
+    connecting: BTreeMap<usize, JoinHandle<()>>,
+    drops: u64,
+}
+
+impl Tncs {
+    /// Connects port `port` to `address` after `delay`, and again every
+    /// `delay` (at least a second) until it answers.
+    fn start(
+        &mut self,
+        port: usize,
+        address: KissAddress,
+        delay: Duration,
+        input: &mpsc::Sender<Input>,
+    ) {
+        if let Some(old) = self.connecting.remove(&port) {
+            old.abort();
+        }
+        let input = input.clone();
+        let every = delay.max(Duration::from_secs(1));
+        self.connecting.insert(
+            port,
+            tokio::spawn(async move {
+                tokio::time::sleep(delay).await;
+                loop {
+                    match address.connect().await {
+                        Ok(stream) => {
+                            let tnc = spawn_tnc(port, stream, input.clone());
+                            input.send(Input::TncUp(port, tnc)).await.ok();
+                            return;
+                        }
+                        Err(e) => {
+                            input.send(Input::TncGone(port, e.to_string())).await.ok();
+                            tokio::time::sleep(every).await;
+                        }
+                    }
+                }
+            }),
+        );
+    }
+
+    fn up(&mut self, port: usize, tnc: Tnc) {
+        self.connecting.remove(&port);
+        if let Some(old) = self.up.insert(port, tnc) {
+            old.read.abort();
+            old.write.abort();
+        }
+    }
+
+    /// Port `port`'s TNC is gone; whether it had been up.
+    fn down(&mut self, port: usize) -> bool {
+        match self.up.remove(&port) {
+            Some(tnc) => {
+                tnc.read.abort();
+                tnc.write.abort();
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn stop_connecting(&mut self) {
+        for (_, task) in std::mem::take(&mut self.connecting) {
+            task.abort();
+        }
+    }
+
+    fn flush(&mut self, core: &mut Core, log: &impl Fn(&str)) {
+        for (port, tnc) in &self.up {
+            let octets = core.server().take_tx(*port);
+            let len = octets.len();
+            if len > 0 {
+                if let Err(mpsc::error::TrySendError::Full(_)) = tnc.writer.try_send(octets) {
+                    self.drops += 1;
+                    if self.drops <= 10 || self.drops.is_multiple_of(100) {
+                        log(&format!("port {}: the TNC does not take octets as fast as they come: {len} dropped ({} times so far)", port + 1, self.drops));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Lets the writers send what is queued (the DISCs), then stops.
+    async fn finish(mut self) {
+        self.stop_connecting();
+        for (_, tnc) in std::mem::take(&mut self.up) {
+            drop(tnc.writer);
+            tokio::time::timeout(FLUSH_GRACE, tnc.write).await.ok();
+            tnc.read.abort();
+        }
+    }
+}
+
+fn spawn_tnc(
+    port: usize,
+    stream: Box<dyn linklab_io::KissStream>,
+    input: mpsc::Sender<Input>,
+) -> Tnc {
+    let (mut reader, mut writer) = tokio::io::split(stream);
+    let (writer_tx, mut writer_rx) = mpsc::channel::<Vec<u8>>(TNC_QUEUE);
+    let read = tokio::spawn(async move {
+        let mut buf = vec![0u8; 4096];
+        loop {
+            let why = match reader.read(&mut buf).await {
+                Ok(0) => "the KISS TNC closed the connection".to_string(),
+                Ok(n) => {
+                    let bytes = buf.get(..n).unwrap_or_default().to_vec();
+                    if input.send(Input::TncBytes(port, bytes)).await.is_err() {
+                        return;
+                    }
+                    continue;
+                }
+                Err(e) => format!("cannot read from the KISS TNC: {e}"),
+            };
+            input.send(Input::TncGone(port, why)).await.ok();
+            return;
+        }
+    });
+    let write = tokio::spawn(async move {
+        while let Some(octets) = writer_rx.recv().await {
+            if writer.write_all(&octets).await.is_err() {
+                return;
+            }
+        }
+        writer.shutdown().await.ok();
+    });
+    Tnc {
+        writer: writer_tx,
+        read,
+        write,
+    }
+}
+
+// ---- clients ----
+
+struct ClientTasks {
+    writer: mpsc::Sender<Vec<u8>>,
+    accepting: watch::Sender<bool>,
+    reader: JoinHandle<()>,
+    writer_task: JoinHandle<()>,
+}
+
+fn drop_client(clients: &mut BTreeMap<ClientId, ClientTasks>, id: ClientId) {
+    if let Some(tasks) = clients.remove(&id) {
+        tasks.reader.abort();
+        tasks.writer_task.abort();
+    }
+}
+
+fn spawn_client(
+    id: ClientId,
+    socket: TcpStream,
+    input: mpsc::Sender<Input>,
+    queue: usize,
+) -> ClientTasks {
+    socket.set_nodelay(true).ok();
+    let (mut reader, writer) = socket.into_split();
+    let (accepting, mut accepting_rx) = watch::channel(true);
+    let (writer_tx, writer_rx) = mpsc::channel::<Vec<u8>>(queue.max(1));
+    let reader_task = tokio::spawn(async move {
+        let mut buf = vec![0u8; 8192];
+        loop {
+            if accepting_rx.wait_for(|a| *a).await.is_err() {
+                return;
+            }
+            let why = match reader.read(&mut buf).await {
+                Ok(0) => "closed the connection".to_string(),
+                Ok(n) => {
+                    let bytes = buf.get(..n).unwrap_or_default().to_vec();
+                    if input.send(Input::ClientBytes(id, bytes)).await.is_err() {
+                        return;
+                    }
+                    continue;
+                }
+                Err(e) => format!("connection failed: {e}"),
+            };
+            input.send(Input::ClientGone(id, why)).await.ok();
+            return;
+        }
+    });
+    ClientTasks {
+        writer: writer_tx,
+        accepting,
+        reader: reader_task,
+        writer_task: tokio::spawn(feed(writer, writer_rx)),
+    }
+}
+
+async fn listen(address: SocketAddr, what: &'static str) -> Result<TcpListener, StartError> {
+    TcpListener::bind(address)
+        .await
+        .map_err(|error| StartError::Listen {
+            what,
+            address: address.to_string(),
+            error,
+        })
+}
+
+fn local_address(listener: &TcpListener) -> String {
+    listener
+        .local_addr()
+        .map_or_else(|e| format!("(unknown: {e})"), |a| a.to_string())
+}
+
+async fn accept(listener: Option<&TcpListener>) -> std::io::Result<(TcpStream, SocketAddr)> {
+    match listener {
+        Some(listener) => listener.accept().await,
+        None => std::future::pending().await,
+    }
+}
+
+// ---- control socket ----
+
+/// The Unix socket `linklab status` asks.
+struct ControlSocket {
+    listener: UnixListener,
+    path: PathBuf,
+}
+
+impl ControlSocket {
+    /// Binds `path`. A socket left by a station that is gone is replaced;
+    /// one a running station answers on, or any other file, is refused
+    /// (never deleted).
+    async fn bind(path: &Path) -> Result<ControlSocket, StartError> {
+        use std::os::unix::fs::FileTypeExt;
+        let refuse = |why: String| StartError::Control {
+            path: path.to_path_buf(),
+            why,
+        };
+        if let Ok(meta) = std::fs::symlink_metadata(path) {
+            if !meta.file_type().is_socket() {
+                return Err(refuse(
+                    "a file that is not a socket is there; remove it or choose another path".into(),
+                ));
+            }
+            if UnixStream::connect(path).await.is_ok() {
+                return Err(refuse("a running station answers on it".into()));
+            }
+            std::fs::remove_file(path)
+                .map_err(|e| refuse(format!("cannot remove the stale socket: {e}")))?;
+        }
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if !parent.is_dir() {
+                return Err(refuse(format!("{} is not a directory", parent.display())));
+            }
+        }
+        let listener = UnixListener::bind(path).map_err(|e| refuse(e.to_string()))?;
+        Ok(ControlSocket {
+            listener,
+            path: path.to_path_buf(),
+        })
+    }
+
+    fn remove(self) {
+        drop(self.listener);
+        std::fs::remove_file(&self.path).ok();
+    }
+}
+
+async fn accept_control(control: Option<&ControlSocket>) -> std::io::Result<UnixStream> {
+    match control {
+        Some(c) => c.listener.accept().await.map(|(s, _)| s),
+        None => std::future::pending().await,
+    }
+}
+
+/// Writes the report as one JSON document and closes.
+async fn reply_status(mut stream: UnixStream, report: crate::status::StatusReport) {
+    if let Ok(text) = serde_json::to_vec(&report) {
+        let _ = tokio::time::timeout(Duration::from_secs(5), stream.write_all(&text)).await;
+    }
+    stream.shutdown().await.ok();
+}
+
+// ---- signals ----
+
+async fn recv(signal: Option<&mut tokio::signal::unix::Signal>) {
+    match signal {
+        Some(s) => {
+            s.recv().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+async fn stop(
+    term: Option<&mut tokio::signal::unix::Signal>,
+    int: Option<&mut tokio::signal::unix::Signal>,
+) {
+    tokio::select! {
+        () = recv(term) => {}
+        () = recv(int) => {}
+    }
+}
+
+/// Half the watchdog interval systemd asks for, if it asks.
+fn watchdog_interval() -> Option<Duration> {
+    let mut usec = 0;
+    if sd_notify::watchdog_enabled(false, &mut usec) && usec > 0 {
+        Some(Duration::from_micros(usec / 2))
+    } else {
+        None
+    }
+}

@@ -1,0 +1,131 @@
+//! The station's status report: what `linklab status` prints, read from
+//! the control socket as one JSON document.
+
+use serde::{Deserialize, Serialize};
+
+/// The whole station at one moment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StatusReport {
+    /// Seconds since the station started.
+    pub uptime_s: f64,
+    /// The configuration file in force.
+    pub config: String,
+    /// Where AGWPE clients connect, if anywhere.
+    pub agw: Option<String>,
+    /// Where KISS clients connect, if anywhere.
+    pub kiss_server: Option<String>,
+    /// AGWPE and KISS clients connected.
+    pub clients: usize,
+    /// The radio ports.
+    pub ports: Vec<PortStatus>,
+    /// Every link on every port.
+    pub links: Vec<LinkStatus>,
+    /// The inbound-connection services.
+    pub services: Vec<ServiceStatus>,
+    /// The beacons.
+    pub beacons: Vec<BeaconStatus>,
+}
+
+/// A radio port.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PortStatus {
+    /// Its number as AGWPE clients see it (from 1).
+    pub number: usize,
+    /// Its name.
+    pub name: String,
+    /// Where its TNC is.
+    pub tnc: String,
+    /// Whether the TNC is connected.
+    pub up: bool,
+    /// The callsigns it answers for.
+    pub callsigns: Vec<String>,
+    /// Whether it digipeats.
+    pub digipeat: bool,
+    /// Frames received.
+    pub frames_received: u64,
+    /// Octets received.
+    pub octets_received: u64,
+    /// Frames sent.
+    pub frames_sent: u64,
+    /// Octets sent.
+    pub octets_sent: u64,
+    /// Frames digipeated.
+    pub digipeated: u64,
+    /// Damaged KISS input met.
+    pub kiss_errors: u64,
+    /// Times the TNC went away.
+    pub tnc_losses: u64,
+    /// Stations heard, the most recent first.
+    pub heard: Vec<String>,
+}
+
+/// A link.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkStatus {
+    /// The port's number (from 1).
+    pub port: usize,
+    /// Our callsign.
+    pub local: String,
+    /// The other station.
+    pub remote: String,
+    /// The state (AX.25 v2.2 C4.3).
+    pub state: String,
+    /// Modulo 8 or 128.
+    pub modulus: u8,
+    /// I frames sent, not yet acknowledged.
+    pub unacked: usize,
+    /// I frames waiting to be sent.
+    pub queued: usize,
+    /// V(S), V(R), V(A).
+    pub vs_vr_va: (u8, u8, u8),
+    /// The current T1 in milliseconds.
+    pub t1_ms: u64,
+    /// Who holds it: a service, an AGWPE client, or nobody.
+    pub held_by: String,
+}
+
+/// An inbound-connection service.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServiceStatus {
+    /// The callsign it answers.
+    pub callsign: String,
+    /// What answers: program, tcp, greeting, echo, drop.
+    pub kind: String,
+    /// Whether the station holds its callsign (an AGWPE client may have
+    /// taken it first).
+    pub registered: bool,
+    /// Connections served now.
+    pub sessions: Vec<SessionStatus>,
+    /// Connections served since start.
+    pub served: u64,
+}
+
+/// A connection being served.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionStatus {
+    /// The port's number (from 1).
+    pub port: usize,
+    /// The caller.
+    pub caller: String,
+    /// Seconds since it connected.
+    pub age_s: f64,
+    /// Octets from the caller.
+    pub octets_in: u64,
+    /// Octets to the caller.
+    pub octets_out: u64,
+}
+
+/// A beacon.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BeaconStatus {
+    /// The port's number (from 1).
+    pub port: usize,
+    /// Source and destination and path, as a monitor shows them.
+    pub header: String,
+    /// Its interval.
+    pub every_s: u64,
+    /// Seconds until the next one.
+    pub next_in_s: f64,
+    /// Times sent.
+    pub sent: u64,
+}

@@ -1,0 +1,207 @@
+//! `linklab station`: the long-running service that owns the radio ports
+//! ([`linklab_station`]), and `linklab status`, which asks a running one
+//! over its control socket.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+use linklab_station::status::StatusReport;
+use linklab_station::{config, driver};
+use tokio::io::AsyncReadExt;
+
+use crate::link_cmd::block_on;
+use crate::usage::usage;
+
+/// Where the configuration is unless `--config` says.
+const DEFAULT_CONFIG: &str = "/etc/linklab/station.toml";
+
+/// Where the control socket is unless the file or `--control` says.
+const DEFAULT_CONTROL: &str = "/run/linklab/station.sock";
+
+#[derive(Args)]
+pub struct StationArgs {
+    /// The station's configuration file (docs/station.md).
+    #[arg(long, value_name = "FILE", default_value = DEFAULT_CONFIG)]
+    config: PathBuf,
+    /// Check FILE and exit: 0 if the station would start with it, 2 with
+    /// the first mistake (file:line:column: key: what) otherwise.
+    #[arg(long, value_name = "FILE", conflicts_with = "config")]
+    check: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct StatusArgs {
+    /// The station's control socket ([station] control in its file).
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_CONTROL)]
+    control: PathBuf,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn station(args: StationArgs) -> anyhow::Result<()> {
+    if let Some(path) = args.check {
+        let config = config::load(&path).map_err(|e| usage(e.to_string()))?;
+        println!(
+            "{}: good: {} port{}, {} service{}, {} beacon{}",
+            path.display(),
+            config.ports.len(),
+            plural(config.ports.len()),
+            config.services.len(),
+            plural(config.services.len()),
+            config.beacons.len(),
+            plural(config.beacons.len()),
+        );
+        return Ok(());
+    }
+    let path = args.config;
+    let config = config::load(&path).map_err(|e| usage(e.to_string()))?;
+    // Under systemd the journal stamps each line; by hand, so does the
+    // terminal's scrollback, not this.
+    let log = |line: &str| eprintln!("station: {line}");
+    block_on(async move {
+        driver::run(path, config, driver::Options::default(), log)
+            .await
+            .context("the station cannot start")?;
+        Ok(())
+    })
+}
+
+pub fn status(args: StatusArgs) -> anyhow::Result<()> {
+    let path = args.control;
+    let text = block_on(async {
+        let mut stream = tokio::net::UnixStream::connect(&path).await.with_context(|| {
+            format!(
+                "no station answers on {} (is `linklab station` running, and is this its [station] control path?)",
+                path.display()
+            )
+        })?;
+        let mut text = Vec::new();
+        stream
+            .read_to_end(&mut text)
+            .await
+            .with_context(|| format!("reading the status from {}", path.display()))?;
+        Ok(text)
+    })?;
+    let report: StatusReport = serde_json::from_slice(&text)
+        .with_context(|| format!("the answer on {} is not a station's status", path.display()))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", render(&report));
+    }
+    Ok(())
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The report as text for a terminal.
+fn render(r: &StatusReport) -> String {
+    let mut out = format!(
+        "station: {} (up {:.0} s), {} client{}",
+        r.config,
+        r.uptime_s,
+        r.clients,
+        plural(r.clients)
+    );
+    if let Some(agw) = &r.agw {
+        out.push_str(&format!(", AGWPE on {agw}"));
+    }
+    if let Some(kiss) = &r.kiss_server {
+        out.push_str(&format!(", KISS on {kiss}"));
+    }
+    out.push_str("\n\nports\n");
+    for p in &r.ports {
+        out.push_str(&format!(
+            "  {} {:<10} {:<5} {}  rx {} frames {} octets, tx {} frames {} octets{}{}{}\n",
+            p.number,
+            p.name,
+            if p.up { "up" } else { "DOWN" },
+            p.tnc,
+            p.frames_received,
+            p.octets_received,
+            p.frames_sent,
+            p.octets_sent,
+            if p.digipeat {
+                format!(", digipeated {}", p.digipeated)
+            } else {
+                String::new()
+            },
+            if p.kiss_errors > 0 {
+                format!(", {} KISS errors", p.kiss_errors)
+            } else {
+                String::new()
+            },
+            if p.tnc_losses > 0 {
+                format!(", TNC lost {} times", p.tnc_losses)
+            } else {
+                String::new()
+            },
+        ));
+        if !p.heard.is_empty() {
+            out.push_str(&format!("    heard: {}\n", p.heard.join(" ")));
+        }
+    }
+    out.push_str("\nlinks\n");
+    if r.links.is_empty() {
+        out.push_str("  none\n");
+    }
+    for l in &r.links {
+        out.push_str(&format!(
+            "  port {} {} <-> {}  {} mod {}  unacked {} queued {}  V(S) {} V(R) {} V(A) {}  T1 {} ms  {}\n",
+            l.port,
+            l.local,
+            l.remote,
+            l.state,
+            l.modulus,
+            l.unacked,
+            l.queued,
+            l.vs_vr_va.0,
+            l.vs_vr_va.1,
+            l.vs_vr_va.2,
+            l.t1_ms,
+            l.held_by
+        ));
+    }
+    out.push_str("\nservices\n");
+    if r.services.is_empty() {
+        out.push_str("  none\n");
+    }
+    for s in &r.services {
+        out.push_str(&format!(
+            "  {:<10} {:<9} {}served {}\n",
+            s.callsign,
+            s.kind,
+            if s.registered {
+                ""
+            } else {
+                "NOT ANSWERING (an AGWPE client holds the callsign) "
+            },
+            s.served
+        ));
+        for x in &s.sessions {
+            out.push_str(&format!(
+                "    port {} {}  {:.0} s  in {} octets, out {} octets\n",
+                x.port, x.caller, x.age_s, x.octets_in, x.octets_out
+            ));
+        }
+    }
+    out.push_str("\nbeacons\n");
+    if r.beacons.is_empty() {
+        out.push_str("  none\n");
+    }
+    for b in &r.beacons {
+        out.push_str(&format!(
+            "  port {} {}  every {} s, next in {:.0} s, sent {}\n",
+            b.port, b.header, b.every_s, b.next_in_s, b.sent
+        ));
+    }
+    out
+}
