@@ -44,7 +44,7 @@ pub fn station(args: StationArgs) -> anyhow::Result<()> {
     if let Some(path) = args.check {
         let config = config::load(&path).map_err(|e| usage(e.to_string()))?;
         println!(
-            "{}: good: {} port{}, {} service{}, {} beacon{}",
+            "{}: good: {} port{}, {} service{}, {} beacon{}, {} TUN device{}",
             path.display(),
             config.ports.len(),
             plural(config.ports.len()),
@@ -52,6 +52,8 @@ pub fn station(args: StationArgs) -> anyhow::Result<()> {
             plural(config.services.len()),
             config.beacons.len(),
             plural(config.beacons.len()),
+            config.tuns.len(),
+            plural(config.tuns.len()),
         );
         return Ok(());
     }
@@ -192,6 +194,23 @@ fn render(r: &StatusReport) -> String {
                 x.port, x.caller, x.age_s, x.octets_in, x.octets_out
             ));
         }
+    }
+    if !r.tuns.is_empty() {
+        out.push_str("\nTUN devices\n");
+    }
+    for t in &r.tuns {
+        out.push_str(&format!(
+            "  {} port {} {} {}  {} mode, {} VC links  from the kernel {}, to it {}, dropped {}\n",
+            t.name,
+            t.port,
+            t.callsign,
+            t.addresses.join(" "),
+            t.mode,
+            t.links,
+            t.from_kernel,
+            t.to_kernel,
+            t.dropped
+        ));
     }
     out.push_str("\nbeacons\n");
     if r.beacons.is_empty() {

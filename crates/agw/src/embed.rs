@@ -63,6 +63,12 @@ impl Server {
         true
     }
 
+    /// `call` is answered by another stack of the embedding program (an
+    /// IP interface with its own links): no client may register it.
+    pub fn reserve(&mut self, call: &Address) {
+        self.reserved.insert(key(call));
+    }
+
     /// Port `port`'s configuration.
     pub fn port_config(&self, port: usize) -> Option<&PortConfig> {
         self.ports.get(port).map(|p| &p.config)

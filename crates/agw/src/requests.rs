@@ -151,6 +151,12 @@ impl Server {
                 ));
                 false
             }
+            Ok(call) if self.reserved.contains(&key(&call)) => {
+                self.note(format!(
+                    "{id}: cannot register {call}: the station's own IP or DTN service answers it"
+                ));
+                false
+            }
             Ok(call) => match self.registry.get(&key(&call)) {
                 Some(holder) if *holder != id => {
                     self.note(format!("{id}: cannot register {call}: {holder} holds it"));

@@ -116,6 +116,9 @@ pub struct Server {
     /// Frames received, for the program embedding the server
     /// ([`Server::set_tap`]).
     pub(crate) tap: Option<VecDeque<(usize, Vec<u8>)>>,
+    /// Callsigns another stack in the embedding program answers
+    /// ([`Server::reserve`]): no client may register them.
+    pub(crate) reserved: std::collections::BTreeSet<Key>,
 }
 
 impl Server {
@@ -135,6 +138,7 @@ impl Server {
             closing: VecDeque::new(),
             log_frames: false,
             tap: None,
+            reserved: Default::default(),
         }
     }
 

@@ -186,6 +186,16 @@ impl Tun {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// Reads the next datagram the kernel routed to the device.
+    pub async fn recv(&self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.device.recv(buf).await
+    }
+
+    /// Hands `datagram` to the kernel.
+    pub async fn send(&self, datagram: &[u8]) -> std::io::Result<usize> {
+        self.device.send(datagram).await
+    }
 }
 
 /// The index of the interface `name`, if there is one.

@@ -38,14 +38,16 @@
 //! commands' options (`t1-ms`, `window`, `txdelay-ms`, ...; docs/cli.md),
 //! with the same defaults and checks ([`LinkSettings`]).
 
+use std::collections::BTreeMap;
 use std::fmt;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use linklab_agw::PortConfig;
 use linklab_io::{KissAddress, KissParams, KissTime, LinkSettings};
+use linklab_ip::{Ax25Config, Encapsulation};
 use linklab_link::AckPolicy;
 use linklab_wire::ax25::{Address, MAX_DIGIPEATERS};
 use linklab_wire::control::Modulus;
@@ -222,6 +224,21 @@ pub struct BeaconSpec {
     pub every: Duration,
 }
 
+/// IP over AX.25 on a TUN device, as the kernel's `ax0` interface with
+/// `axparms --route/--ipmode` was.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TunSpec {
+    /// The port, by index.
+    pub port: usize,
+    /// The device's name, e.g. `ax0`.
+    pub name: String,
+    /// Its addresses, each with its prefix length.
+    pub addresses: Vec<(IpAddr, u8)>,
+    /// The AX.25 interface: callsign, mode, MTU, link settings, ARP,
+    /// static neighbours and per-neighbour modes.
+    pub ax25: Ax25Config,
+}
+
 /// The whole station.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StationConfig {
@@ -241,6 +258,8 @@ pub struct StationConfig {
     pub services: Vec<ServiceSpec>,
     /// The beacons.
     pub beacons: Vec<BeaconSpec>,
+    /// The TUN devices.
+    pub tuns: Vec<TunSpec>,
 }
 
 type Spanned<T> = toml::Spanned<T>;
@@ -258,6 +277,24 @@ struct File {
     service: Vec<ServiceFile>,
     #[serde(default)]
     beacon: Vec<BeaconFile>,
+    #[serde(default)]
+    tun: Vec<TunFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct TunFile {
+    port: Spanned<String>,
+    name: Spanned<String>,
+    callsign: Spanned<String>,
+    addresses: Spanned<Vec<String>>,
+    mode: Option<Spanned<String>>,
+    mtu: Option<Spanned<usize>>,
+    arp: Option<bool>,
+    #[serde(default)]
+    neighbours: BTreeMap<String, Spanned<String>>,
+    #[serde(default)]
+    ipmode: BTreeMap<String, Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -496,6 +533,11 @@ impl Reader<'_> {
         for (i, beacon) in file.beacon.iter().enumerate() {
             beacons.push(self.beacon(i, beacon, &ports, callsign)?);
         }
+        let mut tuns: Vec<TunSpec> = Vec::new();
+        for (i, tun) in file.tun.iter().enumerate() {
+            let spec = self.tun(i, tun, &ports, &services, &tuns)?;
+            tuns.push(spec);
+        }
         Ok(StationConfig {
             callsign,
             control,
@@ -505,6 +547,7 @@ impl Reader<'_> {
             ports,
             services,
             beacons,
+            tuns,
         })
     }
 
@@ -832,6 +875,191 @@ impl Reader<'_> {
         }
     }
 
+    fn tun(
+        &self,
+        i: usize,
+        tun: &TunFile,
+        ports: &[PortSpec],
+        services: &[ServiceSpec],
+        earlier: &[TunSpec],
+    ) -> Result<TunSpec, ConfigError> {
+        let at = |key: &str| format!("tun[{}].{key}", i + 1);
+        let port = self.port_named(&tun.port, ports, &at("port"))?;
+        let name = tun.name.get_ref().clone();
+        let valid = (1..=15).contains(&name.len())
+            && name != "."
+            && name != ".."
+            && !name
+                .chars()
+                .any(|c| c == '/' || c == ':' || c.is_whitespace());
+        if !valid {
+            return Err(self.error(
+                Some(tun.name.span()),
+                &at("name"),
+                format!(
+                    "{name:?} is not an interface name (1-15 characters, no '/', ':' or blanks)"
+                ),
+            ));
+        }
+        if earlier.iter().any(|t| t.name == name) {
+            return Err(self.error(
+                Some(tun.name.span()),
+                &at("name"),
+                format!("a TUN device named {name:?} is given above already"),
+            ));
+        }
+        let local = self.callsign(&tun.callsign, &at("callsign"))?;
+        let taken = ports[port]
+            .callsigns
+            .iter()
+            .chain(&ports[port].aliases)
+            .any(|c| same_station(c, &local))
+            || services.iter().any(|s| same_station(&s.callsign, &local))
+            || earlier.iter().any(|t| same_station(&t.ax25.local, &local));
+        if taken {
+            return Err(self.error(
+                Some(tun.callsign.span()),
+                &at("callsign"),
+                format!("{local} is used by the port, a service or another TUN device; IP over AX.25 needs a callsign of its own"),
+            ));
+        }
+        let mut addresses = Vec::new();
+        for text in tun.addresses.get_ref() {
+            let parsed = text.split_once('/').and_then(|(ip, len)| {
+                let ip: IpAddr = ip.parse().ok()?;
+                let len: u8 = len.parse().ok()?;
+                let max = if ip.is_ipv4() { 32 } else { 128 };
+                (len <= max).then_some((ip, len))
+            });
+            match parsed {
+                Some(a) => addresses.push(a),
+                None => {
+                    return Err(self.error(
+                        Some(tun.addresses.span()),
+                        &at("addresses"),
+                        format!("{text:?} is not ADDRESS/PREFIX, e.g. 44.128.0.1/24 or fd00::1/64"),
+                    ))
+                }
+            }
+        }
+        if addresses.is_empty() {
+            return Err(self.error(
+                Some(tun.addresses.span()),
+                &at("addresses"),
+                "no address: give at least one, e.g. [\"44.128.0.1/24\"]".into(),
+            ));
+        }
+        let encapsulation = |v: &Spanned<String>, key: &str| match v.get_ref().as_str() {
+            "vc" => Ok(Encapsulation::VirtualCircuit),
+            "datagram" => Ok(Encapsulation::Datagram),
+            other => Err(self.error(
+                Some(v.span()),
+                key,
+                format!("{other:?}: write \"vc\" (connected mode) or \"datagram\" (UI frames)"),
+            )),
+        };
+        let mode = match &tun.mode {
+            Some(m) => encapsulation(m, &at("mode"))?,
+            None => Encapsulation::VirtualCircuit,
+        };
+        let mtu = match &tun.mtu {
+            Some(m) if !(68..=65_535).contains(m.get_ref()) => {
+                return Err(self.error(
+                    Some(m.span()),
+                    &at("mtu"),
+                    format!("{} octets: an IP MTU is 68 to 65535 (RFC 791)", m.get_ref()),
+                ))
+            }
+            Some(m) => *m.get_ref(),
+            None => 256,
+        };
+        if addresses.iter().any(|(ip, _)| ip.is_ipv6()) && mtu < 1280 {
+            return Err(self.error(
+                tun.mtu.as_ref().map(Spanned::span).or(Some(tun.addresses.span())),
+                &at("mtu"),
+                format!("{mtu} octets: IPv6 needs at least 1280 (RFC 8200 section 5); with a modulo-128 port, longer datagrams are segmented"),
+            ));
+        }
+        let mut link = ports[port].agw.link.clone();
+        // Linux's ax25 interface: one datagram per frame (paclen = MTU),
+        // unless the port sets N1.
+        if link.n1 < mtu {
+            link.n1 = mtu.clamp(1, 2048);
+        }
+        if mode == Encapsulation::VirtualCircuit && mtu > link.n1 && link.modulus == Modulus::Mod8 {
+            return Err(self.error(
+                tun.mtu.as_ref().map(Spanned::span).or(Some(tun.name.span())),
+                &at("mtu"),
+                format!("{mtu} octets is above N1 {}: in VC mode a longer datagram is segmented, which needs a modulo-128 port (mod128 = true)", link.n1),
+            ));
+        }
+        let mut ax25 = Ax25Config::new(local, mtu, link);
+        ax25.encapsulation = mode;
+        ax25.arp_ipv4 = match tun.arp {
+            Some(false) => None,
+            _ => addresses.iter().find_map(|(ip, _)| match ip {
+                IpAddr::V4(v4) => Some(*v4),
+                IpAddr::V6(_) => None,
+            }),
+        };
+        for (ip, call) in &tun.neighbours {
+            let Ok(ip) = ip.parse::<IpAddr>() else {
+                return Err(self.error(
+                    Some(call.span()),
+                    &at("neighbours"),
+                    format!("{ip:?} is not an IP address"),
+                ));
+            };
+            if !addresses.iter().any(|(a, _)| a.is_ipv4() == ip.is_ipv4()) {
+                return Err(self.error(
+                    Some(call.span()),
+                    &at("neighbours"),
+                    format!("{ip} is not of an IP version the device has an address of"),
+                ));
+            }
+            ax25.neighbours
+                .push((ip, self.callsign(call, &at("neighbours"))?));
+        }
+        for (call, mode) in &tun.ipmode {
+            let call = call.parse::<Address>().map_err(|e| {
+                self.error(Some(mode.span()), &at("ipmode"), format!("{call:?}: {e}"))
+            })?;
+            ax25.modes.push((call, encapsulation(mode, &at("ipmode"))?));
+        }
+        linklab_ip::Ax25Interface::new(ax25.clone())
+            .map_err(|e| self.error(Some(tun.name.span()), &at("name"), e.to_string()))?;
+        Ok(TunSpec {
+            port,
+            name,
+            addresses,
+            ax25,
+        })
+    }
+
+    /// The index of the port `name` names.
+    fn port_named(
+        &self,
+        name: &Spanned<String>,
+        ports: &[PortSpec],
+        key: &str,
+    ) -> Result<usize, ConfigError> {
+        ports
+            .iter()
+            .position(|p| &p.name == name.get_ref())
+            .ok_or_else(|| {
+                let names: Vec<String> = ports.iter().map(|p| format!("{:?}", p.name)).collect();
+                self.error(
+                    Some(name.span()),
+                    key,
+                    format!(
+                        "no port named {:?} (ports: {})",
+                        name.get_ref(),
+                        names.join(", ")
+                    ),
+                )
+            })
+    }
+
     fn beacon(
         &self,
         i: usize,
@@ -840,15 +1068,7 @@ impl Reader<'_> {
         station: Option<Address>,
     ) -> Result<BeaconSpec, ConfigError> {
         let at = |key: &str| format!("beacon[{}].{key}", i + 1);
-        let name = beacon.port.get_ref();
-        let Some(port) = ports.iter().position(|p| &p.name == name) else {
-            let names: Vec<String> = ports.iter().map(|p| format!("{:?}", p.name)).collect();
-            return Err(self.error(
-                Some(beacon.port.span()),
-                &at("port"),
-                format!("no port named {name:?} (ports: {})", names.join(", ")),
-            ));
-        };
+        let port = self.port_named(&beacon.port, ports, &at("port"))?;
         let from = match &beacon.from {
             Some(f) => self.callsign(f, &at("from"))?,
             None => match station.or_else(|| ports[port].callsigns.first().copied()) {

@@ -27,9 +27,10 @@ use linklab_wire::control::Modulus;
 
 use crate::config::{same_station, Answer, BeaconSpec, ServiceSpec, StationConfig};
 use crate::digipeater::Digipeater;
+use crate::ip::IpService;
 use crate::lines::Converter;
 use crate::status::{
-    BeaconStatus, LinkStatus, PortStatus, ServiceStatus, SessionStatus, StatusReport,
+    BeaconStatus, LinkStatus, PortStatus, ServiceStatus, SessionStatus, StatusReport, TunStatus,
 };
 
 /// How long after the start the first beacons go, so that the TNCs are
@@ -67,6 +68,13 @@ pub enum Output {
         /// The session.
         session: SessionId,
         /// The octets.
+        data: Vec<u8>,
+    },
+    /// A datagram for the kernel, to write to TUN device `tun`.
+    Datagram {
+        /// The device, by its index in the configuration.
+        tun: usize,
+        /// The IP datagram.
         data: Vec<u8>,
     },
     /// The link is gone: stop the answer.
@@ -132,6 +140,7 @@ pub struct Core {
     next_session: u64,
     digipeaters: Vec<Digipeater>,
     beacons: Vec<Beacon>,
+    ip: Vec<IpService>,
     out: VecDeque<Output>,
     log: VecDeque<String>,
 }
@@ -170,10 +179,21 @@ impl Core {
             services: Vec::new(),
             sessions: BTreeMap::new(),
             next_session: 1,
+            ip: Vec::new(),
             out: VecDeque::new(),
             log: VecDeque::new(),
             config,
         };
+        for spec in core.config.tuns.clone() {
+            core.server.reserve(&spec.ax25.local);
+            match IpService::new(spec) {
+                Ok(service) => core.ip.push(service),
+                // The file's check built the same interface.
+                Err(e) => core
+                    .log
+                    .push_back(format!("a TUN device's AX.25 side cannot start: {e}")),
+            }
+        }
         for spec in core.config.services.clone() {
             core.add_service(Instant::ZERO, spec);
         }
@@ -227,16 +247,21 @@ impl Core {
 
     /// When [`Core::handle_timeout`] must next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let beacons = self.beacons.iter().map(|b| b.next).min();
-        match (self.server.poll_timeout(), beacons) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let beacons = self.beacons.iter().map(|b| b.next);
+        let ip = self.ip.iter().filter_map(IpService::poll_timeout);
+        std::iter::once(self.server.poll_timeout())
+            .flatten()
+            .chain(beacons)
+            .chain(ip)
+            .min()
     }
 
     /// Runs the timers and beacons due at `now`.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.server.handle_timeout(now);
+        for ip in &mut self.ip {
+            ip.handle_timeout(now);
+        }
         for i in 0..self.beacons.len() {
             if self.beacons.get(i).is_some_and(|b| b.next <= now) {
                 self.send_beacon(now, i);
@@ -280,9 +305,29 @@ impl Core {
         self.submit(now, &message);
     }
 
+    /// A datagram the kernel wrote to TUN device `tun`.
+    pub fn tun_datagram(&mut self, now: Instant, tun: usize, datagram: Vec<u8>) {
+        let Some(ip) = self.ip.get_mut(tun) else {
+            return;
+        };
+        if let Err(e) = ip.send_datagram(now, datagram) {
+            // Counted; a line for the first few, then every thousandth.
+            if ip.dropped <= 10 || ip.dropped.is_multiple_of(1000) {
+                self.log.push_back(format!(
+                    "{}: datagram from the kernel dropped ({} so far): {e}",
+                    ip.spec.name, ip.dropped
+                ));
+            }
+        }
+        self.process(now);
+    }
+
     /// Releases every link (DISC), as at a stop.
     pub fn release_all(&mut self, now: Instant) {
         self.server.release_all(now);
+        for ip in &mut self.ip {
+            ip.release(now);
+        }
         self.process(now);
     }
 
@@ -300,7 +345,7 @@ impl Core {
 
     /// Links on every port, in any state.
     pub fn link_count(&self) -> usize {
-        self.server.link_count()
+        self.server.link_count() + self.ip.iter().map(IpService::live_links).sum::<usize>()
     }
 
     // ---- reload ----
@@ -443,6 +488,11 @@ impl Core {
             }
         }
         self.beacons = beacons;
+        if config.tuns != self.config.tuns {
+            reload.notes.push(
+                "the [[tun]] tables changed: TUN devices are made at the start; the change takes effect at the next start".into(),
+            );
+        }
         for (i, port) in config.ports.iter().enumerate() {
             self.server.set_answer_for(i, port.callsigns.clone());
         }
@@ -525,6 +575,29 @@ impl Core {
                 sent: b.sent,
             })
             .collect();
+        let tuns = self
+            .ip
+            .iter()
+            .map(|ip| TunStatus {
+                name: ip.spec.name.clone(),
+                port: ip.spec.port + 1,
+                callsign: ip.spec.ax25.local.to_string(),
+                addresses: ip
+                    .spec
+                    .addresses
+                    .iter()
+                    .map(|(a, l)| format!("{a}/{l}"))
+                    .collect(),
+                mode: match ip.spec.ax25.encapsulation {
+                    linklab_ip::Encapsulation::VirtualCircuit => "vc".into(),
+                    linklab_ip::Encapsulation::Datagram => "datagram".into(),
+                },
+                from_kernel: ip.from_kernel,
+                to_kernel: ip.to_kernel,
+                dropped: ip.dropped,
+                links: ip.live_links(),
+            })
+            .collect();
         StatusReport {
             uptime_s: seconds(now.saturating_duration_since(Instant::ZERO)),
             config: config.to_string(),
@@ -535,6 +608,7 @@ impl Core {
             links,
             services,
             beacons,
+            tuns,
         }
     }
 
@@ -605,7 +679,8 @@ impl Core {
             while let Some(frame) = self.server.poll_tapped() {
                 tapped.push(frame);
             }
-            if octets.is_empty() && tapped.is_empty() {
+            let ip_moved = self.serve_ip(now, &tapped);
+            if octets.is_empty() && tapped.is_empty() && !ip_moved {
                 return;
             }
             self.desk_input.push(&octets);
@@ -679,6 +754,31 @@ impl Core {
             }
             _ => {}
         }
+    }
+
+    /// Gives the IP interfaces the frames heard on their port and sends
+    /// what they have; whether anything moved.
+    fn serve_ip(&mut self, now: Instant, tapped: &[(usize, Vec<u8>)]) -> bool {
+        let mut moved = false;
+        for (index, ip) in self.ip.iter_mut().enumerate() {
+            let port = ip.spec.port;
+            for (_, frame) in tapped.iter().filter(|(p, _)| *p == port) {
+                ip.heard(now, frame);
+            }
+            let errors = ip.link_errors().len();
+            let (frames, datagrams) = ip.poll(now);
+            for line in ip.link_errors().get(errors..).unwrap_or_default() {
+                self.log.push_back(format!("{}: {line}", ip.spec.name));
+            }
+            moved |= !frames.is_empty() || !datagrams.is_empty();
+            for frame in frames {
+                self.server.transmit_frame(now, port, frame);
+            }
+            for data in datagrams {
+                self.out.push_back(Output::Datagram { tun: index, data });
+            }
+        }
+        moved
     }
 
     fn registered(&mut self, header: Header, data: &[u8]) {

@@ -28,10 +28,12 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use linklab_agw::ClientId;
 use linklab_core::Instant;
+use linklab_io::tun_driver::{Tun, TunConfig, TunError};
 use linklab_io::KissAddress;
 use linklab_wire::ax25::Address;
 use thiserror::Error;
@@ -96,6 +98,9 @@ pub enum StartError {
         /// Why.
         error: std::io::Error,
     },
+    /// A TUN device could not be made.
+    #[error(transparent)]
+    Tun(#[from] TunError),
     /// The control socket's path is taken.
     #[error("control socket {path}: {why}")]
     Control {
@@ -115,6 +120,7 @@ enum Input {
     TncGone(usize, String),
     AnswerBytes(SessionId, Vec<u8>),
     AnswerDone(SessionId, String),
+    Datagram(usize, Vec<u8>),
     Status(UnixStream),
 }
 
@@ -138,6 +144,18 @@ pub async fn run(
         Some(path) => Some(ControlSocket::bind(path).await?),
         None => None,
     };
+    // The TUN devices first: without the right to make them, or with a
+    // name taken, nothing else is touched.
+    let mut devices = Vec::new();
+    for spec in &config.tuns {
+        let device = Tun::open(&TunConfig {
+            name: spec.name.clone(),
+            addresses: spec.addresses.clone(),
+            mtu: u32::try_from(spec.ax25.mtu).unwrap_or(u32::MAX),
+        })
+        .await?;
+        devices.push(Arc::new(device));
+    }
     let mut hup = signal(SignalKind::hangup()).ok();
     let mut term = signal(SignalKind::terminate()).ok();
     let mut int = signal(SignalKind::interrupt()).ok();
@@ -146,6 +164,26 @@ pub async fn run(
     let now =
         || Instant::from_micros(u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX));
     let mut core = Core::new(config.clone(), SystemTime::now());
+    let tuns: Vec<TunTasks> = devices
+        .iter()
+        .enumerate()
+        .map(|(i, device)| TunTasks::spawn(i, device.clone(), &input_tx))
+        .collect();
+    for (spec, device) in config.tuns.iter().zip(&devices) {
+        let names: Vec<String> = spec
+            .addresses
+            .iter()
+            .map(|(a, l)| format!("{a}/{l}"))
+            .collect();
+        log(&format!(
+            "{} up on port {}: {} ({}), MTU {}",
+            device.name(),
+            spec.port + 1,
+            names.join(", "),
+            spec.ax25.local,
+            spec.ax25.mtu
+        ));
+    }
     let mut tncs = Tncs::default();
     for (i, port) in config.ports.iter().enumerate() {
         tncs.start(i, port.kiss.clone(), Duration::ZERO, &input_tx);
@@ -185,7 +223,14 @@ pub async fn run(
             log(&line);
         }
         while let Some(output) = core.poll_output() {
-            answer(&mut core, &mut answers, output, now(), &input_tx, &log);
+            match output {
+                Output::Datagram { tun, data } => {
+                    if let Some(t) = tuns.get(tun) {
+                        t.send(data, &log);
+                    }
+                }
+                output => answer(&mut core, &mut answers, output, now(), &input_tx, &log),
+            }
         }
         // Output: KISS to the TNCs, messages to the clients.
         tncs.flush(&mut core, &log);
@@ -284,6 +329,7 @@ pub async fn run(
                         core.session_close(now(), session);
                     }
                 }
+                Input::Datagram(tun, data) => core.tun_datagram(now(), tun, data),
                 Input::Status(stream) => {
                     let report = core.status(now(), &path.display().to_string());
                     tokio::spawn(reply_status(stream, report));
@@ -324,6 +370,11 @@ pub async fn run(
     for id in clients.keys().copied().collect::<Vec<_>>() {
         drop_client(&mut clients, id);
     }
+    for t in tuns {
+        t.stop();
+    }
+    // The devices go when their last descriptor closes.
+    drop(devices);
     if let Some(control) = control {
         control.remove();
     }
@@ -517,6 +568,7 @@ fn answer(
             }
             Some(Answerer::Stream { .. }) | None => {}
         },
+        Output::Datagram { .. } => {}
         Output::Ended { session, released } => match answers.remove(&session) {
             Some(Answerer::Drop { file, partial }) => {
                 finish_drop(file, &partial, released, session, log);
@@ -742,6 +794,65 @@ fn finish_drop(
             "{session}: the link failed; what arrived is kept as {}",
             partial.display()
         )),
+    }
+}
+
+// ---- TUN devices ----
+
+/// Datagrams queued for the kernel before more are dropped.
+const TUN_QUEUE: usize = 256;
+
+/// A TUN device's reader and writer.
+struct TunTasks {
+    writer: mpsc::Sender<Vec<u8>>,
+    tasks: [JoinHandle<()>; 2],
+    name: String,
+}
+
+impl TunTasks {
+    fn spawn(index: usize, device: Arc<Tun>, input: &mpsc::Sender<Input>) -> TunTasks {
+        let (writer, mut queue) = mpsc::channel::<Vec<u8>>(TUN_QUEUE);
+        let name = device.name().to_string();
+        let reader = {
+            let device = device.clone();
+            let input = input.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 65_536];
+                while let Ok(n) = device.recv(&mut buf).await {
+                    let data = buf.get(..n).unwrap_or_default().to_vec();
+                    if input.send(Input::Datagram(index, data)).await.is_err() {
+                        return;
+                    }
+                }
+            })
+        };
+        let feeder = tokio::spawn(async move {
+            while let Some(data) = queue.recv().await {
+                // A datagram the kernel refuses is its business (it counts
+                // it); the device goes on.
+                let _ = device.send(&data).await;
+            }
+        });
+        TunTasks {
+            writer,
+            tasks: [reader, feeder],
+            name,
+        }
+    }
+
+    fn send(&self, data: Vec<u8>, log: &impl Fn(&str)) {
+        if self.writer.try_send(data).is_err() {
+            log(&format!(
+                "{}: the kernel does not take datagrams as fast as they come; one dropped",
+                self.name
+            ));
+        }
+    }
+
+    fn stop(self) {
+        for task in self.tasks {
+            task.abort();
+        }
     }
 }
 

@@ -24,6 +24,31 @@ pub struct StatusReport {
     pub services: Vec<ServiceStatus>,
     /// The beacons.
     pub beacons: Vec<BeaconStatus>,
+    /// The TUN devices.
+    pub tuns: Vec<TunStatus>,
+}
+
+/// A TUN device and its AX.25 side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TunStatus {
+    /// The device.
+    pub name: String,
+    /// The port's number (from 1).
+    pub port: usize,
+    /// Its AX.25 callsign.
+    pub callsign: String,
+    /// Its addresses.
+    pub addresses: Vec<String>,
+    /// "vc" or "datagram" (the default for neighbours not named).
+    pub mode: String,
+    /// Datagrams from the kernel sent on.
+    pub from_kernel: u64,
+    /// Datagrams handed to the kernel.
+    pub to_kernel: u64,
+    /// Datagrams from the kernel dropped.
+    pub dropped: u64,
+    /// VC links up.
+    pub links: usize,
 }
 
 /// A radio port.
