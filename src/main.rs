@@ -1,6 +1,7 @@
 //! `linklab`: an HDLC-family data-link stack and link-performance laboratory.
 
 mod advise_cmd;
+mod agw_client;
 mod agw_cmd;
 mod channel_cmd;
 mod codec;
@@ -8,7 +9,9 @@ mod dtn_cmd;
 mod input;
 mod ip_cmd;
 mod link_cmd;
+mod localtime;
 mod model;
+mod monitor_cmd;
 mod parts;
 mod probe_cmd;
 mod reproduce;
@@ -47,11 +50,14 @@ enum Command {
     /// Put the parts of a run cut with `--shard I/N` together into the
     /// files of the whole run.
     Merge(parts::MergeArgs),
-    /// Accept AX.25 connections over a KISS TNC and write what arrives.
+    /// Accept AX.25 connections over a KISS TNC or an AGWPE server and
+    /// write what arrives.
     Listen(link_cmd::ListenArgs),
-    /// Send a file over an AX.25 connection through a KISS TNC.
+    /// Send a file over an AX.25 connection through a KISS TNC or an
+    /// AGWPE server.
     Send(link_cmd::SendArgs),
-    /// An interactive AX.25 session over a KISS TNC, like `call`.
+    /// An interactive AX.25 session over a KISS TNC or an AGWPE server,
+    /// like `call`.
     Connect(link_cmd::ConnectArgs),
     /// TCP/IP over AX.25 through a KISS TNC: ping, serve or send a file.
     Ip(ip_cmd::IpArgs),
@@ -71,6 +77,12 @@ enum Command {
     /// A DTN node (BPv7 over TCPCLv4) and the applications that send and
     /// receive through it.
     Dtn(dtn_cmd::DtnArgs),
+    /// Every frame on every radio port of an AGWPE server, as axlisten
+    /// showed the kernel's.
+    Monitor(monitor_cmd::MonitorArgs),
+    /// The stations an AGWPE server's radio ports have heard, as mheard
+    /// showed the kernel's.
+    Heard(monitor_cmd::HeardArgs),
 }
 
 fn main() -> ExitCode {
@@ -92,6 +104,8 @@ fn main() -> ExitCode {
         Command::Dtn(a) => dtn_cmd::run(a),
         Command::Channel(a) => channel_cmd::run(a),
         Command::Agw(a) => agw_cmd::run(a),
+        Command::Monitor(a) => monitor_cmd::monitor(a),
+        Command::Heard(a) => monitor_cmd::heard(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
