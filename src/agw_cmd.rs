@@ -171,6 +171,14 @@ fn file_ports(
 }
 
 pub fn run(args: AgwArgs) -> anyhow::Result<()> {
+    if args.kiss.is_empty() {
+        if let Some(option) = args.link.first_given().or(args.tnc.first_given()) {
+            return Err(usage(format!(
+                "{option} sets the ports of --kiss; for the ports of --config, \
+                 set it in their [[port]] tables"
+            )));
+        }
+    }
     let mut tncs: Vec<KissAddress> = Vec::new();
     let mut ports: Vec<PortConfig> = Vec::new();
     for address in &args.kiss {

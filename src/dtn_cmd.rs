@@ -225,6 +225,18 @@ fn block_on<F: std::future::Future<Output = anyhow::Result<()>>>(f: F) -> anyhow
 }
 
 fn node(a: NodeArgs) -> anyhow::Result<()> {
+    if a.kiss.is_none() {
+        let given = a
+            .link
+            .first_given()
+            .or(a.tnc.first_given())
+            .or(a.tnc.monitor.then_some("--monitor"));
+        if let Some(option) = given {
+            return Err(usage(format!(
+                "{option} needs --kiss <ADDRESS>: it sets the AX.25 links made over a KISS TNC"
+            )));
+        }
+    }
     let node_id = parse_eid("--eid", &a.eid)?;
     if !node_id.is_admin_endpoint() {
         return Err(usage(format!(

@@ -43,10 +43,10 @@ pub struct CommonArgs {
 }
 
 /// The AX.25 link parameters, the same in every command that sets up
-/// links (`send`, `listen`, `connect`, `ip`, `dtn node`). Each needs
-/// `--kiss`.
-#[derive(Args)]
-#[group(requires = "kiss")]
+/// links (`send`, `listen`, `connect`, `ip`, `dtn node`, `agw`). Each
+/// needs `--kiss`: a command that also takes another way to the radio
+/// checks that with [`LinkArgs::first_given`], naming the option.
+#[derive(Args, Default)]
 pub struct LinkArgs {
     /// Initial T1 (FRACK) in milliseconds; it then follows the measured
     /// round trip [default: 15000: a host stack's T1 runs while its
@@ -87,20 +87,20 @@ pub struct LinkArgs {
     #[arg(long)]
     poll_last: bool,
     /// When to acknowledge received I frames that do not ask for an
-    /// answer (P = 0).
-    #[arg(long, value_enum, value_name = "POLICY", default_value_t = AckArg::Window)]
-    ack_policy: AckArg,
+    /// answer (P = 0) [default: window].
+    #[arg(long, value_enum, value_name = "POLICY")]
+    ack_policy: Option<AckArg>,
 }
 
 /// What is said to the KISS TNC and shown of its traffic, the same in
-/// every command that uses one. Each needs `--kiss`.
-#[derive(Args)]
-#[group(requires = "kiss")]
+/// every command that uses one. Each needs `--kiss` (see
+/// [`TncArgs::first_given`]).
+#[derive(Args, Default)]
 pub struct TncArgs {
-    /// The TNC's KISS port (0-15).
-    #[arg(long, value_name = "N", default_value_t = 0,
+    /// The TNC's KISS port (0-15) [default: 0].
+    #[arg(long, value_name = "N",
           value_parser = clap::value_parser!(u8).range(0..=15))]
-    kiss_port: u8,
+    kiss_port: Option<u8>,
     /// Send TXDELAY (keyup delay) to the TNC, in milliseconds (10 ms units).
     #[arg(long, value_name = "MS")]
     txdelay_ms: Option<u64>,
@@ -160,10 +160,104 @@ pub(crate) const DEFAULT_T1: Duration = Duration::from_secs(15);
 /// The window k at modulo 8 when `--window` is not given (see its help).
 const WINDOW_MOD8: u8 = 4;
 
+/// The TNC or the AGWPE server a link command works through: exactly
+/// one of `--kiss` and `--station`.
+#[derive(Args)]
+#[group(required = true, multiple = false)]
+pub struct Endpoint {
+    /// The KISS TNC: tcp:HOST:PORT (e.g. tcp:127.0.0.1:8001, Dire Wolf) or
+    /// serial:DEVICE:BAUD (e.g. serial:/dev/ttyUSB0:9600).
+    #[arg(long, value_name = "ADDRESS")]
+    kiss: Option<KissAddress>,
+    /// Or an AGWPE server owning the radio ports (`linklab station`,
+    /// `linklab agw`, Dire Wolf, AGWPE): HOST:PORT, e.g. 127.0.0.1:8000.
+    /// Its port's settings then hold: the link and TNC options are
+    /// refused.
+    #[arg(long, value_name = "ADDR:PORT")]
+    station: Option<String>,
+}
+
+/// The options of `listen`, `send` and `connect` before it is known
+/// whether they go through a TNC or an AGWPE server.
+#[derive(Args)]
+pub struct LinkCommon {
+    #[command(flatten)]
+    endpoint: Endpoint,
+    /// This station's callsign and SSID, e.g. N0CALL-2.
+    #[arg(long, value_name = "CALL")]
+    mycall: Address,
+    /// With --station: the server's radio port, counted from 1 as AGWPE
+    /// programs show them [default: 1].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=255))]
+    port: Option<u16>,
+    #[command(flatten)]
+    link: LinkArgs,
+    #[command(flatten)]
+    tnc: TncArgs,
+}
+
+/// Where a link command goes: its own TNC, or an AGWPE server.
+pub(crate) enum Through {
+    Kiss(CommonArgs),
+    Station(crate::agw_client::StationArgs),
+}
+
+impl LinkCommon {
+    /// The TNC's options, or the AGWPE server's; an option the chosen
+    /// way cannot honour is a usage error naming it. `mod128` is the
+    /// command's --mod128.
+    pub(crate) fn through(self, mod128: bool) -> anyhow::Result<Through> {
+        match (self.endpoint.kiss, self.endpoint.station) {
+            (Some(kiss), _) => {
+                if self.port.is_some() {
+                    return Err(usage(
+                        "--port is the AGWPE radio port of --station; with --kiss, \
+                         the TNC's port is --kiss-port"
+                            .into(),
+                    ));
+                }
+                Ok(Through::Kiss(CommonArgs {
+                    kiss,
+                    mycall: self.mycall,
+                    link: self.link,
+                    tnc: self.tnc,
+                }))
+            }
+            (None, Some(address)) => {
+                let given = self
+                    .link
+                    .first_given()
+                    .or(self.tnc.first_given())
+                    .or(mod128.then_some("--mod128"));
+                if let Some(option) = given {
+                    return Err(usage(format!(
+                        "{option} cannot be used with --station: the AGWPE server's radio port \
+                         owns the link and TNC settings (set them where the server is configured)"
+                    )));
+                }
+                if self.tnc.monitor {
+                    return Err(usage(
+                        "--monitor cannot be used with --station: run `linklab monitor --station` \
+                         beside it to see the frames"
+                            .into(),
+                    ));
+                }
+                Ok(Through::Station(crate::agw_client::StationArgs {
+                    address,
+                    port: u8::try_from(self.port.unwrap_or(1) - 1).unwrap_or(0),
+                    mycall: self.mycall,
+                }))
+            }
+            // The group requires one of the two.
+            (None, None) => Err(usage("give --kiss or --station".into())),
+        }
+    }
+}
+
 #[derive(Args)]
 pub struct ListenArgs {
     #[command(flatten)]
-    common: CommonArgs,
+    common: LinkCommon,
     /// Write what each connection carries to a file of its own: FILE for
     /// the first, FILE.2, FILE.3, ... for the next; in an existing
     /// directory DIR, DIR/transfer-N-CALL. A file gets its name once its
@@ -180,7 +274,7 @@ pub struct ListenArgs {
 #[derive(Args)]
 pub struct SendArgs {
     #[command(flatten)]
-    common: CommonArgs,
+    common: LinkCommon,
     /// The station to send to.
     #[arg(long, value_name = "CALL")]
     to: Address,
@@ -197,7 +291,7 @@ pub struct SendArgs {
 #[derive(Args)]
 pub struct ConnectArgs {
     #[command(flatten)]
-    common: CommonArgs,
+    common: LinkCommon,
     /// Digipeaters to go through, in order (comma separated).
     #[arg(long, value_name = "DIGI,...", value_delimiter = ',')]
     via: Vec<Address>,
@@ -265,7 +359,7 @@ impl LinkArgs {
                 RecoveryMode::Rej
             },
             poll_on_last_i_frame: self.poll_last,
-            ack_policy: self.ack_policy.into(),
+            ack_policy: self.ack_policy.unwrap_or(AckArg::Window).into(),
             window_mod8: WINDOW_MOD8,
             t1: DEFAULT_T1,
             ..Config::default()
@@ -299,12 +393,46 @@ impl LinkArgs {
     }
 }
 
+impl LinkArgs {
+    /// The first of these options given on the command line, by name, or
+    /// `None`: for commands where they need `--kiss`.
+    pub(crate) fn first_given(&self) -> Option<&'static str> {
+        [
+            (self.t1_ms.is_some(), "--t1-ms"),
+            (self.t2_ms.is_some(), "--t2-ms"),
+            (self.t3_ms.is_some(), "--t3-ms"),
+            (self.n2.is_some(), "--n2"),
+            (self.window.is_some(), "--window"),
+            (self.n1.is_some(), "--n1"),
+            (self.srej, "--srej"),
+            (self.poll_last, "--poll-last"),
+            (self.ack_policy.is_some(), "--ack-policy"),
+        ]
+        .into_iter()
+        .find_map(|(given, name)| given.then_some(name))
+    }
+}
+
 impl TncArgs {
+    /// The first TNC setting given on the command line (not counting
+    /// --monitor), by name, or `None`.
+    pub(crate) fn first_given(&self) -> Option<&'static str> {
+        [
+            (self.kiss_port.is_some(), "--kiss-port"),
+            (self.txdelay_ms.is_some(), "--txdelay-ms"),
+            (self.persist.is_some(), "--persist"),
+            (self.slot_ms.is_some(), "--slot-ms"),
+            (self.txtail_ms.is_some(), "--txtail-ms"),
+        ]
+        .into_iter()
+        .find_map(|(given, name)| given.then_some(name))
+    }
+
     /// The KISS port and the parameters to send to the TNC; a time KISS
     /// cannot carry (over 2550 ms) is a usage error naming its option.
     pub(crate) fn params(&self) -> anyhow::Result<KissParams> {
         let params = KissParams {
-            port: Port::new(self.kiss_port).unwrap_or_default(),
+            port: Port::new(self.kiss_port.unwrap_or(0)).unwrap_or_default(),
             txdelay: self.txdelay_ms.map(Duration::from_millis),
             persistence: self.persist,
             slot_time: self.slot_ms.map(Duration::from_millis),
@@ -397,13 +525,13 @@ pub(crate) fn block_on<T, F: std::future::Future<Output = anyhow::Result<T>>>(
 }
 
 /// Standard-error output that stays clear of the progress bar.
-struct Log {
-    monitor: bool,
-    bar: Option<ProgressBar>,
+pub(crate) struct Log {
+    pub(crate) monitor: bool,
+    pub(crate) bar: Option<ProgressBar>,
 }
 
 impl Log {
-    fn line(&self, text: &str) {
+    pub(crate) fn line(&self, text: &str) {
         match &self.bar {
             Some(bar) => bar.suspend(|| eprintln!("{text}")),
             None => eprintln!("{text}"),
@@ -568,17 +696,17 @@ struct Incoming {
 /// `NAME.partial` until its link is released by the peer with DISC, then
 /// renamed to `NAME`; a link that ends any other way leaves
 /// `NAME.partial`, logged as cut.
-struct Receiver {
+pub(crate) struct Receiver {
     sink: Sink,
     /// Connections accepted so far.
     count: usize,
     open: Vec<Incoming>,
     /// Transfers cut so far.
-    cut: usize,
+    pub(crate) cut: usize,
 }
 
 impl Receiver {
-    fn new(out: Option<PathBuf>) -> Receiver {
+    pub(crate) fn new(out: Option<PathBuf>) -> Receiver {
         let sink = match out {
             None => Sink::Stdout,
             Some(path) if path.is_dir() => Sink::Dir(path),
@@ -607,7 +735,12 @@ impl Receiver {
     }
 
     /// Acts on a link event; true if it ended a transfer.
-    fn on_event(&mut self, log: &Log, remote: Address, event: Event) -> anyhow::Result<bool> {
+    pub(crate) fn on_event(
+        &mut self,
+        log: &Log,
+        remote: Address,
+        event: Event,
+    ) -> anyhow::Result<bool> {
         match event {
             Event::Connected { .. } => {
                 // A SABM on a link already up resets it (6.3.4): what was
@@ -682,7 +815,12 @@ impl Receiver {
     /// Ends the transfer from `remote`, if one is open: complete (`cut`
     /// none) renames its file to the final name; cut keeps `NAME.partial`.
     /// Either way the octets received and how the link ended are logged.
-    fn end(&mut self, log: &Log, remote: &Address, cut: Option<&str>) -> anyhow::Result<bool> {
+    pub(crate) fn end(
+        &mut self,
+        log: &Log,
+        remote: &Address,
+        cut: Option<&str>,
+    ) -> anyhow::Result<bool> {
         let Some(i) = self
             .open
             .iter()
@@ -723,34 +861,52 @@ impl Receiver {
     }
 
     /// Ends every open transfer as cut, for `why`.
-    fn end_all(&mut self, log: &Log, why: &str) -> anyhow::Result<()> {
+    pub(crate) fn end_all(&mut self, log: &Log, why: &str) -> anyhow::Result<()> {
         while let Some(remote) = self.open.first().map(|t| t.remote) {
             self.end(log, &remote, Some(why))?;
         }
         Ok(())
     }
 
-    fn remotes(&self) -> Vec<Address> {
+    pub(crate) fn remotes(&self) -> Vec<Address> {
         self.open.iter().map(|t| t.remote).collect()
     }
 }
 
-pub fn listen(args: ListenArgs) -> anyhow::Result<()> {
-    block_on(listen_async(args))
+pub fn listen(mut args: ListenArgs) -> anyhow::Result<()> {
+    match take_common(&mut args.common).through(false)? {
+        Through::Kiss(common) => block_on(listen_async(common, args)),
+        Through::Station(station) => crate::agw_client::listen(station, args.out, args.once),
+    }
 }
 
-async fn listen_async(args: ListenArgs) -> anyhow::Result<()> {
-    let config = args.common.config(Modulus::Mod128)?;
+/// The options, leaving defaults behind (the caller's struct is then
+/// used for its other fields only).
+fn take_common(common: &mut LinkCommon) -> LinkCommon {
+    LinkCommon {
+        endpoint: Endpoint {
+            kiss: common.endpoint.kiss.take(),
+            station: common.endpoint.station.take(),
+        },
+        mycall: common.mycall,
+        port: common.port,
+        link: std::mem::take(&mut common.link),
+        tnc: std::mem::take(&mut common.tnc),
+    }
+}
+
+async fn listen_async(common: CommonArgs, args: ListenArgs) -> anyhow::Result<()> {
+    let config = common.config(Modulus::Mod128)?;
     let grace = release_grace(&config);
     let mut receiver = Receiver::new(args.out.clone());
-    let mut handle = args.common.start(config, true).await?;
+    let mut handle = common.start(config, true).await?;
     let log = Log {
-        monitor: args.common.tnc.monitor,
+        monitor: common.tnc.monitor,
         bar: None,
     };
     log.line(&format!(
         "linklab: {} listening on {}",
-        args.common.mycall, args.common.kiss
+        common.mycall, common.kiss
     ));
     let interrupted = loop {
         let (at, notice) = tokio::select! {
@@ -803,8 +959,11 @@ async fn listen_async(args: ListenArgs) -> anyhow::Result<()> {
     }
 }
 
-pub fn send(args: SendArgs) -> anyhow::Result<()> {
-    block_on(send_async(args))
+pub fn send(mut args: SendArgs) -> anyhow::Result<()> {
+    match take_common(&mut args.common).through(args.mod128)? {
+        Through::Kiss(common) => block_on(send_async(common, args)),
+        Through::Station(station) => crate::agw_client::send(station, args.to, args.via, args.file),
+    }
 }
 
 /// Octets of `len` sent in `n1`-octet I frames that the peer has
@@ -814,10 +973,10 @@ fn acknowledged(len: usize, n1: usize, outstanding: usize) -> usize {
     (frames.saturating_sub(outstanding) * n1).min(len)
 }
 
-async fn send_async(args: SendArgs) -> anyhow::Result<()> {
+async fn send_async(common: CommonArgs, args: SendArgs) -> anyhow::Result<()> {
     let modulus = crate::modulus(args.mod128);
-    let config = args.common.config(modulus)?;
-    args.common.check_path(&args.to, &args.via)?;
+    let config = common.config(modulus)?;
+    common.check_path(&args.to, &args.via)?;
     let data = crate::input::read(&args.file)?;
     let grace = release_grace(&config);
     // Data are queued once the link's N1 for sending is known: at once on a
@@ -827,14 +986,14 @@ async fn send_async(args: SendArgs) -> anyhow::Result<()> {
     let mut n1 = config.n1;
     let remote = args.to;
     let started = std::time::Instant::now();
-    let mut handle = args.common.start(config, false).await?;
+    let mut handle = common.start(config, false).await?;
     let bar = ProgressBar::with_draw_target(Some(data.len() as u64), ProgressDrawTarget::hidden());
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let mut log = Log {
-        monitor: args.common.tnc.monitor,
+        monitor: common.tnc.monitor,
         bar: None,
     };
     handle
@@ -972,20 +1131,23 @@ fn queue_file(handle: &DriverHandle, remote: Address, data: &[u8], n1: usize) {
     handle.requests.send(Request::Release { remote }).ok();
 }
 
-pub fn connect(args: ConnectArgs) -> anyhow::Result<()> {
-    block_on(connect_async(args))
+pub fn connect(mut args: ConnectArgs) -> anyhow::Result<()> {
+    match take_common(&mut args.common).through(args.mod128)? {
+        Through::Kiss(common) => block_on(connect_async(common, args)),
+        Through::Station(station) => crate::agw_client::connect(station, args.dest, args.via),
+    }
 }
 
-async fn connect_async(args: ConnectArgs) -> anyhow::Result<()> {
+async fn connect_async(common: CommonArgs, args: ConnectArgs) -> anyhow::Result<()> {
     let modulus = crate::modulus(args.mod128);
-    let config = args.common.config(modulus)?;
-    args.common.check_path(&args.dest, &args.via)?;
+    let config = common.config(modulus)?;
+    common.check_path(&args.dest, &args.via)?;
     let grace = release_grace(&config);
     let mut n1 = config.n1;
     let remote = args.dest;
-    let mut handle = args.common.start(config, false).await?;
+    let mut handle = common.start(config, false).await?;
     let log = Log {
-        monitor: args.common.tnc.monitor,
+        monitor: common.tnc.monitor,
         bar: None,
     };
     handle

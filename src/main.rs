@@ -1,6 +1,7 @@
 //! `linklab`: an HDLC-family data-link stack and link-performance laboratory.
 
 mod advise_cmd;
+mod agw_client;
 mod agw_cmd;
 mod channel_cmd;
 mod codec;
@@ -8,7 +9,9 @@ mod dtn_cmd;
 mod input;
 mod ip_cmd;
 mod link_cmd;
+mod localtime;
 mod model;
+mod monitor_cmd;
 mod parts;
 mod probe_cmd;
 mod reproduce;
@@ -48,11 +51,14 @@ enum Command {
     /// Put the parts of a run cut with `--shard I/N` together into the
     /// files of the whole run.
     Merge(parts::MergeArgs),
-    /// Accept AX.25 connections over a KISS TNC and write what arrives.
+    /// Accept AX.25 connections over a KISS TNC or an AGWPE server and
+    /// write what arrives.
     Listen(link_cmd::ListenArgs),
-    /// Send a file over an AX.25 connection through a KISS TNC.
+    /// Send a file over an AX.25 connection through a KISS TNC or an
+    /// AGWPE server.
     Send(link_cmd::SendArgs),
-    /// An interactive AX.25 session over a KISS TNC, like `call`.
+    /// An interactive AX.25 session over a KISS TNC or an AGWPE server,
+    /// like `call`.
     Connect(link_cmd::ConnectArgs),
     /// TCP/IP over AX.25 through a KISS TNC: ping, serve or send a file.
     Ip(ip_cmd::IpArgs),
@@ -78,6 +84,12 @@ enum Command {
     Station(station_cmd::StationArgs),
     /// Ask a running station for its ports, links, services and beacons.
     Status(station_cmd::StatusArgs),
+    /// Every frame on every radio port of an AGWPE server, as axlisten
+    /// showed the kernel's.
+    Monitor(monitor_cmd::MonitorArgs),
+    /// The stations an AGWPE server's radio ports have heard, as mheard
+    /// showed the kernel's.
+    Heard(monitor_cmd::HeardArgs),
 }
 
 fn main() -> ExitCode {
@@ -101,6 +113,8 @@ fn main() -> ExitCode {
         Command::Agw(a) => agw_cmd::run(a),
         Command::Station(a) => station_cmd::station(a),
         Command::Status(a) => station_cmd::status(a),
+        Command::Monitor(a) => monitor_cmd::monitor(a),
+        Command::Heard(a) => monitor_cmd::heard(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -11,8 +11,14 @@
 //!   time in; answers, KISS frames and log lines out), one
 //!   [`linklab_io::Station`] per local callsign in use on each port;
 //! - [`driver`]: the tokio loop that runs it on a listening socket and
-//!   the TNCs' byte streams, reconnecting to a TNC that goes away.
+//!   the TNCs' byte streams, reconnecting to a TNC that goes away;
+//! - [`client`]: the other end, an AGWPE client, sans-IO (requests and
+//!   the server's octets in, messages and events out), with paced sending
+//!   ('Y'); [`connection`] runs it on a TCP connection with tokio. It
+//!   speaks plain AGWPE, to this server or any other.
 
+pub mod client;
+pub mod connection;
 pub mod driver;
 mod embed;
 pub mod monitor;

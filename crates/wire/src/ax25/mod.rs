@@ -1,13 +1,15 @@
 //! AX.25 v2.2 wire formats (AX.25 Link Access Protocol for Amateur Packet
 //! Radio, v2.2, 2025 revision 4): addresses, frames, PIDs, the segmenter
 //! header, XID parameters, FRMR information fields, the further N(R)s of
-//! a multi-SREJ, and the digipeater's rule for repeating a frame. Control
+//! a multi-SREJ, and the digipeater's rules for repeating a frame (AX.25's
+//! and an APRS station digipeater's). Control
 //! fields are the HDLC ones of [`crate::control`].
 //!
 //! Frames here exclude flags and FCS, as KISS carries them.
 
 mod address;
 mod digipeat;
+mod digipeat_aprs;
 mod frame;
 mod frmr;
 mod pid;
@@ -20,6 +22,7 @@ pub use address::{
     ADDRESS_LEN, CALLSIGN_MAX_LEN, MAX_DIGIPEATERS,
 };
 pub use digipeat::digipeat;
+pub use digipeat_aprs::{dedupe_key, DedupeKey, DigipeatRules, NnAlias};
 pub use frame::{Frame, FrameError};
 pub use frmr::{FrmrError, FrmrInfo};
 pub use pid::Pid;
