@@ -9,12 +9,10 @@ use anyhow::{anyhow, Context};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use linklab_io::{
-    driver, Direction, DriverHandle, DriverOptions, KissAddress, KissParams, KissTime, Notice,
-    Request, Station, StationEvent,
+    driver, Direction, DriverHandle, DriverOptions, KissAddress, KissParams, KissTime,
+    LinkSettings, Notice, Request, Station, StationEvent,
 };
-use linklab_link::{
-    AckPolicy, Config, ConfigError, DisconnectReason, Event, FailureReason, RecoveryMode, Version,
-};
+use linklab_link::{AckPolicy, Config, DisconnectReason, Event, FailureReason, Version};
 use linklab_wire::ax25::{Address, MAX_DIGIPEATERS};
 use linklab_wire::control::Modulus;
 use linklab_wire::kiss::Port;
@@ -143,22 +141,6 @@ impl From<AckArg> for AckPolicy {
         }
     }
 }
-
-/// The initial T1 when `--t1-ms` is not given: 15 s. A host stack behind
-/// a KISS TNC starts T1 when it hands a frame to the TNC, not when the
-/// frame goes on the air, so T1 must cover a whole window: four
-/// 256-octet frames take 7.4 s at 1200 bit/s, and with the turnaround
-/// and two channel accesses the acknowledgement comes 9-10 s after the
-/// frames were handed over. With 3 s (Dire Wolf's FRACK, right for Dire
-/// Wolf, which pauses T1 while it transmits) every window timed out
-/// (`linklab advise --bitrate 1200` showed it; over `linklab channel` 4 KB
-/// ran at 389 bit/s); with the Linux kernel's 10 s (`AX25_DEF_T1`) some
-/// still do. T1 then follows the measured round trip (SRT), so a faster
-/// link pays the long initial value only until its first acknowledgement.
-pub(crate) const DEFAULT_T1: Duration = Duration::from_secs(15);
-
-/// The window k at modulo 8 when `--window` is not given (see its help).
-const WINDOW_MOD8: u8 = 4;
 
 /// The TNC or the AGWPE server a link command works through: exactly
 /// one of `--kiss` and `--station`.
@@ -351,45 +333,20 @@ impl LinkArgs {
     /// modulo-8 window chosen for the command line, with the options given.
     /// A value that cannot work is a usage error naming its option.
     pub(crate) fn config(&self, modulus: Modulus) -> anyhow::Result<Config> {
-        let mut config = Config {
-            modulus,
-            recovery: if self.srej {
-                RecoveryMode::MultiSrej
-            } else {
-                RecoveryMode::Rej
-            },
-            poll_on_last_i_frame: self.poll_last,
+        let settings = LinkSettings {
+            t1_ms: self.t1_ms,
+            t2_ms: self.t2_ms,
+            t3_ms: self.t3_ms,
+            n2: self.n2,
+            window: self.window,
+            n1: self.n1,
+            srej: self.srej,
+            poll_last: self.poll_last,
             ack_policy: self.ack_policy.unwrap_or(AckArg::Window).into(),
-            window_mod8: WINDOW_MOD8,
-            t1: DEFAULT_T1,
-            ..Config::default()
         };
-        if let Some(ms) = self.t1_ms {
-            config.t1 = Duration::from_millis(ms);
-            config.t1_min = config.t1_min.min(config.t1);
-        }
-        if let Some(ms) = self.t2_ms {
-            config.t2 = Duration::from_millis(ms);
-        }
-        if let Some(ms) = self.t3_ms {
-            config.t3 = Duration::from_millis(ms);
-        }
-        if let Some(n2) = self.n2 {
-            config.n2 = n2;
-        }
-        if let Some(n1) = self.n1 {
-            config.n1 = n1;
-        }
-        if let Some(k) = self.window {
-            config.window_mod128 = k;
-            if k <= 7 || modulus == Modulus::Mod8 {
-                config.window_mod8 = k;
-            }
-        }
-        config
-            .validate()
-            .map_err(|e| usage(format!("{}: {e}", option_of(&e))))?;
-        Ok(config)
+        settings
+            .config(modulus)
+            .map_err(|e| usage(format!("--{}: {e}", LinkSettings::setting_of(&e))))
     }
 }
 
@@ -451,19 +408,6 @@ fn kiss_option_of(param: KissTime) -> &'static str {
         KissTime::TxDelay => "--txdelay-ms",
         KissTime::SlotTime => "--slot-ms",
         KissTime::TxTail => "--txtail-ms",
-    }
-}
-
-/// The option a configuration error is about.
-fn option_of(error: &ConfigError) -> &'static str {
-    match error {
-        ConfigError::Window { .. } | ConfigError::SrejWindow { .. } => "--window",
-        ConfigError::N1 { .. } => "--n1",
-        ConfigError::N2 => "--n2",
-        ConfigError::Timer { name: "T2", .. } => "--t2-ms",
-        ConfigError::Timer { name: "T3", .. } => "--t3-ms",
-        ConfigError::Timer { .. } => "--t1-ms",
-        ConfigError::RoleMode { .. } => "link parameters",
     }
 }
 
