@@ -49,10 +49,12 @@ use linklab_agw::PortConfig;
 use linklab_io::{KissAddress, KissParams, KissTime, LinkSettings};
 use linklab_ip::{Ax25Config, Encapsulation};
 use linklab_link::AckPolicy;
-use linklab_wire::ax25::{Address, MAX_DIGIPEATERS};
+use linklab_wire::ax25::{Address, Callsign, DigipeatRules, NnAlias, MAX_DIGIPEATERS};
 use linklab_wire::control::Modulus;
 use linklab_wire::kiss::Port;
 use serde::Deserialize;
+
+use crate::digipeater::Repeats;
 use thiserror::Error;
 
 /// Links one local callsign keeps on a port unless `max-links` says.
@@ -135,6 +137,8 @@ pub struct PortSpec {
     /// Whether it digipeats frames whose next hop is one of its callsigns
     /// or aliases.
     pub digipeat: bool,
+    /// What it repeats when it digipeats.
+    pub repeats: Repeats,
 }
 
 /// How a service's program or socket sees line ends.
@@ -342,6 +346,10 @@ struct PortFile {
     #[serde(default)]
     aliases: Vec<Spanned<String>>,
     digipeat: Option<Spanned<bool>>,
+    #[serde(default)]
+    nn_aliases: Vec<Spanned<String>>,
+    nn_trace: Option<bool>,
+    max_hops: Option<Spanned<u8>>,
     max_links: Option<Spanned<usize>>,
 }
 
@@ -662,6 +670,56 @@ impl Reader<'_> {
                 "a digipeater needs a callsign or an alias on the port to repeat for".into(),
             ));
         }
+        let mut nn = Vec::new();
+        for prefix in &port.nn_aliases {
+            let text = prefix.get_ref();
+            let ok = (1..=5).contains(&text.len()) && text.chars().all(|c| c.is_ascii_alphabetic());
+            let parsed = text
+                .to_ascii_uppercase()
+                .parse::<Callsign>()
+                .ok()
+                .filter(|_| ok);
+            match parsed {
+                Some(prefix) => nn.push(NnAlias {
+                    prefix,
+                    trace: port.nn_trace.unwrap_or(true),
+                }),
+                None => {
+                    return Err(self.error(
+                        Some(prefix.span()),
+                        &at("nn-aliases"),
+                        format!("{text:?}: an n-N alias family is 1 to 5 letters, e.g. \"WIDE\""),
+                    ))
+                }
+            }
+        }
+        let max_hops = match &port.max_hops {
+            Some(h) if !(1..=7).contains(h.get_ref()) => {
+                return Err(self.error(
+                    Some(h.span()),
+                    &at("max-hops"),
+                    format!("{}: n-N hops are 1 to 7", h.get_ref()),
+                ))
+            }
+            Some(h) => *h.get_ref(),
+            None => 2,
+        };
+        if (!nn.is_empty() || !aliases.is_empty()) && digipeat && callsigns.is_empty() {
+            return Err(self.error(
+                port.digipeat.as_ref().map(Spanned::span),
+                &at("digipeat"),
+                "repeating for an alias puts the port's callsign in the path: give the port a callsign".into(),
+            ));
+        }
+        let repeats = Repeats {
+            callsigns: callsigns.clone(),
+            rules: callsigns.first().map(|mycall| DigipeatRules {
+                mycall: *mycall,
+                aliases: aliases.clone(),
+                nn,
+                max_hops,
+            }),
+        };
         let max_links = match &port.max_links {
             Some(m) if *m.get_ref() == 0 => {
                 return Err(self.error(
@@ -702,6 +760,7 @@ impl Reader<'_> {
             callsigns,
             aliases,
             digipeat,
+            repeats,
         })
     }
 

@@ -877,16 +877,10 @@ impl Core {
         if !spec.digipeat {
             return;
         }
-        let calls: Vec<Address> = spec
-            .callsigns
-            .iter()
-            .chain(&spec.aliases)
-            .copied()
-            .collect();
         let Some(digipeater) = self.digipeaters.get_mut(port) else {
             return;
         };
-        if let Some(out) = digipeater.repeat(now, frame, &calls) {
+        if let Some(out) = digipeater.repeat(now, frame, &spec.repeats) {
             self.server.transmit_frame(now, port, out);
         }
     }

@@ -25,4 +25,4 @@ pub mod status;
 
 pub use crate::core::{Core, Output, Reload, SessionId, FIRST_BEACON_AFTER};
 pub use config::{ConfigError, StationConfig};
-pub use digipeater::{Digipeater, DUPLICATE_WINDOW};
+pub use digipeater::{Digipeater, Repeats, DUPLICATE_WINDOW};
