@@ -7,7 +7,10 @@
 //!   then `linklab listen --kiss axudp:...`: 8 KB, byte-exact;
 //! - the other way round, `linklab send --kiss axudp:...` to a listener
 //!   on ax25ipd's pseudo-terminal;
-//! - and two linklab ends talking AXUDP to each other directly.
+//! - and two linklab ends talking AXUDP to each other directly;
+//! - and ax25ipd's datagrams octet by octet: a KISS frame written on its
+//!   terminal comes out as the frame and its FCS low octet first, and a
+//!   datagram with a bad FCS never reaches the terminal.
 //!
 //! Every frame crosses ax25ipd's FCS check (crc.c, `ok_crc`) or linklab's
 //! (`linklab_wire::axudp::decode`), so a transfer that completes shows
@@ -29,6 +32,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use cli::{finish, linklab, tail, text, LIMIT};
+use linklab_wire::{axudp, fcs, kiss};
 
 fn payload(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i * 37 + i / 251) as u8).collect()
@@ -247,4 +251,96 @@ fn from_linklab_on_axudp_to_a_tnc_behind_ax25ipd() {
     transfer(dir.path(), 8 * 1024, &sender, &ax25ipd.kiss(), |pid| {
         wait_for_open(pid, &tty)
     });
+}
+
+/// A UI frame from N0CALL-1 to `dest` with PID 0xF0 and `info`.
+fn ui_frame(dest: &str, info: &[u8]) -> Vec<u8> {
+    use linklab_wire::ax25::{AddressField, CommandResponse};
+    let field = AddressField::new(
+        dest.parse().unwrap(),
+        "N0CALL-1".parse().unwrap(),
+        &[],
+        CommandResponse::Command,
+    )
+    .unwrap();
+    let mut frame = Vec::new();
+    field.encode_into(&mut frame);
+    frame.extend_from_slice(&[0x03, 0xF0]);
+    frame.extend_from_slice(info);
+    frame
+}
+
+#[test]
+fn ax25ipd_sends_the_fcs_low_octet_first_and_drops_bad_ones() {
+    if !ax25ipd_available() || !interop::programs_available("ax25ipd", &["stty"], "coreutils") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let peer = UdpSocket::bind("127.0.0.1:0").unwrap();
+    peer.set_read_timeout(Some(LIMIT)).unwrap();
+    let ours = peer.local_addr().unwrap().port();
+    let theirs = {
+        let probe = UdpSocket::bind("127.0.0.1:0").unwrap();
+        probe.local_addr().unwrap().port()
+    };
+    let ax25ipd = Ax25ipd::start(dir.path(), theirs, ours);
+    // The terminal's own end, raw, as a TNC's host would set it. Open it
+    // before stty does: ax25ipd exits when the last program holding it
+    // closes it (io.c, io_error on reading the tty).
+    let mut tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&ax25ipd.tty)
+        .unwrap();
+    let stty = Command::new("stty")
+        .arg("-F")
+        .arg(&ax25ipd.tty)
+        .args(["raw", "-echo"])
+        .status()
+        .unwrap();
+    assert!(stty.success());
+
+    // KISS to UDP: the frame, then its FCS-16 low octet first.
+    let frame = ui_frame("N0CALL-2", b"to the internet \xC0\xDB");
+    std::io::Write::write_all(&mut tty, &kiss::encode(&kiss::Frame::data(frame.clone()))).unwrap();
+    let mut buf = [0u8; 2048];
+    let (n, from) = peer.recv_from(&mut buf).expect("a datagram from ax25ipd");
+    assert_eq!(from.port(), theirs);
+    let mut expected = frame.clone();
+    expected.extend_from_slice(&fcs::fcs16(&frame).to_le_bytes());
+    assert_eq!(&buf[..n], expected.as_slice());
+    assert_eq!(axudp::decode(&buf[..n]), Ok(frame.as_slice()));
+
+    // UDP to KISS: a bad FCS is dropped, the good frame after it passes.
+    let back = ui_frame("N0CALL-1", b"from the internet");
+    let mut bad = axudp::encode(&back);
+    let last = bad.len() - 1;
+    bad[last] ^= 0xFF;
+    let target = format!("127.0.0.1:{theirs}");
+    peer.send_to(&bad, &target).unwrap();
+    peer.send_to(&axudp::encode(&back), &target).unwrap();
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let mut decoder = kiss::Decoder::new(4096);
+        let mut buf = [0u8; 512];
+        while let Ok(n) = std::io::Read::read(&mut tty, &mut buf) {
+            if n == 0 {
+                break;
+            }
+            decoder.push(&buf[..n]);
+            for frame in decoder.by_ref() {
+                if tx.send(frame).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    let got = rx.recv_timeout(LIMIT).expect("a KISS frame from ax25ipd");
+    assert_eq!(got, Ok(kiss::Frame::data(back)));
+    drop(ax25ipd);
+    // Nothing else came: the bad datagram was not passed on.
+    assert!(
+        rx.iter().all(|f| f.is_err()),
+        "ax25ipd passed on a bad frame"
+    );
 }
