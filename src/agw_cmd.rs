@@ -20,7 +20,8 @@ const MAX_LINKS: usize = 64;
 #[derive(Args)]
 pub struct AgwArgs {
     /// A KISS TNC, one AGWPE radio port each, in order (Port1, Port2,
-    /// ...): tcp:HOST:PORT or serial:DEVICE:BAUD. Repeat for more ports.
+    /// ...): tcp:HOST:PORT, serial:DEVICE:BAUD or axudp:BIND@PEER.
+    /// Repeat for more ports.
     #[arg(long, value_name = "ADDRESS", required_unless_present = "config")]
     kiss: Vec<KissAddress>,
     /// More radio ports, each with settings of its own: a TOML file of

@@ -59,7 +59,7 @@ struct NodeArgs {
     #[arg(long = "peer", value_name = "tcpcl:HOST:PORT[=PATTERN]", value_parser = parse_peer)]
     peers: Vec<PeerSpec>,
     /// Run the AX.25 connected-mode convergence layer on this KISS TNC:
-    /// tcp:HOST:PORT or serial:DEVICE:BAUD. Incoming AX.25 connections
+    /// tcp:HOST:PORT, serial:DEVICE:BAUD or axudp:BIND@PEER. Incoming AX.25 connections
     /// are accepted. The link and TNC options are those of `linklab send`
     /// and `listen`, with the same defaults.
     #[arg(long, value_name = "ADDRESS", requires = "mycall")]

@@ -27,8 +27,11 @@ const MONITOR_OPTIONS: monitor::MonitorOptions = monitor::MonitorOptions { max_i
 /// Options shared by the three commands and `linklab ip`.
 #[derive(Args)]
 pub struct CommonArgs {
-    /// The KISS TNC: tcp:HOST:PORT (e.g. tcp:127.0.0.1:8001, Dire Wolf) or
-    /// serial:DEVICE:BAUD (e.g. serial:/dev/ttyUSB0:9600).
+    /// The KISS TNC: tcp:HOST:PORT (e.g. tcp:127.0.0.1:8001, Dire Wolf),
+    /// serial:DEVICE:BAUD (e.g. serial:/dev/ttyUSB0:9600), or an AXUDP
+    /// port, axudp:BIND@[CALL=]IP:PORT[/b][,...][;broadcast=CALL,...]
+    /// (e.g. axudp:10093@192.0.2.1:10093, AX.25 over UDP to ax25ipd or
+    /// BPQ).
     #[arg(long, value_name = "ADDRESS")]
     pub(crate) kiss: KissAddress,
     /// This station's callsign and SSID, e.g. N0CALL-2.

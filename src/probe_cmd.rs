@@ -19,7 +19,8 @@ use crate::table::Table;
 /// `linklab probe`.
 #[derive(Args)]
 pub struct ProbeArgs {
-    /// The KISS TNC: tcp:HOST:PORT or serial:DEVICE:BAUD.
+    /// The KISS TNC: tcp:HOST:PORT, serial:DEVICE:BAUD or
+    /// axudp:BIND@PEER (see docs/cli.md).
     #[arg(long, value_name = "ADDRESS")]
     kiss: KissAddress,
     /// This station's callsign and SSID.

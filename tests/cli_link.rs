@@ -635,7 +635,9 @@ fn bad_kiss_address_is_explained() {
     assert!(!out.status.success());
     let log = text(&out.stderr);
     assert!(
-        log.contains("has no known scheme: write tcp:HOST:PORT or serial:DEVICE:BAUD"),
+        log.contains(
+            "has no known scheme: write tcp:HOST:PORT, serial:DEVICE:BAUD or axudp:BIND@PEER"
+        ),
         "{log}"
     );
 }

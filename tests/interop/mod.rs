@@ -10,12 +10,6 @@ use std::process::Command;
 /// network namespaces with `unshare -n`). Without them the test says so and
 /// passes, except under CI (`CI` set), where it fails: CI must run it.
 pub fn peers_available(test: &str, tools: &[&str], install: &str) -> bool {
-    let have = |tool: &str| {
-        Command::new("sh")
-            .args(["-c", &format!("command -v {tool}")])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
     let missing: Vec<_> = tools.iter().filter(|t| !have(t)).collect();
     let root = Command::new("id")
         .arg("-u")
@@ -31,6 +25,29 @@ pub fn peers_available(test: &str, tools: &[&str], install: &str) -> bool {
     );
     eprintln!("skipping the {test} interop test ({why}; apt-get install {install})");
     false
+}
+
+/// Whether the programs `tools` are installed (for tests that need no
+/// root). Without them the test says so and passes, except under CI
+/// (`CI` set), where it fails: CI must run it.
+pub fn programs_available(test: &str, tools: &[&str], install: &str) -> bool {
+    let missing: Vec<_> = tools.iter().filter(|t| !have(t)).collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "the {test} interop test must run under CI: missing {missing:?}"
+    );
+    eprintln!("skipping the {test} interop test (missing {missing:?}; apt-get install {install})");
+    false
+}
+
+fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 /// Runs `interop/SCRIPT -l LINKLAB -o TMPDIR`, asserts it succeeded and

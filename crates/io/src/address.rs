@@ -1,5 +1,6 @@
 //! Where the KISS TNC is: a TCP address (Dire Wolf's KISS port, a network
-//! TNC) or a serial port with its speed, and the connection to it.
+//! TNC), a serial port with its speed, or an AXUDP port (AX.25 over UDP to
+//! ax25ipd, BPQ or another linklab), and the connection to it.
 
 use core::fmt;
 use core::str::FromStr;
@@ -8,9 +9,15 @@ use thiserror::Error;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 
-/// The address of a KISS TNC, written `tcp:HOST:PORT` or
-/// `serial:DEVICE:BAUD` (e.g. `tcp:127.0.0.1:8001`,
-/// `serial:/dev/ttyUSB0:9600`).
+use crate::axudp::{AxudpConfig, AxudpConfigError, AxudpStream};
+
+/// How the known address forms are written, for error messages.
+const FORMS: &str = "tcp:HOST:PORT, serial:DEVICE:BAUD or axudp:BIND@PEER";
+
+/// The address of a KISS TNC, written `tcp:HOST:PORT`,
+/// `serial:DEVICE:BAUD` or `axudp:BIND@PEER[,PEER...]` (e.g.
+/// `tcp:127.0.0.1:8001`, `serial:/dev/ttyUSB0:9600`,
+/// `axudp:10093@192.0.2.1:10093`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum KissAddress {
     /// A KISS-over-TCP server (Dire Wolf's default port is 8001).
@@ -27,15 +34,24 @@ pub enum KissAddress {
         /// Line speed in bit/s.
         baud: u32,
     },
+    /// An AXUDP port: AX.25 frames with their FCS in UDP datagrams, as
+    /// ax25ipd and BPQ's AXIP exchange them, with no radio. Written
+    /// `axudp:BIND@PEER[,PEER...][;broadcast=CALL[,CALL...]]`: `BIND` is
+    /// the local `IP:PORT` (or a bare `PORT`, on 0.0.0.0); each `PEER` is
+    /// `[CALL=]IP:PORT[/b]`, the route for frames whose next hop is
+    /// `CALL` (SSID 0 for every SSID), or without `CALL=` the default
+    /// route, and `/b` sends it the frames for the broadcast calls too.
+    /// E.g. `axudp:10093@192.0.2.1:10093` (one peer for everything) or
+    /// `axudp:0.0.0.0:10093@N0CALL=192.0.2.1:10093/b,192.0.2.2:10093;broadcast=QST,NODES`.
+    /// See [`AxudpConfig`].
+    Axudp(AxudpConfig),
 }
 
 /// Why text is not a [`KissAddress`].
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum KissAddressError {
-    /// No `tcp:` or `serial:` prefix.
-    #[error(
-        "KISS address {text:?} has no known scheme: write tcp:HOST:PORT or serial:DEVICE:BAUD"
-    )]
+    /// No `tcp:`, `serial:` or `axudp:` prefix.
+    #[error("KISS address {text:?} has no known scheme: write {FORMS}")]
     Scheme {
         /// The text given.
         text: String,
@@ -68,6 +84,9 @@ pub enum KissAddressError {
         /// The speed text.
         value: String,
     },
+    /// The part after `axudp:` is not an AXUDP port.
+    #[error(transparent)]
+    Axudp(#[from] AxudpConfigError),
 }
 
 impl FromStr for KissAddress {
@@ -82,6 +101,7 @@ impl FromStr for KissAddress {
         let (what, empty) = match scheme {
             "tcp" => ("port", "host"),
             "serial" => ("speed", "device"),
+            "axudp" => return Ok(KissAddress::Axudp(rest.parse()?)),
             _ => {
                 return Err(KissAddressError::Scheme {
                     text: text.to_string(),
@@ -140,6 +160,7 @@ impl fmt::Display for KissAddress {
             }
             KissAddress::Tcp { host, port } => write!(f, "tcp:{host}:{port}"),
             KissAddress::Serial { device, baud } => write!(f, "serial:{device}:{baud}"),
+            KissAddress::Axudp(config) => write!(f, "axudp:{config}"),
         }
     }
 }
@@ -168,10 +189,19 @@ pub enum ConnectError {
         /// The reason.
         source: tokio_serial::Error,
     },
+    /// The AXUDP port's UDP socket could not be bound.
+    #[error("cannot open the AXUDP port {address}")]
+    Axudp {
+        /// The address tried.
+        address: KissAddress,
+        /// The reason.
+        source: std::io::Error,
+    },
 }
 
 impl KissAddress {
-    /// Connects to the TNC.
+    /// Connects to the TNC; for AXUDP, binds the socket and starts the
+    /// port's task (see [`AxudpStream`]).
     pub async fn connect(&self) -> Result<Box<dyn KissStream>, ConnectError> {
         match self {
             KissAddress::Tcp { host, port } => {
@@ -199,6 +229,16 @@ impl KissAddress {
                         address: self.clone(),
                         source,
                     })?;
+                Ok(Box::new(port))
+            }
+            KissAddress::Axudp(config) => {
+                let port =
+                    AxudpStream::open(config)
+                        .await
+                        .map_err(|source| ConnectError::Axudp {
+                            address: self.clone(),
+                            source,
+                        })?;
                 Ok(Box::new(port))
             }
         }
@@ -231,6 +271,16 @@ mod tests {
             }
         );
         assert_eq!(serial.to_string(), "serial:/dev/ttyUSB0:9600");
+        let text = "axudp:127.0.0.1:10093@N0CALL-2=127.0.0.1:10094/b,127.0.0.1:10095;broadcast=QST";
+        let axudp: KissAddress = text.parse().unwrap();
+        let KissAddress::Axudp(config) = &axudp else {
+            panic!("{axudp:?}")
+        };
+        assert_eq!(config.peers.len(), 2);
+        assert_eq!(axudp.to_string(), text);
+        assert_eq!(axudp.to_string().parse::<KissAddress>(), Ok(axudp));
+        let short: KissAddress = "axudp:10093@192.0.2.1:10093".parse().unwrap();
+        assert_eq!(short.to_string(), "axudp:0.0.0.0:10093@192.0.2.1:10093");
     }
 
     #[test]
@@ -238,7 +288,7 @@ mod tests {
         let err = |text: &str| text.parse::<KissAddress>().unwrap_err().to_string();
         assert_eq!(
             err("127.0.0.1:8001"),
-            "KISS address \"127.0.0.1:8001\" has no known scheme: write tcp:HOST:PORT or serial:DEVICE:BAUD"
+            "KISS address \"127.0.0.1:8001\" has no known scheme: write tcp:HOST:PORT, serial:DEVICE:BAUD or axudp:BIND@PEER"
         );
         assert_eq!(
             err("tcp:localhost"),
@@ -256,6 +306,8 @@ mod tests {
             err("tcp::8001"),
             "KISS address \"tcp::8001\" has an empty host"
         );
+        assert!(err("axudp:10093")
+            .starts_with("AXUDP address \"10093\" names no peer: write axudp:BIND@"));
         assert_eq!(
             err("serial:/dev/ttyS0:fast"),
             "serial speed \"fast\" in KISS address is not a positive number of bit/s"

@@ -1,8 +1,10 @@
 //! Real time for linklab's sans-IO engines: AX.25 connected mode over a
-//! KISS TNC reached by TCP or a serial port.
+//! KISS TNC reached by TCP or a serial port, or over AXUDP.
 //!
-//! - [`KissAddress`]: `tcp:HOST:PORT` or `serial:DEVICE:BAUD`, and the
-//!   connection to it;
+//! - [`KissAddress`]: `tcp:HOST:PORT`, `serial:DEVICE:BAUD` or
+//!   `axudp:BIND@PEER`, and the connection to it;
+//! - [`axudp`]: AXUDP ports (AX.25 over UDP, as ax25ipd and BPQ's AXIP),
+//!   a sans-IO router and the KISS stream over its socket;
 //! - [`KissParams`]: TXDELAY, P, SLOTTIME and TXTAIL sent at start;
 //! - [`Station`]: one callsign's links, routed by remote address, sans-IO
 //!   like the engines (ARCHITECTURE.md, "the one rule"), so it is tested
@@ -20,6 +22,7 @@
 //!   a TUN device ([`linklab_ip::DatagramPort`] in an [`IpStation`]).
 
 mod address;
+pub mod axudp;
 mod bad_input;
 pub mod driver;
 pub mod ip_driver;

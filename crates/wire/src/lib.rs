@@ -10,9 +10,12 @@
 //! - [`lapb`]: HDLC/LAPB frames with single-octet address fields.
 //! - [`kiss`]: the KISS TNC host protocol and its ACKMODE extension.
 //! - [`pcap`]: libpcap capture files with AX.25 link types.
+//! - [`axudp`]: AX.25 frames in UDP datagrams with their FCS (RFC 1226,
+//!   as ax25ipd and BPQ's AXIP send them).
 //! - [`monitor`]: a one-line, TNC-style rendering of a frame.
 
 pub mod ax25;
+pub mod axudp;
 pub mod control;
 pub mod fcs;
 pub mod fcs32;
