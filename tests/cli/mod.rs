@@ -8,6 +8,7 @@
 
 pub mod agw;
 pub mod channel;
+pub mod station;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

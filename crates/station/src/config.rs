@@ -470,7 +470,8 @@ impl Reader<'_> {
             .map(|a| self.socket(&a.listen, "kiss-server.listen"))
             .transpose()?;
         if let (Some(a), Some(k), Some(f)) = (agw, kiss_server, &file.kiss_server) {
-            if a == k {
+            // Port 0 is any free port: two of them are two ports.
+            if a == k && a.port() != 0 {
                 return Err(self.error(
                     Some(f.listen.span()),
                     "kiss-server.listen",

@@ -1,0 +1,421 @@
+//! `linklab station` as a process on `linklab channel`, with callers that
+//! are other `linklab` processes on other stations of the channel, an
+//! AGWPE client and a KISS client of the station, and a TCP service the
+//! test runs: everything at once on one port, reload while a transfer
+//! runs, a bad file on reload, faults, and the stop. Every wait is on a
+//! log line, a process's output or a file, bounded in time.
+
+mod cli;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use cli::channel::Channel;
+use cli::station::{status, Station};
+use cli::{finish_within, linklab, text};
+use linklab_wire::ax25::{Address, AddressField, Frame, Pid};
+use linklab_wire::kiss;
+
+/// A fast channel: `n` stations at 38400 bit/s with short key-up times.
+fn channel(n: &str) -> Channel {
+    Channel::start(&[
+        "--stations",
+        n,
+        "--base-port",
+        "0",
+        "--bitrate",
+        "38400",
+        "--txdelay-ms",
+        "20",
+        "--txtail-ms",
+        "10",
+        "--slot-ms",
+        "10",
+        "--seed",
+        "11",
+    ])
+}
+
+fn pattern(len: usize, seed: u8) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
+        .collect()
+}
+
+const TRANSFER_LIMIT: Duration = Duration::from_secs(180);
+
+fn call(text: &str) -> Address {
+    text.parse().unwrap()
+}
+
+/// The `[[port]]` of a station on `kiss`, with the fast channel's link
+/// settings.
+fn port(kiss: &str) -> String {
+    format!(
+        r#"
+[[port]]
+name = "vhf"
+kiss = "{kiss}"
+callsigns = ["N0CALL-1"]
+aliases = ["RELAY"]
+digipeat = true
+txdelay-ms = 20
+txtail-ms = 10
+slot-ms = 10
+t1-ms = 2000
+"#
+    )
+}
+
+fn head(dir: &Path) -> String {
+    format!(
+        r#"
+[station]
+callsign = "N0CALL"
+control = "{}"
+
+[agw]
+listen = "127.0.0.1:0"
+
+[kiss-server]
+listen = "127.0.0.1:0"
+"#,
+        dir.join("station.sock").display()
+    )
+}
+
+/// A `linklab connect` whose standard input the test writes, line by
+/// line, and whose output it reads as it comes.
+struct Caller {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Caller {
+    fn start(kiss: &str, mycall: &str, dest: &str) -> Caller {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_linklab"))
+            .args(["connect", "--kiss", kiss, "--mycall", mycall, dest])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (tx, lines) = mpsc::channel();
+        for pipe in [
+            Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
+            Box::new(child.stderr.take().unwrap()),
+        ] {
+            let tx = tx.clone();
+            thread::spawn(move || {
+                for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                    if tx.send(line).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        Caller {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    fn say(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Waits for an output line containing `want`.
+    fn expect(&mut self, want: &str) {
+        let end = Instant::now() + TRANSFER_LIMIT;
+        while !self.seen.iter().any(|l| l.contains(want)) {
+            let left = end.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => self.seen.push(line),
+                Err(_) => panic!("no line with {want:?}; seen:\n{}", self.seen.join("\n")),
+            }
+        }
+    }
+
+    /// Closes its input and waits for it to end.
+    fn finish(mut self) -> Vec<String> {
+        drop(self.stdin.take());
+        let end = Instant::now() + TRANSFER_LIMIT;
+        loop {
+            if self.child.try_wait().unwrap().is_some() {
+                break;
+            }
+            assert!(Instant::now() < end, "connect did not end");
+            thread::sleep(Duration::from_millis(20));
+        }
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(2)) {
+            self.seen.push(line);
+        }
+        std::mem::take(&mut self.seen)
+    }
+}
+
+impl Drop for Caller {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A TCP service on loopback: greets, then sends each line back in
+/// capitals, until the peer closes.
+fn capitals_service() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    thread::spawn(move || {
+        for stream in listener.incoming().map_while(Result::ok) {
+            thread::spawn(move || {
+                let mut out = stream.try_clone().unwrap();
+                out.write_all(b"capitals service ready\n").unwrap();
+                for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                    if out
+                        .write_all(format!("{}\n", line.to_uppercase()).as_bytes())
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+/// Collects the AX.25 frames a KISS client of the station gets.
+fn kiss_frames(port: u16) -> mpsc::Receiver<Vec<u8>> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let mut decoder = kiss::Decoder::new(4096);
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stream.read(&mut buf) {
+            if n == 0 {
+                return;
+            }
+            decoder.push(&buf[..n]);
+            while let Some(Ok(frame)) = decoder.next() {
+                if let kiss::Command::Data(data) = frame.command {
+                    if tx.send(data).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    rx
+}
+
+fn kiss_data(frame: Vec<u8>) -> Vec<u8> {
+    let mut out = Vec::new();
+    kiss::encode_into(
+        &kiss::Frame {
+            port: kiss::Port::default(),
+            command: kiss::Command::Data(frame),
+        },
+        &mut out,
+    );
+    out
+}
+
+#[test]
+fn every_service_at_once_on_one_port() {
+    let ch = channel("5");
+    let dir = tempfile::tempdir().unwrap();
+    let drop_dir = dir.path().join("drop");
+    std::fs::create_dir(&drop_dir).unwrap();
+    let script = dir.path().join("hello.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\necho \"hello $LINKLAB_CALLER, this is $LINKLAB_CALLED ($1)\"\n\
+         while read line; do echo \"got: $line\"; [ \"$line\" = bye ] && exit 0; done\n",
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .args(["+x", script.to_str().unwrap()])
+        .status()
+        .unwrap();
+    let tcp = capitals_service();
+    let config = format!(
+        r#"{}{}
+[[service]]
+callsign = "N0CALL-2"
+program = ["{}", "%U"]
+
+[[service]]
+callsign = "N0CALL-5"
+builtin = "drop"
+directory = "{}"
+
+[[service]]
+callsign = "N0CALL-6"
+tcp = "127.0.0.1:{tcp}"
+
+[[beacon]]
+port = "vhf"
+via = ["WIDE1-1"]
+text = "linklab test station"
+every-s = 10
+"#,
+        head(dir.path()),
+        port(&ch.kiss(0)),
+        script.display(),
+        drop_dir.display()
+    );
+    let station = Station::start(dir.path(), &config);
+    let heard = kiss_frames(station.kiss.unwrap());
+
+    // 1. 50 KB into the file drop, from station s1.
+    let to_drop = pattern(50_000, 1);
+    let drop_file = dir.path().join("to-drop.bin");
+    std::fs::write(&drop_file, &to_drop).unwrap();
+    let drop_send = linklab(&[
+        "send",
+        "--kiss",
+        &ch.kiss(1),
+        "--mycall",
+        "N0CALL-7",
+        "--to",
+        "N0CALL-5",
+        "--t1-ms",
+        "2000",
+        drop_file.to_str().unwrap(),
+    ]);
+    // 2. 50 KB from an AGWPE program on the station to `listen` on s2.
+    let via_agw = pattern(50_000, 2);
+    let agw_file = dir.path().join("via-agw.bin");
+    std::fs::write(&agw_file, &via_agw).unwrap();
+    let got_agw = dir.path().join("got-agw.bin");
+    let listener = linklab(&[
+        "listen",
+        "--kiss",
+        &ch.kiss(2),
+        "--mycall",
+        "N0CALL-8",
+        "--once",
+        "--out",
+        got_agw.to_str().unwrap(),
+    ]);
+    let agw = station.agw_address();
+    let agw_send = linklab(&[
+        "send",
+        "--station",
+        &agw,
+        "--mycall",
+        "N0CALL-11",
+        "--to",
+        "N0CALL-8",
+        agw_file.to_str().unwrap(),
+    ]);
+    // 3. A shell script answering a call from s3.
+    let mut script_call = Caller::start(&ch.kiss(3), "N0CALL-9", "N0CALL-2");
+    script_call.expect("hello N0CALL-9, this is N0CALL-2 (N0CALL)");
+    script_call.say("one");
+    script_call.expect("got: one");
+    // 4. A call from s4 forwarded to the TCP service.
+    let mut tcp_call = Caller::start(&ch.kiss(4), "N0CALL-10", "N0CALL-6");
+    tcp_call.expect("capitals service ready");
+    tcp_call.say("packet radio");
+    tcp_call.expect("PACKET RADIO");
+    // 5. A frame for the alias RELAY from s3's TNC, repeated by the
+    //    station with its own call in the path, H set.
+    let mut s3 = ch.connect(3);
+    let ui = Frame::ui(
+        call("APRS"),
+        call("N0CALL-9"),
+        &[call("RELAY")],
+        Pid::NoLayer3,
+        b"!digipeat me".to_vec(),
+    )
+    .unwrap()
+    .encode();
+    s3.write_all(&kiss_data(ui)).unwrap();
+
+    script_call.say("bye");
+    script_call.expect("got: bye");
+    // The program's end releases the link.
+    script_call.expect("released by the peer (DISC)");
+    script_call.finish();
+    let seen = tcp_call.finish();
+    assert!(seen.iter().any(|l| l.contains("PACKET RADIO")));
+
+    let out = finish_within(drop_send, "send to the drop", TRANSFER_LIMIT);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = finish_within(agw_send, "send through AGWPE", TRANSFER_LIMIT);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = finish_within(listener, "listen", TRANSFER_LIMIT);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read(&got_agw).unwrap(), via_agw, "AGWPE transfer");
+    station.wait_for("the drop stored", |l| l.contains(": stored "));
+    let stored: Vec<_> = std::fs::read_dir(&drop_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert!(stored[0]
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .starts_with("N0CALL-7-"));
+    assert_eq!(std::fs::read(&stored[0]).unwrap(), to_drop, "file drop");
+
+    // Beacons at their interval, and the digipeated frame, as the
+    // station's KISS clients see them.
+    let end = Instant::now() + Duration::from_secs(60);
+    let (mut beacons, mut digipeated) = (0, false);
+    while beacons < 2 || !digipeated {
+        let left = end.saturating_duration_since(Instant::now());
+        let frame = heard
+            .recv_timeout(left)
+            .expect("two beacons and the digipeated frame within 60 s");
+        let (field, _) = AddressField::decode(&frame).unwrap();
+        if frame.ends_with(b"linklab test station") {
+            assert_eq!(field.source(), &call("N0CALL"));
+            beacons += 1;
+        }
+        if frame.ends_with(b"!digipeat me") && field.digipeaters()[0].c_or_h() {
+            assert_eq!(
+                field.digipeaters()[0].callsign(),
+                call("N0CALL-1").callsign()
+            );
+            digipeated = true;
+        }
+    }
+
+    let report = status(&station.control);
+    let port = &report["ports"][0];
+    assert_eq!(port["up"], true);
+    assert_eq!(port["digipeated"], 1);
+    let heard: Vec<&str> = port["heard"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h.as_str().unwrap())
+        .collect();
+    for station in ["N0CALL-7", "N0CALL-8", "N0CALL-9", "N0CALL-10"] {
+        assert!(heard.contains(&station), "{station} not in {heard:?}");
+    }
+    let served: Vec<u64> = report["services"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["served"].as_u64().unwrap())
+        .collect();
+    assert_eq!(served, [1, 1, 1]);
+    let (exit, log) = station.stop();
+    assert!(exit.success(), "{log}");
+}
