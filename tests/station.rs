@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 use cli::channel::Channel;
 use cli::station::{status, Station};
 use cli::{finish_within, linklab, text};
-use linklab_wire::ax25::{Address, AddressField, Frame, Pid};
+use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame, Pid};
+use linklab_wire::control::{Control, Modulus, Unnumbered};
 use linklab_wire::kiss;
 
 /// A fast channel: `n` stations at 38400 bit/s with short key-up times.
@@ -416,6 +417,245 @@ every-s = 10
         .map(|s| s["served"].as_u64().unwrap())
         .collect();
     assert_eq!(served, [1, 1, 1]);
+    let (exit, log) = station.stop();
+    assert!(exit.success(), "{log}");
+}
+
+#[test]
+fn a_reload_adds_a_service_and_removes_a_beacon_while_a_transfer_runs() {
+    let ch = channel("3");
+    let dir = tempfile::tempdir().unwrap();
+    let drop_dir = dir.path().join("drop");
+    std::fs::create_dir(&drop_dir).unwrap();
+    let base = format!(
+        "{}{}\n[[service]]\ncallsign = \"N0CALL-5\"\nbuiltin = \"drop\"\ndirectory = \"{}\"\n",
+        head(dir.path()),
+        port(&ch.kiss(0)),
+        drop_dir.display()
+    );
+    let beacon = "\n[[beacon]]\nport = \"vhf\"\ntext = \"going away\"\nevery-s = 10\n";
+    let station = Station::start(dir.path(), &format!("{base}{beacon}"));
+    let data = pattern(50_000, 3);
+    let file = dir.path().join("data.bin");
+    std::fs::write(&file, &data).unwrap();
+    let send = linklab(&[
+        "send",
+        "--kiss",
+        &ch.kiss(1),
+        "--mycall",
+        "N0CALL-7",
+        "--to",
+        "N0CALL-5",
+        "--t1-ms",
+        "2000",
+        file.to_str().unwrap(),
+    ]);
+    station.wait_for("the transfer", |l| l.contains("receiving into"));
+
+    // A greeting added, the beacon gone.
+    let greeting =
+        "\n[[service]]\ncallsign = \"N0CALL-3\"\nbuiltin = \"greeting\"\ntext = \"Hello %u\"\n";
+    std::fs::write(&station.file, format!("{base}{greeting}")).unwrap();
+    let from = station.line_count();
+    station.signal("HUP");
+    station.wait_for_from(from, "the service added", |l| {
+        l == "station: reload: service N0CALL-3: added"
+    });
+    station.wait_for_from(from, "the beacon removed", |l| {
+        l.starts_with("station: reload: beacon N0CALL>ID on port 1: removed")
+    });
+    let mut caller = Caller::start(&ch.kiss(2), "N0CALL-9", "N0CALL-3");
+    caller.expect("Hello N0CALL-9");
+    caller.expect("released by the peer (DISC)");
+    caller.finish();
+
+    // A bad file: refused and named, the running configuration kept.
+    let bad = format!("{base}{greeting}").replace("t1-ms = 2000", "t1-ms = 2000\nwindow = 9");
+    let line = 1 + bad.lines().position(|l| l == "window = 9").unwrap();
+    std::fs::write(&station.file, &bad).unwrap();
+    let from = station.line_count();
+    station.signal("HUP");
+    let refused = station.wait_for_from(from, "the refusal", |l| l.contains("reload refused"));
+    let file_name = station.file.display().to_string();
+    assert!(
+        refused.contains(&format!("{file_name}:{line}:10: port[1].window:")),
+        "{refused}"
+    );
+    let report = status(&station.control);
+    assert_eq!(report["services"].as_array().unwrap().len(), 2);
+    assert!(report["beacons"].as_array().unwrap().is_empty());
+
+    let out = finish_within(send, "the transfer", TRANSFER_LIMIT);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    station.wait_for("the drop stored", |l| l.contains(": stored "));
+    let stored: Vec<_> = std::fs::read_dir(&drop_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(
+        std::fs::read(&stored[0]).unwrap(),
+        data,
+        "untouched by the reloads"
+    );
+    let (exit, log) = station.stop();
+    assert!(exit.success(), "{log}");
+}
+
+#[test]
+fn a_stop_releases_every_link_with_disc() {
+    let ch = channel("2");
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "{}{}\n[[service]]\ncallsign = \"N0CALL-4\"\nbuiltin = \"echo\"\n",
+        head(dir.path()),
+        port(&ch.kiss(0))
+    );
+    let station = Station::start(dir.path(), &config);
+    let mut caller = Caller::start(&ch.kiss(1), "N0CALL-9", "N0CALL-4");
+    caller.expect("connected to N0CALL-4");
+    caller.say("are you there");
+    caller.expect("are you there");
+    assert_eq!(
+        status(&station.control)["links"].as_array().unwrap().len(),
+        1
+    );
+    let control = station.control.clone();
+    let (exit, log) = station.stop();
+    assert!(exit.success(), "{log}");
+    assert!(log.contains("stopping: releasing every link"), "{log}");
+    caller.expect("released by the peer (DISC)");
+    caller.finish();
+    assert!(!control.exists(), "the control socket is removed");
+}
+
+#[test]
+fn programs_that_exit_at_once_hang_or_flood_are_dealt_with() {
+    let ch = channel("2");
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        r#"{}{}
+[[service]]
+callsign = "N0CALL-2"
+program = ["true"]
+
+[[service]]
+callsign = "N0CALL-3"
+program = ["sleep", "1000"]
+
+[[service]]
+callsign = "N0CALL-4"
+program = ["yes", "flood"]
+"#,
+        head(dir.path()),
+        port(&ch.kiss(0))
+    );
+    let station = Station::start(dir.path(), &config);
+    // Exits at once: the link is released.
+    let mut caller = Caller::start(&ch.kiss(1), "N0CALL-9", "N0CALL-2");
+    caller.expect("released by the peer (DISC)");
+    caller.finish();
+    // Hangs: the caller leaves, the program gets SIGTERM.
+    let mut caller = Caller::start(&ch.kiss(1), "N0CALL-9", "N0CALL-3");
+    caller.expect("connected to N0CALL-3");
+    caller.finish();
+    station.wait_for("the hanging program ended", |l| {
+        l.contains("the program ended") && l.contains("SIGTERM")
+    });
+    // Floods: its output waits for the link; the caller leaves after
+    // some of it, and the program is ended.
+    let mut caller = Caller::start(&ch.kiss(1), "N0CALL-9", "N0CALL-4");
+    caller.expect("flood");
+    let report = status(&station.control);
+    let queued = report["links"][0]["queued"].as_u64().unwrap();
+    assert!(
+        queued <= 64,
+        "the flood waits for the radio: {queued} frames queued"
+    );
+    caller.finish();
+    station.wait_for("the flooding program ended", |l| {
+        l.contains("the program ended") && l.contains("SIGTERM")
+    });
+    let (exit, log) = station.stop();
+    assert!(exit.success(), "{log}");
+}
+
+#[test]
+fn a_tnc_that_sends_garbage_and_goes_away_is_survived() {
+    let fake = TcpListener::bind("127.0.0.1:0").unwrap();
+    let kiss = format!("tcp:{}", fake.local_addr().unwrap());
+    let accepting = thread::spawn(move || {
+        let (first, _) = fake.accept().unwrap();
+        (fake, first)
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "{}{}\n[[service]]\ncallsign = \"N0CALL-4\"\nbuiltin = \"echo\"\n",
+        head(dir.path()),
+        port(&kiss)
+    );
+    let station = Station::start(dir.path(), &config);
+    let (fake, mut tnc) = accepting.join().unwrap();
+    // 1 MB of garbage, some of it KISS-framed, then a real SABM.
+    let mut garbage = pattern(1_000_000, 9);
+    for chunk in garbage.chunks_mut(997) {
+        chunk[0] = 0xC0;
+    }
+    tnc.write_all(&garbage).unwrap();
+    let address = AddressField::new(
+        call("N0CALL-4"),
+        call("N0CALL-7"),
+        &[],
+        CommandResponse::Command,
+    )
+    .unwrap();
+    let sabm = Frame::new(
+        address,
+        Modulus::Mod8,
+        Control::U {
+            kind: Unnumbered::Sabm,
+            pf: true,
+        },
+        None,
+        Vec::new(),
+    )
+    .unwrap()
+    .encode();
+    tnc.write_all(&[0xC0]).unwrap();
+    tnc.write_all(&kiss_data(sabm)).unwrap();
+    // The UA comes back.
+    tnc.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let mut decoder = kiss::Decoder::new(4096);
+    let mut buf = [0u8; 4096];
+    let ua = 'found: loop {
+        let n = tnc.read(&mut buf).expect("the station answers");
+        assert!(n > 0, "the station closed the TNC");
+        decoder.push(&buf[..n]);
+        for item in decoder.by_ref() {
+            if let Ok(kiss::Frame {
+                command: kiss::Command::Data(frame),
+                ..
+            }) = item
+            {
+                break 'found frame;
+            }
+        }
+    };
+    let (field, used) = AddressField::decode(&ua).unwrap();
+    assert_eq!(field.dest().callsign(), call("N0CALL-7").callsign());
+    assert_eq!(ua[used] & !0x10, 0x63, "UA");
+    // The TNC goes away with a link up, and comes back.
+    drop(tnc);
+    station.wait_for("the loss", |l| l.contains("; 1 link ended"));
+    let (_again, _) = fake.accept().unwrap();
+    let from = station.line_count();
+    station.wait_for_from(from, "the reconnection", |l| {
+        l == "station: port 1: TNC connected"
+    });
+    let report = status(&station.control);
+    let port = &report["ports"][0];
+    assert_eq!(port["up"], true);
+    assert_eq!(port["tnc_losses"], 1);
+    assert!(port["kiss_errors"].as_u64().unwrap() > 0);
     let (exit, log) = station.stop();
     assert!(exit.success(), "{log}");
 }

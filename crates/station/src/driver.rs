@@ -322,13 +322,15 @@ pub async fn run(
                     }
                 }
                 Input::AnswerBytes(session, bytes) => core.session_send(now(), session, &bytes),
-                Input::AnswerDone(session, why) => {
-                    if let Some(answerer) = answers.remove(&session) {
+                Input::AnswerDone(session, why) => match answers.remove(&session) {
+                    Some(answerer) => {
                         log(&format!("{session}: {why}; releasing its link"));
                         answerer.stop();
                         core.session_close(now(), session);
                     }
-                }
+                    // Its link ended first, and it was told to stop.
+                    None => log(&format!("{session}: {why}")),
+                },
                 Input::Datagram(tun, data) => core.tun_datagram(now(), tun, data),
                 Input::Status(stream) => {
                     let report = core.status(now(), &path.display().to_string());
@@ -445,9 +447,15 @@ enum Answerer {
 }
 
 impl Answerer {
+    /// Lets the readers go on by one more chunk if the link takes data
+    /// now (each waits for this after every chunk it passes on).
     fn pace(&self, accepting: bool) {
         if let Answerer::Stream { accepting: a, .. } = self {
-            a.send_if_modified(|v| std::mem::replace(v, accepting) != accepting);
+            if accepting {
+                a.send_replace(true);
+            } else {
+                a.send_if_modified(|v| std::mem::replace(v, false));
+            }
         }
     }
 
@@ -724,25 +732,38 @@ async fn feed(mut out: impl AsyncWrite + Unpin, mut queue: mpsc::Receiver<Vec<u8
     }
 }
 
-/// Reads `source` to the session while its link takes data.
+/// Octets read from a program or TCP service at a time: four I frames
+/// at the default N1.
+const ANSWER_CHUNK: usize = 1024;
+
+/// Reads `source` to the session while its link takes data: after each
+/// chunk it waits until the loop has seen the link take more
+/// ([`Answerer::pace`]), so a program that floods waits in its write
+/// with at most one chunk beyond the link's queue limit in flight.
 async fn pump(
     mut source: impl AsyncRead + Unpin,
     session: SessionId,
     mut accepting: watch::Receiver<bool>,
     input: mpsc::Sender<Input>,
 ) {
-    let mut buf = vec![0u8; 4096];
+    let mut buf = vec![0u8; ANSWER_CHUNK];
     loop {
-        if accepting.wait_for(|a| *a).await.is_err() {
-            return;
-        }
         match source.read(&mut buf).await {
             Ok(0) | Err(_) => return,
             Ok(n) => {
                 let data = buf.get(..n).unwrap_or_default().to_vec();
+                accepting.mark_unchanged();
                 if input.send(Input::AnswerBytes(session, data)).await.is_err() {
                     return;
                 }
+            }
+        }
+        loop {
+            if accepting.changed().await.is_err() {
+                return;
+            }
+            if *accepting.borrow_and_update() {
+                break;
             }
         }
     }
