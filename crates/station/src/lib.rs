@@ -19,6 +19,7 @@ pub mod config;
 mod core;
 mod digipeater;
 pub mod driver;
+mod keypath;
 mod lines;
 pub mod status;
 
