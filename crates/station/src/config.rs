@@ -372,7 +372,7 @@ struct BeaconFile {
     port: Spanned<String>,
     from: Option<Spanned<String>>,
     to: Option<Spanned<String>>,
-    via: Option<Spanned<Vec<String>>>,
+    via: Option<Spanned<Vec<Spanned<String>>>>,
     text: Spanned<String>,
     every_s: Spanned<u64>,
 }
@@ -414,13 +414,31 @@ impl Reader<'_> {
     }
 
     fn toml_error(&self, e: &toml::de::Error) -> ConfigError {
-        // The toml crate's message already names the key where it knows
-        // it ("unknown field `windw`, expected one of ...").
+        // The toml reader's error has the place but not the key path the
+        // station's own checks give (`port[2].window`): find it there.
+        // One line: a syntax error's message has two ("invalid array",
+        // "expected `]`").
+        let lines: Vec<&str> = e.message().lines().map(str::trim).collect();
+        let message = plain_words(&lines.join(": "));
+        let mut key = e
+            .span()
+            .and_then(|s| crate::keypath::key_at(self.text, s.start));
+        if let (Some(k), Some(field)) = (&mut key, missing_field(&message)) {
+            // Its place is the table's header; the key is the one missing.
+            k.push('.');
+            k.push_str(field);
+        }
+        let message = match key.as_deref() {
+            Some(k @ ("port" | "service" | "beacon")) if message.contains("expected a list") => {
+                format!("{message}: write [[{k}]], one such table for each")
+            }
+            _ => message,
+        };
         ConfigError {
             file: self.path.to_path_buf(),
             at: e.span().map(|s| Position::of(self.text, s.start)),
-            key: None,
-            message: e.message().trim_end().to_string(),
+            key,
+            message,
         }
     }
 
@@ -471,11 +489,17 @@ impl Reader<'_> {
             .transpose()?;
         if let (Some(a), Some(k), Some(f)) = (agw, kiss_server, &file.kiss_server) {
             // Port 0 is any free port: two of them are two ports.
-            if a == k && a.port() != 0 {
+            // 0.0.0.0:8000 takes 8000 on every address, 127.0.0.1 too.
+            let overlap = a.ip() == k.ip() || a.ip().is_unspecified() || k.ip().is_unspecified();
+            if a.port() == k.port() && a.port() != 0 && overlap {
                 return Err(self.error(
                     Some(f.listen.span()),
                     "kiss-server.listen",
-                    format!("{k} is the AGWPE server's address too"),
+                    if a == k {
+                        format!("{k} is the AGWPE server's address too")
+                    } else {
+                        format!("{k} and the AGWPE server's {a} take the same port")
+                    },
                 ));
             }
         }
@@ -506,6 +530,24 @@ impl Reader<'_> {
                     Some(port.name.span()),
                     &format!("port[{}].name", i + 1),
                     format!("a port named {:?} is given above already", spec.name),
+                ));
+            }
+            if let Some(other) = ports.iter().find(|p| same_tnc(p, &spec)) {
+                return Err(self.error(
+                    Some(port.kiss.span()),
+                    &format!("port[{}].kiss", i + 1),
+                    match &spec.kiss {
+                        KissAddress::Serial { device, .. } => format!(
+                            "{device} is port {:?}'s serial line already; a serial TNC serves one port here",
+                            other.name
+                        ),
+                        _ => format!(
+                            "{} KISS port {} is port {:?}'s already; two ports on one TNC need different kiss-port values",
+                            spec.kiss,
+                            spec.agw.kiss.port.get(),
+                            other.name
+                        ),
+                    },
                 ));
             }
             ports.push(spec);
@@ -789,17 +831,25 @@ impl Reader<'_> {
             (None, Some(tcp), None) => self.tcp(tcp, &at("tcp"))?,
             (None, None, Some(builtin)) => self.builtin(builtin, service, &at)?,
             (program, tcp, builtin) => {
-                let given: Vec<&str> = [
-                    program.as_ref().map(|_| "program"),
-                    tcp.as_ref().map(|_| "tcp"),
-                    builtin.as_ref().map(|_| "builtin"),
+                let mut given: Vec<(&str, Range<usize>)> = [
+                    ("program", program.as_ref().map(Spanned::span)),
+                    ("tcp", tcp.as_ref().map(Spanned::span)),
+                    ("builtin", builtin.as_ref().map(Spanned::span)),
                 ]
                 .into_iter()
-                .flatten()
+                .filter_map(|(key, span)| Some((key, span?)))
                 .collect();
+                // Two given: the error is at the second in the file; none:
+                // at the service's callsign.
+                given.sort_by_key(|(_, span)| span.start);
+                let (key, span) = match given.get(1) {
+                    Some((key, span)) => (*key, span.clone()),
+                    None => ("callsign", service.callsign.span()),
+                };
+                let given: Vec<&str> = given.iter().map(|(key, _)| *key).collect();
                 return Err(self.error(
-                    Some(service.callsign.span()),
-                    &at("callsign"),
+                    Some(span),
+                    &at(key),
                     format!(
                         "a service needs exactly one of `program`, `tcp` or `builtin`; {} given",
                         if given.is_empty() {
@@ -872,7 +922,11 @@ impl Reader<'_> {
             return Err(self.error(
                 Some(program.span()),
                 key,
-                format!("{first:?} is not an executable file (nor found in PATH)"),
+                if first.contains('/') {
+                    format!("{first:?} is not an executable file")
+                } else {
+                    format!("{first:?} is not an executable file in PATH")
+                },
             ));
         }
         Ok(Answer::Program { argv })
@@ -1161,9 +1215,7 @@ impl Reader<'_> {
                 ));
             }
             for call in list.get_ref() {
-                via.push(call.parse::<Address>().map_err(|e| {
-                    self.error(Some(list.span()), &at("via"), format!("{call:?}: {e}"))
-                })?);
+                via.push(self.callsign(call, &at("via"))?);
             }
         }
         let text = beacon.text.get_ref().clone();
@@ -1200,6 +1252,35 @@ impl Reader<'_> {
     }
 }
 
+/// serde's words for the types it expected (`u8`, `sequence`) in the
+/// words of the file (a whole number from 0 to 255, a list).
+fn plain_words(message: &str) -> String {
+    const WORDS: [(&str, &str); 9] = [
+        ("expected u8", "expected a whole number from 0 to 255"),
+        ("expected u16", "expected a whole number from 0 to 65535"),
+        (
+            "expected u32",
+            "expected a whole number from 0 to 4294967295",
+        ),
+        ("expected u64", "expected a whole number, 0 or more"),
+        ("expected usize", "expected a whole number, 0 or more"),
+        ("expected a sequence", "expected a list"),
+        ("expected path string", "expected a path (a string)"),
+        ("invalid type: map", "invalid type: table"),
+        ("invalid type: sequence", "invalid type: list"),
+    ];
+    WORDS
+        .iter()
+        .fold(message.to_string(), |m, (from, to)| m.replace(from, to))
+}
+
+/// The field a "missing field `NAME`" message is about.
+fn missing_field(message: &str) -> Option<&str> {
+    message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.strip_suffix('`'))
+}
+
 /// `program`, if it names an executable file (directly, or in PATH).
 pub fn find_program(program: &str) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
@@ -1216,6 +1297,17 @@ pub fn find_program(program: &str) -> Option<PathBuf> {
             .map(|dir| dir.join(program))
             .find(|p| executable(p))
     })
+}
+
+/// Whether two ports would open the same TNC: one serial device (the
+/// station opens it once for each port, and a serial line is opened by
+/// one program at a time), or one TCP address and KISS port (each would
+/// take the other's frames).
+fn same_tnc(a: &PortSpec, b: &PortSpec) -> bool {
+    match (&a.kiss, &b.kiss) {
+        (KissAddress::Serial { device: x, .. }, KissAddress::Serial { device: y, .. }) => x == y,
+        (x, y) => x == y && a.agw.kiss.port == b.agw.kiss.port,
+    }
 }
 
 /// The same station: callsign and SSID, whatever the C/H bits.

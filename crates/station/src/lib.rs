@@ -20,6 +20,7 @@ mod core;
 mod digipeater;
 pub mod driver;
 mod ip;
+mod keypath;
 mod lines;
 pub mod status;
 
