@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use cli::channel::Channel;
 use cli::station::{status, Station};
-use cli::{finish_within, linklab, text};
+use cli::{finish_within, interrupt, linklab, text};
 use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame, Pid};
 use linklab_wire::control::{Control, Modulus, Unnumbered};
 use linklab_wire::kiss;
@@ -235,7 +235,7 @@ fn kiss_data(frame: Vec<u8>) -> Vec<u8> {
 
 #[test]
 fn every_service_at_once_on_one_port() {
-    let ch = channel("5");
+    let ch = channel("6");
     let dir = tempfile::tempdir().unwrap();
     let drop_dir = dir.path().join("drop");
     std::fs::create_dir(&drop_dir).unwrap();
@@ -271,11 +271,21 @@ port = "vhf"
 via = ["WIDE1-1"]
 text = "linklab test station"
 every-s = 10
+
+[dtn]
+port = "vhf"
+eid = "ipn:1.0"
+callsign = "N0CALL-12"
+store = "{}"
+app-socket = "{}"
+ax25-peers = ["N0CALL-13=ipn:2.*"]
 "#,
         head(dir.path()),
         port(&ch.kiss(0)),
         script.display(),
-        drop_dir.display()
+        drop_dir.display(),
+        dir.path().join("dtn-store").display(),
+        dir.path().join("dtn.sock").display(),
     );
     let station = Station::start(dir.path(), &config);
     let heard = kiss_frames(station.kiss.unwrap());
@@ -322,17 +332,72 @@ every-s = 10
         "N0CALL-8",
         agw_file.to_str().unwrap(),
     ]);
-    // 3. A shell script answering a call from s3.
+    // 3. A DTN bundle from the station's node to a node on s5, with its
+    //    delivery report.
+    station.wait_for("the DTN node", |l| l.contains("applications on"));
+    let peer_store = dir.path().join("peer-store");
+    let peer_socket = dir.path().join("peer.sock");
+    let peer = linklab(&[
+        "dtn",
+        "node",
+        "--eid",
+        "ipn:2.0",
+        "--store",
+        peer_store.to_str().unwrap(),
+        "--app-socket",
+        peer_socket.to_str().unwrap(),
+        "--kiss",
+        &ch.kiss(5),
+        "--mycall",
+        "N0CALL-13",
+        "--t1-ms",
+        "2000",
+        "--ax25-peer",
+        "N0CALL-12=ipn:1.*",
+    ]);
+    let bundle = pattern(20_000, 4);
+    let bundle_file = dir.path().join("bundle.bin");
+    std::fs::write(&bundle_file, &bundle).unwrap();
+    let got_bundle = dir.path().join("got-bundle.bin");
+    let until = Instant::now() + Duration::from_secs(30);
+    while !peer_socket.exists() {
+        assert!(Instant::now() < until, "the peer node did not start");
+        thread::sleep(Duration::from_millis(50));
+    }
+    let recv = linklab(&[
+        "dtn",
+        "recv",
+        "--endpoint",
+        "ipn:2.1",
+        "--count",
+        "1",
+        "--node",
+        peer_socket.to_str().unwrap(),
+        "--out",
+        got_bundle.to_str().unwrap(),
+    ]);
+    let dtn_send = linklab(&[
+        "dtn",
+        "send",
+        bundle_file.to_str().unwrap(),
+        "ipn:2.1",
+        "--report",
+        "--wait",
+        "150",
+        "--node",
+        dir.path().join("dtn.sock").to_str().unwrap(),
+    ]);
+    // 4. A shell script answering a call from s3.
     let mut script_call = Caller::start(&ch.kiss(3), "N0CALL-9", "N0CALL-2");
     script_call.expect("hello N0CALL-9, this is N0CALL-2 (N0CALL)");
     script_call.say("one");
     script_call.expect("got: one");
-    // 4. A call from s4 forwarded to the TCP service.
+    // 5. A call from s4 forwarded to the TCP service.
     let mut tcp_call = Caller::start(&ch.kiss(4), "N0CALL-10", "N0CALL-6");
     tcp_call.expect("capitals service ready");
     tcp_call.say("packet radio");
     tcp_call.expect("PACKET RADIO");
-    // 5. A frame for the alias RELAY from s3's TNC, repeated by the
+    // 6. A frame for the alias RELAY from s3's TNC, repeated by the
     //    station with its own call in the path, H set.
     let mut s3 = ch.connect(3);
     let ui = Frame::ui(
@@ -361,6 +426,16 @@ every-s = 10
     let out = finish_within(listener, "listen", TRANSFER_LIMIT);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(std::fs::read(&got_agw).unwrap(), via_agw, "AGWPE transfer");
+    let out = finish_within(dtn_send, "dtn send", TRANSFER_LIMIT);
+    let report = text(&out.stdout) + &text(&out.stderr);
+    assert!(out.status.success(), "{report}");
+    assert!(
+        report.contains("report from [ipn:2.0]") && report.contains("delivered"),
+        "{report}"
+    );
+    let out = finish_within(recv, "dtn recv", TRANSFER_LIMIT);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read(&got_bundle).unwrap(), bundle, "DTN bundle");
     station.wait_for("the drop stored", |l| l.contains(": stored "));
     let stored: Vec<_> = std::fs::read_dir(&drop_dir)
         .unwrap()
@@ -407,7 +482,8 @@ every-s = 10
         .iter()
         .map(|h| h.as_str().unwrap())
         .collect();
-    for station in ["N0CALL-7", "N0CALL-8", "N0CALL-9", "N0CALL-10"] {
+    assert_eq!(report["dtn"]["running"], true);
+    for station in ["N0CALL-7", "N0CALL-8", "N0CALL-9", "N0CALL-10", "N0CALL-13"] {
         assert!(heard.contains(&station), "{station} not in {heard:?}");
     }
     let served: Vec<u64> = report["services"]
@@ -417,6 +493,8 @@ every-s = 10
         .map(|s| s["served"].as_u64().unwrap())
         .collect();
     assert_eq!(served, [1, 1, 1]);
+    interrupt(&peer);
+    finish_within(peer, "the peer node", TRANSFER_LIMIT);
     let (exit, log) = station.stop();
     assert!(exit.success(), "{log}");
 }

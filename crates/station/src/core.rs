@@ -30,7 +30,8 @@ use crate::digipeater::Digipeater;
 use crate::ip::IpService;
 use crate::lines::Converter;
 use crate::status::{
-    BeaconStatus, LinkStatus, PortStatus, ServiceStatus, SessionStatus, StatusReport, TunStatus,
+    BeaconStatus, DtnStatus, LinkStatus, PortStatus, ServiceStatus, SessionStatus, StatusReport,
+    TunStatus,
 };
 
 /// How long after the start the first beacons go, so that the TNCs are
@@ -141,6 +142,7 @@ pub struct Core {
     digipeaters: Vec<Digipeater>,
     beacons: Vec<Beacon>,
     ip: Vec<IpService>,
+    dtn_running: bool,
     out: VecDeque<Output>,
     log: VecDeque<String>,
 }
@@ -180,10 +182,14 @@ impl Core {
             sessions: BTreeMap::new(),
             next_session: 1,
             ip: Vec::new(),
+            dtn_running: false,
             out: VecDeque::new(),
             log: VecDeque::new(),
             config,
         };
+        if let Some(ax25) = core.config.dtn.as_ref().and_then(|d| d.node.ax25.as_ref()) {
+            core.server.reserve(&ax25.mycall);
+        }
         for spec in core.config.tuns.clone() {
             core.server.reserve(&spec.ax25.local);
             match IpService::new(spec) {
@@ -320,6 +326,11 @@ impl Core {
             }
         }
         self.process(now);
+    }
+
+    /// Whether the DTN node runs, for the status.
+    pub fn set_dtn_running(&mut self, running: bool) {
+        self.dtn_running = running;
     }
 
     /// Releases every link (DISC), as at a stop.
@@ -488,6 +499,11 @@ impl Core {
             }
         }
         self.beacons = beacons;
+        if config.dtn != self.config.dtn {
+            reload.notes.push(
+                "the [dtn] table changed: the node is started with the station; the change takes effect at the next start".into(),
+            );
+        }
         if config.tuns != self.config.tuns {
             reload.notes.push(
                 "the [[tun]] tables changed: TUN devices are made at the start; the change takes effect at the next start".into(),
@@ -598,6 +614,17 @@ impl Core {
                 links: ip.live_links(),
             })
             .collect();
+        let dtn = self.config.dtn.as_ref().map(|d| DtnStatus {
+            eid: d.node.node_id.to_string(),
+            callsign: d
+                .node
+                .ax25
+                .as_ref()
+                .map(|a| a.mycall.to_string())
+                .unwrap_or_default(),
+            port: d.port + 1,
+            running: self.dtn_running,
+        });
         StatusReport {
             uptime_s: seconds(now.saturating_duration_since(Instant::ZERO)),
             config: config.to_string(),
@@ -609,6 +636,7 @@ impl Core {
             services,
             beacons,
             tuns,
+            dtn,
         }
     }
 

@@ -156,6 +156,12 @@ pub async fn run(
         .await?;
         devices.push(Arc::new(device));
     }
+    // The DTN node reaches its port as a KISS client of the station, on
+    // a listener of its own on loopback.
+    let dtn_listener = match &config.dtn {
+        Some(_) => Some(listen(SocketAddr::from(([127, 0, 0, 1], 0)), "the DTN node").await?),
+        None => None,
+    };
     let mut hup = signal(SignalKind::hangup()).ok();
     let mut term = signal(SignalKind::terminate()).ok();
     let mut int = signal(SignalKind::interrupt()).ok();
@@ -210,6 +216,32 @@ pub async fn run(
             service.answer.kind()
         ));
     }
+    let mut dtn = match (&config.dtn, &dtn_listener) {
+        (Some(spec), Some(listener)) => {
+            let mut node = spec.node.clone();
+            let port = listener.local_addr().map_or(0, |a| a.port());
+            if let Some(ax25) = node.ax25.as_mut() {
+                ax25.kiss = KissAddress::Tcp {
+                    host: "127.0.0.1".into(),
+                    port,
+                };
+            }
+            log(&format!(
+                "DTN node {} on port {} as {}",
+                node.node_id,
+                spec.port + 1,
+                node.ax25
+                    .as_ref()
+                    .map(|a| a.mycall.to_string())
+                    .unwrap_or_default()
+            ));
+            core.set_dtn_running(true);
+            Some(std::thread::spawn(move || {
+                linklab_dtnnode::run(node).map_err(|e| e.to_string())
+            }))
+        }
+        _ => None,
+    };
     let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Ready]);
     log("ready");
     let watchdog = watchdog_interval();
@@ -263,13 +295,30 @@ pub async fn run(
         while let Some(line) = core.poll_log() {
             log(&line);
         }
-        if shutdown_at.is_some() && core.link_count() == 0 {
+        if dtn.as_ref().is_some_and(|t| t.is_finished()) {
+            if let Some(Err(e) | Ok(Err(e))) = dtn
+                .take()
+                .map(|t| t.join().map_err(|_| "it panicked".to_string()))
+            {
+                log(&format!("the DTN node stopped: {e}"));
+            }
+            core.set_dtn_running(false);
+        }
+        // At a stop, the DTN node (which has SIGTERM too) sends its DISCs
+        // through the station before the TNCs close.
+        if shutdown_at.is_some() && core.link_count() == 0 && dtn.is_none() {
             break;
         }
         let timer = core
             .poll_timeout()
             .map(|t| start + Duration::from_micros(t.as_micros()));
-        let wake = [timer, shutdown_at, next_pet].into_iter().flatten().min();
+        // While stopping, look now and then whether the DTN node is done.
+        let dtn_check = (shutdown_at.is_some() && dtn.is_some())
+            .then(|| tokio::time::Instant::now() + Duration::from_millis(100));
+        let wake = [timer, shutdown_at, next_pet, dtn_check]
+            .into_iter()
+            .flatten()
+            .min();
         tokio::select! {
             accepted = accept(agw.as_ref()), if shutdown_at.is_none() => match accepted {
                 Ok((socket, peer)) if clients.len() < options.max_clients => {
@@ -279,6 +328,14 @@ pub async fn run(
                 }
                 Ok((_, peer)) => log(&format!("AGWPE client from {peer} refused: {} clients already", options.max_clients)),
                 Err(e) => log(&format!("accepting an AGWPE client failed: {e}")),
+            },
+            accepted = accept(dtn_listener.as_ref()) => match accepted {
+                Ok((socket, _)) => {
+                    let id = core.server().kiss_client_connected();
+                    log(&format!("{id} (KISS) is the DTN node"));
+                    clients.insert(id, spawn_client(id, socket, input_tx.clone(), options.client_queue));
+                }
+                Err(e) => log(&format!("accepting the DTN node failed: {e}")),
             },
             accepted = accept(kiss.as_ref()), if shutdown_at.is_none() => match accepted {
                 Ok((socket, peer)) if clients.len() < options.max_clients => {

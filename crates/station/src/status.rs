@@ -26,6 +26,22 @@ pub struct StatusReport {
     pub beacons: Vec<BeaconStatus>,
     /// The TUN devices.
     pub tuns: Vec<TunStatus>,
+    /// The DTN node, if configured.
+    pub dtn: Option<DtnStatus>,
+}
+
+/// The DTN node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DtnStatus {
+    /// Its node ID.
+    pub eid: String,
+    /// Its AX.25 callsign.
+    pub callsign: String,
+    /// The port's number (from 1).
+    pub port: usize,
+    /// Whether it runs (it stops on its own if its store cannot be
+    /// opened; the log says why).
+    pub running: bool,
 }
 
 /// A TUN device and its AX.25 side.
