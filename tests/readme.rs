@@ -46,8 +46,8 @@ fn tour() -> Vec<String> {
         .collect();
     assert_eq!(
         commands.len(),
-        8,
-        "the tour has eight commands: {commands:?}"
+        9,
+        "the tour has nine commands: {commands:?}"
     );
     commands
 }
@@ -239,4 +239,30 @@ fn the_tour_s_advice_names_the_settings_and_the_defaults_beside_them() {
     ] {
         assert!(stdout.contains(want), "no {want:?} in\n{stdout}");
     }
+}
+
+#[test]
+fn the_tour_s_station_serves_on_the_tour_s_channel_and_stops_on_sigterm() {
+    let channel = Channel::start(&["--stations", "1", "--base-port", "0"]);
+    let station_args = args(&tour()[8], README_TNC);
+    assert_eq!(station_args[..2], ["station", "--config"]);
+    // The tour's file, with the channel's TNC, a control socket in the
+    // test's directory and any free ports rather than 8000 and 8100.
+    let dir = tempfile::tempdir().unwrap();
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(&station_args[2]);
+    let text = std::fs::read_to_string(file)
+        .unwrap()
+        .replace(README_TNC, &channel.kiss(0))
+        .replace(
+            "/run/linklab/station.sock",
+            dir.path().join("station.sock").to_str().unwrap(),
+        )
+        .replace("127.0.0.1:8000", "127.0.0.1:0")
+        .replace("127.0.0.1:8100", "127.0.0.1:0");
+    let station = cli::station::Station::start(dir.path(), &text);
+    let report = cli::station::status(&station.control);
+    assert_eq!(report["ports"][0]["up"], true);
+    assert_eq!(report["services"].as_array().unwrap().len(), 2);
+    let (exit, log) = station.stop();
+    assert!(exit.success(), "{log}");
 }
