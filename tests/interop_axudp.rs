@@ -344,3 +344,55 @@ fn ax25ipd_sends_the_fcs_low_octet_first_and_drops_bad_ones() {
         "ax25ipd passed on a bad frame"
     );
 }
+
+/// A station whose port is AXUDP, with a file drop, takes a file from a
+/// KISS TNC behind ax25ipd: the station's port is ax25ipd's default route
+/// and ax25ipd is the station's.
+#[test]
+fn a_station_port_on_axudp_takes_a_file_from_behind_ax25ipd() {
+    if !ax25ipd_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (ours, theirs) = free_ports();
+    let ax25ipd = Ax25ipd::start(dir.path(), theirs, ours);
+    let drop_dir = dir.path().join("drop");
+    std::fs::create_dir(&drop_dir).unwrap();
+    let config = format!(
+        "[station]\ncontrol = \"{}\"\n\n[[port]]\nname = \"axip\"\n\
+         kiss = \"axudp:127.0.0.1:{ours}@127.0.0.1:{theirs}\"\ncallsigns = [\"N0CALL-2\"]\n\n\
+         [[service]]\ncallsign = \"N0CALL-5\"\nbuiltin = \"drop\"\ndirectory = \"{}\"\n",
+        dir.path().join("station.sock").display(),
+        drop_dir.display()
+    );
+    let station = cli::station::Station::start(dir.path(), &config);
+    wait_for_udp_bind(ours);
+    let data = payload(8 * 1024);
+    let input = dir.path().join("input.bin");
+    std::fs::write(&input, &data).unwrap();
+    let sender = finish(
+        linklab(&[
+            "send",
+            "--kiss",
+            &ax25ipd.kiss(),
+            "--mycall",
+            "N0CALL-1",
+            "--to",
+            "N0CALL-5",
+            input.to_str().unwrap(),
+        ]),
+        "send",
+    );
+    assert!(sender.status.success(), "{}", tail(&sender.stderr));
+    station.wait_for("the drop stored", |l| l.contains(": stored "));
+    let stored: Vec<_> = std::fs::read_dir(&drop_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(
+        std::fs::read(&stored[0]).unwrap() == data,
+        "received data differ"
+    );
+    let (exit, log) = station.stop();
+    assert!(exit.success(), "{log}");
+}
