@@ -3,12 +3,13 @@
 //! Winlink clients) run on linklab's AX.25.
 
 use std::net::SocketAddr;
-use std::time::SystemTime;
 
 use anyhow::Context;
 use clap::Args;
-use linklab_agw::{driver, PortConfig, Server};
+use linklab_agw::PortConfig;
 use linklab_io::KissAddress;
+use linklab_station::config::{PortSpec, StationConfig};
+use linklab_station::{driver, Repeats};
 use linklab_wire::ax25::Address;
 
 use crate::link_cmd::{block_on, LinkArgs, TncArgs};
@@ -210,58 +211,57 @@ pub fn run(args: AgwArgs) -> anyhow::Result<()> {
             ports.len()
         )));
     }
-    let monitor = args.tnc.monitor;
-    block_on(async move {
-        let listener = tokio::net::TcpListener::bind(args.listen)
-            .await
-            .with_context(|| format!("cannot listen on {} for AGWPE clients", args.listen))?;
-        let kiss_listener = match args.kiss_server {
-            Some(address) => Some(
-                tokio::net::TcpListener::bind(address)
-                    .await
-                    .with_context(|| format!("cannot listen on {address} for KISS clients"))?,
-            ),
-            None => None,
-        };
-        let mut server = Server::new(ports, SystemTime::now());
-        server.set_log_frames(monitor);
+    // A small station: its ports and its AGWPE (and KISS) server, no
+    // services; unlike a station it will not start without every TNC.
+    let config = StationConfig {
+        callsign: None,
+        control: None,
+        log_frames: args.tnc.monitor,
+        agw: Some(args.listen),
+        kiss_server: args.kiss_server,
+        ports: tncs
+            .iter()
+            .zip(ports)
+            .enumerate()
+            .map(|(i, (address, agw))| PortSpec {
+                name: format!("port{}", i + 1),
+                kiss: address.clone(),
+                callsigns: agw.answer_for.clone(),
+                agw,
+                aliases: Vec::new(),
+                digipeat: false,
+                repeats: Repeats {
+                    callsigns: Vec::new(),
+                    rules: None,
+                },
+            })
+            .collect(),
+        services: Vec::new(),
+        beacons: Vec::new(),
+        tuns: Vec::new(),
+        dtn: None,
+    };
+    let options = driver::Options {
+        connect_at_start: true,
+        ..driver::Options::default()
+    };
+    let ready = |bound: driver::Bound| {
         for (i, address) in tncs.iter().enumerate() {
             println!("agw port {}: kiss {address}", i + 1);
         }
-        let local = listener
-            .local_addr()
-            .context("the listening socket has no address")?;
-        println!("agw listening on {local}");
-        if let Some(kiss) = &kiss_listener {
-            let kiss = kiss
-                .local_addr()
-                .context("the KISS socket has no address")?;
+        if let Some(agw) = bound.agw {
+            println!("agw listening on {agw}");
+        }
+        if let Some(kiss) = bound.kiss {
             println!("agw kiss server on {kiss}");
         }
-        let stop = async {
-            let mut term =
-                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending().await } } => {}
-            }
-        };
-        let ready = || println!("agw ready (Ctrl-C stops it, releasing every link)");
-        let log = |line: &str| eprintln!("agw: {line}");
-        driver::run(
-            server,
-            driver::Endpoints {
-                agw: listener,
-                kiss: kiss_listener,
-                tncs,
-            },
-            driver::DriverOptions::default(),
-            ready,
-            log,
-            stop,
-        )
-        .await
-        .context("cannot start the AGWPE server")?;
+        println!("agw ready (Ctrl-C stops it, releasing every link)");
+    };
+    let log = |line: &str| eprintln!("agw: {line}");
+    block_on(async move {
+        driver::run(None, config, options, ready, log)
+            .await
+            .context("cannot start the AGWPE server")?;
         Ok(())
     })
 }

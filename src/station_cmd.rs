@@ -63,7 +63,7 @@ pub fn station(args: StationArgs) -> anyhow::Result<()> {
     // terminal's scrollback, not this.
     let log = |line: &str| eprintln!("station: {line}");
     block_on(async move {
-        driver::run(path, config, driver::Options::default(), log)
+        driver::run(Some(path), config, driver::Options::default(), |_| {}, log)
             .await
             .context("the station cannot start")?;
         Ok(())

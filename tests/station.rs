@@ -727,7 +727,7 @@ fn a_tnc_that_sends_garbage_and_goes_away_is_survived() {
     let (_again, _) = fake.accept().unwrap();
     let from = station.line_count();
     station.wait_for_from(from, "the reconnection", |l| {
-        l == "station: port 1: TNC connected"
+        l.starts_with("station: port 1: TNC tcp:") && l.ends_with(" connected")
     });
     let report = status(&station.control);
     let port = &report["ports"][0];

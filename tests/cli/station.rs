@@ -75,7 +75,9 @@ impl Station {
             .lines()
             .find_map(|l| l.strip_prefix("station: KISS server on "))
             .map(port_of);
-        station.wait_for("port 1's TNC", |l| l == "station: port 1: TNC connected");
+        station.wait_for("port 1's TNC", |l| {
+            l.starts_with("station: port 1: TNC ") && l.ends_with(" connected")
+        });
         station
     }
 

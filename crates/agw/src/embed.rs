@@ -69,6 +69,16 @@ impl Server {
         self.reserved.insert(key(call));
     }
 
+    /// A client inside the embedding program (its services), numbered 0
+    /// so that the socket clients are numbered from 1 as in `linklab
+    /// agw`; its messages are taken with [`Server::take_output`] like any
+    /// client's.
+    pub fn internal_client(&mut self) -> ClientId {
+        let id = ClientId(0);
+        self.clients.entry(id).or_default();
+        id
+    }
+
     /// Port `port`'s configuration.
     pub fn port_config(&self, port: usize) -> Option<&PortConfig> {
         self.ports.get(port).map(|p| &p.config)

@@ -10,8 +10,9 @@
 //! - [`Server`]: the engine, sans-IO (clients' octets, TNC octets and the
 //!   time in; answers, KISS frames and log lines out), one
 //!   [`linklab_io::Station`] per local callsign in use on each port;
-//! - [`driver`]: the tokio loop that runs it on a listening socket and
-//!   the TNCs' byte streams, reconnecting to a TNC that goes away;
+//! - the real-time driver is the station's (`linklab_station::driver`):
+//!   `linklab agw` is a station with no services, and `linklab station`
+//!   embeds this engine as the one engine of its ports;
 //! - [`client`]: the other end, an AGWPE client, sans-IO (requests and
 //!   the server's octets in, messages and events out), with paced sending
 //!   ('Y'); [`connection`] runs it on a TCP connection with tokio. It
@@ -19,7 +20,6 @@
 
 pub mod client;
 pub mod connection;
-pub mod driver;
 mod embed;
 pub mod monitor;
 mod port;

@@ -163,7 +163,7 @@ impl Core {
         );
         server.set_log_frames(config.log_frames);
         server.set_tap(true);
-        let desk = server.client_connected();
+        let desk = server.internal_client();
         let mut core = Core {
             digipeaters: vec![Digipeater::new(); config.ports.len()],
             beacons: config

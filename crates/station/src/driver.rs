@@ -72,6 +72,10 @@ pub struct Options {
     pub client_queue: usize,
     /// How long a stop waits for links to be released.
     pub shutdown_grace: Duration,
+    /// Refuse to start when a TNC cannot be reached at once (the one-shot
+    /// `linklab agw`); a station instead serves its other ports and tries
+    /// again.
+    pub connect_at_start: bool,
 }
 
 impl Default for Options {
@@ -81,8 +85,18 @@ impl Default for Options {
             max_clients: 256,
             client_queue: 1024,
             shutdown_grace: Duration::from_secs(10),
+            connect_at_start: false,
         }
     }
+}
+
+/// Where the station listens, once it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bound {
+    /// The AGWPE server.
+    pub agw: Option<SocketAddr>,
+    /// The KISS server.
+    pub kiss: Option<SocketAddr>,
 }
 
 /// Why the station could not start.
@@ -97,6 +111,14 @@ pub enum StartError {
         address: String,
         /// Why.
         error: std::io::Error,
+    },
+    /// A TNC could not be reached at start ([`Options::connect_at_start`]).
+    #[error("port {port}: {error}")]
+    Connect {
+        /// The port, counted from 1.
+        port: usize,
+        /// Why.
+        error: linklab_io::ConnectError,
     },
     /// A TUN device could not be made.
     #[error(transparent)]
@@ -124,12 +146,15 @@ enum Input {
     Status(UnixStream),
 }
 
-/// Runs the station of `config` (read from `path`) until SIGTERM or
-/// SIGINT. `log` takes each log line.
+/// Runs the station of `config` (read from `path`, which SIGHUP reads
+/// again; `None` for a station made from a command line) until SIGTERM
+/// or SIGINT. `ready` is told where it listens once it serves; `log`
+/// takes each log line.
 pub async fn run(
-    path: PathBuf,
+    path: Option<PathBuf>,
     config: StationConfig,
     options: Options,
+    ready: impl FnOnce(Bound),
     log: impl Fn(&str),
 ) -> Result<(), StartError> {
     let agw = match config.agw {
@@ -192,13 +217,23 @@ pub async fn run(
     }
     let mut tncs = Tncs::default();
     for (i, port) in config.ports.iter().enumerate() {
-        tncs.start(i, port.kiss.clone(), Duration::ZERO, &input_tx);
         log(&format!(
             "port {} {:?}: TNC {}",
             i + 1,
             port.name,
             port.kiss
         ));
+        if options.connect_at_start {
+            let stream = port
+                .kiss
+                .connect()
+                .await
+                .map_err(|error| StartError::Connect { port: i + 1, error })?;
+            tncs.up(i, spawn_tnc(i, stream, input_tx.clone()));
+            core.port_up(now(), i);
+        } else {
+            tncs.start(i, port.kiss.clone(), Duration::ZERO, &input_tx);
+        }
     }
     if let Some(listener) = &agw {
         log(&format!("AGWPE server on {}", local_address(listener)));
@@ -244,6 +279,10 @@ pub async fn run(
     };
     let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Ready]);
     log("ready");
+    ready(Bound {
+        agw: agw.as_ref().and_then(|l| l.local_addr().ok()),
+        kiss: kiss.as_ref().and_then(|l| l.local_addr().ok()),
+    });
     let watchdog = watchdog_interval();
     let mut next_pet = watchdog.map(|w| tokio::time::Instant::now() + w);
     let mut clients: BTreeMap<ClientId, ClientTasks> = BTreeMap::new();
@@ -323,7 +362,7 @@ pub async fn run(
             accepted = accept(agw.as_ref()), if shutdown_at.is_none() => match accepted {
                 Ok((socket, peer)) if clients.len() < options.max_clients => {
                     let id = core.server().client_connected();
-                    log(&format!("{id} (AGWPE) connected from {peer}"));
+                    log(&format!("{id} connected from {peer}"));
                     clients.insert(id, spawn_client(id, socket, input_tx.clone(), options.client_queue));
                 }
                 Ok((_, peer)) => log(&format!("AGWPE client from {peer} refused: {} clients already", options.max_clients)),
@@ -362,7 +401,8 @@ pub async fn run(
                 }
                 Input::TncBytes(port, bytes) => core.handle_kiss_bytes(now(), port, &bytes),
                 Input::TncUp(port, tnc) => {
-                    log(&format!("port {}: TNC connected", port + 1));
+                    let address = core.config().ports.get(port).map(|p| p.kiss.to_string()).unwrap_or_default();
+                    log(&format!("port {}: TNC {address} connected", port + 1));
                     tncs.up(port, tnc);
                     core.port_up(now(), port);
                 }
@@ -390,7 +430,8 @@ pub async fn run(
                 },
                 Input::Datagram(tun, data) => core.tun_datagram(now(), tun, data),
                 Input::Status(stream) => {
-                    let report = core.status(now(), &path.display().to_string());
+                    let file = path.as_ref().map_or_else(|| "(command line)".to_string(), |p| p.display().to_string());
+                    let report = core.status(now(), &file);
                     tokio::spawn(reply_status(stream, report));
                 }
             },
@@ -409,7 +450,10 @@ pub async fn run(
             },
             _ = recv(hup.as_mut()), if shutdown_at.is_none() => {
                 let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Reloading]);
-                reload(&mut core, &path, now(), &mut tncs, &input_tx, &log);
+                match &path {
+                    Some(path) => reload(&mut core, path, now(), &mut tncs, &input_tx, &log),
+                    None => log("SIGHUP: nothing to read again (started from the command line, not a station file)"),
+                }
                 let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Ready]);
             },
             _ = stop(term.as_mut(), int.as_mut()), if shutdown_at.is_none() => {
