@@ -737,3 +737,144 @@ fn a_tnc_that_sends_garbage_and_goes_away_is_survived() {
     let (exit, log) = station.stop();
     assert!(exit.success(), "{log}");
 }
+
+#[test]
+fn an_agwpe_client_that_never_reads_is_let_go_and_the_rest_serve_on() {
+    // The TNC is the test: what it sends costs no air time.
+    let fake = TcpListener::bind("127.0.0.1:0").unwrap();
+    let kiss = format!("tcp:{}", fake.local_addr().unwrap());
+    let accepting = thread::spawn(move || fake.accept().unwrap().0);
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "{}{}\n[[service]]\ncallsign = \"N0CALL-4\"\nbuiltin = \"echo\"\n",
+        head(dir.path()),
+        port(&kiss)
+    );
+    let station = Station::start(dir.path(), &config);
+    let mut tnc = accepting.join().unwrap();
+    // A client that asks for every frame ('m' and 'k') and never reads.
+    let mut deaf = TcpStream::connect(("127.0.0.1", station.agw.unwrap())).unwrap();
+    for kind in [b'm', b'k'] {
+        let header = linklab_agw::wire::Header::new(0, kind);
+        deaf.write_all(&header.encode()).unwrap();
+    }
+    // The radio hears a flood of UI frames: each is two records for the
+    // deaf client.
+    let frame = kiss_data(
+        Frame::ui(
+            call("ID"),
+            call("N0CALL-9"),
+            &[],
+            Pid::NoLayer3,
+            vec![b'x'; 200],
+        )
+        .unwrap()
+        .encode(),
+    );
+    let flood: Vec<u8> = frame
+        .iter()
+        .copied()
+        .cycle()
+        .take(frame.len() * 2000)
+        .collect();
+    let from = station.line_count();
+    let mut writer = tnc.try_clone().unwrap();
+    let feeder = thread::spawn(move || {
+        for _ in 0..40 {
+            if writer.write_all(&flood).is_err() {
+                return;
+            }
+        }
+    });
+    station.wait_for_from(from, "the deaf client let go", |l| {
+        l.contains("does not read what it is sent")
+    });
+    feeder.join().unwrap();
+    // The station serves on: its echo service answers a SABM with UA.
+    let address = AddressField::new(
+        call("N0CALL-4"),
+        call("N0CALL-7"),
+        &[],
+        CommandResponse::Command,
+    )
+    .unwrap();
+    let sabm = Frame::new(
+        address,
+        Modulus::Mod8,
+        Control::U {
+            kind: Unnumbered::Sabm,
+            pf: true,
+        },
+        None,
+        Vec::new(),
+    )
+    .unwrap()
+    .encode();
+    tnc.write_all(&kiss_data(sabm)).unwrap();
+    tnc.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let mut decoder = kiss::Decoder::new(4096);
+    let mut buf = [0u8; 4096];
+    'answered: loop {
+        let n = tnc.read(&mut buf).expect("the station answers");
+        assert!(n > 0, "the station closed the TNC");
+        decoder.push(&buf[..n]);
+        for item in decoder.by_ref() {
+            if let Ok(kiss::Frame {
+                command: kiss::Command::Data(frame),
+                ..
+            }) = item
+            {
+                let (field, used) = AddressField::decode(&frame).unwrap();
+                if field.dest().callsign() == call("N0CALL-7").callsign()
+                    && frame[used] & !0x10 == 0x63
+                {
+                    break 'answered;
+                }
+            }
+        }
+    }
+    drop(deaf);
+    let (exit, log) = station.stop();
+    assert!(exit.success(), "{log}");
+}
+
+#[test]
+fn a_station_killed_mid_transfer_leaves_the_drop_partial() {
+    let ch = channel("2");
+    let dir = tempfile::tempdir().unwrap();
+    let drop_dir = dir.path().join("drop");
+    std::fs::create_dir(&drop_dir).unwrap();
+    let config = format!(
+        "{}{}\n[[service]]\ncallsign = \"N0CALL-5\"\nbuiltin = \"drop\"\ndirectory = \"{}\"\n",
+        head(dir.path()),
+        port(&ch.kiss(0)),
+        drop_dir.display()
+    );
+    let station = Station::start(dir.path(), &config);
+    let file = dir.path().join("data.bin");
+    std::fs::write(&file, pattern(200_000, 5)).unwrap();
+    let send = linklab(&[
+        "send",
+        "--kiss",
+        &ch.kiss(1),
+        "--mycall",
+        "N0CALL-7",
+        "--to",
+        "N0CALL-5",
+        "--t1-ms",
+        "1000",
+        "--n2",
+        "3",
+        file.to_str().unwrap(),
+    ]);
+    station.wait_for("the transfer", |l| l.contains("receiving into"));
+    station.signal("KILL");
+    let out = finish_within(send, "the cut transfer", TRANSFER_LIMIT);
+    assert!(!out.status.success(), "a cut transfer is reported as cut");
+    let names: Vec<String> = std::fs::read_dir(&drop_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert!(names[0].ends_with(".partial"), "{names:?}");
+}
