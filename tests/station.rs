@@ -724,8 +724,9 @@ fn a_tnc_that_sends_garbage_and_goes_away_is_survived() {
     // The TNC goes away with a link up, and comes back.
     drop(tnc);
     station.wait_for("the loss", |l| l.contains("; 1 link ended"));
-    let (_again, _) = fake.accept().unwrap();
+    // Counted before the station can be back: its line comes after.
     let from = station.line_count();
+    let (_again, _) = fake.accept().unwrap();
     station.wait_for_from(from, "the reconnection", |l| {
         l.starts_with("station: port 1: TNC tcp:") && l.ends_with(" connected")
     });
