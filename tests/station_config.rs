@@ -816,7 +816,10 @@ every-s = 600
     assert_eq!(code, Some(0), "stderr: {stderr}");
     assert_eq!(
         stdout,
-        format!("{}: good: 2 ports, 4 services, 1 beacon, 0 TUN devices\n", path.display())
+        format!(
+            "{}: good: 2 ports, 4 services, 1 beacon, 0 TUN devices\n",
+            path.display()
+        )
     );
     assert_eq!(stderr, "");
     // Checking starts nothing either.

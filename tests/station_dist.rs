@@ -62,7 +62,10 @@ fn example_configuration_checks() {
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(
         stdout,
-        format!("{}: good: 1 port, 2 services, 1 beacon, 0 TUN devices\n", path.display())
+        format!(
+            "{}: good: 1 port, 2 services, 1 beacon, 0 TUN devices\n",
+            path.display()
+        )
     );
 }
 
@@ -92,7 +95,10 @@ fn converted_kernel_station_in_the_guide_checks() {
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(
         stdout,
-        format!("{}: good: 2 ports, 3 services, 1 beacon, 0 TUN devices\n", path.display())
+        format!(
+            "{}: good: 2 ports, 3 services, 1 beacon, 0 TUN devices\n",
+            path.display()
+        )
     );
     // Without a `bbs` in PATH the check says so.
     let (code, _, stderr) = check(&path, &[]);
