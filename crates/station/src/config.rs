@@ -1147,7 +1147,15 @@ impl Reader<'_> {
             let call = call.parse::<Address>().map_err(|e| {
                 self.error(Some(mode.span()), &at("ipmode"), format!("{call:?}: {e}"))
             })?;
-            ax25.modes.push((call, encapsulation(mode, &at("ipmode"))?));
+            let encapsulation = encapsulation(mode, &at("ipmode"))?;
+            if encapsulation == Encapsulation::Datagram && mtu > ax25.link.n1 {
+                return Err(self.error(
+                    Some(mode.span()),
+                    &at("ipmode"),
+                    format!("{call} in datagram mode: the MTU {mtu} is above the port's N1 {}, and a UI frame cannot be segmented (AX.25 6.6)", ax25.link.n1),
+                ));
+            }
+            ax25.modes.push((call, encapsulation));
         }
         linklab_ip::Ax25Interface::new(ax25.clone())
             .map_err(|e| self.error(Some(tun.name.span()), &at("name"), e.to_string()))?;

@@ -49,4 +49,12 @@ fn a_datagram_above_n1_that_cannot_be_segmented_is_refused_at_the_mtu() {
     assert!(vc.contains("tun[1].mtu") && vc.contains("mod128"), "{vc}");
     let ui = refused("mod128 = true\nn1 = 256", "mtu = 1280\nmode = \"datagram\"");
     assert!(ui.contains("tun[1].mtu") && ui.contains("UI frame"), "{ui}");
+    let one = refused(
+        "mod128 = true\nn1 = 256",
+        "mtu = 1280\nipmode = { \"N0OLD\" = \"datagram\" }",
+    );
+    assert!(
+        one.contains("tun[1].ipmode") && one.contains("N0OLD"),
+        "{one}"
+    );
 }
