@@ -631,7 +631,7 @@ impl Reader<'_> {
         }
         let mut tuns: Vec<TunSpec> = Vec::new();
         for (i, tun) in file.tun.iter().enumerate() {
-            let spec = self.tun(i, tun, &ports, &services, &tuns)?;
+            let spec = self.tun(i, tun, &ports, &file.port, &services, &tuns)?;
             tuns.push(spec);
         }
         let dtn = match &file.dtn {
@@ -1196,6 +1196,7 @@ impl Reader<'_> {
         i: usize,
         tun: &TunFile,
         ports: &[PortSpec],
+        port_files: &[PortFile],
         services: &[ServiceSpec],
         earlier: &[TunSpec],
     ) -> Result<TunSpec, ConfigError> {
@@ -1298,9 +1299,17 @@ impl Reader<'_> {
         }
         let mut link = ports[port].agw.link.clone();
         // Linux's ax25 interface: one datagram per frame (paclen = MTU),
-        // unless the port sets N1.
-        if link.n1 < mtu {
+        // unless the port sets N1 (then longer datagrams are segmented),
+        // as `linklab ip` without and with --n1.
+        if port_files.get(port).is_none_or(|p| p.n1.is_none()) {
             link.n1 = mtu.clamp(1, 2048);
+        }
+        if mode == Encapsulation::Datagram && mtu > link.n1 {
+            return Err(self.error(
+                tun.mtu.as_ref().map(Spanned::span).or(Some(tun.name.span())),
+                &at("mtu"),
+                format!("{mtu} octets is above the port's N1 {}: in datagram mode each datagram is one UI frame, which cannot be segmented (AX.25 6.6)", link.n1),
+            ));
         }
         if mode == Encapsulation::VirtualCircuit && mtu > link.n1 && link.modulus == Modulus::Mod8 {
             return Err(self.error(
@@ -1340,7 +1349,15 @@ impl Reader<'_> {
             let call = call.parse::<Address>().map_err(|e| {
                 self.error(Some(mode.span()), &at("ipmode"), format!("{call:?}: {e}"))
             })?;
-            ax25.modes.push((call, encapsulation(mode, &at("ipmode"))?));
+            let encapsulation = encapsulation(mode, &at("ipmode"))?;
+            if encapsulation == Encapsulation::Datagram && mtu > ax25.link.n1 {
+                return Err(self.error(
+                    Some(mode.span()),
+                    &at("ipmode"),
+                    format!("{call} in datagram mode: the MTU {mtu} is above the port's N1 {}, and a UI frame cannot be segmented (AX.25 6.6)", ax25.link.n1),
+                ));
+            }
+            ax25.modes.push((call, encapsulation));
         }
         linklab_ip::Ax25Interface::new(ax25.clone())
             .map_err(|e| self.error(Some(tun.name.span()), &at("name"), e.to_string()))?;
