@@ -879,3 +879,96 @@ fn a_station_killed_mid_transfer_leaves_the_drop_partial() {
     assert_eq!(names.len(), 1, "{names:?}");
     assert!(names[0].ends_with(".partial"), "{names:?}");
 }
+
+#[test]
+fn a_bundle_stored_by_the_station_s_dtn_node_survives_a_kill_and_is_delivered() {
+    let ch = channel("2");
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        r#"{}{}
+[dtn]
+port = "vhf"
+eid = "ipn:1.0"
+callsign = "N0CALL-12"
+store = "{}"
+app-socket = "{}"
+ax25-peers = ["N0CALL-13=ipn:2.*"]
+retry-after-s = 2
+"#,
+        head(dir.path()),
+        port(&ch.kiss(0)),
+        dir.path().join("dtn-store").display(),
+        dir.path().join("dtn.sock").display(),
+    );
+    let station = Station::start(dir.path(), &config);
+    station.wait_for("the DTN node", |l| l.contains("applications on"));
+    let peer_socket = dir.path().join("peer.sock");
+    let peer = linklab(&[
+        "dtn",
+        "node",
+        "--eid",
+        "ipn:2.0",
+        "--store",
+        dir.path().join("peer-store").to_str().unwrap(),
+        "--app-socket",
+        peer_socket.to_str().unwrap(),
+        "--kiss",
+        &ch.kiss(1),
+        "--mycall",
+        "N0CALL-13",
+        "--t1-ms",
+        "2000",
+        "--ax25-peer",
+        "N0CALL-12=ipn:1.*",
+    ]);
+    let until = Instant::now() + Duration::from_secs(30);
+    while !peer_socket.exists() {
+        assert!(Instant::now() < until, "the peer node did not start");
+        thread::sleep(Duration::from_millis(50));
+    }
+    let bundle = pattern(60_000, 6);
+    let file = dir.path().join("bundle.bin");
+    std::fs::write(&file, &bundle).unwrap();
+    let got = dir.path().join("got.bin");
+    let recv = linklab(&[
+        "dtn",
+        "recv",
+        "--endpoint",
+        "ipn:2.1",
+        "--count",
+        "1",
+        "--node",
+        peer_socket.to_str().unwrap(),
+        "--out",
+        got.to_str().unwrap(),
+    ]);
+    // Accepted into the station's store, then the station is killed
+    // while the bundle crosses.
+    let out = finish_within(
+        linklab(&[
+            "dtn",
+            "send",
+            file.to_str().unwrap(),
+            "ipn:2.1",
+            "--node",
+            dir.path().join("dtn.sock").to_str().unwrap(),
+        ]),
+        "dtn send",
+        TRANSFER_LIMIT,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    station.wait_for("the AX.25 session", |l| {
+        l.contains("session with") && l.contains(" up")
+    });
+    station.signal("KILL");
+    drop(station);
+    // The same station again: its node finds the bundle in its store.
+    let station = Station::start(dir.path(), &config);
+    let out = finish_within(recv, "dtn recv", TRANSFER_LIMIT);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read(&got).unwrap(), bundle, "the bundle, whole");
+    interrupt(&peer);
+    finish_within(peer, "the peer node", TRANSFER_LIMIT);
+    let (exit, log) = station.stop();
+    assert!(exit.success(), "{log}");
+}
