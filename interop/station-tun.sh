@@ -161,7 +161,7 @@ station() { # NS CALL
 station "$nsa" N0TA; sa=$!; pids+=($sa)
 station "$nsb" N0TB; sb=$!; pids+=($sb)
 for c in N0TA N0TB; do
-    wait_line "$out/station-$c.log" "TNC connected" 10 ||
+    wait_line "$out/station-$c.log" "TNC .*connected" 10 ||
         { echo "station-tun: station $c never came up:"; cat "$out/station-$c.log"; exit 1; }
 done
 grep -q "ax0 up" "$out/station-N0TA.log" ||
