@@ -36,6 +36,7 @@
 #   nc-ab       100 KB of random octets through nc, A to B, byte-exact
 #               (sha256), while everything down to digi runs on the same
 #               port, all started at once:
+#   ping-busy   ping -c 3 -w 30 44.128.0.2 from A: 3 replies
 #   agw         `linklab send --station` to A's AGWPE server (in namespace
 #               A) sends 50 KB to the `linklab listen` on s2: byte-exact
 #   dtn         `linklab dtn send --report` through A's node: 20 KB to
@@ -337,6 +338,12 @@ date +%s.%N > "$out/dtn.start"
     date +%s.%N > "$out/dtn.end"
 ) &
 dsn=$!; pids+=($dsn)
+date +%s.%N > "$out/ping-busy.start"
+(
+    ip netns exec "$nsa" ping -c 3 -w 30 44.128.0.2 > "$out/ping-busy.log" 2>&1
+    date +%s.%N > "$out/ping-busy.end"
+) &
+pbs=$!; pids+=($pbs)
 date +%s.%N > "$out/echo.start"
 caller echo 3 N0ECH-9 N0CALL-4 "" "echo me $$" "echo me $$" &
 pids+=($!); c_echo=$!
@@ -383,6 +390,13 @@ ok=0
 result "$name" "$ok" "$(stat -c %s "$out/dtn.out" 2>/dev/null || echo 0) of 20480 octets ipn:1.0 to ipn:2.1, sha256 $(sha "$out/dtn.out" 2>/dev/null) (sent $(sha "$out/dtn.in")); $(cat "$out/dtn.send.out" "$out/dtn.send.log" | grep -m1 -o "report from \[[^]]*\]\|delivered" | tr '\n' ' ')" \
     "$(cat "$out/dtn.end")"
 
+name=ping-busy; t0=$(cat "$out/$name.start")
+wait "$pbs"
+got=$(grep -c "bytes from 44.128.0.2" "$out/$name.log")
+result "$name" "$([ "$got" = 3 ] && echo 1)" \
+    "$got of 3 replies while the port is busy, rtt $(sed -n 's|^rtt min/avg/max/mdev = \([^ ]*\) ms|\1|p' "$out/$name.log" | cut -d/ -f1-3) ms" \
+    "$(cat "$out/$name.end")"
+
 for name in echo script tcp-svc; do
     eval "wait \$c_${name/-svc/}"
     t0=$(cat "$out/$name.start")
@@ -412,7 +426,7 @@ detail=$(awk -v m="$t_mon" -v a="$t_nc" '
 result "$name" "${detail%% *}" "${detail#* }"
 
 name=overlap; t0=$t_nc
-for n in agw dtn echo script tcp-svc; do
+for n in ping-busy agw dtn echo script tcp-svc; do
     echo "$n $(cat "$out/$n.start") $(cat "$out/$n.end")"
 done > "$out/overlap.times"
 echo "digi $t_digi $t_digi_end" >> "$out/overlap.times"

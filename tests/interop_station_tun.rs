@@ -4,7 +4,7 @@
 //! namespace of its own, joined through `linklab channel` (through its
 //! pseudo-terminals). After ping (IPv4, and IPv6 in VC mode), while nc
 //! carries 100 KB from A to B byte-exact, station A's port also carries
-//! a 50 KB `linklab send --station` transfer through its AGWPE server, a
+//! another ping, a 50 KB `linklab send --station` transfer through its AGWPE server, a
 //! 20 KB DTN bundle from its `[dtn]` node to a `linklab dtn node` on the
 //! channel with the delivery report, calls to its echo service, a
 //! shell-script service and a TCP service, a UI frame it digipeats for
@@ -35,8 +35,21 @@ fn the_stations_tun_carries_ip_in_vc_mode_beside_its_other_services() {
         "station-tun.sh",
         &["-m", "vc"],
         &[
-            "ping4", "ping6", "nc-ab", "agw", "dtn", "echo", "script", "tcp-svc", "digi", "beacon",
-            "overlap", "nc-ba", "status", "released",
+            "ping4",
+            "ping6",
+            "nc-ab",
+            "ping-busy",
+            "agw",
+            "dtn",
+            "echo",
+            "script",
+            "tcp-svc",
+            "digi",
+            "beacon",
+            "overlap",
+            "nc-ba",
+            "status",
+            "released",
         ],
     );
 }
@@ -50,8 +63,20 @@ fn the_stations_tun_carries_ip_in_datagram_mode_beside_its_other_services() {
         "station-tun.sh",
         &["-m", "datagram"],
         &[
-            "ping4", "nc-ab", "agw", "dtn", "echo", "script", "tcp-svc", "digi", "beacon",
-            "overlap", "nc-ba", "status", "released",
+            "ping4",
+            "nc-ab",
+            "ping-busy",
+            "agw",
+            "dtn",
+            "echo",
+            "script",
+            "tcp-svc",
+            "digi",
+            "beacon",
+            "overlap",
+            "nc-ba",
+            "status",
+            "released",
         ],
     );
 }
