@@ -1,14 +1,21 @@
-//! The kernel's own IP stack over `linklab station`'s `[[tun]]` tables:
-//! two stations, each with its TUN device ax0 in a network namespace of
-//! its own, joined through `linklab channel` (through its
-//! pseudo-terminals), and on station A's port at the same time an AGWPE
-//! server carrying a `linklab send --station` transfer and an echo
-//! service answering a call: ping (IPv4, and IPv6 in VC mode), nc with
-//! 100 KB byte-exact both ways, `linklab status --json` counting the
-//! datagrams, and after SIGTERM no ax0 left. `interop/station-tun.sh`
-//! does the work, in VC mode (modulo 128, N1 256 under an MTU of 1280:
-//! the segmenter) and in datagram mode (UI frames, MTU 256). About 35 s
-//! each.
+//! The kernel's own IP stack over `linklab station`'s `[[tun]]` tables,
+//! beside everything else the station serves on the same port at the
+//! same time: two stations, each with its TUN device ax0 in a network
+//! namespace of its own, joined through `linklab channel` (through its
+//! pseudo-terminals). After ping (IPv4, and IPv6 in VC mode), while nc
+//! carries 100 KB from A to B byte-exact, station A's port also carries
+//! another ping, a 50 KB `linklab send --station` transfer through its AGWPE server, a
+//! 20 KB DTN bundle from its `[dtn]` node to a `linklab dtn node` on the
+//! channel with the delivery report, calls to its echo service, a
+//! shell-script service and a TCP service, a UI frame it digipeats for
+//! its alias, and its beacon every 10 s (a `linklab listen --monitor` on
+//! the channel sees the beacons and the repeated frame); every transfer
+//! is checked byte-exact and the overlap in time is checked. Then nc
+//! with 100 KB from B to A, `linklab status --json` counting the
+//! datagrams, services, beacons and the digipeated frame, and after
+//! SIGTERM no ax0 left. `interop/station-tun.sh` does the work, in VC
+//! mode (modulo 128, N1 256 under an MTU of 1280: the segmenter) and in
+//! datagram mode (UI frames, MTU 256). About 45 s each.
 //!
 //! Needs root and the programs (iproute2, iputils-ping, netcat-openbsd,
 //! python3). Without them a test says so and passes, except under CI
@@ -28,7 +35,21 @@ fn the_stations_tun_carries_ip_in_vc_mode_beside_its_other_services() {
         "station-tun.sh",
         &["-m", "vc"],
         &[
-            "ping4", "ping6", "nc-ab", "agw", "echo", "overlap", "nc-ba", "status", "released",
+            "ping4",
+            "ping6",
+            "nc-ab",
+            "ping-busy",
+            "agw",
+            "dtn",
+            "echo",
+            "script",
+            "tcp-svc",
+            "digi",
+            "beacon",
+            "overlap",
+            "nc-ba",
+            "status",
+            "released",
         ],
     );
 }
@@ -42,7 +63,20 @@ fn the_stations_tun_carries_ip_in_datagram_mode_beside_its_other_services() {
         "station-tun.sh",
         &["-m", "datagram"],
         &[
-            "ping4", "nc-ab", "agw", "echo", "overlap", "nc-ba", "status", "released",
+            "ping4",
+            "nc-ab",
+            "ping-busy",
+            "agw",
+            "dtn",
+            "echo",
+            "script",
+            "tcp-svc",
+            "digi",
+            "beacon",
+            "overlap",
+            "nc-ba",
+            "status",
+            "released",
         ],
     );
 }
