@@ -78,9 +78,9 @@ kill_tree() { # a process and its descendants, by id
   for p in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$p"; done
   kill "$1" 2>/dev/null || true
 }
-cleanup() {
-  local p
-  for p in "${pids[@]}"; do kill_tree "$p"; done
+cleanup() { # the last started first: clients before the station and the channel
+  local i
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill_tree "${pids[$i]}"; done
   wait 2>/dev/null || true
 }
 trap cleanup EXIT
@@ -418,6 +418,7 @@ while [ "$(date +%s)" -lt "$end" ]; do
   sample
 done
 secs=$(elapsed "$t0" "$(now)")
+kill_tree "$loop_pid" # before its channel goes away under it
 python3 - "$work/memory.csv" "$duration" "$tck" "$secs" <<'EOF'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -430,10 +431,10 @@ last = [v for s, v in zip(t, rss) if s >= t[-1] - window]
 a, b = statistics.median(first), statistics.median(last)
 print(f"samples       {len(rows)}; RSS min {min(rss)} kB, max {max(rss)} kB, peak (VmHWM) {rows[-1]['hwm_kb']} kB")
 print(f"RSS median    first {window:.0f} s {a:.0f} kB, last {window:.0f} s {b:.0f} kB: {100 * (b - a) / a:+.1f}% (goal: within 5%)")
-print(f"traffic       {rows[-1]['transfers']} transfers started, {rows[-1]['failed']} failed or not byte-exact")
+print(f"traffic       {rows[-1]['transfers']} transfers done, {rows[-1]['failed']} of them failed or not byte-exact")
 print(f"station CPU   {100 * int(rows[-1]['cpu_ticks']) / tck / secs:.3f}% of one core over {secs:.0f} s")
 EOF
 echo "csv           $work/memory.csv"
 }
 
-main "$@"
+main "$@"; exit
