@@ -402,14 +402,14 @@ loop_pid=$!
 pids+=("$loop_pid")
 echo "memory        $duration s: one caller sending $size octets into DROP again and again on ch1,"
 echo "              $monitors AGWPE monitor clients; VmRSS every $interval s"
-echo "t_s,rss_kb,hwm_kb,cpu_ticks,transfers,failed" >"$work/memory.csv"
+echo "t_s,rss_kb,hwm_kb,cpu_ticks,transfers,failed,rss_anon_kb,rss_file_kb" >"$work/memory.csv"
 t0=$(now)
 c0=$(cpu_ticks "$station_pid")
 sample() {
   local t count
   t=$(elapsed "$t0" "$(now)")
   count=$(cat "$work/loop.count" 2>/dev/null || echo "0 0")
-  echo "$t,$(status_kb "$station_pid" VmRSS),$(status_kb "$station_pid" VmHWM),$(( $(cpu_ticks "$station_pid") - c0 )),${count% *},${count#* }" >>"$work/memory.csv"
+  echo "$t,$(status_kb "$station_pid" VmRSS),$(status_kb "$station_pid" VmHWM),$(( $(cpu_ticks "$station_pid") - c0 )),${count% *},${count#* },$(status_kb "$station_pid" RssAnon),$(status_kb "$station_pid" RssFile)" >>"$work/memory.csv"
 }
 sample
 end=$(awk -v a="$t0" -v d="$duration" 'BEGIN { printf "%.0f", a + d }')
