@@ -147,11 +147,6 @@ pub struct Core {
     log: VecDeque<String>,
 }
 
-/// A station as a map key.
-fn same(a: &Address, b: &Address) -> bool {
-    same_station(a, b)
-}
-
 impl Core {
     /// The station of `config`, every port down until
     /// [`Core::port_up`]; `wall_at_zero` is the wall clock at
@@ -429,7 +424,7 @@ impl Core {
             let kept = config
                 .services
                 .iter()
-                .find(|s| same(&s.callsign, &service.spec.callsign));
+                .find(|s| same_station(&s.callsign, &service.spec.callsign));
             match kept {
                 Some(spec) => {
                     if *spec != service.spec {
@@ -454,13 +449,14 @@ impl Core {
             let mut header = Header::new(0, b'x');
             header.call_from = CallField::from_address(&call);
             self.submit(now, &Message::new(header, Vec::new()));
-            self.services.retain(|s| !same(&s.spec.callsign, &call));
+            self.services
+                .retain(|s| !same_station(&s.spec.callsign, &call));
         }
         for spec in &config.services {
             if !self
                 .services
                 .iter()
-                .any(|s| same(&s.spec.callsign, &spec.callsign))
+                .any(|s| same_station(&s.spec.callsign, &spec.callsign))
             {
                 reload
                     .notes
@@ -569,7 +565,7 @@ impl Core {
                 sessions: self
                     .sessions
                     .values()
-                    .filter(|x| same(&x.service, &s.spec.callsign))
+                    .filter(|x| same_station(&x.service, &s.spec.callsign))
                     .map(|x| SessionStatus {
                         port: x.port + 1,
                         caller: x.remote.to_string(),
@@ -646,12 +642,14 @@ impl Core {
                 .sessions
                 .values()
                 .find(|s| {
-                    s.port == l.port && same(&s.local, &l.local) && same(&s.remote, &l.remote)
+                    s.port == l.port
+                        && same_station(&s.local, &l.local)
+                        && same_station(&s.remote, &l.remote)
                 })
                 .and_then(|s| {
                     self.services
                         .iter()
-                        .find(|x| same(&x.spec.callsign, &s.service))
+                        .find(|x| same_station(&x.spec.callsign, &s.service))
                 })
                 .map_or("a service".to_string(), |s| {
                     format!("service {} ({})", s.spec.callsign, s.spec.answer.kind())
@@ -740,7 +738,9 @@ impl Core {
             b'C' => self.connected(now, port, local, remote),
             b'D' => {
                 let Some((&id, session)) = self.sessions.iter_mut().find(|(_, s)| {
-                    s.port == port && same(&s.local, &local) && same(&s.remote, &remote)
+                    s.port == port
+                        && same_station(&s.local, &local)
+                        && same_station(&s.remote, &remote)
                 }) else {
                     return;
                 };
@@ -755,7 +755,9 @@ impl Core {
                     .sessions
                     .iter()
                     .find(|(_, s)| {
-                        s.port == port && same(&s.local, &local) && same(&s.remote, &remote)
+                        s.port == port
+                            && same_station(&s.local, &local)
+                            && same_station(&s.remote, &remote)
                     })
                     .map(|(id, s)| (*id, s.closing));
                 if let Some((id, closing)) = found {
@@ -817,7 +819,7 @@ impl Core {
         if let Some(service) = self
             .services
             .iter_mut()
-            .find(|s| same(&s.spec.callsign, &call))
+            .find(|s| same_station(&s.spec.callsign, &call))
         {
             service.registered = ok;
             if !ok {
@@ -832,7 +834,7 @@ impl Core {
         let Some(service) = self
             .services
             .iter_mut()
-            .find(|s| same(&s.spec.callsign, &local))
+            .find(|s| same_station(&s.spec.callsign, &local))
         else {
             return;
         };
@@ -841,7 +843,7 @@ impl Core {
         let busy = self
             .sessions
             .values()
-            .filter(|s| same(&s.service, &local))
+            .filter(|s| same_station(&s.service, &local))
             .count()
             >= service.spec.max_sessions;
         let mode = service.spec.line_ends;
