@@ -233,6 +233,57 @@ fn kiss_data(frame: Vec<u8>) -> Vec<u8> {
     out
 }
 
+/// A SABM from N0CALL-7 to the station's echo service N0CALL-4, as a
+/// KISS data frame.
+fn sabm_to_echo() -> Vec<u8> {
+    let address = AddressField::new(
+        call("N0CALL-4"),
+        call("N0CALL-7"),
+        &[],
+        CommandResponse::Command,
+    )
+    .unwrap();
+    let sabm = Frame::new(
+        address,
+        Modulus::Mod8,
+        Control::U {
+            kind: Unnumbered::Sabm,
+            pf: true,
+        },
+        None,
+        Vec::new(),
+    )
+    .unwrap();
+    kiss_data(sabm.encode())
+}
+
+/// Reads what the station sends its TNC `tnc` (the test) until the UA
+/// to N0CALL-7 (at most 60 s).
+fn wait_for_ua(tnc: &mut TcpStream) {
+    tnc.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let mut decoder = kiss::Decoder::new(4096);
+    let mut buf = [0u8; 4096];
+    loop {
+        let n = tnc.read(&mut buf).expect("the station answers");
+        assert!(n > 0, "the station closed the TNC");
+        decoder.push(&buf[..n]);
+        for item in decoder.by_ref() {
+            if let Ok(kiss::Frame {
+                command: kiss::Command::Data(frame),
+                ..
+            }) = item
+            {
+                let (field, used) = AddressField::decode(&frame).unwrap();
+                if field.dest().callsign() == call("N0CALL-7").callsign()
+                    && frame[used] & !0x10 == 0x63
+                {
+                    return;
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn every_service_at_once_on_one_port() {
     let ch = channel("6");
@@ -679,48 +730,9 @@ fn a_tnc_that_sends_garbage_and_goes_away_is_survived() {
         chunk[0] = 0xC0;
     }
     tnc.write_all(&garbage).unwrap();
-    let address = AddressField::new(
-        call("N0CALL-4"),
-        call("N0CALL-7"),
-        &[],
-        CommandResponse::Command,
-    )
-    .unwrap();
-    let sabm = Frame::new(
-        address,
-        Modulus::Mod8,
-        Control::U {
-            kind: Unnumbered::Sabm,
-            pf: true,
-        },
-        None,
-        Vec::new(),
-    )
-    .unwrap()
-    .encode();
     tnc.write_all(&[0xC0]).unwrap();
-    tnc.write_all(&kiss_data(sabm)).unwrap();
-    // The UA comes back.
-    tnc.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    let mut decoder = kiss::Decoder::new(4096);
-    let mut buf = [0u8; 4096];
-    let ua = 'found: loop {
-        let n = tnc.read(&mut buf).expect("the station answers");
-        assert!(n > 0, "the station closed the TNC");
-        decoder.push(&buf[..n]);
-        for item in decoder.by_ref() {
-            if let Ok(kiss::Frame {
-                command: kiss::Command::Data(frame),
-                ..
-            }) = item
-            {
-                break 'found frame;
-            }
-        }
-    };
-    let (field, used) = AddressField::decode(&ua).unwrap();
-    assert_eq!(field.dest().callsign(), call("N0CALL-7").callsign());
-    assert_eq!(ua[used] & !0x10, 0x63, "UA");
+    tnc.write_all(&sabm_to_echo()).unwrap();
+    wait_for_ua(&mut tnc);
     // The TNC goes away with a link up, and comes back.
     drop(tnc);
     station.wait_for("the loss", |l| l.contains("; 1 link ended"));
@@ -792,48 +804,8 @@ fn an_agwpe_client_that_never_reads_is_let_go_and_the_rest_serve_on() {
     });
     feeder.join().unwrap();
     // The station serves on: its echo service answers a SABM with UA.
-    let address = AddressField::new(
-        call("N0CALL-4"),
-        call("N0CALL-7"),
-        &[],
-        CommandResponse::Command,
-    )
-    .unwrap();
-    let sabm = Frame::new(
-        address,
-        Modulus::Mod8,
-        Control::U {
-            kind: Unnumbered::Sabm,
-            pf: true,
-        },
-        None,
-        Vec::new(),
-    )
-    .unwrap()
-    .encode();
-    tnc.write_all(&kiss_data(sabm)).unwrap();
-    tnc.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    let mut decoder = kiss::Decoder::new(4096);
-    let mut buf = [0u8; 4096];
-    'answered: loop {
-        let n = tnc.read(&mut buf).expect("the station answers");
-        assert!(n > 0, "the station closed the TNC");
-        decoder.push(&buf[..n]);
-        for item in decoder.by_ref() {
-            if let Ok(kiss::Frame {
-                command: kiss::Command::Data(frame),
-                ..
-            }) = item
-            {
-                let (field, used) = AddressField::decode(&frame).unwrap();
-                if field.dest().callsign() == call("N0CALL-7").callsign()
-                    && frame[used] & !0x10 == 0x63
-                {
-                    break 'answered;
-                }
-            }
-        }
-    }
+    tnc.write_all(&sabm_to_echo()).unwrap();
+    wait_for_ua(&mut tnc);
     drop(deaf);
     let (exit, log) = station.stop();
     assert!(exit.success(), "{log}");
