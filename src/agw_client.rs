@@ -11,11 +11,11 @@ use anyhow::{anyhow, Context};
 use linklab_agw::client::{ClientEvent, ClientOptions, Link};
 use linklab_agw::connection::{Connection, ConnectionError};
 use linklab_link::{Event, Version};
-use linklab_wire::ax25::{Address, Pid};
+use linklab_wire::ax25::{same_station, Address, Pid};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 use tokio::signal::unix::{signal, Signal, SignalKind};
 
-use crate::link_cmd::{block_on, same_station, via_error, Log, Receiver, INTERRUPTED};
+use crate::link_cmd::{block_on, via_error, Log, Receiver, INTERRUPTED};
 use crate::usage::usage;
 
 /// How long a release waits for the server's 'd' before the command

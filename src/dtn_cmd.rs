@@ -14,9 +14,9 @@ use linklab_dtnnode::{
     NormPeerSpec, PeerSpec, ReportNotice, RouteSpec,
 };
 use linklab_io::KissAddress;
-use linklab_wire::ax25::Address;
+use linklab_wire::ax25::{same_station, Address};
 
-use crate::link_cmd::{same_station, via_error, LinkArgs, TncArgs};
+use crate::link_cmd::{via_error, LinkArgs, TncArgs};
 use crate::usage::usage;
 
 /// DTN time (RFC 9171 4.2.6) is counted from 2000-01-01 00:00 UTC.

@@ -13,7 +13,7 @@ use linklab_io::{
     LinkSettings, Notice, Request, Station, StationEvent,
 };
 use linklab_link::{AckPolicy, Config, DisconnectReason, Event, FailureReason, Version};
-use linklab_wire::ax25::{Address, MAX_DIGIPEATERS};
+use linklab_wire::ax25::{same_station, Address, MAX_DIGIPEATERS};
 use linklab_wire::control::Modulus;
 use linklab_wire::kiss::Port;
 use linklab_wire::monitor;
@@ -435,11 +435,6 @@ pub(crate) fn via_error(mycall: &Address, dest: &Address, via: &[Address]) -> Op
             None
         }
     })
-}
-
-/// Same callsign and SSID, whatever the C/H and reserved bits.
-pub(crate) fn same_station(a: &Address, b: &Address) -> bool {
-    a.callsign() == b.callsign() && a.ssid() == b.ssid()
 }
 
 /// How long a shutdown waits for the peers to answer DISC: N2 + 1 tries

@@ -7,7 +7,7 @@
 //! [`Framing`] turns them into frames and back, and decides which received
 //! frames belong to the link.
 
-use linklab_wire::ax25::{self, Address, AddressField, CommandResponse, Pid};
+use linklab_wire::ax25::{self, same_station, Address, AddressField, CommandResponse, Pid};
 use linklab_wire::control::{Control, Modulus, Unnumbered};
 use linklab_wire::lapb::{self, LinkProcedure, Station};
 
@@ -102,11 +102,6 @@ impl Ax25Framing {
             digipeaters: via.len(),
         })
     }
-}
-
-/// Same callsign and SSID, whatever the C/H and reserved bits.
-fn same_station(a: &Address, b: &Address) -> bool {
-    a.callsign() == b.callsign() && a.ssid() == b.ssid()
 }
 
 impl Framing for Ax25Framing {

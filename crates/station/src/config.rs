@@ -52,7 +52,9 @@ use linklab_dtnnode::{AppAddress, Ax25Options, Ax25PeerSpec, NodeConfig, PeerSpe
 use linklab_io::{KissAddress, KissParams, KissTime, LinkSettings};
 use linklab_ip::{Ax25Config, Encapsulation};
 use linklab_link::AckPolicy;
-use linklab_wire::ax25::{Address, Callsign, DigipeatRules, NnAlias, MAX_DIGIPEATERS};
+use linklab_wire::ax25::{
+    same_station, Address, Callsign, DigipeatRules, NnAlias, MAX_DIGIPEATERS,
+};
 use linklab_wire::control::Modulus;
 use linklab_wire::kiss::Port;
 use serde::Deserialize;
@@ -1527,9 +1529,4 @@ fn same_tnc(a: &PortSpec, b: &PortSpec) -> bool {
         (KissAddress::Serial { device: x, .. }, KissAddress::Serial { device: y, .. }) => x == y,
         (x, y) => x == y && a.agw.kiss.port == b.agw.kiss.port,
     }
-}
-
-/// The same station: callsign and SSID, whatever the C/H bits.
-pub fn same_station(a: &Address, b: &Address) -> bool {
-    a.callsign() == b.callsign() && a.ssid() == b.ssid()
 }

@@ -22,10 +22,10 @@ use std::time::{Duration, SystemTime};
 use linklab_agw::wire::{CallField, Decoder, Header, Message};
 use linklab_agw::{ClientId, LinkSummary, Server, LINK_QUEUE_LIMIT};
 use linklab_core::Instant;
-use linklab_wire::ax25::{Address, Frame, Pid};
+use linklab_wire::ax25::{same_station, Address, Frame, Pid};
 use linklab_wire::control::Modulus;
 
-use crate::config::{same_station, Answer, BeaconSpec, ServiceSpec, StationConfig};
+use crate::config::{Answer, BeaconSpec, ServiceSpec, StationConfig};
 use crate::digipeater::Digipeater;
 use crate::ip::IpService;
 use crate::lines::Converter;

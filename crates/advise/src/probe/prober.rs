@@ -24,7 +24,7 @@ use core::time::Duration;
 use std::collections::VecDeque;
 
 use linklab_core::Instant;
-use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame, Pid};
+use linklab_wire::ax25::{same_station, Address, AddressField, CommandResponse, Frame, Pid};
 use linklab_wire::control::{Control, Modulus, Supervisory, Unnumbered};
 use serde::{Deserialize, Serialize};
 
@@ -411,9 +411,4 @@ fn kind_is_rej(frame: &Frame) -> bool {
             ..
         }
     )
-}
-
-/// Same callsign and SSID, whatever the C and H bits.
-fn same_station(a: &Address, b: &Address) -> bool {
-    a.callsign() == b.callsign() && a.ssid() == b.ssid()
 }

@@ -220,6 +220,14 @@ pub enum AddressError {
     TooManyDigipeaters,
 }
 
+/// Whether `a` and `b` name the same station: the same callsign and SSID,
+/// whatever their C/H and reserved bits (AX.25 v2.2 3.12.2-3.12.4: those
+/// bits say how a frame travels, not who sends or receives it; a link is
+/// the pair of stations, 6.1).
+pub fn same_station(a: &Address, b: &Address) -> bool {
+    a.callsign() == b.callsign() && a.ssid() == b.ssid()
+}
+
 /// One address subfield: callsign, SSID, the C or H bit and the two
 /// reserved bits (AX.25 v2.2 3.12.2-3.12.4).
 ///

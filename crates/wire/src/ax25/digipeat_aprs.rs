@@ -34,7 +34,7 @@
 //! [`dedupe_key`]s over a recent interval (APRS digipeaters use about 30
 //! s).
 
-use super::address::{Address, AddressField, Callsign, MAX_DIGIPEATERS};
+use super::address::{same_station, Address, AddressField, Callsign, MAX_DIGIPEATERS};
 use super::digipeat::digipeat;
 
 /// An n-N alias family a station digipeater serves, e.g. `WIDE`.
@@ -102,7 +102,7 @@ impl DigipeatRules {
         let rest = frame.get(used..).filter(|r| !r.is_empty())?;
         let path = field.digipeaters();
         let next = path.iter().position(|d| !d.c_or_h())?;
-        if path[..next].iter().any(|d| same(d, &self.mycall)) {
+        if path[..next].iter().any(|d| same_station(d, &self.mycall)) {
             return None;
         }
         let hop = self.classify(field.source(), &path[next])?;
@@ -144,13 +144,13 @@ impl DigipeatRules {
 
     /// Which rule repeats a frame from `source` whose next hop is `hop`.
     fn classify(&self, source: &Address, hop: &Address) -> Option<Hop> {
-        if same(hop, &self.mycall) {
+        if same_station(hop, &self.mycall) {
             return Some(Hop::Mine);
         }
-        if same(source, &self.mycall) {
+        if same_station(source, &self.mycall) {
             return None;
         }
-        if self.aliases.iter().any(|a| same(a, hop)) {
+        if self.aliases.iter().any(|a| same_station(a, hop)) {
             return Some(Hop::Alias);
         }
         let call = hop.callsign();
@@ -217,11 +217,6 @@ pub struct DedupeKey {
     pub dest: Address,
     /// The information field, trailing CR, LF and spaces removed.
     pub info: Vec<u8>,
-}
-
-/// Same callsign and SSID, whatever the C/H and reserved bits.
-fn same(a: &Address, b: &Address) -> bool {
-    a.callsign() == b.callsign() && a.ssid() == b.ssid()
 }
 
 /// `address` with the reserved bits of `like`.

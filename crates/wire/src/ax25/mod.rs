@@ -18,8 +18,8 @@ mod srej;
 mod xid;
 
 pub use address::{
-    Address, AddressError, AddressField, Callsign, CallsignError, CommandResponse, Subfield,
-    ADDRESS_LEN, CALLSIGN_MAX_LEN, MAX_DIGIPEATERS,
+    same_station, Address, AddressError, AddressField, Callsign, CallsignError, CommandResponse,
+    Subfield, ADDRESS_LEN, CALLSIGN_MAX_LEN, MAX_DIGIPEATERS,
 };
 pub use digipeat::digipeat;
 pub use digipeat_aprs::{dedupe_key, DedupeKey, DigipeatRules, NnAlias};
