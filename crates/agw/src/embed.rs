@@ -84,14 +84,6 @@ impl Server {
         self.ports.get(port).map(|p| &p.config)
     }
 
-    /// Port `port`'s callsigns that are refused with DM when nobody holds
-    /// them change to `answer_for`; links in progress are not touched.
-    pub fn set_answer_for(&mut self, port: usize, answer_for: Vec<Address>) {
-        if let Some(p) = self.ports.get_mut(port) {
-            p.config.answer_for = answer_for;
-        }
-    }
-
     /// Port `port`'s link settings for links set up from now on; the
     /// links in progress keep theirs. KISS parameters that changed are
     /// sent to the TNC at once.

@@ -472,11 +472,19 @@ impl Core {
                 .iter()
                 .position(|b| b.spec == *spec)
                 .map(|i| self.beacons.remove(i));
-            beacons.push(kept.unwrap_or_else(|| Beacon {
-                spec: spec.clone(),
-                next: now,
-                sent: 0,
-            }));
+            let beacon = kept.unwrap_or_else(|| {
+                reload.notes.push(format!(
+                    "beacon {} on port {}: added",
+                    beacon_header(spec),
+                    spec.port + 1
+                ));
+                Beacon {
+                    spec: spec.clone(),
+                    next: now,
+                    sent: 0,
+                }
+            });
+            beacons.push(beacon);
         }
         for gone in &self.beacons {
             reload.notes.push(format!(
@@ -484,15 +492,6 @@ impl Core {
                 beacon_header(&gone.spec),
                 gone.spec.port + 1
             ));
-        }
-        for b in &beacons {
-            if b.sent == 0 && b.next == now {
-                reload.notes.push(format!(
-                    "beacon {} on port {}: added",
-                    beacon_header(&b.spec),
-                    b.spec.port + 1
-                ));
-            }
         }
         self.beacons = beacons;
         if config.dtn != self.config.dtn {
@@ -504,9 +503,6 @@ impl Core {
             reload.notes.push(
                 "the [[tun]] tables changed: TUN devices are made at the start; the change takes effect at the next start".into(),
             );
-        }
-        for (i, port) in config.ports.iter().enumerate() {
-            self.server.set_answer_for(i, port.callsigns.clone());
         }
         self.server.set_log_frames(config.log_frames);
         self.config = config;
@@ -569,7 +565,7 @@ impl Core {
                     .map(|x| SessionStatus {
                         port: x.port + 1,
                         caller: x.remote.to_string(),
-                        age_s: seconds(now.saturating_duration_since(x.started)),
+                        age_s: now.saturating_duration_since(x.started).as_secs_f64(),
                         octets_in: x.octets_in,
                         octets_out: x.octets_out,
                     })
@@ -583,7 +579,7 @@ impl Core {
                 port: b.spec.port + 1,
                 header: beacon_header(&b.spec),
                 every_s: b.spec.every.as_secs(),
-                next_in_s: seconds(b.next.saturating_duration_since(now)),
+                next_in_s: b.next.saturating_duration_since(now).as_secs_f64(),
                 sent: b.sent,
             })
             .collect();
@@ -622,7 +618,7 @@ impl Core {
             running: self.dtn_running,
         });
         StatusReport {
-            uptime_s: seconds(now.saturating_duration_since(Instant::ZERO)),
+            uptime_s: now.saturating_duration_since(Instant::ZERO).as_secs_f64(),
             config: config.to_string(),
             agw: self.config.agw.map(|a| a.to_string()),
             kiss_server: self.config.kiss_server.map(|a| a.to_string()),
@@ -965,8 +961,4 @@ fn beacon_header(spec: &BeaconSpec) -> String {
         text.push_str(&via.to_string());
     }
     text
-}
-
-fn seconds(d: Duration) -> f64 {
-    d.as_secs_f64()
 }
