@@ -38,7 +38,6 @@
 //! commands' options (`t1-ms`, `window`, `txdelay-ms`, ...; docs/cli.md),
 //! with the same defaults and checks ([`LinkSettings`]).
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
 use std::ops::Range;
@@ -46,11 +45,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use linklab_agw::PortConfig;
-use linklab_dtn::Eid;
-use linklab_dtnnode::cl::ax25::DEFAULT_ACK_WINDOW;
-use linklab_dtnnode::{AppAddress, Ax25Options, Ax25PeerSpec, NodeConfig, PeerSpec, RouteSpec};
+use linklab_dtnnode::NodeConfig;
 use linklab_io::{KissAddress, KissParams, KissTime, LinkSettings};
-use linklab_ip::{Ax25Config, Encapsulation};
+use linklab_ip::Ax25Config;
 use linklab_link::AckPolicy;
 use linklab_wire::ax25::{
     same_station, Address, Callsign, DigipeatRules, NnAlias, MAX_DIGIPEATERS,
@@ -60,7 +57,13 @@ use linklab_wire::kiss::Port;
 use serde::Deserialize;
 
 use crate::digipeater::Repeats;
+
+mod dtn;
+mod tun;
+
+use dtn::DtnFile;
 use thiserror::Error;
+use tun::TunFile;
 
 /// Links one local callsign keeps on a port unless `max-links` says.
 pub const DEFAULT_MAX_LINKS: usize = 64;
@@ -311,41 +314,6 @@ struct File {
     #[serde(default)]
     tun: Vec<TunFile>,
     dtn: Option<DtnFile>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct DtnFile {
-    port: Spanned<String>,
-    eid: Spanned<String>,
-    callsign: Spanned<String>,
-    store: Spanned<PathBuf>,
-    app_socket: Spanned<String>,
-    #[serde(default)]
-    ax25_peers: Vec<Spanned<String>>,
-    tcpcl_listen: Option<Spanned<String>>,
-    #[serde(default)]
-    tcpcl_peers: Vec<Spanned<String>>,
-    #[serde(default)]
-    routes: Vec<Spanned<String>>,
-    ack_window: Option<Spanned<u32>>,
-    retry_after_s: Option<Spanned<u64>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct TunFile {
-    port: Spanned<String>,
-    name: Spanned<String>,
-    callsign: Spanned<String>,
-    addresses: Spanned<Vec<String>>,
-    mode: Option<Spanned<String>>,
-    mtu: Option<Spanned<usize>>,
-    arp: Option<bool>,
-    #[serde(default)]
-    neighbours: BTreeMap<String, Spanned<String>>,
-    #[serde(default)]
-    ipmode: BTreeMap<String, Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -1039,336 +1007,6 @@ impl Reader<'_> {
                 format!("{other:?}: write \"greeting\", \"echo\" or \"drop\""),
             )),
         }
-    }
-
-    fn dtn(
-        &self,
-        d: &DtnFile,
-        ports: &[PortSpec],
-        services: &[ServiceSpec],
-        tuns: &[TunSpec],
-    ) -> Result<DtnSpec, ConfigError> {
-        let port = self.port_named(&d.port, ports, "dtn.port")?;
-        if port > 15 {
-            return Err(self.error(
-                Some(d.port.span()),
-                "dtn.port",
-                format!("port {} is beyond KISS port 15, the last the DTN node can reach through the station", port + 1),
-            ));
-        }
-        let node_id: Eid = d.eid.get_ref().parse().map_err(|_| {
-            self.error(
-                Some(d.eid.span()),
-                "dtn.eid",
-                format!(
-                    "{:?} is not a node ID: write ipn:N.0 or dtn://name/",
-                    d.eid.get_ref()
-                ),
-            )
-        })?;
-        if !node_id.is_admin_endpoint() {
-            return Err(self.error(
-                Some(d.eid.span()),
-                "dtn.eid",
-                format!("{node_id} is not a node ID (use ipn:N.0 or dtn://name/)"),
-            ));
-        }
-        let mycall = self.callsign(&d.callsign, "dtn.callsign")?;
-        let spec = &ports[port];
-        let taken = spec
-            .callsigns
-            .iter()
-            .chain(&spec.aliases)
-            .any(|c| same_station(c, &mycall))
-            || services.iter().any(|s| same_station(&s.callsign, &mycall))
-            || tuns.iter().any(|t| same_station(&t.ax25.local, &mycall));
-        if taken {
-            return Err(self.error(
-                Some(d.callsign.span()),
-                "dtn.callsign",
-                format!("{mycall} is used by the port, a service or a TUN device; the DTN node needs a callsign of its own"),
-            ));
-        }
-        let app: AppAddress = d
-            .app_socket
-            .get_ref()
-            .parse()
-            .map_err(|e: String| self.error(Some(d.app_socket.span()), "dtn.app-socket", e))?;
-        let mut peers = Vec::new();
-        for value in &d.ax25_peers {
-            let key = "dtn.ax25-peers";
-            let peer: Ax25PeerSpec = value
-                .get_ref()
-                .parse()
-                .map_err(|e: String| self.error(Some(value.span()), key, e))?;
-            if same_station(&peer.call, &mycall) {
-                return Err(self.error(
-                    Some(value.span()),
-                    key,
-                    format!("{} is the node's own callsign", peer.call),
-                ));
-            }
-            peers.push(peer);
-        }
-        let mut tcpcl_peers = Vec::new();
-        for value in &d.tcpcl_peers {
-            tcpcl_peers.push(
-                value
-                    .get_ref()
-                    .parse::<PeerSpec>()
-                    .map_err(|e: String| self.error(Some(value.span()), "dtn.tcpcl-peers", e))?,
-            );
-        }
-        let mut routes = Vec::new();
-        for value in &d.routes {
-            routes.push(
-                value
-                    .get_ref()
-                    .parse::<RouteSpec>()
-                    .map_err(|e: String| self.error(Some(value.span()), "dtn.routes", e))?,
-            );
-        }
-        let ack_window = match &d.ack_window {
-            Some(w) if *w.get_ref() == 0 => {
-                return Err(self.error(
-                    Some(w.span()),
-                    "dtn.ack-window",
-                    "0: an ACK_SEGMENT after every 1 or more segments".into(),
-                ))
-            }
-            Some(w) => *w.get_ref(),
-            None => DEFAULT_ACK_WINDOW,
-        };
-        let link = spec.agw.link.clone();
-        linklab_ax25cl::Config::new("-")
-            .fit_frame(link.n1)
-            .map_err(|e| {
-                self.error(
-                    Some(d.port.span()),
-                    "dtn.port",
-                    format!("the port's n1: {e}"),
-                )
-            })?;
-        let tcpcl_listen = match &d.tcpcl_listen {
-            Some(l) => {
-                self.socket(l, "dtn.tcpcl-listen")?;
-                Some(l.get_ref().clone())
-            }
-            None => None,
-        };
-        let kiss_port = Port::new(u8::try_from(port).unwrap_or(15)).unwrap_or_default();
-        Ok(DtnSpec {
-            port,
-            node: NodeConfig {
-                node_id,
-                store: d.store.get_ref().clone(),
-                tcpcl_listen,
-                peers: tcpcl_peers,
-                ax25: Some(Ax25Options {
-                    // Filled in by the driver.
-                    kiss: KissAddress::Tcp {
-                        host: "127.0.0.1".into(),
-                        port: 0,
-                    },
-                    params: KissParams {
-                        port: kiss_port,
-                        txdelay: None,
-                        persistence: None,
-                        slot_time: None,
-                        txtail: None,
-                    },
-                    monitor: false,
-                    mycall,
-                    link,
-                    peers,
-                    ack_window,
-                }),
-                norm: None,
-                routes,
-                app,
-                retry_after: Duration::from_secs(
-                    d.retry_after_s.as_ref().map_or(30, |r| *r.get_ref()),
-                ),
-            },
-        })
-    }
-
-    fn tun(
-        &self,
-        i: usize,
-        tun: &TunFile,
-        ports: &[PortSpec],
-        port_files: &[PortFile],
-        services: &[ServiceSpec],
-        earlier: &[TunSpec],
-    ) -> Result<TunSpec, ConfigError> {
-        let at = |key: &str| format!("tun[{}].{key}", i + 1);
-        let port = self.port_named(&tun.port, ports, &at("port"))?;
-        let name = tun.name.get_ref().clone();
-        let valid = (1..=15).contains(&name.len())
-            && name != "."
-            && name != ".."
-            && !name
-                .chars()
-                .any(|c| c == '/' || c == ':' || c.is_whitespace());
-        if !valid {
-            return Err(self.error(
-                Some(tun.name.span()),
-                &at("name"),
-                format!(
-                    "{name:?} is not an interface name (1-15 characters, no '/', ':' or blanks)"
-                ),
-            ));
-        }
-        if earlier.iter().any(|t| t.name == name) {
-            return Err(self.error(
-                Some(tun.name.span()),
-                &at("name"),
-                format!("a TUN device named {name:?} is given above already"),
-            ));
-        }
-        let local = self.callsign(&tun.callsign, &at("callsign"))?;
-        let taken = ports[port]
-            .callsigns
-            .iter()
-            .chain(&ports[port].aliases)
-            .any(|c| same_station(c, &local))
-            || services.iter().any(|s| same_station(&s.callsign, &local))
-            || earlier.iter().any(|t| same_station(&t.ax25.local, &local));
-        if taken {
-            return Err(self.error(
-                Some(tun.callsign.span()),
-                &at("callsign"),
-                format!("{local} is used by the port, a service or another TUN device; IP over AX.25 needs a callsign of its own"),
-            ));
-        }
-        let mut addresses = Vec::new();
-        for text in tun.addresses.get_ref() {
-            let parsed = text.split_once('/').and_then(|(ip, len)| {
-                let ip: IpAddr = ip.parse().ok()?;
-                let len: u8 = len.parse().ok()?;
-                let max = if ip.is_ipv4() { 32 } else { 128 };
-                (len <= max).then_some((ip, len))
-            });
-            match parsed {
-                Some(a) => addresses.push(a),
-                None => {
-                    return Err(self.error(
-                        Some(tun.addresses.span()),
-                        &at("addresses"),
-                        format!("{text:?} is not ADDRESS/PREFIX, e.g. 44.128.0.1/24 or fd00::1/64"),
-                    ))
-                }
-            }
-        }
-        if addresses.is_empty() {
-            return Err(self.error(
-                Some(tun.addresses.span()),
-                &at("addresses"),
-                "no address: give at least one, e.g. [\"44.128.0.1/24\"]".into(),
-            ));
-        }
-        let encapsulation = |v: &Spanned<String>, key: &str| match v.get_ref().as_str() {
-            "vc" => Ok(Encapsulation::VirtualCircuit),
-            "datagram" => Ok(Encapsulation::Datagram),
-            other => Err(self.error(
-                Some(v.span()),
-                key,
-                format!("{other:?}: write \"vc\" (connected mode) or \"datagram\" (UI frames)"),
-            )),
-        };
-        let mode = match &tun.mode {
-            Some(m) => encapsulation(m, &at("mode"))?,
-            None => Encapsulation::VirtualCircuit,
-        };
-        let mtu = match &tun.mtu {
-            Some(m) if !(68..=65_535).contains(m.get_ref()) => {
-                return Err(self.error(
-                    Some(m.span()),
-                    &at("mtu"),
-                    format!("{} octets: an IP MTU is 68 to 65535 (RFC 791)", m.get_ref()),
-                ))
-            }
-            Some(m) => *m.get_ref(),
-            None => 256,
-        };
-        if addresses.iter().any(|(ip, _)| ip.is_ipv6()) && mtu < 1280 {
-            return Err(self.error(
-                tun.mtu.as_ref().map(Spanned::span).or(Some(tun.addresses.span())),
-                &at("mtu"),
-                format!("{mtu} octets: IPv6 needs at least 1280 (RFC 8200 section 5); with a modulo-128 port, longer datagrams are segmented"),
-            ));
-        }
-        let mut link = ports[port].agw.link.clone();
-        // Linux's ax25 interface: one datagram per frame (paclen = MTU),
-        // unless the port sets N1 (then longer datagrams are segmented),
-        // as `linklab ip` without and with --n1.
-        if port_files.get(port).is_none_or(|p| p.n1.is_none()) {
-            link.n1 = mtu.clamp(1, 2048);
-        }
-        if mode == Encapsulation::Datagram && mtu > link.n1 {
-            return Err(self.error(
-                tun.mtu.as_ref().map(Spanned::span).or(Some(tun.name.span())),
-                &at("mtu"),
-                format!("{mtu} octets is above the port's N1 {}: in datagram mode each datagram is one UI frame, which cannot be segmented (AX.25 6.6)", link.n1),
-            ));
-        }
-        if mode == Encapsulation::VirtualCircuit && mtu > link.n1 && link.modulus == Modulus::Mod8 {
-            return Err(self.error(
-                tun.mtu.as_ref().map(Spanned::span).or(Some(tun.name.span())),
-                &at("mtu"),
-                format!("{mtu} octets is above N1 {}: in VC mode a longer datagram is segmented, which needs a modulo-128 port (mod128 = true)", link.n1),
-            ));
-        }
-        let mut ax25 = Ax25Config::new(local, mtu, link);
-        ax25.encapsulation = mode;
-        ax25.arp_ipv4 = match tun.arp {
-            Some(false) => None,
-            _ => addresses.iter().find_map(|(ip, _)| match ip {
-                IpAddr::V4(v4) => Some(*v4),
-                IpAddr::V6(_) => None,
-            }),
-        };
-        for (ip, call) in &tun.neighbours {
-            let Ok(ip) = ip.parse::<IpAddr>() else {
-                return Err(self.error(
-                    Some(call.span()),
-                    &at("neighbours"),
-                    format!("{ip:?} is not an IP address"),
-                ));
-            };
-            if !addresses.iter().any(|(a, _)| a.is_ipv4() == ip.is_ipv4()) {
-                return Err(self.error(
-                    Some(call.span()),
-                    &at("neighbours"),
-                    format!("{ip} is not of an IP version the device has an address of"),
-                ));
-            }
-            ax25.neighbours
-                .push((ip, self.callsign(call, &at("neighbours"))?));
-        }
-        for (call, mode) in &tun.ipmode {
-            let call = call.parse::<Address>().map_err(|e| {
-                self.error(Some(mode.span()), &at("ipmode"), format!("{call:?}: {e}"))
-            })?;
-            let encapsulation = encapsulation(mode, &at("ipmode"))?;
-            if encapsulation == Encapsulation::Datagram && mtu > ax25.link.n1 {
-                return Err(self.error(
-                    Some(mode.span()),
-                    &at("ipmode"),
-                    format!("{call} in datagram mode: the MTU {mtu} is above the port's N1 {}, and a UI frame cannot be segmented (AX.25 6.6)", ax25.link.n1),
-                ));
-            }
-            ax25.modes.push((call, encapsulation));
-        }
-        linklab_ip::Ax25Interface::new(ax25.clone())
-            .map_err(|e| self.error(Some(tun.name.span()), &at("name"), e.to_string()))?;
-        Ok(TunSpec {
-            port,
-            name,
-            addresses,
-            ax25,
-        })
     }
 
     /// The index of the port `name` names.
