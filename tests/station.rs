@@ -9,7 +9,7 @@ mod cli;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::thread;
@@ -231,6 +231,26 @@ fn kiss_data(frame: Vec<u8>) -> Vec<u8> {
         &mut out,
     );
     out
+}
+
+/// A file-drop service, N0CALL-5, into `dir/drop` (made here): the
+/// directory and the `[[service]]` table.
+fn drop_service(dir: &Path) -> (PathBuf, String) {
+    let drop_dir = dir.join("drop");
+    std::fs::create_dir(&drop_dir).unwrap();
+    let table = format!(
+        "\n[[service]]\ncallsign = \"N0CALL-5\"\nbuiltin = \"drop\"\ndirectory = \"{}\"\n",
+        drop_dir.display()
+    );
+    (drop_dir, table)
+}
+
+/// The files in directory `dir`.
+fn files_in(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect()
 }
 
 /// A SABM from N0CALL-7 to the station's echo service N0CALL-4, as a
@@ -488,10 +508,7 @@ ax25-peers = ["N0CALL-13=ipn:2.*"]
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(std::fs::read(&got_bundle).unwrap(), bundle, "DTN bundle");
     station.wait_for("the drop stored", |l| l.contains(": stored "));
-    let stored: Vec<_> = std::fs::read_dir(&drop_dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
+    let stored = files_in(&drop_dir);
     assert_eq!(stored.len(), 1, "{stored:?}");
     assert!(stored[0]
         .file_name()
@@ -554,14 +571,8 @@ ax25-peers = ["N0CALL-13=ipn:2.*"]
 fn a_reload_adds_a_service_and_removes_a_beacon_while_a_transfer_runs() {
     let ch = channel("3");
     let dir = tempfile::tempdir().unwrap();
-    let drop_dir = dir.path().join("drop");
-    std::fs::create_dir(&drop_dir).unwrap();
-    let base = format!(
-        "{}{}\n[[service]]\ncallsign = \"N0CALL-5\"\nbuiltin = \"drop\"\ndirectory = \"{}\"\n",
-        head(dir.path()),
-        port(&ch.kiss(0)),
-        drop_dir.display()
-    );
+    let (drop_dir, drop_table) = drop_service(dir.path());
+    let base = format!("{}{}{drop_table}", head(dir.path()), port(&ch.kiss(0)));
     let beacon = "\n[[beacon]]\nport = \"vhf\"\ntext = \"going away\"\nevery-s = 10\n";
     let station = Station::start(dir.path(), &format!("{base}{beacon}"));
     let data = pattern(50_000, 3);
@@ -617,10 +628,7 @@ fn a_reload_adds_a_service_and_removes_a_beacon_while_a_transfer_runs() {
     let out = finish_within(send, "the transfer", TRANSFER_LIMIT);
     assert!(out.status.success(), "{}", text(&out.stderr));
     station.wait_for("the drop stored", |l| l.contains(": stored "));
-    let stored: Vec<_> = std::fs::read_dir(&drop_dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
+    let stored = files_in(&drop_dir);
     assert_eq!(
         std::fs::read(&stored[0]).unwrap(),
         data,
@@ -815,14 +823,8 @@ fn an_agwpe_client_that_never_reads_is_let_go_and_the_rest_serve_on() {
 fn a_station_killed_mid_transfer_leaves_the_drop_partial() {
     let ch = channel("2");
     let dir = tempfile::tempdir().unwrap();
-    let drop_dir = dir.path().join("drop");
-    std::fs::create_dir(&drop_dir).unwrap();
-    let config = format!(
-        "{}{}\n[[service]]\ncallsign = \"N0CALL-5\"\nbuiltin = \"drop\"\ndirectory = \"{}\"\n",
-        head(dir.path()),
-        port(&ch.kiss(0)),
-        drop_dir.display()
-    );
+    let (drop_dir, drop_table) = drop_service(dir.path());
+    let config = format!("{}{}{drop_table}", head(dir.path()), port(&ch.kiss(0)));
     let station = Station::start(dir.path(), &config);
     let file = dir.path().join("data.bin");
     std::fs::write(&file, pattern(200_000, 5)).unwrap();
@@ -844,9 +846,9 @@ fn a_station_killed_mid_transfer_leaves_the_drop_partial() {
     station.signal("KILL");
     let out = finish_within(send, "the cut transfer", TRANSFER_LIMIT);
     assert!(!out.status.success(), "a cut transfer is reported as cut");
-    let names: Vec<String> = std::fs::read_dir(&drop_dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+    let names: Vec<String> = files_in(&drop_dir)
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
     assert_eq!(names.len(), 1, "{names:?}");
     assert!(names[0].ends_with(".partial"), "{names:?}");
