@@ -472,7 +472,7 @@ fn disconnect_collision_and_release_timeout() {
 }
 
 #[test]
-fn poll_on_last_i_frame_keeps_one_poll_outstanding() {
+fn poll_on_last_i_frame_holds_new_frames_until_the_final() {
     let config = Config {
         poll_on_last_i_frame: true,
         ..v20()
@@ -480,14 +480,59 @@ fn poll_on_last_i_frame_keeps_one_poll_outstanding() {
     let mut p = Pair::new(config.clone(), config, 21);
     p.connect();
     let now = p.now;
-    // Two sends, each the last in the queue when it goes out, before any
-    // answer: only the first may carry P = 1.
+    // The first send is the last in the queue when it goes out: it ends
+    // its burst and carries P = 1. Data queued while that poll is
+    // unanswered waits for the answer (one P outstanding, 4.4.3), so that
+    // it too can end a burst with P instead of waiting for the peer's T2.
     p.a().send(b"first".to_vec()).unwrap();
     let first = p.a().poll_transmit(now).expect("an I frame");
-    p.a().send(b"second".to_vec()).unwrap();
-    let second = p.a().poll_transmit(now).expect("an I frame");
     assert!(first.control().pf(), "{first:?}");
-    assert!(!second.control().pf(), "{second:?}");
+    p.a().send(b"second".to_vec()).unwrap();
+    assert_eq!(p.a().poll_transmit(now), None, "held until F = 1");
+    p.b().handle_frame(now, &first);
+    let answer = p.b().poll_transmit(now).expect("RR F = 1");
+    assert!(answer.control().pf(), "{answer:?}");
+    p.a().handle_frame(now, &answer);
+    let second = p.a().poll_transmit(now).expect("the held I frame");
+    assert!(second.control().pf(), "{second:?}");
+}
+
+#[test]
+fn poll_on_last_i_frame_polls_the_last_frame_of_a_short_burst() {
+    // Issue 29's transcript: a sender with window 7, a receiver with
+    // window 4 that acknowledges when its window fills (RR R4, no F)
+    // just before it answers the poll. Frames freed by that RR must not
+    // go out while the poll is unanswered: the last of them would end
+    // the transfer without P and wait for the receiver's T2 (1.45 s of
+    // an 11.8 s transfer at 9600 bit/s).
+    let sender = Config {
+        poll_on_last_i_frame: true,
+        window_mod8: 7,
+        ..v20()
+    };
+    let receiver = Config {
+        window_mod8: 4,
+        ack_policy: AckPolicy::WindowOrT2,
+        ..v20()
+    };
+    let receiver_t2 = receiver.t2;
+    let mut p = Pair::new(sender, receiver, 24);
+    p.connect();
+    for n in 0..8u8 {
+        p.a().send(vec![n; 40]).unwrap();
+    }
+    let t0 = p.now;
+    assert!(p.run_until(MINUTE, |p| p.received(Side::B).len() == 8
+        && p.links[0].sequence_variables().1 == 0));
+    assert_eq!(p.logged("<RR R R4>"), 1, "{}", p.dump());
+    assert_eq!(p.logged("<I C P S6"), 1, "{}", p.dump());
+    assert_eq!(p.logged("<I C P S7"), 1, "{}", p.dump());
+    assert_eq!(p.logged("<RR R F"), 2, "{}", p.dump());
+    assert!(
+        p.now.saturating_duration_since(t0) < receiver_t2,
+        "waited for T2: {}",
+        p.dump()
+    );
 }
 
 #[test]
@@ -1013,4 +1058,41 @@ fn a_repeated_final_retransmits_once() {
         );
         assert_eq!(p.links[0].sequence_variables(), (4, 0, 0));
     }
+}
+
+#[test]
+fn the_first_round_trip_measured_sets_t1() {
+    // RFC 6298 2.2's rule for the first sample: a link set up with a long
+    // initial T1 (15 s, as behind a slow TNC) and a 26 ms round trip
+    // has T1 = 2 x SRT, floored at T1 min, once the SABM(E)/UA exchange
+    // (and the XID exchange after it) is done; with the SDL's 1/8
+    // smoothing from T1V / 2 it would still be 13 s.
+    let polling = Config {
+        t1: Duration::from_secs(15),
+        t1_min: Duration::from_millis(10),
+        poll_on_last_i_frame: true,
+        ..Config::default()
+    };
+    let mut p = Pair::new(polling.clone(), polling.clone(), 25);
+    p.connect();
+    let t1v = p.links[0].t1v();
+    assert!(
+        t1v < Duration::from_millis(200),
+        "T1V {t1v:?}: {}",
+        p.dump()
+    );
+    // A station that does not poll waits for the peer's delayed
+    // acknowledgement: twice (SRT + T2).
+    let waiting = Config {
+        poll_on_last_i_frame: false,
+        ..polling
+    };
+    let t2 = waiting.t2;
+    let mut p = Pair::new(waiting.clone(), waiting, 25);
+    p.connect();
+    let t1v = p.links[0].t1v();
+    assert!(
+        t1v > 2 * t2 && t1v < 2 * t2 + Duration::from_millis(200),
+        "T1V {t1v:?}"
+    );
 }

@@ -271,6 +271,13 @@ impl<F: Framing> Link<F> {
                 }
                 self.stop_t1(now);
                 self.reset_variables();
+                // RC = 1: the set-mode command went once, so this UA
+                // answers it and the round trip is a sample (Karn's rule);
+                // after a retry it is not (RC > 1, select T1 value keeps
+                // SRT).
+                if self.rc == 1 {
+                    self.rc = 0;
+                }
                 self.select_t1_value();
                 self.enter_connected(now);
                 // C5.3: "The station initiating the AX.25 connection will
@@ -555,6 +562,7 @@ impl<F: Framing> Link<F> {
     pub(super) fn reset_t1v(&mut self) {
         self.t1v = self.t1_base * self.framing.t1_scale();
         self.srt = self.t1v / 2;
+        self.srt_measured = false;
         self.t1_remaining_when_stopped = None;
     }
 }

@@ -267,6 +267,10 @@ pub struct Link<F: Framing> {
     rd_sent: bool,
     /// SRT, smoothed round trip time.
     srt: Duration,
+    /// SRT holds a measured round trip, not the initial T1V / 2: the
+    /// first measurement replaces it whole (as RFC 6298 2.2 does for TCP),
+    /// later ones are smoothed into it.
+    srt_measured: bool,
     /// T1V, the next T1 value.
     t1v: Duration,
     t1_remaining_when_stopped: Option<Duration>,
@@ -406,6 +410,7 @@ impl<F: Framing> Link<F> {
             got_i: false,
             rd_sent: false,
             srt: t1v / 2,
+            srt_measured: false,
             t1v,
             t1_remaining_when_stopped: None,
             t1_expired: false,

@@ -370,10 +370,15 @@ impl<F: Framing> Link<F> {
         self.n1_tx = params.n1_tx;
         self.k = params.k_tx;
         self.n2 = params.n2;
+        // A round trip already measured (the SABM(E)/UA exchange) says more
+        // about this link than the peer's initial T1 does: the agreed value
+        // becomes the initial one only for a later re-establishment.
         if params.t1 != self.t1_base {
             self.t1_base = params.t1;
-            self.reset_t1v();
-            self.t1v = self.t1v.clamp(self.config.t1_min, self.config.t1_max);
+            if !self.srt_measured {
+                self.reset_t1v();
+                self.t1v = self.t1v.clamp(self.config.t1_min, self.config.t1_max);
+            }
         }
     }
 

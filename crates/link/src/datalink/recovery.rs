@@ -252,9 +252,35 @@ impl<F: Framing> Link<F> {
         }
     }
 
+    /// The least T1V that "select T1 value" gives with RC = 0: T1 min,
+    /// and for a combined station that does not poll on the last I frame
+    /// of a burst, 2 (SRT + T2). Such a station's frames are acknowledged
+    /// up to the peer's T2 after they arrive (6.7.1.2; our own T2 stands
+    /// for the peer's), while SRT may come from answers that were not
+    /// delayed (the SABM(E)/UA exchange, enquiries): T1 is twice the
+    /// expected answer time, as 2 SRT is twice the round trip, or every
+    /// burst would end in a needless enquiry.
+    fn t1_floor(&self) -> Duration {
+        let config = &self.config;
+        if config.role == Role::Combined && !config.poll_on_last_i_frame {
+            config
+                .t1_min
+                .max(self.srt.saturating_add(config.t2).saturating_mul(2))
+        } else {
+            config.t1_min
+        }
+    }
+
     /// "Select T1 value" (fig. C4.7b, revision 4): with RC = 0, SRT <-
     /// 7/8 SRT + 1/8 (T1V - time left on T1 when last stopped) and T1V <-
     /// 2 SRT; after an expiry, T1V grows by the configured back-off.
+    ///
+    /// The SDL starts SRT at half the initial T1V and moves it an eighth
+    /// per sample, so with a long initial T1 (needed before anything is
+    /// known of the link) T1 stays near it for dozens of exchanges after a
+    /// short round trip has been measured. Here the first measurement
+    /// replaces the initial SRT whole, as RFC 6298 (2.2) does for TCP's
+    /// SRTT, and later ones are smoothed as the SDL says.
     pub(super) fn select_t1_value(&mut self) {
         let config = &self.config;
         if self.rc == 0 {
@@ -263,9 +289,14 @@ impl<F: Framing> Link<F> {
             }
             if let Some(left) = self.t1_remaining_when_stopped.take() {
                 let rtt = self.t1v.saturating_sub(left);
-                self.srt = self.srt * 7 / 8 + rtt / 8;
+                self.srt = if self.srt_measured {
+                    self.srt * 7 / 8 + rtt / 8
+                } else {
+                    rtt
+                };
+                self.srt_measured = true;
             }
-            self.t1v = (self.srt * 2).clamp(config.t1_min, config.t1_max);
+            self.t1v = (self.srt * 2).max(self.t1_floor()).min(config.t1_max);
         } else if self.t1_expired {
             let base = self.srt * 2;
             let t1v = match config.t1_backoff {
@@ -277,7 +308,7 @@ impl<F: Framing> Link<F> {
                 }
             };
             let floor = if config.t1_adaptive {
-                config.t1_min
+                self.t1_floor()
             } else {
                 Duration::ZERO
             };

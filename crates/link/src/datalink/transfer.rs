@@ -140,7 +140,7 @@ impl<F: Framing> Link<F> {
                 self.vs = self.seq_add(ns, 1);
                 break ns;
             }
-            if self.seq_diff(self.top, self.va) >= self.k {
+            if !self.may_send_new_i_frame() {
                 return None;
             }
             let payload = self.next_payload()?;
@@ -152,11 +152,6 @@ impl<F: Framing> Link<F> {
             break ns;
         };
         let (pid, info) = self.sent[usize::from(ns)].clone()?;
-        let window_closes = self.seq_diff(self.top, self.va) >= self.k;
-        let last = self.vs == self.top
-            && self.resend.is_empty()
-            && self.segments.is_empty()
-            && self.i_queue.is_empty();
         // Checkpointing: at most one P = 1 outstanding (4.4.3; C4.4 "P = 1 only
         // if no poll outstanding"); the answer with F = 1 clears it.
         // A secondary never polls; an NRM primary polls on the last I
@@ -167,7 +162,7 @@ impl<F: Framing> Link<F> {
             (Role::Primary, Mode::Nrm) => self.config.poll_policy == PollPolicy::OnLastIFrame,
             _ => self.config.poll_on_last_i_frame,
         };
-        let poll = may_poll && !self.poll_outstanding && (window_closes || last);
+        let poll = may_poll && !self.poll_outstanding && self.ends_burst();
         if poll {
             self.poll_outstanding = true;
         }
@@ -182,6 +177,34 @@ impl<F: Framing> Link<F> {
         self.stop_t3(now);
         self.t1_on_i_frame(now);
         Some(pdu)
+    }
+
+    /// True if the I frame just taken is the last one [`Link::next_i_frame`]
+    /// would give now: no retransmission left, and no new frame allowed
+    /// (window full, peer busy) or none queued. Under
+    /// [`Config::poll_on_last_i_frame`](crate::Config::poll_on_last_i_frame)
+    /// it carries P, so every burst ends with a poll and the peer answers
+    /// at once, whether the burst ended because the window filled or
+    /// because the data did.
+    fn ends_burst(&self) -> bool {
+        let resend_left = self.resend.iter().any(|&ns| self.outstanding(ns));
+        let new_left =
+            self.may_send_new_i_frame() && !(self.segments.is_empty() && self.i_queue.is_empty());
+        !resend_left && self.vs == self.top && (self.peer_receiver_busy || !new_left)
+    }
+
+    /// True if a new I frame (one never sent) may go now: the window
+    /// V(A)..V(A)+k is open, and, for a combined station that polls on the
+    /// last I frame of a burst, no poll is outstanding. Like G8BPQ's
+    /// LinBPQ, such a station holds new frames until the answer with F = 1:
+    /// a frame sent after the poll would end its burst without P (only one
+    /// P may be outstanding, 4.4.3) and wait for the peer's T2 instead of
+    /// being acknowledged at once. Retransmissions are not held.
+    fn may_send_new_i_frame(&self) -> bool {
+        let holds_for_final = self.config.role == Role::Combined
+            && self.config.poll_on_last_i_frame
+            && self.poll_outstanding;
+        self.seq_diff(self.top, self.va) < self.k && !holds_for_final
     }
 
     /// T1 as an I frame is sent ([`Config::t1_on_i_frame`](crate::Config::t1_on_i_frame)). An NRM
@@ -209,12 +232,9 @@ impl<F: Framing> Link<F> {
         matches!(self.state, State::Connected | State::TimerRecovery)
             && !self.peer_receiver_busy
             && !self.negotiating
-            && (self
-                .resend
-                .iter()
-                .any(|&ns| self.seq_diff(ns, self.va) < self.seq_diff(self.top, self.va))
+            && (self.resend.iter().any(|&ns| self.outstanding(ns))
                 || self.vs != self.top
-                || (self.seq_diff(self.top, self.va) < self.k
+                || (self.may_send_new_i_frame()
                     && !(self.segments.is_empty() && self.i_queue.is_empty())))
     }
 
