@@ -52,9 +52,6 @@ pub struct AgwArgs {
     /// incoming links take whichever the caller asks for.
     #[arg(long)]
     mod128: bool,
-    /// The radios' on-air bit rate, reported to clients that ask ('g').
-    #[arg(long, value_name = "BIT/S")]
-    bitrate: Option<u32>,
     #[command(flatten)]
     link: LinkArgs,
     #[command(flatten)]
@@ -70,8 +67,6 @@ struct PortTable {
     kiss: KissAddress,
     #[arg(long)]
     mod128: bool,
-    #[arg(long)]
-    bitrate: Option<u32>,
     #[command(flatten)]
     link: LinkArgs,
     #[command(flatten)]
@@ -82,7 +77,6 @@ struct PortTable {
 fn port(
     address: &KissAddress,
     mod128: bool,
-    bitrate: Option<u32>,
     link: &LinkArgs,
     tnc: &TncArgs,
     answer_for: &[Address],
@@ -93,7 +87,8 @@ fn port(
         link: link.config(crate::modulus(mod128))?,
         answer_for: answer_for.to_vec(),
         max_links: MAX_LINKS,
-        bit_rate: bitrate,
+        bit_rate: tnc.bitrate,
+        ackmode: tnc.ackmode(),
     })
 }
 
@@ -161,7 +156,6 @@ fn file_ports(
         let config = port(
             &parsed.kiss,
             parsed.mod128,
-            parsed.bitrate,
             &parsed.link,
             &parsed.tnc,
             answer_for,
@@ -187,7 +181,6 @@ pub fn run(args: AgwArgs) -> anyhow::Result<()> {
         ports.push(port(
             address,
             args.mod128,
-            args.bitrate,
             &args.link,
             &args.tnc,
             &args.mycall,

@@ -264,6 +264,7 @@ fn node(a: NodeArgs) -> anyhow::Result<()> {
             Some(Ax25Options {
                 kiss,
                 params: a.tnc.params()?,
+                air: a.tnc.air()?,
                 monitor: a.tnc.monitor,
                 mycall,
                 link,

@@ -367,6 +367,7 @@ impl IpArgs {
     fn run<A: Application>(&self, host: Host, app: &mut A) -> anyhow::Result<IpStation> {
         let params = self.common.tnc.params()?;
         let mut station = IpStation::new(host, params.port);
+        station.set_air(self.common.tnc.air()?);
         station.set_monitor(self.common.tnc.monitor);
         let kiss = self.common.kiss.clone();
         let link = &station.host().ax25().config().link;
@@ -442,6 +443,7 @@ fn tun(args: &IpArgs, a: &TunArgs) -> anyhow::Result<()> {
     let iface = Ax25Interface::new(config).map_err(|e| usage(e.to_string()))?;
     let params = args.common.tnc.params()?;
     let mut station = IpStation::new(DatagramPort::new(iface), params.port);
+    station.set_air(args.common.tnc.air()?);
     let monitor = args.common.tnc.monitor;
     station.set_monitor(monitor);
     let addresses: Vec<(IpAddr, u8)> = std::iter::once(&args.addr)

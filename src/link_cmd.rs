@@ -9,8 +9,8 @@ use anyhow::{anyhow, Context};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use linklab_io::{
-    driver, Direction, DriverHandle, DriverOptions, KissAddress, KissParams, KissTime,
-    LinkSettings, Notice, Request, Station, StationEvent,
+    driver, AckMode, AirSettings, Direction, DriverHandle, DriverOptions, KissAddress, KissParams,
+    KissTime, LinkSettings, Notice, Request, Station, StationEvent,
 };
 use linklab_link::{AckPolicy, Config, DisconnectReason, Event, FailureReason, Version};
 use linklab_wire::ax25::{same_station, Address, MAX_DIGIPEATERS};
@@ -114,6 +114,18 @@ pub struct TncArgs {
     /// Send TXTAIL to the TNC, in milliseconds (10 ms units).
     #[arg(long, value_name = "MS")]
     txtail_ms: Option<u64>,
+    /// The radio's bit rate on the air: with the TXDELAY, P and SLOTTIME,
+    /// when a frame handed to the TNC should have left the air, which is
+    /// when T1 starts (unless the TNC answers ACKMODE) [default: 1200].
+    #[arg(long, value_name = "BIT/S",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) bitrate: Option<u32>,
+    /// KISS ACKMODE (G8BPQ, command 0x0C): the TNC tells when each frame
+    /// has been sent, and T1 starts then. `auto` asks with the first frame
+    /// and falls back to the estimate from --bitrate if the TNC does not
+    /// answer [default: auto].
+    #[arg(long, value_name = "MODE", value_parser = ["auto", "on", "off"])]
+    ackmode: Option<String>,
     /// Print every frame sent (TX) and received (RX) on standard error.
     #[arg(long)]
     pub(crate) monitor: bool,
@@ -183,7 +195,7 @@ pub struct LinkCommon {
 
 /// Where a link command goes: its own TNC, or an AGWPE server.
 pub(crate) enum Through {
-    Kiss(CommonArgs),
+    Kiss(Box<CommonArgs>),
     Station(crate::agw_client::StationArgs),
 }
 
@@ -201,12 +213,12 @@ impl LinkCommon {
                             .into(),
                     ));
                 }
-                Ok(Through::Kiss(CommonArgs {
+                Ok(Through::Kiss(Box::new(CommonArgs {
                     kiss,
                     mycall: self.mycall,
                     link: self.link,
                     tnc: self.tnc,
-                }))
+                })))
             }
             (None, Some(address)) => {
                 let given = self
@@ -325,6 +337,7 @@ impl CommonArgs {
             params,
             DriverOptions {
                 shutdown_grace: grace,
+                air: self.tnc.air()?,
             },
         ))
     }
@@ -383,6 +396,8 @@ impl TncArgs {
             (self.persist.is_some(), "--persist"),
             (self.slot_ms.is_some(), "--slot-ms"),
             (self.txtail_ms.is_some(), "--txtail-ms"),
+            (self.bitrate.is_some(), "--bitrate"),
+            (self.ackmode.is_some(), "--ackmode"),
         ]
         .into_iter()
         .find_map(|(given, name)| given.then_some(name))
@@ -402,6 +417,26 @@ impl TncArgs {
             .validate()
             .map_err(|e| usage(format!("{}: {e}", kiss_option_of(e.param))))?;
         Ok(params)
+    }
+}
+
+impl TncArgs {
+    /// ACKMODE as asked for (`auto` unless given).
+    pub(crate) fn ackmode(&self) -> AckMode {
+        self.ackmode
+            .as_deref()
+            .and_then(|mode| mode.parse().ok())
+            .unwrap_or_default()
+    }
+
+    /// What the transmit clock knows of the port: ACKMODE, the bit rate
+    /// and the KISS timings sent to the TNC.
+    pub(crate) fn air(&self) -> anyhow::Result<AirSettings> {
+        Ok(AirSettings::for_port(
+            self.ackmode(),
+            self.bitrate,
+            &self.params()?,
+        ))
     }
 }
 
@@ -817,7 +852,7 @@ impl Receiver {
 
 pub fn listen(mut args: ListenArgs) -> anyhow::Result<()> {
     match take_common(&mut args.common).through(false)? {
-        Through::Kiss(common) => block_on(listen_async(common, args)),
+        Through::Kiss(common) => block_on(listen_async(*common, args)),
         Through::Station(station) => crate::agw_client::listen(station, args.out, args.once),
     }
 }
@@ -903,7 +938,7 @@ async fn listen_async(common: CommonArgs, args: ListenArgs) -> anyhow::Result<()
 
 pub fn send(mut args: SendArgs) -> anyhow::Result<()> {
     match take_common(&mut args.common).through(args.mod128)? {
-        Through::Kiss(common) => block_on(send_async(common, args)),
+        Through::Kiss(common) => block_on(send_async(*common, args)),
         Through::Station(station) => crate::agw_client::send(station, args.to, args.via, args.file),
     }
 }
@@ -1075,7 +1110,7 @@ fn queue_file(handle: &DriverHandle, remote: Address, data: &[u8], n1: usize) {
 
 pub fn connect(mut args: ConnectArgs) -> anyhow::Result<()> {
     match take_common(&mut args.common).through(args.mod128)? {
-        Through::Kiss(common) => block_on(connect_async(common, args)),
+        Through::Kiss(common) => block_on(connect_async(*common, args)),
         Through::Station(station) => crate::agw_client::connect(station, args.dest, args.via),
     }
 }

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, SystemTime};
 
 use linklab_core::{Engine, Instant};
-use linklab_io::{KissParams, Station, KISS_MAX_FRAME};
+use linklab_io::{AckMode, AirClock, AirSettings, KissParams, Station, KISS_MAX_FRAME};
 use linklab_link::Config;
 use linklab_wire::ax25::{Address, AddressField, Callsign, Frame};
 use linklab_wire::control::Modulus;
@@ -43,8 +43,18 @@ pub struct PortConfig {
     pub answer_for: Vec<Address>,
     /// The most links a local callsign keeps on this port.
     pub max_links: usize,
-    /// The on-air bit rate, for the 'g' answer, if known.
+    /// The on-air bit rate, for the 'g' answer and the transmit clock's
+    /// estimate, if known.
     pub bit_rate: Option<u32>,
+    /// ACKMODE with the TNC ([`AirClock`]).
+    pub ackmode: AckMode,
+}
+
+impl PortConfig {
+    /// What the port's transmit clock knows of its transmitter.
+    pub fn air(&self) -> AirSettings {
+        AirSettings::for_port(self.ackmode, self.bit_rate, &self.kiss)
+    }
 }
 
 /// A frame that arrived on a port, for the server to route.
@@ -70,6 +80,12 @@ pub(crate) struct RadioPort {
     pub stations: BTreeMap<Key, Station>,
     /// KISS octets ready for the TNC.
     tx: Vec<u8>,
+    /// Frames handed over since the last [`RadioPort::flush_air`].
+    to_air: Vec<Vec<u8>>,
+    /// When our frames leave the air; T1 is held while they have not.
+    air: AirClock,
+    /// The channel-busy hint given to the stations.
+    busy: bool,
     /// Frames sent, for the 'T' records.
     pub sent: VecDeque<Arrival>,
     heard: Vec<Heard>,
@@ -100,6 +116,7 @@ pub struct PortCounters {
 
 impl RadioPort {
     pub fn new(config: PortConfig) -> RadioPort {
+        let air = AirClock::new(config.air(), config.kiss.port);
         RadioPort {
             config,
             up: false,
@@ -107,6 +124,9 @@ impl RadioPort {
             moduli: LinkModuli::new(),
             stations: BTreeMap::new(),
             tx: Vec::new(),
+            to_air: Vec::new(),
+            air,
+            busy: false,
             sent: VecDeque::new(),
             heard: Vec::new(),
             received: VecDeque::new(),
@@ -115,11 +135,13 @@ impl RadioPort {
         }
     }
 
-    /// The TNC is connected: the KISS parameters go first.
+    /// The TNC is connected: the KISS parameters go first, and whether it
+    /// answers ACKMODE is asked again.
     pub fn come_up(&mut self) {
         self.up = true;
         self.decoder = kiss::Decoder::new(KISS_MAX_FRAME);
         self.tx = self.config.kiss.encode();
+        self.air = AirClock::new(self.config.air(), self.config.kiss.port);
     }
 
     /// The TNC is gone: its octets in flight are dropped.
@@ -127,6 +149,7 @@ impl RadioPort {
         self.counters.tnc_losses += 1;
         self.up = false;
         self.tx.clear();
+        self.to_air.clear();
     }
 
     /// The station of `local`, made if new (listening if `registered`).
@@ -134,6 +157,8 @@ impl RadioPort {
         let k = key(local);
         if !self.stations.contains_key(&k) {
             let mut station = Station::new(*local, self.config.link.clone()).ok()?;
+            // No link yet, so no timer to pause: only the hint is set.
+            station.set_channel_busy(Instant::ZERO, self.busy);
             station.set_kiss_port(self.config.kiss.port);
             station.set_max_links(self.config.max_links);
             station.set_listening(registered);
@@ -157,7 +182,15 @@ impl RadioPort {
             match item {
                 Ok(kiss::Frame {
                     port,
-                    command: Command::Data(data),
+                    command: Command::AckMode { seq, data },
+                }) if port == self.config.kiss.port && data.is_empty() => {
+                    self.air.answered(now, seq)
+                }
+                // Data, or another host's ACKMODE frame reflected by a KISS
+                // hub.
+                Ok(kiss::Frame {
+                    port,
+                    command: Command::Data(data) | Command::AckMode { data, .. },
                 }) if port == self.config.kiss.port => {
                     let modulus = self.moduli.observe(&data);
                     if let Ok((field, _)) = AddressField::decode(&data) {
@@ -192,13 +225,7 @@ impl RadioPort {
         let modulus = self.moduli.observe(&bytes);
         self.counters.frames_sent += 1;
         self.counters.octets_sent += bytes.len() as u64;
-        kiss::encode_into(
-            &kiss::Frame {
-                port: self.config.kiss.port,
-                command: Command::Data(bytes.clone()),
-            },
-            &mut self.tx,
-        );
+        self.to_air.push(bytes.clone());
         self.sent.push_back(Arrival {
             bytes,
             modulus,
@@ -222,6 +249,23 @@ impl RadioPort {
             self.transmit(frame.encode(), None);
         }
         events
+    }
+
+    /// Hands the frames transmitted since the last call to the TNC through
+    /// the transmit clock (ACKMODE or data), and tells every station
+    /// whether frames of ours are still to leave the air.
+    pub fn flush_air(&mut self, now: Instant) {
+        for frame in self.to_air.drain(..) {
+            self.air.transmit(now, frame);
+        }
+        self.tx.append(&mut self.air.take_octets());
+        let busy = self.air.busy(now);
+        if busy != self.busy {
+            self.busy = busy;
+            for station in self.stations.values_mut() {
+                station.set_channel_busy(now, busy);
+            }
+        }
     }
 
     /// A KISS command other than data from a client sharing the TNC,
@@ -310,16 +354,19 @@ impl RadioPort {
         });
     }
 
-    /// When a station's timer runs next.
+    /// When a station's timer or the transmit clock runs next.
     pub fn poll_timeout(&self) -> Option<Instant> {
         self.stations
             .values()
             .filter_map(Engine::poll_timeout)
+            .chain(self.air.poll_timeout())
             .min()
     }
 
-    /// Runs the stations' timers due at `now`.
+    /// Runs the transmit clock and the stations' timers due at `now`.
     pub fn handle_timeout(&mut self, now: Instant) {
+        self.air.handle_timeout(now);
+        self.flush_air(now);
         for station in self.stations.values_mut() {
             if station.poll_timeout().is_some_and(|t| t <= now) {
                 station.handle_timeout(now);

@@ -522,6 +522,7 @@ impl Server {
             }
             let registry = &self.registry;
             if let Some(port) = self.ports.get_mut(index) {
+                port.flush_air(now);
                 port.prune(|k| registry.contains_key(k));
             }
         }

@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime};
 use linklab_agw::client::{Client, ClientEvent, ClientOptions, Link};
 use linklab_agw::{ClientId, PortConfig, Server};
 use linklab_core::Instant;
-use linklab_io::KissParams;
+use linklab_io::{AckMode, KissParams};
 use linklab_link::Config;
 use linklab_wire::ax25::Address;
 use linklab_wire::control::Modulus;
@@ -32,6 +32,7 @@ fn port_config() -> PortConfig {
         answer_for: Vec::new(),
         max_links: 64,
         bit_rate: None,
+        ackmode: AckMode::Off,
     }
 }
 

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use linklab_agw::wire::{CallField, Decoder, Header, Message};
 use linklab_agw::{ClientId, PortConfig, Server, LINK_QUEUE_LIMIT};
 use linklab_core::{Engine, Instant};
-use linklab_io::{KissParams, Station, StationEvent};
+use linklab_io::{AckMode, KissParams, Station, StationEvent};
 use linklab_link::{Config, Event, State};
 use linklab_wire::ax25::{Address, Frame, Pid};
 use linklab_wire::control::Modulus;
@@ -57,6 +57,7 @@ fn port_config() -> PortConfig {
         answer_for: vec![call("N0CALL-9")],
         max_links: 64,
         bit_rate: Some(9600),
+        ackmode: AckMode::Off,
     }
 }
 

@@ -319,6 +319,7 @@ fn start_ax25(
     let setup = ax25::Ax25Setup {
         kiss: options.kiss.clone(),
         params: options.params,
+        air: options.air,
         monitor: options.monitor,
         mycall: options.mycall,
         link,

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use linklab_dtn::{Eid, EidPattern};
-use linklab_io::{KissAddress, KissParams};
+use linklab_io::{AirSettings, KissAddress, KissParams};
 /// How the NORM convergence layer chooses its rate.
 pub use linklab_normcl::Rate as NormRate;
 use linklab_wire::ax25::Address;
@@ -61,6 +61,9 @@ pub struct Ax25Options {
     pub kiss: KissAddress,
     /// The KISS port and the parameters sent to the TNC at start.
     pub params: KissParams,
+    /// The port's transmitter, for the clock that holds T1 until frames
+    /// have left the air (ACKMODE, bit rate).
+    pub air: AirSettings,
     /// Print every frame sent and received on standard error, as a TNC
     /// monitor shows it.
     pub monitor: bool,

@@ -9,7 +9,6 @@ use core::time::Duration;
 use linklab_core::{Engine, Instant};
 
 use linklab_wire::ax25::Address;
-use linklab_wire::kiss;
 use thiserror::Error;
 use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
@@ -17,6 +16,7 @@ use tokio::task::JoinHandle;
 use tokio::time::sleep_until;
 
 use crate::address::KissStream;
+use crate::air::{AirClock, AirSettings};
 use crate::kiss_writer::KissWriter;
 use crate::params::KissParams;
 use crate::station::{Station, StationError, StationEvent};
@@ -88,12 +88,16 @@ pub enum DriverError {
 pub struct DriverOptions {
     /// How long [`Request::Shutdown`] waits for links to be released.
     pub shutdown_grace: Duration,
+    /// The port's transmitter, for the clock that holds T1 until our
+    /// frames have left the air ([`AirClock`]).
+    pub air: AirSettings,
 }
 
 impl Default for DriverOptions {
     fn default() -> DriverOptions {
         DriverOptions {
             shutdown_grace: Duration::from_secs(10),
+            air: AirSettings::default(),
         }
     }
 }
@@ -147,23 +151,22 @@ pub async fn run(
     let start = tokio::time::Instant::now();
     let (mut reader, writer) = tokio::io::split(stream);
     let mut writer = KissWriter::spawn(writer, &params);
-    let port = params.port;
+    let mut air = AirClock::new(options.air, params.port);
     let mut shutdown_at: Option<tokio::time::Instant> = None;
     let mut buf = vec![0u8; 4096];
     let result = loop {
-        // Drain the station: frames to the TNC, then events to the user.
+        // Drain the station: frames to the TNC (through the clock of when
+        // they leave the air, which holds T1 until then), then events to
+        // the user.
         let now = instant(start);
-        let mut out = Vec::new();
-        while let Some(frame) = station.poll_transmit(now) {
-            kiss::encode_into(
-                &kiss::Frame {
-                    port,
-                    command: kiss::Command::Data(frame.encode()),
-                },
-                &mut out,
-            );
+        while let Some(seq) = station.poll_transmitted() {
+            air.answered(now, seq);
         }
-        writer.send(out);
+        while let Some(frame) = station.poll_transmit(now) {
+            air.transmit(now, frame.encode());
+        }
+        station.set_channel_busy(now, air.busy(now));
+        writer.send(air.take_octets());
         let at = start.elapsed();
         while let Some(event) = station.poll_event() {
             notices.send((at, Notice::Station(event))).ok();
@@ -171,8 +174,7 @@ pub async fn run(
         if shutdown_at.is_some() && station.links().next().is_none() {
             break Ok(());
         }
-        let timer = station
-            .poll_timeout()
+        let timer = linklab_core::earliest([station.poll_timeout(), air.poll_timeout()])
             .map(|t| start + Duration::from_micros(t.as_micros()));
         let wake = match (timer, shutdown_at) {
             (Some(t), Some(s)) => Some(t.min(s)),
@@ -212,7 +214,10 @@ pub async fn run(
                 if shutdown_at.is_some_and(|s| s <= tokio::time::Instant::now()) {
                     break Ok(());
                 }
-                station.handle_timeout(instant(start));
+                let now = instant(start);
+                air.handle_timeout(now);
+                station.set_channel_busy(now, air.busy(now));
+                station.handle_timeout(now);
             },
             written = &mut writer.task => break Err(KissWriter::failed(written)),
         }

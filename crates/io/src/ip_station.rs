@@ -17,8 +17,9 @@ use linklab_wire::ax25::{Address, AddressField};
 use linklab_wire::control::Modulus;
 use linklab_wire::kiss::{self, Port};
 
+use crate::air::{AirClock, AirSettings};
 use crate::bad_input::{BadInputCount, BadInputLimiter};
-use crate::kiss_input::KissInput;
+use crate::kiss_input::{KissInput, KissItem};
 use crate::station::{Direction, InputError};
 
 /// What an [`IpStation`] reports.
@@ -100,6 +101,10 @@ pub struct IpStation<H: IpHost = Host> {
     limiter: BadInputLimiter,
     monitor: bool,
     events: VecDeque<IpEvent>,
+    /// When our frames leave the air; T1 is held while they have not.
+    air: AirClock,
+    /// The channel-busy hint given to the AX.25 side.
+    busy: bool,
 }
 
 impl<H: IpHost> IpStation<H> {
@@ -112,7 +117,20 @@ impl<H: IpHost> IpStation<H> {
             limiter: BadInputLimiter::default(),
             monitor: false,
             events: VecDeque::new(),
+            air: AirClock::new(AirSettings::default(), port),
+            busy: false,
         }
+    }
+
+    /// What the transmit clock knows of the port (ACKMODE, bit rate,
+    /// TXDELAY): set before the first frame.
+    pub fn set_air(&mut self, settings: AirSettings) {
+        self.air = AirClock::new(settings, self.port);
+    }
+
+    /// The port's transmit clock.
+    pub fn air(&self) -> &AirClock {
+        &self.air
     }
 
     /// Report every frame sent and received as [`IpEvent::Monitor`].
@@ -146,7 +164,11 @@ impl<H: IpHost> IpStation<H> {
         self.input.push(bytes);
         while let Some(item) = self.input.next(self.port) {
             match item {
-                Ok(frame) => {
+                Ok(KissItem::Transmitted(seq)) => {
+                    self.air.answered(now, seq);
+                    self.sync_busy(now);
+                }
+                Ok(KissItem::Frame(frame)) => {
                     if let Some(count) = self.limiter.resume() {
                         self.events.push_back(IpEvent::BadInputCount(count));
                     }
@@ -172,19 +194,25 @@ impl<H: IpHost> IpStation<H> {
         self.host.poll(now);
     }
 
-    /// The next frame to send, as the octets of one KISS data frame.
+    /// KISS octets for the TNC: the next frame to send (a data or ACKMODE
+    /// frame, [`AirClock`]), or a frame the clock sends again.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Vec<u8>> {
-        let frame = self.host.ax25_mut().poll_transmit(now)?;
-        self.monitor_frame(Direction::Tx, &frame);
-        let mut out = Vec::with_capacity(frame.len() + 4);
-        kiss::encode_into(
-            &kiss::Frame {
-                port: self.port,
-                command: kiss::Command::Data(frame),
-            },
-            &mut out,
-        );
-        Some(out)
+        if let Some(frame) = self.host.ax25_mut().poll_transmit(now) {
+            self.monitor_frame(Direction::Tx, &frame);
+            self.air.transmit(now, frame);
+        }
+        self.sync_busy(now);
+        let out = self.air.take_octets();
+        (!out.is_empty()).then_some(out)
+    }
+
+    /// Gives the AX.25 side the clock's "frames not yet on the air".
+    fn sync_busy(&mut self, now: Instant) {
+        let busy = self.air.busy(now);
+        if busy != self.busy {
+            self.busy = busy;
+            self.host.ax25_mut().set_channel_busy(now, busy);
+        }
     }
 
     /// The next event.
@@ -203,7 +231,11 @@ impl<H: IpHost> IpStation<H> {
     /// When [`IpStation::poll`] or [`IpStation::handle_timeout`] must next
     /// be called (also when the bad input counted is to be reported).
     pub fn poll_timeout(&mut self, now: Instant) -> Option<Instant> {
-        linklab_core::earliest([self.host.poll_at(now), self.limiter.poll_timeout()])
+        linklab_core::earliest([
+            self.host.poll_at(now),
+            self.limiter.poll_timeout(),
+            self.air.poll_timeout(),
+        ])
     }
 
     /// Runs the AX.25 timers due at `now`, and reports the bad input
@@ -212,6 +244,8 @@ impl<H: IpHost> IpStation<H> {
         if let Some(count) = self.limiter.handle_timeout(now) {
             self.events.push_back(IpEvent::BadInputCount(count));
         }
+        self.air.handle_timeout(now);
+        self.sync_busy(now);
         self.host.ax25_mut().handle_timeout(now);
     }
 

@@ -15,7 +15,17 @@ pub(crate) struct KissInput {
     /// The decoder's garbage count already reported.
     garbage_reported: u64,
     /// Items decoded but not yet taken.
-    ready: VecDeque<Result<Vec<u8>, InputError>>,
+    ready: VecDeque<Result<KissItem, InputError>>,
+}
+
+/// What a KISS port's input carries for the station.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum KissItem {
+    /// An AX.25 frame (a data frame's contents).
+    Frame(Vec<u8>),
+    /// The TNC's ACKMODE answer: the frame sent with this sequence has
+    /// been transmitted.
+    Transmitted(u16),
 }
 
 impl KissInput {
@@ -38,10 +48,11 @@ impl KissInput {
         self.decoder.push(bytes);
     }
 
-    /// The next AX.25 frame carried in a data frame on `port`, or the next
-    /// input dropped ([`InputError::Garbage`], [`InputError::Kiss`]);
-    /// parameter frames and other ports' frames are skipped.
-    pub(crate) fn next(&mut self, port: Port) -> Option<Result<Vec<u8>, InputError>> {
+    /// The next AX.25 frame carried in a data frame on `port`, ACKMODE
+    /// answer on `port`, or input dropped ([`InputError::Garbage`],
+    /// [`InputError::Kiss`]); parameter frames and other ports' frames are
+    /// skipped.
+    pub(crate) fn next(&mut self, port: Port) -> Option<Result<KissItem, InputError>> {
         while self.ready.is_empty() {
             let item = self.decoder.next()?;
             // Octets skipped before this item; the decoder counts the octet
@@ -58,7 +69,17 @@ impl KissInput {
                 Ok(kiss::Frame {
                     port: p,
                     command: Command::Data(data),
-                }) if p == port => self.ready.push_back(Ok(data)),
+                }) if p == port => self.ready.push_back(Ok(KissItem::Frame(data))),
+                // A TNC's answer carries no frame; a frame with ACKMODE
+                // is another host's, reflected by a KISS hub: received.
+                Ok(kiss::Frame {
+                    port: p,
+                    command: Command::AckMode { seq, data },
+                }) if p == port => self.ready.push_back(Ok(if data.is_empty() {
+                    KissItem::Transmitted(seq)
+                } else {
+                    KissItem::Frame(data)
+                })),
                 Ok(_) => {}
                 Err(error) => self.ready.push_back(Err(InputError::Kiss(error))),
             }

@@ -22,6 +22,7 @@
 //!   a TUN device ([`linklab_ip::DatagramPort`] in an [`IpStation`]).
 
 mod address;
+pub mod air;
 pub mod axudp;
 mod bad_input;
 pub mod driver;
@@ -35,6 +36,7 @@ mod station;
 pub mod tun_driver;
 
 pub use address::{ConnectError, KissAddress, KissAddressError, KissStream};
+pub use air::{AckMode, AirClock, AirSettings};
 pub use bad_input::{BadInputCount, BAD_INPUT_BURST, BAD_INPUT_INTERVAL};
 pub use driver::{DriverError, DriverHandle, DriverOptions, Notice, Request};
 pub use ip_driver::{Application, IpDriverOptions};

@@ -81,9 +81,11 @@ impl LinkSettings {
                 RecoveryMode::Rej
             },
             poll_on_last_i_frame: self.poll_last,
+            poll_holds_new_frames: true,
             ack_policy: self.ack_policy,
             window_mod8: DEFAULT_WINDOW_MOD8,
             t1: DEFAULT_T1,
+            srt_first_sample: true,
             ..Config::default()
         };
         if let Some(ms) = self.t1_ms {

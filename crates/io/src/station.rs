@@ -26,7 +26,7 @@ use linklab_wire::kiss::{self, KissError, Port};
 use thiserror::Error;
 
 use crate::bad_input::{BadInputCount, BadInputLimiter};
-use crate::kiss_input::KissInput;
+use crate::kiss_input::{KissInput, KissItem};
 
 /// Longest KISS frame accepted: an AX.25 frame with the largest v2.2 N1
 /// (2048 octets), a full address field (72) and a two-octet control field
@@ -247,6 +247,10 @@ pub struct Station {
     /// The link served last by `poll_transmit`, for round robin.
     last_served: Option<Key>,
     events: VecDeque<StationEvent>,
+    /// The channel-busy hint given to every link ([`Station::set_channel_busy`]).
+    channel_busy: bool,
+    /// ACKMODE answers from the TNC, for the port's [`crate::AirClock`].
+    transmitted: VecDeque<u16>,
 }
 
 impl Station {
@@ -269,6 +273,8 @@ impl Station {
             out: VecDeque::new(),
             last_served: None,
             events: VecDeque::new(),
+            channel_busy: false,
+            transmitted: VecDeque::new(),
         })
     }
 
@@ -316,6 +322,25 @@ impl Station {
         self.max_links
     }
 
+    /// Channel hint for every link, present and future: frames of ours
+    /// have not left the air yet (the port's [`crate::AirClock`]), so T1
+    /// is held still (`DataLink::set_channel_busy`).
+    pub fn set_channel_busy(&mut self, now: Instant, busy: bool) {
+        if busy == self.channel_busy {
+            return;
+        }
+        self.channel_busy = busy;
+        for entry in self.links.values_mut() {
+            entry.link.set_channel_busy(now, busy);
+        }
+    }
+
+    /// The next ACKMODE answer the TNC sent on our port: the frame handed
+    /// over with that sequence has been transmitted.
+    pub fn poll_transmitted(&mut self) -> Option<u16> {
+        self.transmitted.pop_front()
+    }
+
     /// The KISS port data frames are taken from (others are ignored).
     pub fn set_kiss_port(&mut self, port: Port) {
         self.port = port;
@@ -351,7 +376,8 @@ impl Station {
         self.input.push(bytes);
         while let Some(item) = self.input.next(self.port) {
             match item {
-                Ok(data) => self.handle_kiss_frame(now, &data),
+                Ok(KissItem::Frame(data)) => self.handle_kiss_frame(now, &data),
+                Ok(KissItem::Transmitted(seq)) => self.transmitted.push_back(seq),
                 Err(error) => self.bad_input(now, error),
             }
         }
@@ -444,7 +470,7 @@ impl Station {
                 );
                 return self.answer_without_link(now, link, &frame);
             }
-            self.insert(link);
+            self.insert(now, link);
         }
         if let Some(entry) = self.links.get_mut(&remote_key) {
             entry.link.handle_frame(now, &frame);
@@ -470,7 +496,7 @@ impl Station {
             }
         }
         let link = DataLink::new(self.config.clone(), self.mycall, remote, via)?;
-        let k = self.insert(link);
+        let k = self.insert(now, link);
         if let Some(entry) = self.links.get_mut(&k) {
             entry.link.connect(now)?;
         }
@@ -606,8 +632,11 @@ impl Station {
 
     // ---- internals ----
 
-    fn insert(&mut self, mut link: DataLink) -> Key {
+    fn insert(&mut self, now: Instant, mut link: DataLink) -> Key {
         link.set_accept_incoming(self.listening);
+        if self.channel_busy {
+            link.set_channel_busy(now, true);
+        }
         let k = key(&link.remote());
         self.links.insert(
             k,

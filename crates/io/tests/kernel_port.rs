@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use linklab_core::{Instant, Stream};
-use linklab_io::{IpEvent, IpStation};
+use linklab_io::{AckMode, AirSettings, IpEvent, IpStation};
 use linklab_ip::{Ax25Config, Ax25Interface, DatagramPort};
 use linklab_link::Config;
 use linklab_wire::ax25::{Address, Frame, Pid};
@@ -31,10 +31,20 @@ fn station(local: &str, peer: (&str, u8)) -> IpStation<DatagramPort> {
     config
         .neighbours
         .push(([44, 0, 0, peer.1].into(), addr(peer.0)));
-    IpStation::new(
+    let mut station = IpStation::new(
         DatagramPort::new(Ax25Interface::new(config).unwrap()),
         Port::ZERO,
-    )
+    );
+    // Wired KISS to KISS, no TNC: nobody answers ACKMODE, and the frames
+    // are on the "air" as soon as they are handed over.
+    station.set_air(AirSettings {
+        ackmode: AckMode::Off,
+        txdelay: Duration::ZERO,
+        persistence: 255,
+        bit_rate: u32::MAX,
+        ..AirSettings::default()
+    });
+    station
 }
 
 /// An IPv4 datagram of `len` octets to 44.0.0.`to`, numbered `tag`.

@@ -205,6 +205,8 @@ pub struct Ax25Interface {
     /// [`ARP_PENDING`] × 4), for a host that reports them (the kernel's
     /// "Destination Host Unreachable", [`crate::DatagramPort`]).
     unreachable: VecDeque<Vec<u8>>,
+    /// The channel-busy hint in force, for circuits made later.
+    channel_busy: bool,
 }
 
 /// The broadcast address of AX.25 IP and ARP, `QST-0`.
@@ -281,6 +283,7 @@ impl Ax25Interface {
             stats: Ax25Stats::default(),
             link_errors: Vec::new(),
             unreachable: VecDeque::new(),
+            channel_busy: false,
         })
     }
 
@@ -369,6 +372,7 @@ impl Ax25Interface {
     /// The channel is busy or clear (carrier detect): passed to every VC
     /// link (T1 pauses while busy).
     pub fn set_channel_busy(&mut self, now: Instant, busy: bool) {
+        self.channel_busy = busy;
         for (_, c) in &mut self.circuits {
             c.link.set_channel_busy(now, busy);
         }
@@ -455,6 +459,9 @@ impl Ax25Interface {
             &[],
         )?;
         link.set_accept_incoming(true);
+        // A new link runs no timer, so nothing is paused at any time: only
+        // the hint is set, for the T1 it starts next.
+        link.set_channel_busy(Instant::ZERO, self.channel_busy);
         self.circuits.push((
             neighbour,
             Circuit {

@@ -201,6 +201,14 @@ pub struct Config {
     pub t1_adaptive: bool,
     /// Growth of T1 on retries.
     pub t1_backoff: T1Backoff,
+    /// How "select T1 value" starts: `true`, SRT is the first round trip
+    /// measured (RFC 6298 2.2; the SABM(E)/UA exchange counts), and a
+    /// combined station that does not poll on the last I frame keeps T1V
+    /// at least 2 (SRT + T2), since its frames are acknowledged after the
+    /// peer's T2. `false` (default), the SDL's start, SRT = T1V / 2 moving
+    /// an eighth per sample (fig. C4.7b), as the Linux kernel's AX.25 did
+    /// (its RTT from T1 / 2, nine tenths per sample).
+    pub srt_first_sample: bool,
     /// Whether each I frame sent restarts T1. (An NRM primary's T1 times
     /// its poll only, whatever this says: started on P = 1, restarted on
     /// a frame with F = 0, stopped on F = 1.)
@@ -222,6 +230,14 @@ pub struct Config {
     /// empties (checkpointing). Spec default `false`: polls are sent only
     /// on T1 or T3 expiry (6.4.11, 4.4.5.2).
     pub poll_on_last_i_frame: bool,
+    /// With [`Config::poll_on_last_i_frame`] on a combined station, hold
+    /// new I frames while a poll is unanswered, as G8BPQ's LinBPQ does:
+    /// every burst then ends with P, answered at once, where a frame sent
+    /// after the poll would end the transfer without P and wait for the
+    /// peer's T2. `false` (default) sends them at once without P, as the
+    /// Linux kernel's AX.25 did (P only on the frame that fills the
+    /// window).
+    pub poll_holds_new_frames: bool,
     /// When to acknowledge.
     pub ack_policy: AckPolicy,
     /// After setting up a v2.2 (SABME) link, send an XID command and
@@ -277,12 +293,14 @@ impl Default for Config {
                 step: Duration::from_millis(250),
             },
             t1_on_i_frame: T1OnIFrame::Restart,
+            srt_first_sample: false,
             t1_min: Duration::from_secs(1),
             t1_max: Duration::from_secs(60),
             t2: Duration::from_secs(1),
             t3: Duration::from_secs(300),
             recovery: RecoveryMode::Srej,
             poll_on_last_i_frame: false,
+            poll_holds_new_frames: false,
             ack_policy: AckPolicy::AfterT2,
             xid: true,
             sabme_handling: SabmeHandling::Accept,

@@ -475,6 +475,7 @@ fn disconnect_collision_and_release_timeout() {
 fn poll_on_last_i_frame_holds_new_frames_until_the_final() {
     let config = Config {
         poll_on_last_i_frame: true,
+        poll_holds_new_frames: true,
         ..v20()
     };
     let mut p = Pair::new(config.clone(), config, 21);
@@ -507,6 +508,7 @@ fn poll_on_last_i_frame_polls_the_last_frame_of_a_short_burst() {
     // an 11.8 s transfer at 9600 bit/s).
     let sender = Config {
         poll_on_last_i_frame: true,
+        poll_holds_new_frames: true,
         window_mod8: 7,
         ..v20()
     };
@@ -1071,6 +1073,7 @@ fn the_first_round_trip_measured_sets_t1() {
         t1: Duration::from_secs(15),
         t1_min: Duration::from_millis(10),
         poll_on_last_i_frame: true,
+        srt_first_sample: true,
         ..Config::default()
     };
     let mut p = Pair::new(polling.clone(), polling.clone(), 25);

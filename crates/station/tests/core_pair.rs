@@ -56,12 +56,31 @@ impl Pair {
             if !octets.is_empty() {
                 moved = true;
                 self.decoder.push(&octets);
+                let mut answers = Vec::new();
                 while let Some(Ok(frame)) = self.decoder.next() {
-                    if let kiss::Command::Data(data) = frame.command {
-                        self.peer.handle_kiss_frame(self.now, &data);
-                        self.heard.push(data);
-                    }
+                    let data = match frame.command {
+                        kiss::Command::Data(data) => data,
+                        // The TNC answers ACKMODE once the frame is sent:
+                        // here, at once.
+                        kiss::Command::AckMode { seq, data } => {
+                            kiss::encode_into(
+                                &kiss::Frame {
+                                    port: frame.port,
+                                    command: kiss::Command::AckMode {
+                                        seq,
+                                        data: Vec::new(),
+                                    },
+                                },
+                                &mut answers,
+                            );
+                            data
+                        }
+                        _ => continue,
+                    };
+                    self.peer.handle_kiss_frame(self.now, &data);
+                    self.heard.push(data);
                 }
+                self.core.handle_kiss_bytes(self.now, 0, &answers);
             }
             while let Some(frame) = self.peer.poll_transmit(self.now) {
                 moved = true;

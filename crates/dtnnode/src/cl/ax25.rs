@@ -36,8 +36,8 @@ use linklab_ax25cl::wire::{Decoded, Message, RefuseReason};
 use linklab_ax25cl::{Event, Session};
 use linklab_dtn::{LinkId, TransmitId};
 use linklab_io::{
-    driver, Direction, DriverOptions, KissAddress, KissParams, Notice, Request, Station,
-    StationError, StationEvent,
+    driver, AirSettings, Direction, DriverOptions, KissAddress, KissParams, Notice, Request,
+    Station, StationError, StationEvent,
 };
 use linklab_link::{Event as LinkLayerEvent, LinkError};
 use linklab_wire::ax25::{Address, Callsign};
@@ -72,6 +72,8 @@ pub struct Ax25Setup {
     pub kiss: KissAddress,
     /// The KISS port and the parameters sent to the TNC.
     pub params: KissParams,
+    /// The port's transmitter ([`linklab_io::AirClock`]).
+    pub air: AirSettings,
     /// Print every frame sent and received on standard error.
     pub monitor: bool,
     /// The node's callsign and SSID.
@@ -194,7 +196,15 @@ async fn serve(
     };
     station.set_listening(true);
     station.set_monitor(setup.monitor);
-    let mut handle = driver::spawn(stream, station, setup.params, DriverOptions::default());
+    let mut handle = driver::spawn(
+        stream,
+        station,
+        setup.params,
+        DriverOptions {
+            air: setup.air,
+            ..DriverOptions::default()
+        },
+    );
     let (command_tx, mut commands) = mpsc::unbounded_channel::<(SessionId, Address, LinkCommand)>();
     let mut contacts: BTreeMap<Key, Contact> = BTreeMap::new();
     let mut next_tag = 0u64;

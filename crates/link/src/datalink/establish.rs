@@ -274,8 +274,8 @@ impl<F: Framing> Link<F> {
                 // RC = 1: the set-mode command went once, so this UA
                 // answers it and the round trip is a sample (Karn's rule);
                 // after a retry it is not (RC > 1, select T1 value keeps
-                // SRT).
-                if self.rc == 1 {
+                // SRT). The SDL takes no sample here.
+                if self.rc == 1 && self.config.srt_first_sample {
                     self.rc = 0;
                 }
                 self.select_t1_value();

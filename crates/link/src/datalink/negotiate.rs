@@ -375,7 +375,7 @@ impl<F: Framing> Link<F> {
         // becomes the initial one only for a later re-establishment.
         if params.t1 != self.t1_base {
             self.t1_base = params.t1;
-            if !self.srt_measured {
+            if !(self.srt_measured && self.config.srt_first_sample) {
                 self.reset_t1v();
                 self.t1v = self.t1v.clamp(self.config.t1_min, self.config.t1_max);
             }

@@ -262,7 +262,8 @@ impl<F: Framing> Link<F> {
     /// burst would end in a needless enquiry.
     fn t1_floor(&self) -> Duration {
         let config = &self.config;
-        if config.role == Role::Combined && !config.poll_on_last_i_frame {
+        if config.srt_first_sample && config.role == Role::Combined && !config.poll_on_last_i_frame
+        {
             config
                 .t1_min
                 .max(self.srt.saturating_add(config.t2).saturating_mul(2))
@@ -289,7 +290,7 @@ impl<F: Framing> Link<F> {
             }
             if let Some(left) = self.t1_remaining_when_stopped.take() {
                 let rtt = self.t1v.saturating_sub(left);
-                self.srt = if self.srt_measured {
+                self.srt = if self.srt_measured || !config.srt_first_sample {
                     self.srt * 7 / 8 + rtt / 8
                 } else {
                     rtt

@@ -195,14 +195,16 @@ impl<F: Framing> Link<F> {
 
     /// True if a new I frame (one never sent) may go now: the window
     /// V(A)..V(A)+k is open, and, for a combined station that polls on the
-    /// last I frame of a burst, no poll is outstanding. Like G8BPQ's
-    /// LinBPQ, such a station holds new frames until the answer with F = 1:
-    /// a frame sent after the poll would end its burst without P (only one
-    /// P may be outstanding, 4.4.3) and wait for the peer's T2 instead of
-    /// being acknowledged at once. Retransmissions are not held.
+    /// last I frame of a burst and holds new frames for the answer
+    /// ([`Config::poll_holds_new_frames`](crate::Config::poll_holds_new_frames),
+    /// as G8BPQ's LinBPQ does), no poll is outstanding: a frame sent after
+    /// the poll would end its burst without P (only one P may be
+    /// outstanding, 4.4.3) and wait for the peer's T2 instead of being
+    /// acknowledged at once. Retransmissions are not held.
     fn may_send_new_i_frame(&self) -> bool {
         let holds_for_final = self.config.role == Role::Combined
             && self.config.poll_on_last_i_frame
+            && self.config.poll_holds_new_frames
             && self.poll_outstanding;
         self.seq_diff(self.top, self.va) < self.k && !holds_for_final
     }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use linklab_dtn::Eid;
 use linklab_dtnnode::cl::ax25::DEFAULT_ACK_WINDOW;
 use linklab_dtnnode::{AppAddress, Ax25Options, Ax25PeerSpec, NodeConfig, PeerSpec, RouteSpec};
-use linklab_io::{KissAddress, KissParams};
+use linklab_io::{AckMode, AirSettings, KissAddress, KissParams};
 use linklab_wire::ax25::same_station;
 use linklab_wire::kiss::Port;
 use serde::Deserialize;
@@ -170,6 +170,12 @@ impl Reader<'_> {
                         persistence: None,
                         slot_time: None,
                         txtail: None,
+                    },
+                    // The station's KISS server passes frames on to the
+                    // port without answering ACKMODE: the node estimates.
+                    air: AirSettings {
+                        ackmode: AckMode::Off,
+                        ..AirSettings::default()
                     },
                     monitor: false,
                     mycall,

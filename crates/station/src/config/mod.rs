@@ -46,7 +46,7 @@ use std::time::Duration;
 
 use linklab_agw::PortConfig;
 use linklab_dtnnode::NodeConfig;
-use linklab_io::{KissAddress, KissParams, KissTime, LinkSettings};
+use linklab_io::{AckMode, KissAddress, KissParams, KissTime, LinkSettings};
 use linklab_ip::Ax25Config;
 use linklab_link::AckPolicy;
 use linklab_wire::ax25::{
@@ -338,6 +338,7 @@ struct PortFile {
     kiss: Spanned<String>,
     description: Option<String>,
     bitrate: Option<Spanned<u32>>,
+    ackmode: Option<Spanned<String>>,
     kiss_port: Option<Spanned<u8>>,
     txdelay_ms: Option<Spanned<u64>>,
     persist: Option<Spanned<u8>>,
@@ -805,6 +806,13 @@ impl Reader<'_> {
             Some(b) => Some(*b.get_ref()),
             None => None,
         };
+        let ackmode = match &port.ackmode {
+            None => AckMode::Auto,
+            Some(a) => a
+                .get_ref()
+                .parse()
+                .map_err(|e| self.error(Some(a.span()), &at("ackmode"), e))?,
+        };
         let description = port
             .description
             .clone()
@@ -818,6 +826,7 @@ impl Reader<'_> {
                 answer_for: callsigns.clone(),
                 max_links,
                 bit_rate,
+                ackmode,
             },
             kiss,
             callsigns,

@@ -1,0 +1,466 @@
+//! When our frames leave the air: the KISS port's transmit clock.
+//!
+//! A host stack behind a KISS TNC hands frames over long before they are
+//! sent: the TNC waits for the channel (p-persistence), keys up (TXDELAY)
+//! and sends everything queued before them. If T1 ran from the hand-over,
+//! a window of long frames at 1200 bit/s would outlive any short T1. Dire
+//! Wolf's own engine freezes T1 while its transmitter is keyed; behind
+//! KISS we learn when a frame has gone in one of two ways:
+//!
+//! - **ACKMODE** (G8BPQ's multi-drop KISS, command 0x0C): the host sends a
+//!   frame with two sequence octets and the TNC answers them once the
+//!   frame has been sent. Many TNCs and soundcard modems answer it (and
+//!   `linklab channel` does); others, Dire Wolf 1.6 among them, drop the
+//!   frame as an unknown command. In [`AckMode::Auto`] the first frame is
+//!   the question: sent with ACKMODE, and if no answer comes within the
+//!   time it should have taken plus [`PROBE_GRACE`], sent again as plain
+//!   data and ACKMODE is not used again on this connection. (A duplicate
+//!   is harmless to AX.25: the receiver discards it by its N(S).)
+//! - **An estimate** otherwise: the frame leaves the air after the frames
+//!   queued before it, each at the port's bit rate, plus the expected
+//!   channel-access wait and TXDELAY when the transmitter had to key up.
+//!
+//! [`AirClock::busy`] is true while a frame of ours has not left the air;
+//! the station turns it into the links' channel-busy hint
+//! (`DataLink::set_channel_busy`), which holds T1 still. T1 then counts
+//! from the moment the last frame left the air, so it can be short (what
+//! the link's round trip needs) and still never expire on frames waiting
+//! in the TNC, and the round trip it measures is the link's own.
+
+use core::time::Duration;
+use std::collections::VecDeque;
+
+use linklab_core::Instant;
+use linklab_wire::kiss::{self, Command, Port};
+
+use crate::params::KissParams;
+
+/// How long past its expected end of transmission a probing ACKMODE frame
+/// may go unanswered before the TNC is taken not to answer ACKMODE.
+pub const PROBE_GRACE: Duration = Duration::from_secs(1);
+
+/// How long past its expected end of transmission an ACKMODE frame may go
+/// unanswered before the clock stops waiting for it (a TNC that lost it,
+/// or restarted): it is then taken as sent, so T1 cannot be held for ever.
+pub const ANSWER_LIMIT: Duration = Duration::from_secs(30);
+
+/// Whether frames go to the TNC with ACKMODE (KISS command 0x0C).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AckMode {
+    /// Ask with the first frame; use ACKMODE if the TNC answers it,
+    /// otherwise send that frame again as data and estimate from then on.
+    #[default]
+    Auto,
+    /// Every frame with ACKMODE (the TNC is known to answer it).
+    On,
+    /// Never: plain data frames, the end of transmission estimated.
+    Off,
+}
+
+impl core::str::FromStr for AckMode {
+    type Err = String;
+
+    /// `auto`, `on` or `off`.
+    fn from_str(text: &str) -> Result<AckMode, String> {
+        match text {
+            "auto" => Ok(AckMode::Auto),
+            "on" => Ok(AckMode::On),
+            "off" => Ok(AckMode::Off),
+            other => Err(format!("{other:?}: write \"auto\", \"on\" or \"off\"")),
+        }
+    }
+}
+
+/// What the clock knows of the port's transmitter, for the estimate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AirSettings {
+    /// ACKMODE use.
+    pub ackmode: AckMode,
+    /// The radio's bit rate on the air, bit/s.
+    pub bit_rate: u32,
+    /// TXDELAY: keying up before the first frame of a transmission.
+    pub txdelay: Duration,
+    /// Persistence P (0-255): the expected channel-access wait is
+    /// SLOTTIME x (256 / (P + 1) - 1) slots on an idle channel.
+    pub persistence: u8,
+    /// SLOTTIME.
+    pub slot_time: Duration,
+}
+
+impl Default for AirSettings {
+    /// A 1200 bit/s AFSK radio port with the KISS defaults most TNCs and
+    /// Dire Wolf use (TXDELAY 300 ms, P 63, SLOTTIME 100 ms), ACKMODE
+    /// asked for.
+    fn default() -> AirSettings {
+        AirSettings {
+            ackmode: AckMode::Auto,
+            bit_rate: 1200,
+            txdelay: Duration::from_millis(300),
+            persistence: 63,
+            slot_time: Duration::from_millis(100),
+        }
+    }
+}
+
+impl AirSettings {
+    /// The settings of a KISS port: the KISS parameters sent to the TNC
+    /// where given, this type's defaults for the rest, and 1200 bit/s
+    /// unless the bit rate is known.
+    pub fn for_port(ackmode: AckMode, bit_rate: Option<u32>, kiss: &KissParams) -> AirSettings {
+        let default = AirSettings::default();
+        AirSettings {
+            ackmode,
+            bit_rate: bit_rate.unwrap_or(default.bit_rate),
+            txdelay: kiss.txdelay.unwrap_or(default.txdelay),
+            persistence: kiss.persistence.unwrap_or(default.persistence),
+            slot_time: kiss.slot_time.unwrap_or(default.slot_time),
+        }
+    }
+
+    /// Time on the air of an AX.25 frame of `octets` (address field to
+    /// information field): opening flag, the octets and FCS, with bit
+    /// stuffing's expected one bit in 62 for random data.
+    pub fn frame_time(&self, octets: usize) -> Duration {
+        let bits = (octets as u64 + 3) * 8;
+        let stuffed = bits + bits / 62;
+        Duration::from_micros(stuffed * 1_000_000 / u64::from(self.bit_rate.max(1)))
+    }
+
+    /// The expected wait before keying up on an idle channel, plus TXDELAY.
+    fn key_up(&self) -> Duration {
+        let slots = 256 / (u32::from(self.persistence) + 1) - 1;
+        self.slot_time * slots + self.txdelay
+    }
+}
+
+/// ACKMODE's state on this connection to the TNC.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Answering {
+    /// Not known yet: the next frame asks.
+    Unknown,
+    /// Asked with `seq`; `frame` is sent again as data if no answer comes
+    /// by `deadline`.
+    Asking {
+        seq: u16,
+        frame: Vec<u8>,
+        deadline: Instant,
+    },
+    /// The TNC answers.
+    Yes,
+    /// It does not (or ACKMODE is off).
+    No,
+}
+
+/// The transmit clock of one KISS port (see the module's description).
+#[derive(Debug, Clone)]
+pub struct AirClock {
+    settings: AirSettings,
+    port: Port,
+    answering: Answering,
+    next_seq: u16,
+    /// ACKMODE frames not yet answered: sequence and the time after which
+    /// the answer is no longer waited for.
+    unanswered: VecDeque<(u16, Instant)>,
+    /// The estimated end of transmission of the last frame handed over.
+    on_air_until: Option<Instant>,
+    /// The same for the last frame sent as plain data, which no answer
+    /// will confirm.
+    data_until: Option<Instant>,
+    /// KISS octets for the TNC.
+    out: Vec<u8>,
+    /// Frames whose ACKMODE answer never came ([`ANSWER_LIMIT`]).
+    pub answers_missed: u64,
+}
+
+impl AirClock {
+    /// A clock for KISS port `port` of a TNC just connected.
+    pub fn new(settings: AirSettings, port: Port) -> AirClock {
+        let answering = match settings.ackmode {
+            AckMode::Auto => Answering::Unknown,
+            AckMode::On => Answering::Yes,
+            AckMode::Off => Answering::No,
+        };
+        AirClock {
+            settings,
+            port,
+            answering,
+            next_seq: 0,
+            unanswered: VecDeque::new(),
+            on_air_until: None,
+            data_until: None,
+            out: Vec::new(),
+            answers_missed: 0,
+        }
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &AirSettings {
+        &self.settings
+    }
+
+    /// True if the TNC answers ACKMODE, false if it does not, `None` while
+    /// that is not known.
+    pub fn ackmode(&self) -> Option<bool> {
+        match self.answering {
+            Answering::Yes => Some(true),
+            Answering::No => Some(false),
+            Answering::Unknown | Answering::Asking { .. } => None,
+        }
+    }
+
+    /// Hands the AX.25 frame `frame` to the TNC at `now` (its KISS octets
+    /// are collected by [`AirClock::take_octets`]).
+    pub fn transmit(&mut self, now: Instant, frame: Vec<u8>) {
+        let ends = self.estimate(now, frame.len());
+        let command = match self.answering {
+            Answering::No => {
+                self.data_until = Some(ends);
+                Command::Data(frame)
+            }
+            Answering::Yes => {
+                let seq = self.take_seq();
+                self.unanswered.push_back((seq, ends + ANSWER_LIMIT));
+                Command::AckMode { seq, data: frame }
+            }
+            Answering::Unknown => {
+                let seq = self.take_seq();
+                self.answering = Answering::Asking {
+                    seq,
+                    frame: frame.clone(),
+                    deadline: ends + PROBE_GRACE,
+                };
+                Command::AckMode { seq, data: frame }
+            }
+            // The question is out: until it is answered, plain data.
+            Answering::Asking { .. } => {
+                self.data_until = Some(ends);
+                Command::Data(frame)
+            }
+        };
+        self.push(command);
+    }
+
+    /// A KISS ACKMODE answer from the TNC: frame `seq` has been sent.
+    pub fn answered(&mut self, now: Instant, seq: u16) {
+        if let Answering::Asking { seq: asked, .. } = self.answering {
+            if asked == seq {
+                self.answering = Answering::Yes;
+                // The frame is on the air: the estimate of what followed
+                // it runs from now.
+                self.on_air_until = self.on_air_until.map(|t| t.max(now));
+                return;
+            }
+        }
+        // A late answer to the question, after the frame went again as
+        // data: the TNC does answer after all.
+        if self.answering == Answering::No && self.settings.ackmode == AckMode::Auto {
+            self.answering = Answering::Yes;
+        }
+        if let Some(i) = self.unanswered.iter().position(|&(s, _)| s == seq) {
+            // Answers come in order; any still before it were lost.
+            self.unanswered.drain(..=i);
+        }
+    }
+
+    /// True while a frame handed over has not left the air: ACKMODE
+    /// answers outstanding, or the estimate not yet reached.
+    pub fn busy(&self, now: Instant) -> bool {
+        let data = self.data_until.is_some_and(|t| t > now);
+        match self.answering {
+            Answering::Yes => !self.unanswered.is_empty() || data,
+            Answering::Asking { .. } => self.on_air_until.is_some_and(|t| t > now),
+            Answering::Unknown | Answering::No => data,
+        }
+    }
+
+    /// When [`AirClock::handle_timeout`] must next be called: the end of
+    /// the estimate, the question's deadline, or an answer's limit.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let asking = match self.answering {
+            Answering::Asking { deadline, .. } => Some(deadline),
+            _ => None,
+        };
+        let estimate = match self.answering {
+            Answering::Asking { .. } => self.on_air_until,
+            _ => self.data_until,
+        };
+        [asking, estimate, self.unanswered.front().map(|&(_, t)| t)]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// Runs what is due at `now`: an unanswered question ends ACKMODE and
+    /// its frame goes again as data; answers waited for too long are given
+    /// up; a passed estimate is forgotten.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if let Answering::Asking { deadline, .. } = self.answering {
+            if deadline <= now {
+                let Answering::Asking { frame, .. } =
+                    core::mem::replace(&mut self.answering, Answering::No)
+                else {
+                    return;
+                };
+                self.data_until = Some(self.estimate(now, frame.len()));
+                self.push(Command::Data(frame));
+            }
+        }
+        while self.unanswered.front().is_some_and(|&(_, t)| t <= now) {
+            self.unanswered.pop_front();
+            self.answers_missed += 1;
+        }
+        if self.on_air_until.is_some_and(|t| t <= now) {
+            self.on_air_until = None;
+        }
+        if self.data_until.is_some_and(|t| t <= now) {
+            self.data_until = None;
+        }
+    }
+
+    /// The KISS octets for the TNC, taken.
+    pub fn take_octets(&mut self) -> Vec<u8> {
+        core::mem::take(&mut self.out)
+    }
+
+    /// Extends the estimate by a frame of `octets` handed over at `now`;
+    /// returns when it should have left the air.
+    fn estimate(&mut self, now: Instant, octets: usize) -> Instant {
+        let start = match self.on_air_until {
+            Some(t) if t > now => t,
+            _ => now + self.settings.key_up(),
+        };
+        let ends = start + self.settings.frame_time(octets);
+        self.on_air_until = Some(ends);
+        ends
+    }
+
+    fn take_seq(&mut self) -> u16 {
+        let seq = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(1);
+        seq
+    }
+
+    fn push(&mut self, command: Command) {
+        kiss::encode_into(
+            &kiss::Frame {
+                port: self.port,
+                command,
+            },
+            &mut self.out,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    fn settings(ackmode: AckMode) -> AirSettings {
+        AirSettings {
+            ackmode,
+            bit_rate: 1200,
+            txdelay: 300 * MS,
+            persistence: 255,
+            slot_time: 100 * MS,
+        }
+    }
+
+    fn decoded(octets: &[u8]) -> Vec<Command> {
+        let mut decoder = kiss::Decoder::new(4096);
+        decoder.push(octets);
+        core::iter::from_fn(|| decoder.next())
+            .map(|f| f.expect("KISS").command)
+            .collect()
+    }
+
+    #[test]
+    fn without_ackmode_a_window_is_on_the_air_for_its_estimated_time() {
+        let mut clock = AirClock::new(settings(AckMode::Off), Port::default());
+        let t0 = Instant::ZERO;
+        for _ in 0..4 {
+            clock.transmit(t0, vec![0; 256]);
+        }
+        // TXDELAY, then 4 x 259 octets at 1200 bit/s with stuffing.
+        let one = settings(AckMode::Off).frame_time(256);
+        let before_end = t0 + 299 * MS + one * 4;
+        let end = before_end + MS;
+        assert!(clock.busy(t0));
+        assert_eq!(clock.poll_timeout(), Some(end));
+        assert!(clock.busy(before_end));
+        assert!(!clock.busy(end));
+        assert!(decoded(&clock.take_octets())
+            .iter()
+            .all(|c| matches!(c, Command::Data(_))));
+        clock.handle_timeout(end);
+        assert_eq!(clock.poll_timeout(), None);
+    }
+
+    #[test]
+    fn an_answered_question_turns_ackmode_on() {
+        let mut clock = AirClock::new(settings(AckMode::Auto), Port::default());
+        let t0 = Instant::ZERO;
+        clock.transmit(t0, vec![1; 20]);
+        let sent = decoded(&clock.take_octets());
+        let [Command::AckMode { seq, .. }] = sent.as_slice() else {
+            panic!("{sent:?}");
+        };
+        assert_eq!(clock.ackmode(), None);
+        clock.answered(t0 + 500 * MS, *seq);
+        assert_eq!(clock.ackmode(), Some(true));
+        // From now on busy means "answers outstanding", not the estimate.
+        clock.transmit(t0 + 600 * MS, vec![2; 20]);
+        let sent = decoded(&clock.take_octets());
+        let [Command::AckMode { seq, .. }] = sent.as_slice() else {
+            panic!("{sent:?}");
+        };
+        assert!(clock.busy(t0 + 60 * MS * 1000));
+        clock.answered(t0 + 61 * MS * 1000, *seq);
+        assert!(!clock.busy(t0 + 61 * MS * 1000));
+    }
+
+    #[test]
+    fn an_unanswered_question_sends_the_frame_again_as_data() {
+        let mut clock = AirClock::new(settings(AckMode::Auto), Port::default());
+        let t0 = Instant::ZERO;
+        clock.transmit(t0, vec![1; 20]);
+        clock.take_octets();
+        // First the estimated end of its transmission, then the question's
+        // deadline, PROBE_GRACE later.
+        let ends = clock.poll_timeout().expect("the estimate");
+        clock.handle_timeout(ends);
+        assert_eq!(clock.ackmode(), None);
+        let deadline = clock.poll_timeout().expect("the question's deadline");
+        assert_eq!(deadline, ends + PROBE_GRACE);
+        clock.handle_timeout(deadline);
+        assert_eq!(clock.ackmode(), Some(false));
+        assert_eq!(
+            decoded(&clock.take_octets()),
+            [Command::Data(vec![1; 20])],
+            "the frame again, as data"
+        );
+        assert!(clock.busy(deadline));
+        clock.transmit(deadline, vec![2; 20]);
+        assert!(matches!(
+            decoded(&clock.take_octets()).as_slice(),
+            [Command::Data(_)]
+        ));
+    }
+
+    #[test]
+    fn a_lost_answer_does_not_hold_the_port_busy_for_ever() {
+        let mut clock = AirClock::new(settings(AckMode::On), Port::default());
+        let t0 = Instant::ZERO;
+        clock.transmit(t0, vec![1; 20]);
+        clock.transmit(t0, vec![2; 20]);
+        let limit = clock.poll_timeout().expect("answer limit");
+        assert!(clock.busy(t0 + 30 * MS * 1000));
+        clock.handle_timeout(limit);
+        // Answers come in order: the second frame's answer also covers the
+        // first.
+        clock.answered(limit, 1);
+        assert!(!clock.busy(limit));
+        assert_eq!(clock.answers_missed, 1);
+    }
+}
