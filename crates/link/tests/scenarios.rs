@@ -828,7 +828,7 @@ fn multi_srej_asks_for_frames_2_and_4_in_one_srej_when_negotiated() {
         "{}",
         p.dump()
     );
-    assert_eq!(p.logged("<SREJ R F R2> <0x08>"), 1, "{}", p.dump());
+    assert_eq!(p.logged("<SREJ R F R2,4>"), 1, "{}", p.dump());
 }
 
 #[test]
@@ -861,7 +861,7 @@ fn multi_srej_names_a_contiguous_gap_in_one_srej() {
         "{}",
         p.dump()
     );
-    assert_eq!(p.logged("<SREJ R R2> <0x06>"), 1, "{}", p.dump());
+    assert_eq!(p.logged("<SREJ R R2,3>"), 1, "{}", p.dump());
 }
 
 #[test]
