@@ -23,6 +23,7 @@ use linklab_wire::ax25::{
 };
 use linklab_wire::control::{Control, Modulus, Unnumbered};
 use linklab_wire::kiss::{self, KissError, Port};
+use linklab_wire::monitor::LinkModuli;
 use thiserror::Error;
 
 use crate::bad_input::{BadInputCount, BadInputLimiter};
@@ -292,6 +293,8 @@ pub struct Station {
     /// The link served last by `poll_transmit`, for round robin.
     last_served: Option<Key>,
     events: VecDeque<StationEvent>,
+    /// The modulus of other stations' links, for the monitor.
+    others: LinkModuli,
 }
 
 impl Station {
@@ -314,6 +317,7 @@ impl Station {
             out: VecDeque::new(),
             last_served: None,
             events: VecDeque::new(),
+            others: LinkModuli::new(),
         })
     }
 
@@ -431,7 +435,11 @@ impl Station {
         let for_us = key(field.dest()) == key(&self.mycall)
             && field.digipeaters().iter().all(Address::c_or_h);
         if !for_us {
-            return self.monitor_frame(Direction::Rx, bytes, Modulus::Mod8);
+            if self.monitor {
+                let modulus = self.others.observe(bytes);
+                self.monitor_frame(Direction::Rx, bytes, modulus);
+            }
+            return;
         }
         let remote_key = key(field.source());
         let modulus = match self.links.get(&remote_key) {
