@@ -161,8 +161,8 @@ run() {
     # XID (modulo-128 links): with --srej linklab offers multi-SREJ and
     # Dire Wolf, which offers and accepts it too, must select it; without,
     # REJ.  A multi-SREJ carries its further N(R)s in the information field
-    # (AX.25 v2.2 4.3.2.4), which the monitor shows after the frame:
-    # "<SREJ R R2> <0x06>".  Counted each way (rx: Dire Wolf asked linklab
+    # (AX.25 v2.2 4.3.2.4), which the monitor lists after the first:
+    # "<SREJ R R2,3>".  Counted each way (rx: Dire Wolf asked linklab
     # for several frames in one SREJ; tx: linklab asked Dire Wolf).
     local neg="" multi=""
     if [ -n "$mod" ]; then
@@ -173,7 +173,7 @@ run() {
             *:*--srej*) ok=0; why="$why XID did not select multi-SREJ;" ;;
             *MultiSrej*:*) ok=0; why="$why XID selected multi-SREJ without --srej;" ;;
         esac
-        multi="multi-SREJ rx=$(grep -c '^RX .*<SREJ [^>]*> <' "$p.linklab.log") tx=$(grep -c '^TX .*<SREJ [^>]*> <' "$p.linklab.log")"
+        multi="multi-SREJ rx=$(grep -c '^RX .*<SREJ [^>]*,' "$p.linklab.log") tx=$(grep -c '^TX .*<SREJ [^>]*,' "$p.linklab.log")"
     fi
     # What each side transmitted, by kind: linklab's monitor (TX lines) and
     # the AGW monitor's 'T' lines (Dire Wolf B's own transmissions).

@@ -12,7 +12,7 @@ use linklab_io::{
     driver, AckMode, AirSettings, Direction, DriverHandle, DriverOptions, KissAddress, KissParams,
     KissTime, LinkSettings, Notice, Request, Station, StationEvent,
 };
-use linklab_link::{AckPolicy, Config, DisconnectReason, Event, FailureReason, Version};
+use linklab_link::{AckPolicy, Config, DisconnectReason, Event, FailureReason, LinkError, Version};
 use linklab_wire::ax25::{same_station, Address, MAX_DIGIPEATERS};
 use linklab_wire::control::Modulus;
 use linklab_wire::kiss::Port;
@@ -543,6 +543,13 @@ impl Log {
                 self.line(&format!("linklab: {count}"));
                 Ok(None)
             }
+            Notice::Station(StationEvent::LateFinals { remote, count }) => {
+                self.line(&format!(
+                    "linklab: {count} more late answers (F=1 with no poll outstanding, \
+                     protocol error A) on the link with {remote}"
+                ));
+                Ok(None)
+            }
             Notice::Station(StationEvent::Outstanding { .. }) => Ok(None),
             Notice::Station(StationEvent::Link { remote, event }) => {
                 match &event {
@@ -564,9 +571,18 @@ impl Log {
                         "linklab: link with {remote} failed: {}",
                         failure_reason(*reason)
                     )),
-                    Event::Error(error) => self.line(&format!(
-                        "linklab: protocol error on link with {remote}: {error}"
-                    )),
+                    Event::Error(error) => {
+                        // The station passes on a link's first error A
+                        // only, and counts the rest.
+                        let more = if *error == LinkError::UnexpectedFinal {
+                            " (any more are counted, and the count shown when the link ends)"
+                        } else {
+                            ""
+                        };
+                        self.line(&format!(
+                            "linklab: protocol error on link with {remote}: {error}{more}"
+                        ))
+                    }
                     Event::Negotiated { outcome, params } => self.line(&format!(
                         "linklab: parameters with {remote} ({outcome:?}): N1 {} out/{} in, \
                          k {} out, {:?}, T1 {} ms, N2 {}",

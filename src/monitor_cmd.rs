@@ -2,12 +2,12 @@
 //! ports hear, as axlisten and mheard showed the kernel's, through
 //! [`linklab_agw::client`].
 
+use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
 use anyhow::anyhow;
 use clap::Args;
 use linklab_agw::client::{ClientEvent, HeardEntry};
-use linklab_wire::control::Modulus;
 use linklab_wire::monitor;
 
 use crate::agw_client::{open, Stop};
@@ -72,6 +72,9 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<()> {
             if zone.utc { "; times are UTC" } else { "" }
         );
         let options = monitor::MonitorOptions::default();
+        // Each port's links, to decode their I and S frames modulo 128
+        // after a SABME.
+        let mut moduli: BTreeMap<u8, monitor::LinkModuli> = BTreeMap::new();
         loop {
             let event = tokio::select! {
                 event = conn.next_event() => event
@@ -101,7 +104,8 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<()> {
                 ClientEvent::Raw { port, data } => {
                     // The KISS type octet, then the frame.
                     let frame = data.get(1..).unwrap_or_default();
-                    let line = monitor::format_raw_with(frame, Modulus::Mod8, options);
+                    let modulus = moduli.entry(port).or_default().observe(frame);
+                    let line = monitor::format_raw_with(frame, modulus, options);
                     println!("{clock} port {} {line}", u16::from(port) + 1);
                 }
                 ClientEvent::Unreadable(why) => eprintln!("linklab: server message ignored: {why}"),

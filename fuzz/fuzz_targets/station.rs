@@ -70,6 +70,7 @@ fn drain(station: &mut Station, now: Instant, wire: &mut Vec<u8>) {
             StationEvent::BadInputCount(count) => {
                 assert!(count.count > 0, "a count of nothing: {count:?}")
             }
+            StationEvent::LateFinals { count, .. } => assert!(count > 0, "a count of nothing"),
         }
     }
 }

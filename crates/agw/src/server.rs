@@ -535,6 +535,11 @@ impl Server {
             }
             StationEvent::BadInput(error) => self.note(format!("port {}: {error}", port + 1)),
             StationEvent::BadInputCount(count) => self.note(format!("port {}: {count}", port + 1)),
+            StationEvent::LateFinals { remote, count } => self.note(format!(
+                "port {}: {local} <-> {remote}: {count} more late answers (F=1 with no poll \
+                 outstanding, protocol error A)",
+                port + 1
+            )),
             StationEvent::Outstanding { .. } | StationEvent::Monitor { .. } => {}
         }
     }

@@ -15,14 +15,15 @@ use linklab_core::{Engine, Instant};
 use std::collections::{BTreeMap, VecDeque};
 
 use linklab_link::{
-    Config, DataLink, DisconnectReason, Event, Framing, InvalidFrame, NewLinkError, Pdu, RoleError,
-    SendError, State,
+    Config, DataLink, DisconnectReason, Event, Framing, InvalidFrame, LinkError, NewLinkError, Pdu,
+    RoleError, SendError, State,
 };
 use linklab_wire::ax25::{
     Address, AddressError, AddressField, Callsign, CommandResponse, Frame, FrameError, Pid,
 };
 use linklab_wire::control::{Control, Modulus, Unnumbered};
 use linklab_wire::kiss::{self, KissError, Port};
+use linklab_wire::monitor::LinkModuli;
 use thiserror::Error;
 
 use crate::bad_input::{BadInputCount, BadInputLimiter};
@@ -182,6 +183,18 @@ pub enum StationEvent {
     /// Bad input dropped without a [`StationEvent::BadInput`] of its own
     /// (see [`BadInputCount`]).
     BadInputCount(BadInputCount),
+    /// Late answers on the link with `remote`: F = 1 received with no
+    /// P = 1 outstanding (DL-ERROR indication A), as when the peer answers
+    /// each of several polls after the first answer ended recovery. The
+    /// first of a link's is reported as its [`Event::Error`]; the others
+    /// only counted, and reported here just before the link's end
+    /// ([`Event::Disconnected`] or [`Event::LinkFailure`]).
+    LateFinals {
+        /// The remote station.
+        remote: Address,
+        /// Error A indications not reported one by one (at least 1).
+        count: u32,
+    },
 }
 
 /// Why a user request was not carried out.
@@ -225,6 +238,39 @@ struct Entry {
     outstanding: usize,
     /// Disconnect once nothing is outstanding ([`Station::release`]).
     release_when_done: bool,
+    /// Error A indications of this link so far ([`StationEvent::LateFinals`]).
+    late_finals: u32,
+}
+
+impl Entry {
+    /// Passes on an event of the link, except error A after the first,
+    /// which is counted; before the link's end, the count.
+    fn report(&mut self, remote: Address, event: Event, events: &mut VecDeque<StationEvent>) {
+        match event {
+            Event::Error(LinkError::UnexpectedFinal) => {
+                self.late_finals += 1;
+                if self.late_finals > 1 {
+                    return;
+                }
+            }
+            Event::Disconnected { .. } | Event::LinkFailure { .. } => {
+                self.report_late_finals(remote, events)
+            }
+            _ => {}
+        }
+        events.push_back(StationEvent::Link { remote, event });
+    }
+
+    /// Reports the error A indications counted and not yet reported.
+    fn report_late_finals(&mut self, remote: Address, events: &mut VecDeque<StationEvent>) {
+        if self.late_finals > 1 {
+            events.push_back(StationEvent::LateFinals {
+                remote,
+                count: self.late_finals - 1,
+            });
+        }
+        self.late_finals = 0;
+    }
 }
 
 /// A station with callsign `mycall` on one KISS port: the links to remote
@@ -251,6 +297,8 @@ pub struct Station {
     channel_busy: bool,
     /// ACKMODE answers from the TNC, for the port's [`crate::AirClock`].
     transmitted: VecDeque<u16>,
+    /// The modulus of other stations' links, for the monitor.
+    others: LinkModuli,
 }
 
 impl Station {
@@ -275,6 +323,7 @@ impl Station {
             events: VecDeque::new(),
             channel_busy: false,
             transmitted: VecDeque::new(),
+            others: LinkModuli::new(),
         })
     }
 
@@ -412,7 +461,11 @@ impl Station {
         let for_us = key(field.dest()) == key(&self.mycall)
             && field.digipeaters().iter().all(Address::c_or_h);
         if !for_us {
-            return self.monitor_frame(Direction::Rx, bytes, Modulus::Mod8);
+            if self.monitor {
+                let modulus = self.others.observe(bytes);
+                self.monitor_frame(Direction::Rx, bytes, modulus);
+            }
+            return;
         }
         let remote_key = key(field.source());
         let modulus = match self.links.get(&remote_key) {
@@ -571,11 +624,11 @@ impl Station {
     /// complete one. Reported as a disconnection at our request.
     pub fn abort(&mut self, remote: &Address) -> Result<(), StationError> {
         let k = key(remote);
-        let entry = self
+        let mut entry = self
             .links
             .remove(&k)
             .ok_or(StationError::NoLink { remote: *remote })?;
-        let link = entry.link;
+        let link = &entry.link;
         let remote = link.remote();
         if link.state() != State::Disconnected {
             let dm = Pdu {
@@ -589,12 +642,10 @@ impl Station {
                 info: Vec::new(),
             };
             self.out.extend(link.framing().encode(dm));
-            self.events.push_back(StationEvent::Link {
-                remote,
-                event: Event::Disconnected {
-                    reason: DisconnectReason::LocalRequest,
-                },
-            });
+            let event = Event::Disconnected {
+                reason: DisconnectReason::LocalRequest,
+            };
+            entry.report(remote, event, &mut self.events);
         }
         if entry.outstanding != 0 {
             self.events
@@ -644,6 +695,7 @@ impl Station {
                 link,
                 outstanding: 0,
                 release_when_done: false,
+                late_finals: 0,
             },
         );
         k
@@ -701,7 +753,7 @@ impl Station {
             }
         }
         while let Some(event) = entry.link.poll_event() {
-            self.events.push_back(StationEvent::Link { remote, event });
+            entry.report(remote, event, &mut self.events);
         }
         let frames = entry.link.unacked() + entry.link.queued();
         if frames != entry.outstanding {

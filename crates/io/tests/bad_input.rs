@@ -624,3 +624,59 @@ fn kiss_errors_name_the_problem() {
     ));
     assert_eq!(hub.stations[S].kiss_stats().errors, 3);
 }
+
+#[test]
+fn late_finals_are_reported_once_then_counted_until_the_link_ends() {
+    // Three answers with F = 1 and no poll outstanding (a peer answering
+    // each of several polls late): the first is reported as error A, the
+    // other two only counted, and the count reported as the link ends.
+    let rr = Frame::s(
+        from_c(CommandResponse::Response),
+        Modulus::Mod8,
+        Supervisory::Rr,
+        0,
+        true,
+    )
+    .unwrap();
+    let out = scenario(|hub| {
+        for _ in 0..3 {
+            hub.inject_frame(S, &rr.encode());
+        }
+    });
+    assert_eq!(out.errors(), [&LinkError::UnexpectedFinal]);
+    let [s, _, c] = calls();
+    let mut hub = out.hub;
+    let late = |hub: &Hub| -> Vec<(usize, u32)> {
+        hub.events[S]
+            .iter()
+            .enumerate()
+            .filter_map(|(n, e)| match e {
+                StationEvent::LateFinals { remote, count } if *remote == c => Some((n, *count)),
+                _ => None,
+            })
+            .collect()
+    };
+    assert!(
+        late(&hub).is_empty(),
+        "counted before the end:\n{}",
+        hub.dump()
+    );
+    let now = hub.now;
+    hub.stations[C].disconnect(now, &s).unwrap();
+    let ended = hub.run_until(Duration::from_secs(60), |h| {
+        h.link_events(S, &c)
+            .any(|(_, e)| matches!(e, Event::Disconnected { .. }))
+    });
+    assert!(ended, "{}", hub.dump());
+    let late = late(&hub);
+    assert_eq!(
+        late.iter().map(|(_, count)| *count).collect::<Vec<_>>(),
+        [2]
+    );
+    // Just before the end of the link.
+    let (end, _) = hub
+        .link_events(S, &c)
+        .find(|(_, e)| matches!(e, Event::Disconnected { .. }))
+        .unwrap();
+    assert_eq!(late[0].0 + 1, end, "{}", hub.dump());
+}

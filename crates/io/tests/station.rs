@@ -286,3 +286,49 @@ fn abort_ends_the_link_with_dm_and_the_peer_sees_a_cut_link() {
         Err(linklab_io::StationError::NoLink { .. })
     ));
 }
+
+/// Other stations' frames heard by a monitoring station decode with their
+/// link's modulus: modulo 128 once their SABME was heard, so that an I
+/// frame's two-octet control field is read as such.
+#[test]
+fn others_frames_are_monitored_modulo_128_after_their_sabme() {
+    let mut station = Station::new(addr("N0CALL-9"), Config::default()).unwrap();
+    station.set_monitor(true);
+    let field =
+        AddressField::new(addr("N0BBB"), addr("N0AAA"), &[], CommandResponse::Command).unwrap();
+    let sabme = Frame::u(
+        field.clone(),
+        Modulus::Mod8,
+        Unnumbered::Sabme,
+        true,
+        Vec::new(),
+    )
+    .unwrap()
+    .encode();
+    let control = linklab_wire::control::Control::I {
+        ns: 100,
+        nr: 27,
+        pf: false,
+    };
+    let i = Frame::new(
+        field,
+        Modulus::Mod128,
+        control,
+        Some(Pid::NoLayer3),
+        b"hi".to_vec(),
+    )
+    .unwrap()
+    .encode();
+    let mut moduli = Vec::new();
+    for bytes in [&i, &sabme, &i] {
+        station.handle_kiss_frame(Instant::ZERO, bytes);
+        while let Some(event) = station.poll_event() {
+            if let StationEvent::Monitor { modulus, .. } = event {
+                moduli.push(modulus);
+            }
+        }
+    }
+    // The SABME itself, a U frame, decodes in either.
+    assert_eq!(moduli, [Modulus::Mod8, Modulus::Mod128, Modulus::Mod128]);
+    assert!(station.links().next().is_none());
+}

@@ -875,24 +875,26 @@ fn multi_srej_asks_for_frames_2_and_4_in_one_srej_when_negotiated() {
         "{}",
         p.dump()
     );
-    assert_eq!(p.logged("<SREJ R F R2> <0x08>"), 1, "{}", p.dump());
+    assert_eq!(p.logged("<SREJ R F R2,4>"), 1, "{}", p.dump());
 }
 
 #[test]
 fn single_srejs_for_frames_2_and_4_without_multi_srej() {
     let p = transfer_with_losses(RecoveryMode::Srej, &[2, 4]);
     assert_eq!(p.links[1].params().recovery, RecoveryMode::Srej);
+    // The poll on 5 is answered with SREJ F = 1 for 2, the oldest gap,
+    // then SREJ for 4. A resent 2 for the first SREJ after its poll went
+    // out, so the F = 1 repeat is not acted on (4.4.4): 2 goes twice in
+    // all, not three times. A polls again on 4, answered with RR F = 1.
     assert_eq!(
         srejs_from_b(&p),
-        vec![
-            (2, false, vec![]),
-            (2, true, vec![]),
-            (4, false, vec![]),
-            (4, true, vec![])
-        ],
+        vec![(2, false, vec![]), (2, true, vec![]), (4, false, vec![])],
         "{}",
         p.dump()
     );
+    assert_eq!(p.logged("<I C S2 R0>"), 2, "{}", p.dump());
+    assert_eq!(p.logged("<I C P S4 R0>"), 1, "{}", p.dump());
+    assert_eq!(p.logged("<RR R F R6>"), 1, "{}", p.dump());
 }
 
 #[test]
@@ -906,7 +908,7 @@ fn multi_srej_names_a_contiguous_gap_in_one_srej() {
         "{}",
         p.dump()
     );
-    assert_eq!(p.logged("<SREJ R R2> <0x06>"), 1, "{}", p.dump());
+    assert_eq!(p.logged("<SREJ R R2,3>"), 1, "{}", p.dump());
 }
 
 #[test]
@@ -1098,4 +1100,155 @@ fn the_first_round_trip_measured_sets_t1() {
         t1v > 2 * t2 && t1v < 2 * t2 + Duration::from_millis(200),
         "T1V {t1v:?}"
     );
+}
+
+/// A with four I frames outstanding, none of which reached B, in Timer
+/// Recovery with its enquiry (RR P = 1) lost too. Both stations use
+/// `recovery` on a link of `modulus`.
+fn unanswered_window(modulus: Modulus, recovery: RecoveryMode) -> Pair {
+    let config = Config {
+        modulus,
+        recovery,
+        ..Config::default()
+    };
+    let mut p = Pair::new(config.clone(), config, 31);
+    p.connect();
+    assert!(p.run_until(MINUTE, |p| !p.links.iter().any(|l| l.negotiating())));
+    assert_eq!(p.links[0].modulus(), modulus);
+    p.dropper = Some(Box::new(|side, _| side == Side::A));
+    for i in 0..4u8 {
+        p.a().send(vec![i; 40]).unwrap();
+    }
+    assert!(
+        p.run_until(MINUTE, |p| p.links[0].state() == State::TimerRecovery),
+        "{}",
+        p.dump()
+    );
+    p.take_events(Side::A);
+    assert_eq!(i_frames_from_a(&p), 4, "{}", p.dump());
+    p
+}
+
+fn i_frames_from_a(p: &Pair) -> usize {
+    p.log
+        .iter()
+        .filter(|l| l.contains(" A> ") && l.contains("<I C"))
+        .count()
+}
+
+/// An S response from B to A.
+fn s_from_b(modulus: Modulus, kind: Supervisory, nr: u8, f: bool) -> Frame {
+    Frame::s(b_to_a(CommandResponse::Response), modulus, kind, nr, f).unwrap()
+}
+
+const BOTH_MODULI: [Modulus; 2] = [Modulus::Mod8, Modulus::Mod128];
+
+/// One retransmission per recovery event: the answer to A's enquiry (RR
+/// F = 1, N(R) = 0) sends frames 0-3 again; a REJ for the same N(R) right
+/// behind it (seen at 1200 bit/s) is not acted on again, but still
+/// counts as an acknowledgement.
+#[test]
+fn a_final_then_a_rej_for_the_same_nr_resend_the_window_once() {
+    for modulus in BOTH_MODULI {
+        let mut p = unanswered_window(modulus, RecoveryMode::Rej);
+        p.inject(Side::A, &s_from_b(modulus, Supervisory::Rr, 0, true));
+        assert_eq!(p.links[0].state(), State::Connected, "{}", p.dump());
+        assert_eq!(i_frames_from_a(&p), 8, "{}", p.dump());
+        p.inject(Side::A, &s_from_b(modulus, Supervisory::Rej, 0, false));
+        assert_eq!(i_frames_from_a(&p), 8, "{modulus:?}\n{}", p.dump());
+        assert_eq!(p.links[0].sequence_variables(), (4, 0, 0));
+        assert!(p.take_events(Side::A).is_empty());
+        for ns in 0..4 {
+            assert_eq!(p.logged(&format!("<I C S{ns} R0>")), 2, "{}", p.dump());
+        }
+    }
+}
+
+/// The other order: a REJ in Timer Recovery goes back to N(R) at once;
+/// the F = 1 answer to the enquiry with the same N(R) then ends Timer
+/// Recovery without sending the window a third time.
+#[test]
+fn a_rej_then_a_final_for_the_same_nr_resend_the_window_once() {
+    for modulus in BOTH_MODULI {
+        let mut p = unanswered_window(modulus, RecoveryMode::Rej);
+        p.inject(Side::A, &s_from_b(modulus, Supervisory::Rej, 0, false));
+        assert_eq!(i_frames_from_a(&p), 8, "{}", p.dump());
+        p.inject(Side::A, &s_from_b(modulus, Supervisory::Rr, 0, true));
+        assert_eq!(p.links[0].state(), State::Connected, "{}", p.dump());
+        assert_eq!(i_frames_from_a(&p), 8, "{modulus:?}\n{}", p.dump());
+        assert!(p.take_events(Side::A).is_empty());
+    }
+}
+
+/// The inhibition ends with progress: once N(R) = 2 acknowledges frames
+/// 0 and 1, a REJ for 2 resends 2 and 3.
+#[test]
+fn a_rej_for_a_later_nr_after_progress_still_acts() {
+    for modulus in BOTH_MODULI {
+        let mut p = unanswered_window(modulus, RecoveryMode::Rej);
+        p.inject(Side::A, &s_from_b(modulus, Supervisory::Rr, 0, true));
+        assert_eq!(i_frames_from_a(&p), 8, "{}", p.dump());
+        p.inject(Side::A, &s_from_b(modulus, Supervisory::Rr, 2, false));
+        assert_eq!(i_frames_from_a(&p), 8, "{}", p.dump());
+        p.inject(Side::A, &s_from_b(modulus, Supervisory::Rej, 2, false));
+        assert_eq!(i_frames_from_a(&p), 10, "{modulus:?}\n{}", p.dump());
+        assert_eq!(p.logged("<I C S2 R0>"), 3, "{}", p.dump());
+        assert_eq!(p.logged("<I C S1 R0>"), 2, "{}", p.dump());
+    }
+}
+
+/// The inhibition ends with T1: the resent frames are lost again, T1
+/// expires, and the answer to the new enquiry, with the same N(R), sends
+/// them once more.
+#[test]
+fn t1_expiry_ends_the_inhibition() {
+    for modulus in BOTH_MODULI {
+        let mut p = unanswered_window(modulus, RecoveryMode::Rej);
+        p.inject(Side::A, &s_from_b(modulus, Supervisory::Rr, 0, true));
+        p.inject(Side::A, &s_from_b(modulus, Supervisory::Rej, 0, false));
+        assert_eq!(i_frames_from_a(&p), 8, "{}", p.dump());
+        assert!(
+            p.run_until(MINUTE, |p| p.links[0].state() == State::TimerRecovery),
+            "{}",
+            p.dump()
+        );
+        p.inject(Side::A, &s_from_b(modulus, Supervisory::Rr, 0, true));
+        assert_eq!(i_frames_from_a(&p), 12, "{modulus:?}\n{}", p.dump());
+    }
+}
+
+/// 4.4.4: A acts on an SREJ for frame 1 while its enquiry is outstanding;
+/// the SREJ with F = 1 that answers the enquiry repeats N(R) = 1 (the
+/// peer could not yet have seen the frame resent) and is not acted on.
+/// After T1 expires, the answer to the next enquiry is acted on.
+#[test]
+fn an_srej_with_f_repeating_an_actioned_nr_is_not_acted_on() {
+    let modulus = Modulus::Mod128;
+    let mut p = unanswered_window(modulus, RecoveryMode::Srej);
+    let srej = |nr, f| {
+        Frame::srej(
+            b_to_a(CommandResponse::Response),
+            modulus,
+            nr,
+            f,
+            &MultiSrejInfo::default(),
+        )
+        .unwrap()
+    };
+    p.inject(Side::A, &srej(1, false));
+    assert_eq!(i_frames_from_a(&p), 5, "{}", p.dump());
+    assert_eq!(p.logged("<I C S1 R0>"), 2, "{}", p.dump());
+    p.inject(Side::A, &srej(1, true));
+    assert_eq!(p.links[0].state(), State::Connected, "{}", p.dump());
+    assert_eq!(i_frames_from_a(&p), 5, "{}", p.dump());
+    assert_eq!(p.links[0].sequence_variables(), (4, 1, 0));
+    assert!(p.take_events(Side::A).is_empty());
+    assert!(
+        p.run_until(MINUTE, |p| p.links[0].state() == State::TimerRecovery),
+        "{}",
+        p.dump()
+    );
+    p.inject(Side::A, &srej(1, true));
+    assert_eq!(i_frames_from_a(&p), 6, "{}", p.dump());
+    assert_eq!(p.logged("<I C S1 R0>"), 3, "{}", p.dump());
 }

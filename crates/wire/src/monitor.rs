@@ -30,7 +30,13 @@
 //!      combination (both 0 or both 1);
 //!    - only if the P/F bit is set: `P` on a command, `F` on a response, and
 //!      `P/F` on a `v1` frame, whose C bits cannot say which;
-//!    - I frames: `S<N(S)> R<N(R)>` in decimal; S frames: `R<N(R)>`.
+//!    - I frames: `S<N(S)> R<N(R)>` in decimal; S frames: `R<N(R)>`;
+//!    - a multi-SREJ (an SREJ with an information field, 4.3.2.4): after
+//!      the N(R) of its control field, the further N(R)s its information
+//!      field asks for, in the frame's order, each after a comma, a span
+//!      (modulo 128 only) as `<first>-<last>`: `<SREJ R F R50,51,58>`,
+//!      `<SREJ R R2,4-9>`. The information field is not shown otherwise
+//!      (a frame whose field does not decode is undecodable, below).
 //!
 //!    The modulus (8 or 128) is not printed; sequence numbers simply run to
 //!    127 on a modulo-128 link.
@@ -84,6 +90,7 @@
 //! N0CALL-1>APRS,WIDE1-1*,WIDE2-1: <UI C> [F0] !4903.50N/07201.75W-Test<CR>
 //! N7LEM>NJ7P: <I C P S7 R1> [F0] hello
 //! NJ7P>N7LEM: <RR R F R3>
+//! NJ7P>N7LEM: <SREJ R F R50,51,58>
 //! N7LEM>NJ7P: <SABME C P>
 //! NJ7P>N7LEM: <UA R F>
 //! N7LEM>NJ7P: <I C S100 R27> [08 seg first rem=3 pid=CC] E<0x00>
@@ -114,7 +121,8 @@ use std::fmt;
 
 use crate::ax25::{
     ClassesOfProcedures, CommandResponse, Frame, FrmrInfo, HdlcOptionalFunction,
-    HdlcOptionalFunctions, Pid, ProcedureClass, SegmentHeader, XidNumber, XidParams,
+    HdlcOptionalFunctions, MultiSrejInfo, Pid, ProcedureClass, SegmentHeader, SrejRequest,
+    XidNumber, XidParams,
 };
 use crate::control::{Control, Modulus, Unnumbered};
 
@@ -232,7 +240,17 @@ impl fmt::Display for Monitor<'_> {
         let frame = self.frame;
         write_addresses(f, frame)?;
         f.write_str(": ")?;
-        write_control(f, frame.control(), frame.command_response())?;
+        // A decoded SREJ's information field is a valid multi-SREJ one.
+        let further = frame.multi_srej();
+        write_control(
+            f,
+            frame.control(),
+            frame.command_response(),
+            further.as_ref(),
+        )?;
+        if further.is_some() {
+            return Ok(());
+        }
         let mut info = frame.info();
         if let Some(pid) = frame.pid() {
             info = write_pid(f, pid, info)?;
@@ -292,8 +310,15 @@ fn write_addresses(f: &mut fmt::Formatter<'_>, frame: &Frame) -> fmt::Result {
     Ok(())
 }
 
-/// `<NAME CR [P|F|P/F] [S<ns>] [R<nr>]>` (AX.25 v2.2 4.3, 6.1.2).
-fn write_control(f: &mut fmt::Formatter<'_>, control: Control, cr: CommandResponse) -> fmt::Result {
+/// `<NAME CR [P|F|P/F] [S<ns>] [R<nr>[,<nr>|,<first>-<last>]...]>`
+/// (AX.25 v2.2 4.3, 6.1.2), with the `further` N(R)s of a multi-SREJ
+/// (4.3.2.4).
+fn write_control(
+    f: &mut fmt::Formatter<'_>,
+    control: Control,
+    cr: CommandResponse,
+    further: Option<&MultiSrejInfo>,
+) -> fmt::Result {
     let (cr, pf) = match cr {
         CommandResponse::Command => ("C", "P"),
         CommandResponse::Response => ("R", "F"),
@@ -310,6 +335,12 @@ fn write_control(f: &mut fmt::Formatter<'_>, control: Control, cr: CommandRespon
     }
     if let Some(nr) = control.nr() {
         write!(f, " R{nr}")?;
+    }
+    for request in further.map_or(&[][..], |further| &further.requests) {
+        match request {
+            SrejRequest::Single(nr) => write!(f, ",{nr}")?,
+            SrejRequest::Span { first, last } => write!(f, ",{first}-{last}")?,
+        }
     }
     f.write_str(">")
 }

@@ -4,8 +4,8 @@
 
 use linklab_wire::ax25::{
     Address, AddressField, ClassesOfProcedures, CommandResponse, Frame, FrmrInfo,
-    HdlcOptionalFunction, HdlcOptionalFunctions, Pid, ProcedureClass, XidNumber, XidParameter,
-    XidParams,
+    HdlcOptionalFunction, HdlcOptionalFunctions, MultiSrejInfo, Pid, ProcedureClass, SrejRequest,
+    XidNumber, XidParameter, XidParams,
 };
 use linklab_wire::control::{Control, Modulus, Supervisory, Unnumbered};
 use linklab_wire::monitor::{self, format, format_raw, format_raw_with, Monitor, MonitorOptions};
@@ -686,4 +686,82 @@ fn link_moduli_follow_sabme_and_sabm() {
     assert_eq!(moduli.observe(&sabm.encode()), Modulus::Mod8);
     assert_eq!(moduli.observe(&rr128.encode()), Modulus::Mod8);
     assert_eq!(moduli.observe(b"\x01"), Modulus::Mod8, "garbage");
+}
+
+fn srej(modulus: Modulus, nr: u8, f: bool, info: Vec<u8>) -> Frame {
+    let control = Control::S {
+        kind: Supervisory::Srej,
+        nr,
+        pf: f,
+    };
+    Frame::new(
+        reply(CommandResponse::Response),
+        modulus,
+        control,
+        None,
+        info,
+    )
+    .unwrap()
+}
+
+/// A multi-SREJ's information field is shown as the further N(R)s it asks
+/// for, after the control field's (AX.25 v2.2 4.3.2.4), in both moduli.
+#[test]
+fn multi_srej_lists_every_nr() {
+    use SrejRequest::{Single, Span};
+    let further =
+        |requests: Vec<SrejRequest>, modulus| MultiSrejInfo { requests }.encode(modulus).unwrap();
+    // The frame of the issue: 51 and 58 are octets 0x66 0x74, once shown
+    // as the text "ft".
+    let info = further(vec![Single(51), Single(58)], Modulus::Mod128);
+    assert_eq!(info, b"ft");
+    assert_eq!(
+        line(&srej(Modulus::Mod128, 50, true, info)),
+        "NJ7P>N7LEM: <SREJ R F R50,51,58>"
+    );
+    let info = further(
+        vec![Single(4), Span { first: 6, last: 9 }, Single(127)],
+        Modulus::Mod128,
+    );
+    assert_eq!(
+        line(&srej(Modulus::Mod128, 2, false, info)),
+        "NJ7P>N7LEM: <SREJ R R2,4,6-9,127>"
+    );
+    let info = further(vec![Single(3), Single(5)], Modulus::Mod8);
+    assert_eq!(
+        line(&srej(Modulus::Mod8, 1, false, info)),
+        "NJ7P>N7LEM: <SREJ R R1,3,5>"
+    );
+    // A plain SREJ is as before.
+    assert_eq!(
+        line(&srej(Modulus::Mod128, 2, false, vec![])),
+        "NJ7P>N7LEM: <SREJ R R2>"
+    );
+}
+
+/// An SREJ whose information field is not a multi-SREJ one does not
+/// decode as a frame: it is shown undecodable, with its octets.
+#[test]
+fn undecodable_multi_srej_is_an_undecodable_frame() {
+    // A span's first octet without its second; a modulo-8 octet with its
+    // reserved bits set.
+    let cases = [
+        (Modulus::Mod128, vec![0x08, 0x0D]),
+        (Modulus::Mod8, vec![0x61]),
+    ];
+    for (modulus, info) in cases {
+        let mut bytes = srej(modulus, 2, false, vec![]).encode();
+        bytes.extend(&info);
+        let error = Frame::decode(&bytes, modulus).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("SREJ information field octet"),
+            "{error}"
+        );
+        assert_eq!(
+            format_raw(&bytes, modulus),
+            format!("<undecodable: {error}> {}", hex(&bytes))
+        );
+    }
 }

@@ -504,6 +504,8 @@ impl<F: Framing> Link<F> {
         self.own_receiver_busy = false;
         self.window_busy = false;
         self.rej_actioned = None;
+        self.go_back_from = None;
+        self.srej_resent_after_poll = 0;
         self.poll_due = false;
         self.got_i = false;
     }

@@ -259,6 +259,15 @@ pub struct Link<F: Framing> {
     /// N(R) of a REJ acted upon since the last checkpoint: checkpoint
     /// retransmission from the same N(R) is inhibited.
     rej_actioned: Option<u8>,
+    /// N(R) from which the last go-back retransmission started ("invoke
+    /// retransmission"), until V(A) moves or T1 expires: a further REJ or
+    /// F = 1 answer with this N(R) asks for what is already under way
+    /// and is not acted on again (see `recovery.rs`).
+    go_back_from: Option<u8>,
+    /// N(S)s resent for an SREJ acted on while our P = 1 was outstanding:
+    /// the SREJ with F = 1 that answers that poll does not resend them
+    /// again (4.4.4).
+    srej_resent_after_poll: u128,
     /// NRM primary: a poll is to be sent at the next opportunity.
     poll_due: bool,
     /// NRM primary: I frames arrived since our last poll.
@@ -406,6 +415,8 @@ impl<F: Framing> Link<F> {
             polled: false,
             checkpoint_unacked: 0,
             rej_actioned: None,
+            go_back_from: None,
+            srej_resent_after_poll: 0,
             poll_due: false,
             got_i: false,
             rd_sent: false,

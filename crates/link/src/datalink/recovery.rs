@@ -12,11 +12,14 @@ use super::{Link, Payload, State};
 use crate::config::{Mode, Role, T1Backoff};
 use crate::event::{Event, FailureReason, LinkError};
 use crate::framing::Framing;
+use crate::timer::Timer;
 use linklab_core::Instant;
 
 impl<F: Framing> Link<F> {
     /// REJ received in state 3 or 4 (figs. C4.4c, C4.5): V(A) <- N(R) and
-    /// go back to N(R) (6.4.7).
+    /// go back to N(R) (6.4.7), unless a go-back from this N(R) is already
+    /// under way (see [`Self::go_back_under_way`]); the REJ still
+    /// acknowledges and clears the peer's busy condition.
     pub(super) fn on_rej(&mut self, now: Instant, nr: u8, pf: bool, command: bool) {
         self.peer_receiver_busy = false;
         self.check_need_for_response(now, pf, command);
@@ -31,10 +34,17 @@ impl<F: Framing> Link<F> {
                 return self.poll_answered(now, nr);
             }
             self.set_va(nr);
-            return self.invoke_retransmission(nr);
+            if !self.go_back_under_way(nr) {
+                self.invoke_retransmission(nr);
+            }
+            return;
         }
         self.final_ends_checkpoint(command, pf);
         self.set_va(nr);
+        if self.top != self.va && self.go_back_under_way(nr) {
+            // T1 keeps timing the retransmission already started.
+            return;
+        }
         self.stop_t1(now);
         self.stop_t3(now);
         self.select_t1_value();
@@ -53,6 +63,13 @@ impl<F: Framing> Link<F> {
     /// to N(R) - 1 (6.4.8) and answers our enquiry in state 4. Further
     /// N(R)s that name no outstanding frame are ignored, as Dire Wolf does.
     /// A multi-SREJ is acted on even if XID did not agree on it.
+    ///
+    /// An SREJ with F = 1 does not resend a frame already resent for an
+    /// SREJ acted on after our P = 1 went out (4.4.4: action on "the next
+    /// SREJ response frame" with F = 1 and "the same N(R) ... as a
+    /// previously actioned SREJ frame" is disabled "if the resultant
+    /// retransmission was made following the transmission of the P bit set
+    /// to 1"): the peer answered the poll before it could see that frame.
     pub(super) fn on_srej(&mut self, now: Instant, nr: u8, pf: bool, info: &[u8]) {
         self.peer_receiver_busy = false;
         if !self.nr_valid(nr) {
@@ -71,12 +88,20 @@ impl<F: Framing> Link<F> {
         // The HDLC framing delivers no information field in an SREJ, and
         // AX.25 frames with a malformed one do not decode.
         let further = MultiSrejInfo::decode(info, self.modulus).unwrap_or_default();
+        let resent_after_poll = self.srej_resent_after_poll;
         let requested: Vec<u8> = iter::once(nr)
             .chain(further.sequence_numbers(self.modulus))
             .filter(|&ns| self.outstanding(ns))
+            .filter(|&ns| !(pf && resent_after_poll & (1u128 << ns) != 0))
             .collect();
+        if pf {
+            self.srej_resent_after_poll = 0;
+        }
         if !requested.is_empty() {
             for ns in requested {
+                if self.poll_outstanding {
+                    self.srej_resent_after_poll |= 1u128 << ns;
+                }
                 if !self.resend.contains(&ns) {
                     self.resend.push_back(ns);
                 }
@@ -84,8 +109,13 @@ impl<F: Framing> Link<F> {
             self.stop_t3(now);
             self.start_t1(now);
         } else if self.state == State::Connected {
-            self.stop_t1(now);
-            self.start_t3(now);
+            if self.top == self.va {
+                self.stop_t1(now);
+                self.start_t3(now);
+            } else if !self.timers.is_running(Timer::T1) {
+                // Frames resent earlier are still unacknowledged.
+                self.start_t1(now);
+            }
         }
     }
 
@@ -95,6 +125,20 @@ impl<F: Framing> Link<F> {
     pub(super) fn invoke_retransmission(&mut self, nr: u8) {
         self.vs = nr;
         self.resend.clear();
+        self.go_back_from = Some(nr);
+    }
+
+    /// One retransmission per recovery event: true if a go-back from
+    /// `nr` already started and neither has V(A) moved nor T1 expired
+    /// since. A REJ and the F = 1 answer to our poll that both report the
+    /// same gap (the peer sends both when our poll reaches it after the
+    /// loss) then resend the window once, not twice. This is the rule of
+    /// ISO/IEC 13239 (and ISO 4335) for REJ: a station that acted on a
+    /// REJ inhibits the checkpoint retransmission that an F = 1 with the
+    /// same N(R) would cause; applied here either way round. A frame lost
+    /// again is recovered by T1, whose expiry ends the inhibition.
+    pub(super) fn go_back_under_way(&self, nr: u8) -> bool {
+        self.go_back_from == Some(nr)
     }
 
     /// An I frame out of sequence with SREJ in use (6.4.4.2, 4.4.2): keep
@@ -199,6 +243,10 @@ impl<F: Framing> Link<F> {
     /// T1 expiry (figs. C4.2-C4.6).
     pub(super) fn t1_expiry(&mut self, now: Instant) {
         self.t1_expired = true;
+        // Whatever was resent may be lost again: the next REJ, SREJ or
+        // answer to the enquiry is acted on.
+        self.go_back_from = None;
+        self.srej_resent_after_poll = 0;
         if self.config.role == Role::Secondary {
             return self.secondary_t1_expiry(now);
         }

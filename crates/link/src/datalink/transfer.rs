@@ -408,7 +408,8 @@ impl<F: Framing> Link<F> {
 
     /// The answer (F = 1) to our enquiry in state 4 (fig. C4.5): V(A) <-
     /// N(R); if all is acknowledged, back to state 3 with T3, otherwise
-    /// retransmit from N(R) ("invoke retransmission") and restart T1
+    /// retransmit from N(R) ("invoke retransmission", unless a REJ with
+    /// this N(R) already started it: `go_back_under_way`) and restart T1
     /// (Dire Wolf's erratum: the SDL leaves T1 stopped).
     pub(super) fn poll_answered(&mut self, now: Instant, nr: u8) {
         self.poll_outstanding = false;
@@ -420,7 +421,9 @@ impl<F: Framing> Link<F> {
         if self.top == self.va {
             self.start_t3(now);
         } else {
-            self.invoke_retransmission(nr);
+            if !self.go_back_under_way(nr) {
+                self.invoke_retransmission(nr);
+            }
             self.start_t1(now);
         }
     }
@@ -471,7 +474,11 @@ impl<F: Framing> Link<F> {
         if self.va != nr && self.config.role == Role::Secondary {
             self.rc = 0;
         }
+        if self.va != nr {
+            self.go_back_from = None;
+        }
         while self.va != nr {
+            self.srej_resent_after_poll &= !(1u128 << self.va);
             self.sent[usize::from(self.va)] = None;
             self.va = self.seq_add(self.va, 1);
             self.checkpoint_unacked = self.checkpoint_unacked.saturating_sub(1);
@@ -484,12 +491,16 @@ impl<F: Framing> Link<F> {
 
     /// "Check need for response" (fig. C4.7b): a command with P = 1 gets
     /// an enquiry response with F = 1; a response with F = 1 and no poll
-    /// outstanding is error A.
+    /// outstanding is error A. Any F = 1 ends what 4.4.4 withholds from
+    /// the answer to our poll (see `on_srej`).
     pub(super) fn check_need_for_response(&mut self, now: Instant, pf: bool, command: bool) {
         if command && pf {
             self.enquiry_response(now, true);
-        } else if !command && pf && !self.poll_outstanding {
-            self.event(Event::Error(LinkError::UnexpectedFinal));
+        } else if !command && pf {
+            self.srej_resent_after_poll = 0;
+            if !self.poll_outstanding {
+                self.event(Event::Error(LinkError::UnexpectedFinal));
+            }
         }
     }
 
