@@ -127,6 +127,10 @@ fn file_ports(
             let option = format!("--{key}");
             match value {
                 toml::Value::Boolean(true) => argv.push(option),
+                // The one switch that is on unless turned off.
+                toml::Value::Boolean(false) if key == "poll-last" => {
+                    argv.push(format!("{option}=false"))
+                }
                 toml::Value::Boolean(false) => {}
                 toml::Value::Integer(n) => argv.extend([option, n.to_string()]),
                 toml::Value::Float(x) => argv.extend([option, x.to_string()]),

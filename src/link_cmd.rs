@@ -83,10 +83,13 @@ pub struct LinkArgs {
     /// frames in one SREJ), used if the peer agrees.
     #[arg(long)]
     srej: bool,
-    /// Set P on the last I frame of a window (checkpointing), so the peer
-    /// answers at once whatever its acknowledgement policy.
-    #[arg(long)]
-    poll_last: bool,
+    /// P on the last I frame of every burst (checkpointing; new frames
+    /// wait for the answer), so the peer answers at once whatever its
+    /// acknowledgement policy; `--poll-last=false` leaves P to T1 and T3
+    /// as the spec's default does [default: true].
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true")]
+    poll_last: Option<bool>,
     /// When to acknowledge received I frames that do not ask for an
     /// answer (P = 0) [default: window].
     #[arg(long, value_enum, value_name = "POLICY")]
@@ -357,7 +360,7 @@ impl LinkArgs {
             window: self.window,
             n1: self.n1,
             srej: self.srej,
-            poll_last: self.poll_last,
+            poll_last: self.poll_last.unwrap_or(true),
             ack_policy: self.ack_policy.unwrap_or(AckArg::Window).into(),
         };
         settings
@@ -378,7 +381,7 @@ impl LinkArgs {
             (self.window.is_some(), "--window"),
             (self.n1.is_some(), "--n1"),
             (self.srej, "--srej"),
-            (self.poll_last, "--poll-last"),
+            (self.poll_last.is_some(), "--poll-last"),
             (self.ack_policy.is_some(), "--ack-policy"),
         ]
         .into_iter()

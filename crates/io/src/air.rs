@@ -11,11 +11,14 @@
 //!   frame with two sequence octets and the TNC answers them once the
 //!   frame has been sent. Many TNCs and soundcard modems answer it (and
 //!   `linklab channel` does); others, Dire Wolf 1.6 among them, drop the
-//!   frame as an unknown command. In [`AckMode::Auto`] the first frame is
-//!   the question: sent with ACKMODE, and if no answer comes within the
-//!   time it should have taken plus [`PROBE_GRACE`], sent again as plain
-//!   data and ACKMODE is not used again on this connection. (A duplicate
-//!   is harmless to AX.25: the receiver discards it by its N(S).)
+//!   frame as an unknown command. In [`AckMode::Auto`] the question rides
+//!   with the first frame there is to send: a station identification
+//!   (`CALL>ID` UI frame with the callsign, as TNCs send every ten
+//!   minutes) with ACKMODE, followed by the frame itself as plain data.
+//!   An answer turns ACKMODE on; none within the time the two should have
+//!   taken plus [`PROBE_GRACE`] turns it off. Nothing the link sends is
+//!   ever lost or repeated by the question (a repeated SABM would reset
+//!   a link the first one set up).
 //! - **An estimate** otherwise: the frame leaves the air after the frames
 //!   queued before it, each at the port's bit rate, plus the expected
 //!   channel-access wait and TXDELAY when the transmitter had to key up.
@@ -31,6 +34,7 @@ use core::time::Duration;
 use std::collections::VecDeque;
 
 use linklab_core::Instant;
+use linklab_wire::ax25::{Address, AddressField, Frame, Pid};
 use linklab_wire::kiss::{self, Command, Port};
 
 use crate::params::KissParams;
@@ -138,13 +142,8 @@ impl AirSettings {
 enum Answering {
     /// Not known yet: the next frame asks.
     Unknown,
-    /// Asked with `seq`; `frame` is sent again as data if no answer comes
-    /// by `deadline`.
-    Asking {
-        seq: u16,
-        frame: Vec<u8>,
-        deadline: Instant,
-    },
+    /// Asked with `seq`; no answer by `deadline` means no.
+    Asking { seq: u16, deadline: Instant },
     /// The TNC answers.
     Yes,
     /// It does not (or ACKMODE is off).
@@ -211,33 +210,49 @@ impl AirClock {
     /// Hands the AX.25 frame `frame` to the TNC at `now` (its KISS octets
     /// are collected by [`AirClock::take_octets`]).
     pub fn transmit(&mut self, now: Instant, frame: Vec<u8>) {
+        if self.answering == Answering::Unknown {
+            self.ask(now, &frame);
+        }
         let ends = self.estimate(now, frame.len());
         let command = match self.answering {
-            Answering::No => {
-                self.data_until = Some(ends);
-                Command::Data(frame)
-            }
             Answering::Yes => {
                 let seq = self.take_seq();
                 self.unanswered.push_back((seq, ends + ANSWER_LIMIT));
                 Command::AckMode { seq, data: frame }
             }
-            Answering::Unknown => {
-                let seq = self.take_seq();
-                self.answering = Answering::Asking {
-                    seq,
-                    frame: frame.clone(),
-                    deadline: ends + PROBE_GRACE,
-                };
-                Command::AckMode { seq, data: frame }
-            }
-            // The question is out: until it is answered, plain data.
-            Answering::Asking { .. } => {
+            // Until the question is answered, plain data.
+            Answering::No | Answering::Unknown | Answering::Asking { .. } => {
                 self.data_until = Some(ends);
                 Command::Data(frame)
             }
         };
         self.push(command);
+    }
+
+    /// Asks whether the TNC answers ACKMODE with an identification from
+    /// the station that sends `frame` (its source address): `CALL>ID`, a
+    /// UI frame whose information field is the callsign. A frame whose
+    /// address field does not decode (a KISS client's) asks nothing.
+    fn ask(&mut self, now: Instant, frame: &[u8]) {
+        let Ok((field, _)) = AddressField::decode(frame) else {
+            return;
+        };
+        let mut source = *field.source();
+        source.set_c_or_h(false);
+        let id = "ID".parse::<Address>().ok().and_then(|id| {
+            Frame::ui(id, source, &[], Pid::NoLayer3, source.to_string().into_bytes()).ok()
+        });
+        let Some(id) = id else {
+            return;
+        };
+        let data = id.encode();
+        let ends = self.estimate(now, data.len());
+        let seq = self.take_seq();
+        self.answering = Answering::Asking {
+            seq,
+            deadline: ends + PROBE_GRACE,
+        };
+        self.push(Command::AckMode { seq, data });
     }
 
     /// A KISS ACKMODE answer from the TNC: frame `seq` has been sent.
@@ -268,8 +283,7 @@ impl AirClock {
         let data = self.data_until.is_some_and(|t| t > now);
         match self.answering {
             Answering::Yes => !self.unanswered.is_empty() || data,
-            Answering::Asking { .. } => self.on_air_until.is_some_and(|t| t > now),
-            Answering::Unknown | Answering::No => data,
+            Answering::Unknown | Answering::Asking { .. } | Answering::No => data,
         }
     }
 
@@ -280,29 +294,19 @@ impl AirClock {
             Answering::Asking { deadline, .. } => Some(deadline),
             _ => None,
         };
-        let estimate = match self.answering {
-            Answering::Asking { .. } => self.on_air_until,
-            _ => self.data_until,
-        };
-        [asking, estimate, self.unanswered.front().map(|&(_, t)| t)]
+        [asking, self.data_until, self.unanswered.front().map(|&(_, t)| t)]
             .into_iter()
             .flatten()
             .min()
     }
 
-    /// Runs what is due at `now`: an unanswered question ends ACKMODE and
-    /// its frame goes again as data; answers waited for too long are given
-    /// up; a passed estimate is forgotten.
+    /// Runs what is due at `now`: an unanswered question means the TNC
+    /// does not answer ACKMODE; answers waited for too long are given up;
+    /// a passed estimate is forgotten.
     pub fn handle_timeout(&mut self, now: Instant) {
         if let Answering::Asking { deadline, .. } = self.answering {
             if deadline <= now {
-                let Answering::Asking { frame, .. } =
-                    core::mem::replace(&mut self.answering, Answering::No)
-                else {
-                    return;
-                };
-                self.data_until = Some(self.estimate(now, frame.len()));
-                self.push(Command::Data(frame));
+                self.answering = Answering::No;
             }
         }
         while self.unanswered.front().is_some_and(|&(_, t)| t <= now) {
@@ -397,55 +401,82 @@ mod tests {
         assert_eq!(clock.poll_timeout(), None);
     }
 
-    #[test]
-    fn an_answered_question_turns_ackmode_on() {
-        let mut clock = AirClock::new(settings(AckMode::Auto), Port::default());
-        let t0 = Instant::ZERO;
-        clock.transmit(t0, vec![1; 20]);
-        let sent = decoded(&clock.take_octets());
-        let [Command::AckMode { seq, .. }] = sent.as_slice() else {
-            panic!("{sent:?}");
-        };
-        assert_eq!(clock.ackmode(), None);
-        clock.answered(t0 + 500 * MS, *seq);
-        assert_eq!(clock.ackmode(), Some(true));
-        // From now on busy means "answers outstanding", not the estimate.
-        clock.transmit(t0 + 600 * MS, vec![2; 20]);
-        let sent = decoded(&clock.take_octets());
-        let [Command::AckMode { seq, .. }] = sent.as_slice() else {
-            panic!("{sent:?}");
-        };
-        assert!(clock.busy(t0 + 60 * MS * 1000));
-        clock.answered(t0 + 61 * MS * 1000, *seq);
-        assert!(!clock.busy(t0 + 61 * MS * 1000));
+    /// A UI frame from N0CALL-1 with `n` octets of information.
+    fn frame(n: usize) -> Vec<u8> {
+        Frame::ui(
+            "QST".parse().unwrap(),
+            "N0CALL-1".parse().unwrap(),
+            &[],
+            Pid::NoLayer3,
+            vec![0x55; n],
+        )
+        .unwrap()
+        .encode()
     }
 
     #[test]
-    fn an_unanswered_question_sends_the_frame_again_as_data() {
+    fn the_question_rides_with_the_first_frame_and_an_answer_turns_ackmode_on() {
         let mut clock = AirClock::new(settings(AckMode::Auto), Port::default());
         let t0 = Instant::ZERO;
-        clock.transmit(t0, vec![1; 20]);
+        clock.transmit(t0, frame(20));
+        let sent = decoded(&clock.take_octets());
+        // The identification with ACKMODE, then the frame as plain data.
+        let [Command::AckMode { seq, data }, Command::Data(first)] = sent.as_slice() else {
+            panic!("{sent:?}");
+        };
+        let id = Frame::decode(data, linklab_wire::control::Modulus::Mod8).unwrap();
+        assert_eq!(id.address().dest().to_string(), "ID");
+        assert_eq!(id.info(), b"N0CALL-1");
+        assert_eq!(first, &frame(20));
+        assert_eq!(clock.ackmode(), None);
+        clock.answered(t0 + 500 * MS, *seq);
+        assert_eq!(clock.ackmode(), Some(true));
+        // From now on frames go with ACKMODE, and busy means "answers
+        // outstanding" (the first frame's estimate aside).
+        let later = t0 + 60 * MS * 1000;
+        clock.transmit(later, frame(20));
+        let sent = decoded(&clock.take_octets());
+        let [Command::AckMode { seq, .. }] = sent.as_slice() else {
+            panic!("{sent:?}");
+        };
+        assert!(clock.busy(later + 50 * MS * 1000));
+        clock.answered(later + 51 * MS * 1000, *seq);
+        assert!(!clock.busy(later + 51 * MS * 1000));
+    }
+
+    #[test]
+    fn an_unanswered_question_leaves_plain_data_and_repeats_nothing() {
+        let mut clock = AirClock::new(settings(AckMode::Auto), Port::default());
+        let t0 = Instant::ZERO;
+        clock.transmit(t0, frame(20));
         clock.take_octets();
-        // First the estimated end of its transmission, then the question's
-        // deadline, PROBE_GRACE later.
+        // First the estimated end of both frames, then the question's
+        // deadline: PROBE_GRACE after the identification's end.
         let ends = clock.poll_timeout().expect("the estimate");
         clock.handle_timeout(ends);
+        assert!(!clock.busy(ends));
         assert_eq!(clock.ackmode(), None);
         let deadline = clock.poll_timeout().expect("the question's deadline");
-        assert_eq!(deadline, ends + PROBE_GRACE);
+        assert!(deadline > ends && deadline < ends + PROBE_GRACE);
         clock.handle_timeout(deadline);
         assert_eq!(clock.ackmode(), Some(false));
-        assert_eq!(
-            decoded(&clock.take_octets()),
-            [Command::Data(vec![1; 20])],
-            "the frame again, as data"
-        );
-        assert!(clock.busy(deadline));
-        clock.transmit(deadline, vec![2; 20]);
+        assert!(clock.take_octets().is_empty(), "nothing sent again");
+        clock.transmit(deadline, frame(20));
         assert!(matches!(
             decoded(&clock.take_octets()).as_slice(),
             [Command::Data(_)]
         ));
+    }
+
+    #[test]
+    fn a_frame_that_does_not_decode_asks_nothing() {
+        let mut clock = AirClock::new(settings(AckMode::Auto), Port::default());
+        clock.transmit(Instant::ZERO, vec![1; 20]);
+        assert!(matches!(
+            decoded(&clock.take_octets()).as_slice(),
+            [Command::Data(_)]
+        ));
+        assert_eq!(clock.ackmode(), None, "asked with the next frame");
     }
 
     #[test]

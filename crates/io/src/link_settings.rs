@@ -8,17 +8,16 @@ use core::time::Duration;
 use linklab_link::{AckPolicy, Config, ConfigError, RecoveryMode};
 use linklab_wire::control::Modulus;
 
-/// The initial T1 when none is given: 15 s. A host stack behind a KISS
-/// TNC starts T1 when it hands a frame to the TNC, not when the frame
-/// goes on the air, so T1 must cover a whole window: four 256-octet
-/// frames take 7.4 s at 1200 bit/s, and with the turnaround and two
-/// channel accesses the acknowledgement comes 9-10 s after the frames
-/// were handed over. With 3 s (Dire Wolf's FRACK, right for Dire Wolf,
-/// which pauses T1 while it transmits) every window timed out; with the
-/// Linux kernel's 10 s (`AX25_DEF_T1`) some still do. T1 then follows
-/// the measured round trip (SRT), so a faster link pays the long initial
-/// value only until its first acknowledgement.
-pub const DEFAULT_T1: Duration = Duration::from_secs(15);
+/// The initial T1 when none is given: 3 s, Dire Wolf's FRACK. T1 is held
+/// while our frames wait in the TNC or are on the air (the port's
+/// [`crate::AirClock`]: ACKMODE answers, or an estimate from the bit
+/// rate), so it times only the peer's answer: its channel access,
+/// TXDELAY and acknowledgement, about 1-1.5 s at 1200 bit/s. (Counted
+/// from the hand-over, as a host stack's T1 was before, four 256-octet
+/// frames alone take 7.4 s at 1200 bit/s and 3 s expired on every
+/// window; 15 s was needed.) T1 then follows the measured round trip from
+/// its first measurement.
+pub const DEFAULT_T1: Duration = Duration::from_secs(3);
 
 /// The window k at modulo 8 when none is given: 4, not the spec's 7.
 /// Node and BBS software sends its greeting right after UA, and a sender
@@ -46,7 +45,9 @@ pub struct LinkSettings {
     pub n1: Option<usize>,
     /// Selective reject (multi-SREJ if XID agrees) instead of REJ.
     pub srej: bool,
-    /// P on the last I frame of a window.
+    /// P on the last I frame of every burst, new frames held until the
+    /// answer (default on: the peer answers at once instead of after its
+    /// T2).
     pub poll_last: bool,
     /// When to acknowledge I frames that do not ask for an answer.
     pub ack_policy: AckPolicy,
@@ -62,7 +63,7 @@ impl Default for LinkSettings {
             window: None,
             n1: None,
             srej: false,
-            poll_last: false,
+            poll_last: true,
             ack_policy: AckPolicy::WindowOrT2,
         }
     }

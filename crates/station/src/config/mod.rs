@@ -354,8 +354,7 @@ struct PortFile {
     n1: Option<Spanned<usize>>,
     #[serde(default)]
     srej: bool,
-    #[serde(default)]
-    poll_last: bool,
+    poll_last: Option<bool>,
     ack_policy: Option<Spanned<String>>,
     #[serde(default)]
     callsigns: Vec<Spanned<String>>,
@@ -693,7 +692,7 @@ impl Reader<'_> {
             window: port.window.as_ref().map(|v| *v.get_ref()),
             n1: port.n1.as_ref().map(|v| *v.get_ref()),
             srej: port.srej,
-            poll_last: port.poll_last,
+            poll_last: port.poll_last.unwrap_or(true),
             ack_policy,
         };
         let modulus = if port.mod128 {
