@@ -534,7 +534,9 @@ impl Server {
             }
             StationEvent::BadInput(error) => self.note(format!("port {}: {error}", port + 1)),
             StationEvent::BadInputCount(count) => self.note(format!("port {}: {count}", port + 1)),
-            StationEvent::Outstanding { .. } | StationEvent::Monitor { .. } => {}
+            StationEvent::Outstanding { .. }
+            | StationEvent::Unsent { .. }
+            | StationEvent::Monitor { .. } => {}
         }
     }
 
