@@ -19,6 +19,7 @@ use linklab_wire::kiss::Port;
 use linklab_wire::monitor;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
+use crate::send_feed::Feed;
 use crate::usage::usage;
 
 /// Information octets shown per monitored frame.
@@ -553,7 +554,9 @@ impl Log {
                 ));
                 Ok(None)
             }
-            Notice::Station(StationEvent::Outstanding { .. }) => Ok(None),
+            Notice::Station(StationEvent::Outstanding { .. } | StationEvent::Unsent { .. }) => {
+                Ok(None)
+            }
             Notice::Station(StationEvent::Link { remote, event }) => {
                 match &event {
                     Event::Connected { version, incoming } => {
@@ -962,31 +965,27 @@ pub fn send(mut args: SendArgs) -> anyhow::Result<()> {
     }
 }
 
-/// Octets of `len` sent in `n1`-octet I frames that the peer has
-/// acknowledged while `outstanding` frames are queued or unacknowledged.
-fn acknowledged(len: usize, n1: usize, outstanding: usize) -> usize {
-    let frames = len.div_ceil(n1.max(1));
-    (frames.saturating_sub(outstanding) * n1).min(len)
-}
-
 async fn send_async(common: CommonArgs, args: SendArgs) -> anyhow::Result<()> {
     let modulus = crate::modulus(args.mod128);
     let config = common.config(modulus)?;
     common.check_path(&args.to, &args.via)?;
-    let data = crate::input::read(&args.file)?;
+    let remote = args.to;
+    let mut feed = Feed::new(crate::input::ReadAhead::open(&args.file)?, remote);
     let grace = release_grace(&config);
-    // Data are queued once the link's N1 for sending is known: at once on a
+    // Data are given once the link's N1 for sending is known: at once on a
     // v2.0 link, after the XID exchange on a v2.2 one (6.3.2), since the
     // peer may accept shorter I frames than ours.
     let xid = config.xid;
-    let mut n1 = config.n1;
-    let remote = args.to;
+    let (n1, windows) = (config.n1, (config.window_mod8, config.window_mod128));
     let started = std::time::Instant::now();
     let mut handle = common.start(config, false).await?;
-    let bar = ProgressBar::with_draw_target(Some(data.len() as u64), ProgressDrawTarget::hidden());
+    let bar = ProgressBar::with_draw_target(feed.len(), ProgressDrawTarget::hidden());
+    let template = match feed.len() {
+        Some(_) => "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+        None => "{spinner} {bytes} {bytes_per_sec}",
+    };
     bar.set_style(
-        ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let mut log = Log {
         monitor: common.tnc.monitor,
@@ -999,9 +998,8 @@ async fn send_async(common: CommonArgs, args: SendArgs) -> anyhow::Result<()> {
             via: args.via.clone(),
         })
         .ok();
-    // Connected at, data queued, octets acknowledged, all acknowledged at.
+    // Connected at, octets acknowledged, all acknowledged at.
     let mut connected_at: Option<std::time::Instant> = None;
-    let mut queued = false;
     let mut acked = 0;
     let mut acked_at: Option<std::time::Instant> = None;
     let mut interrupted = false;
@@ -1014,23 +1012,39 @@ async fn send_async(common: CommonArgs, args: SendArgs) -> anyhow::Result<()> {
                     break Err(anyhow!("the KISS driver stopped"));
                 }
             },
+            block = feed.next_block(), if feed.needs_input() => {
+                if let Err(e) = feed.on_block(&handle, block) {
+                    break Err(e);
+                }
+                if feed.released() && feed.given() == 0 {
+                    // An empty input: nothing to acknowledge.
+                    acked_at = connected_at;
+                }
+                continue;
+            },
             _ = tokio::signal::ctrl_c() => {
                 interrupted = true;
                 break Ok(());
             }
         };
-        if let Notice::Station(StationEvent::Outstanding { frames, .. }) = &notice {
-            if queued {
-                acked = acknowledged(data.len(), n1, *frames);
-                bar.set_position(acked as u64);
+        match &notice {
+            Notice::Station(StationEvent::Outstanding {
+                frames, accepted, ..
+            }) if feed.started() => {
+                acked = feed.acknowledged(*frames, *accepted);
+                bar.set_position(acked);
                 if log.bar.is_none() && started.elapsed() > Duration::from_secs(1) {
                     bar.set_draw_target(ProgressDrawTarget::stderr());
                     log.bar = Some(bar.clone());
                 }
-                if *frames == 0 {
+                if feed.all_acknowledged(*frames, *accepted) {
                     acked_at = Some(std::time::Instant::now());
                 }
             }
+            Notice::Station(StationEvent::Unsent { remote: to, octets }) if *to == remote => {
+                feed.on_unsent(&handle, *octets);
+            }
+            _ => {}
         }
         let event = match log.notice(at, notice) {
             Ok(Some((from, event))) if from == remote => event,
@@ -1046,17 +1060,15 @@ async fn send_async(common: CommonArgs, args: SendArgs) -> anyhow::Result<()> {
             Event::Connected { version, .. } => {
                 connected_at = Some(std::time::Instant::now());
                 if version == Version::V2_0 || !xid {
-                    queue_file(&handle, remote, &data, n1);
-                    queued = true;
-                }
-                if data.is_empty() {
-                    acked_at = connected_at;
+                    let k = match version {
+                        Version::V2_0 => windows.0,
+                        Version::V2_2 => windows.1,
+                    };
+                    feed.start(&handle, n1, k);
                 }
             }
-            Event::Negotiated { params, .. } if !queued => {
-                n1 = params.n1_tx;
-                queue_file(&handle, remote, &data, n1);
-                queued = true;
+            Event::Negotiated { params, .. } if !feed.started() => {
+                feed.start(&handle, params.n1_tx, params.k_tx);
             }
             Event::Disconnected {
                 reason: DisconnectReason::LocalRequest | DisconnectReason::ReleaseTimeout,
@@ -1085,10 +1097,12 @@ async fn send_async(common: CommonArgs, args: SendArgs) -> anyhow::Result<()> {
         // DM, not DISC: the peer must not take a cut transfer for a
         // finished one (see `Station::abort`).
         handle.requests.send(Request::Abort { remote }).ok();
+        let of = match feed.len() {
+            Some(len) => format!("{len} octets"),
+            None => format!("the {} octets given to the link so far", feed.given()),
+        };
         log.line(&format!(
-            "linklab: interrupted: {remote} acknowledged {acked} of {} octets; \
-             link ended with DM",
-            data.len()
+            "linklab: interrupted: {remote} acknowledged {acked} of {of}; link ended with DM"
         ));
         finish(&mut handle, &log, &[], grace, |_, _| {}).await?;
         std::process::exit(INTERRUPTED);
@@ -1099,32 +1113,17 @@ async fn send_async(common: CommonArgs, args: SendArgs) -> anyhow::Result<()> {
     if let (Some(from), Some(to)) = (connected_at, acked_at) {
         let span = to.duration_since(from).as_secs_f64();
         let rate = if span > 0.0 {
-            data.len() as f64 * 8.0 / span
+            feed.given() as f64 * 8.0 / span
         } else {
             f64::INFINITY
         };
         println!(
             "sent {} bytes to {remote} in {span:.3} s: {rate:.0} bit/s (elapsed {:.3} s with connection set-up and release)",
-            data.len(),
+            feed.given(),
             started.elapsed().as_secs_f64()
         );
     }
     Ok(())
-}
-
-/// Queues `data` as I frames of at most `n1` octets, then asks the station
-/// to release the link once everything is acknowledged.
-fn queue_file(handle: &DriverHandle, remote: Address, data: &[u8], n1: usize) {
-    for chunk in data.chunks(n1.max(1)) {
-        handle
-            .requests
-            .send(Request::Send {
-                remote,
-                data: chunk.to_vec(),
-            })
-            .ok();
-    }
-    handle.requests.send(Request::Release { remote }).ok();
 }
 
 pub fn connect(mut args: ConnectArgs) -> anyhow::Result<()> {
@@ -1140,6 +1139,10 @@ async fn connect_async(common: CommonArgs, args: ConnectArgs) -> anyhow::Result<
     common.check_path(&args.dest, &args.via)?;
     let grace = release_grace(&config);
     let mut n1 = config.n1;
+    let (windows, mut k) = (
+        (config.window_mod8, config.window_mod128),
+        config.window_mod8,
+    );
     let remote = args.dest;
     let mut handle = common.start(config, false).await?;
     let log = Log {
@@ -1158,6 +1161,9 @@ async fn connect_async(common: CommonArgs, args: ConnectArgs) -> anyhow::Result<
     let mut stdout = tokio::io::stdout();
     let mut connected = false;
     let mut stdin_open = true;
+    // A line is read only while the link has at most two windows unsent,
+    // so that input piped in is read as the link takes it.
+    let mut may_read = true;
     let outcome: anyhow::Result<()> = loop {
         tokio::select! {
             notice = handle.notices.recv() => {
@@ -1165,14 +1171,22 @@ async fn connect_async(common: CommonArgs, args: ConnectArgs) -> anyhow::Result<
                     driver_end(&mut handle).await?;
                     break Err(anyhow!("the KISS driver stopped"));
                 };
+                if let Notice::Station(StationEvent::Unsent { remote: to, .. }) = &notice {
+                    may_read |= *to == remote;
+                }
                 let event = match log.notice(at, notice) {
                     Ok(Some((from, event))) if from == remote => event,
                     Ok(_) => continue,
                     Err(e) => break Err(e),
                 };
                 match event {
-                    Event::Connected { .. } => connected = true,
-                    Event::Negotiated { params, .. } => n1 = params.n1_tx,
+                    Event::Connected { version, .. } => {
+                        connected = true;
+                        if version == Version::V2_2 {
+                            k = windows.1;
+                        }
+                    }
+                    Event::Negotiated { params, .. } => (n1, k) = (params.n1_tx, params.k_tx),
                     Event::Data { data, .. } => {
                         let text: Vec<u8> =
                             data.iter().map(|&b| if b == b'\r' { b'\n' } else { b }).collect();
@@ -1192,7 +1206,7 @@ async fn connect_async(common: CommonArgs, args: ConnectArgs) -> anyhow::Result<
                     _ => {}
                 }
             }
-            line = stdin.next_line(), if connected && stdin_open => {
+            line = stdin.next_line(), if connected && stdin_open && may_read => {
                 match line.context("cannot read standard input")? {
                     Some(line) => {
                         let mut bytes = line.into_bytes();
@@ -1200,6 +1214,9 @@ async fn connect_async(common: CommonArgs, args: ConnectArgs) -> anyhow::Result<
                         for chunk in bytes.chunks(n1) {
                             handle.requests.send(Request::Send { remote, data: chunk.to_vec() }).ok();
                         }
+                        let octets = 2 * usize::from(k) * n1;
+                        handle.requests.send(Request::NotifyUnsent { remote, octets }).ok();
+                        may_read = false;
                     }
                     None => {
                         // Released once everything typed is acknowledged.

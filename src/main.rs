@@ -16,6 +16,7 @@ mod parts;
 mod probe_cmd;
 mod reproduce;
 mod run_args;
+mod send_feed;
 mod sim_cmd;
 mod station_cmd;
 mod stdout;

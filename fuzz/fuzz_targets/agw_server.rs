@@ -21,7 +21,7 @@ use libfuzzer_sys::fuzz_target;
 use linklab_agw::wire::{CallField, Decoder, Header, Message};
 use linklab_agw::{ClientId, PortConfig, Server};
 use linklab_core::Instant;
-use linklab_io::KissParams;
+use linklab_io::{AckMode, KissParams};
 use linklab_link::Config;
 use linklab_wire::ax25::{Address, Frame, Pid};
 use linklab_wire::control::Modulus;
@@ -40,6 +40,8 @@ fn server() -> Server {
         answer_for: vec!["N0CALL-9".parse().unwrap()],
         max_links: 8,
         bit_rate: None,
+        // Asked: the TNC's answers (and forged ones) reach the clock.
+        ackmode: AckMode::Auto,
     };
     let mut server = Server::new(vec![port], SystemTime::UNIX_EPOCH);
     server.port_up(Instant::ZERO, 0);

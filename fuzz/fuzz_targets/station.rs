@@ -66,7 +66,7 @@ fn drain(station: &mut Station, now: Instant, wire: &mut Vec<u8>) {
             StationEvent::Monitor { bytes, modulus, .. } => {
                 assert!(!monitor::format_raw(&bytes, modulus).is_empty());
             }
-            StationEvent::Outstanding { .. } => {}
+            StationEvent::Outstanding { .. } | StationEvent::Unsent { .. } => {}
             StationEvent::BadInputCount(count) => {
                 assert!(count.count > 0, "a count of nothing: {count:?}")
             }

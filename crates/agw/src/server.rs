@@ -540,7 +540,9 @@ impl Server {
                  outstanding, protocol error A)",
                 port + 1
             )),
-            StationEvent::Outstanding { .. } | StationEvent::Monitor { .. } => {}
+            StationEvent::Outstanding { .. }
+            | StationEvent::Unsent { .. }
+            | StationEvent::Monitor { .. } => {}
         }
     }
 

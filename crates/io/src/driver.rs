@@ -38,6 +38,14 @@ pub enum Request {
         /// The octets.
         data: Vec<u8>,
     },
+    /// Report [`StationEvent::Unsent`] once at most `octets` queued for
+    /// `remote` are unsent ([`Station::notify_unsent`]).
+    NotifyUnsent {
+        /// The remote station.
+        remote: Address,
+        /// The mark.
+        octets: usize,
+    },
     /// Release a link ([`Station::disconnect`]).
     Disconnect {
         /// The remote station.
@@ -195,6 +203,7 @@ pub async fn run(
                     let result = match request {
                         Some(Request::Connect { remote, via }) => station.connect(now, remote, &via),
                         Some(Request::Send { remote, data }) => station.send(&remote, data),
+                        Some(Request::NotifyUnsent { remote, octets }) => station.notify_unsent(&remote, octets),
                         Some(Request::Disconnect { remote }) => station.disconnect(now, &remote),
                         Some(Request::Release { remote }) => station.release(now, &remote),
                         Some(Request::Abort { remote }) => station.abort(&remote),

@@ -165,6 +165,21 @@ pub enum StationEvent {
         remote: Address,
         /// `DataLink::unacked() + DataLink::queued()`.
         frames: usize,
+        /// Data units [`Station::send`] has accepted for this link so far,
+        /// counted when `frames` was: a sender that gives data units of at
+        /// most N1 octets knows that all but the last `frames` of them are
+        /// acknowledged, whatever it has given since.
+        accepted: u64,
+    },
+    /// The octets given to [`Station::send`] for `remote` and not yet sent
+    /// once have fallen to the mark asked for with
+    /// [`Station::notify_unsent`] (or were at most that when asked): time
+    /// to give more. Reported once per request.
+    Unsent {
+        /// The remote station.
+        remote: Address,
+        /// `DataLink::queued_octets()` now.
+        octets: usize,
     },
     /// A frame sent or received (only with [`Station::set_monitor`]),
     /// including frames not addressed to this station. `bytes` is the
@@ -236,6 +251,11 @@ pub enum StationError {
 struct Entry {
     link: DataLink,
     outstanding: usize,
+    /// Data units accepted by [`Station::send`] so far.
+    accepted: u64,
+    /// Report [`StationEvent::Unsent`] once at most this many octets are
+    /// queued and unsent ([`Station::notify_unsent`]).
+    unsent_mark: Option<usize>,
     /// Disconnect once nothing is outstanding ([`Station::release`]).
     release_when_done: bool,
     /// Error A indications of this link so far ([`StationEvent::LateFinals`]).
@@ -583,6 +603,29 @@ impl Station {
                 remote: *remote,
                 error,
             })?;
+        entry.accepted += 1;
+        self.collect(k, None);
+        Ok(())
+    }
+
+    /// Octets given to [`Station::send`] for `remote` and not yet sent once
+    /// (the link's I frame queue), or `None` with no link.
+    pub fn unsent_octets(&self, remote: &Address) -> Option<usize> {
+        self.link(remote).map(DataLink::queued_octets)
+    }
+
+    /// Asks for one [`StationEvent::Unsent`] as soon as at most `octets`
+    /// given to [`Station::send`] for `remote` are unsent (at once if that
+    /// is so already), replacing an earlier request. A sender feeding the
+    /// link from a stream gives more when told, so the link always has a
+    /// window's worth to send and memory does not grow with the stream.
+    pub fn notify_unsent(&mut self, remote: &Address, octets: usize) -> Result<(), StationError> {
+        let k = key(remote);
+        let entry = self
+            .links
+            .get_mut(&k)
+            .ok_or(StationError::NoLink { remote: *remote })?;
+        entry.unsent_mark = Some(octets);
         self.collect(k, None);
         Ok(())
     }
@@ -648,8 +691,11 @@ impl Station {
             entry.report(remote, event, &mut self.events);
         }
         if entry.outstanding != 0 {
-            self.events
-                .push_back(StationEvent::Outstanding { remote, frames: 0 });
+            self.events.push_back(StationEvent::Outstanding {
+                remote,
+                frames: 0,
+                accepted: entry.accepted,
+            });
         }
         Ok(())
     }
@@ -694,6 +740,8 @@ impl Station {
             Entry {
                 link,
                 outstanding: 0,
+                accepted: 0,
+                unsent_mark: None,
                 release_when_done: false,
                 late_finals: 0,
             },
@@ -736,7 +784,8 @@ impl Station {
     }
 
     /// Moves the link's events to the station's queue, tagged with the
-    /// remote, and reports a change of its outstanding count.
+    /// remote, and reports a change of its outstanding count and unsent
+    /// octets at the mark asked for.
     /// With `now`, also starts a release asked for by [`Station::release`]
     /// once nothing is outstanding.
     fn collect(&mut self, k: Key, now: Option<Instant>) {
@@ -758,8 +807,17 @@ impl Station {
         let frames = entry.link.unacked() + entry.link.queued();
         if frames != entry.outstanding {
             entry.outstanding = frames;
+            self.events.push_back(StationEvent::Outstanding {
+                remote,
+                frames,
+                accepted: entry.accepted,
+            });
+        }
+        let octets = entry.link.queued_octets();
+        if entry.unsent_mark.is_some_and(|mark| octets <= mark) {
+            entry.unsent_mark = None;
             self.events
-                .push_back(StationEvent::Outstanding { remote, frames });
+                .push_back(StationEvent::Unsent { remote, octets });
         }
     }
 

@@ -12,6 +12,7 @@
 //! they apply, as "Erratum".
 
 mod establish;
+mod i_queue;
 mod invalid;
 mod negotiate;
 mod recovery;
@@ -29,9 +30,10 @@ use thiserror::Error;
 use crate::config::{Config, ConfigError, Mode, RecoveryMode, Role};
 use crate::event::{Event, LinkParams, Version};
 use crate::framing::{Ax25Framing, Framing, HdlcAddressing, HdlcFraming, Pdu};
-use crate::segment::{max_segmented_len, segment_count, Reassembler};
+use crate::segment::{max_segmented_len, Reassembler};
 use crate::timer::{Timer, Timers};
 
+use i_queue::IQueue;
 pub use invalid::InvalidFrame;
 
 /// States of the data link state machine (AX.25 v2.2 C4.3).
@@ -289,9 +291,9 @@ pub struct Link<F: Framing> {
     /// I frame queue: data units not yet sent, segmented only when their
     /// first I frame is due, with the N1 in force then (so that data queued
     /// before XID negotiation ends fits what the peer accepts).
-    i_queue: VecDeque<Payload>,
+    i_queue: IQueue,
     /// Information fields of the data unit being sent.
-    segments: VecDeque<Payload>,
+    segments: IQueue,
     /// Sent, unacknowledged I frames by N(S).
     sent: Vec<Option<Payload>>,
     /// N(S) asked for by SREJ, to retransmit first.
@@ -427,8 +429,8 @@ impl<F: Framing> Link<F> {
             t1_expired: false,
             timers: Timers::default(),
             channel_busy: false,
-            i_queue: VecDeque::new(),
-            segments: VecDeque::new(),
+            i_queue: IQueue::default(),
+            segments: IQueue::default(),
             sent: vec![None; 128],
             resend: VecDeque::new(),
             stored: vec![None; 128],
@@ -483,13 +485,15 @@ impl<F: Framing> Link<F> {
     /// Number of information fields queued and not yet sent once (data
     /// units longer than N1 count as their segments).
     pub fn queued(&self) -> usize {
-        let n1 = self.n1_tx;
-        let units: usize = self
-            .i_queue
-            .iter()
-            .map(|(_, data)| segment_count(data.len(), n1))
-            .sum();
-        self.segments.len() + units
+        self.segments.len() + self.i_queue.fields(self.n1_tx)
+    }
+
+    /// Octets of data queued and not yet sent once: the data units
+    /// waiting, and the information fields left of the one being
+    /// segmented (6.6). What a sender feeding the link from a stream
+    /// keeps topped up.
+    pub fn queued_octets(&self) -> usize {
+        self.segments.octets() + self.i_queue.octets()
     }
 
     /// The parameters in force: N1, k, T1, N2, REJ/SREJ and segmentation,
