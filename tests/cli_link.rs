@@ -113,7 +113,8 @@ fn wait_for_file(path: &Path, len: u64) {
 }
 
 /// A transfer under way in a directory and on a hub of its own, slow
-/// enough (the spec's T2 at the receiver) for a test to act in its middle.
+/// enough (the spec's T2 at the receiver, no poll by the sender) for a
+/// test to act in its middle.
 struct SlowTransfer {
     /// Holds the directory of the files below.
     _dir: tempfile::TempDir,
@@ -165,6 +166,9 @@ fn slow_transfer(len: usize, once: bool) -> SlowTransfer {
         "N0CALL-2",
         "--n1",
         "64",
+        // No poll at the end of each burst: every window waits for the
+        // receiver's T2, which is what makes the transfer slow.
+        "--poll-last=false",
         input.to_str().unwrap(),
     ]);
     SlowTransfer {
