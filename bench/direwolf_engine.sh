@@ -7,7 +7,7 @@
 #
 #   bench/direwolf_engine.sh -l LINKLAB [-o OUTDIR] [-j N] [--size BYTES]
 #                            [--only PATTERN[,PATTERN...]] [--list]
-#                            [--emulation]
+#                            [--emulation] [--linklab-extra OPTS]
 #
 # A cell is a bit rate (9600, 1200), a modulo (8: SABM, 128: SABME) and a
 # frame loss (0, 5, 20 %).  Each cell has four runs, each moving the same
@@ -44,11 +44,19 @@
 # SLOTTIME, PERSIST as above), and prints both times per window with the
 # difference, and the turnaround the relay saw (emulation.md).
 #
+# --linklab-extra OPTS appends OPTS to linklab's options in every run (and
+# records them), to try another setting against the same table.
+#
 # Output in OUTDIR (default target/bench-direwolf): runs/NAME/ (every log,
 # capture and the received file), results.csv (one row per run) and
 # results.md (the tables).  Needs root (unshare), direwolf, python3,
 # iproute2; tshark is not needed.
 set -u
+
+# The whole script is one function, read by bash before it runs, so that
+# editing the file cannot disturb runs that are going (each run is a new
+# invocation of it).
+main() {
 
 bench=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$bench/.." && pwd)
@@ -57,7 +65,7 @@ interop="$root/interop"
 here=$interop
 
 usage() {
-    echo "usage: $0 -l LINKLAB [-o OUTDIR] [-j N] [--size BYTES] [--only PATTERN,...] [--list] [--emulation]" >&2
+    echo "usage: $0 -l LINKLAB [-o OUTDIR] [-j N] [--size BYTES] [--only PATTERN,...] [--list] [--emulation] [--linklab-extra OPTS]" >&2
     exit 2
 }
 
@@ -134,6 +142,7 @@ run_one() { # NAME
     local opts; opts=$(linklab_opts "$baud" "$mod")
     # -wK (--emulation): linklab's window K
     [ -n "$wsuf" ] && opts=$(sed "s/--window [0-9]*/--window ${wsuf#w}/" <<< "$opts")
+    [ -n "$extra" ] && opts="$opts $extra"
     # Budget: 6 times the air time of the data plus 120 s.
     local budget=$(( size * 8 * 6 / baud + 120 ))
     {
@@ -203,7 +212,8 @@ run_one() { # NAME
 
 # --- options, then either one run (in a namespace) or the scheduler ----
 
-linklab=""; outdir=""; jobs=1; size=51200; only=""; list=0; one=""; emulation=0
+
+linklab=""; outdir=""; jobs=1; size=51200; only=""; list=0; one=""; emulation=0; extra=""
 while [ $# -gt 0 ]; do
     case "$1" in
         -l) linklab=$2; shift 2 ;;
@@ -213,6 +223,7 @@ while [ $# -gt 0 ]; do
         --only) only=$2; shift 2 ;;
         --list) list=1; shift ;;
         --emulation) emulation=1; shift ;;
+        --linklab-extra) extra=$2; shift 2 ;;
         --run) one=$2; shift 2 ;;
         *) usage ;;
     esac
@@ -241,7 +252,8 @@ data="$outdir/data.bin"
 if [ -n "$one" ]; then
     netns_need direwolf_engine "apt-get install direwolf python3" direwolf python3
     # 1200 bit/s with loss: up to 6 times 341 s of air, plus set-up.
-    netns_enter DW_ENGINE_IN_NETNS 2700 -l "$linklab" -o "$outdir" --size "$size" --run "$one"
+    netns_enter DW_ENGINE_IN_NETNS 2700 -l "$linklab" -o "$outdir" --size "$size" \
+        --linklab-extra "$extra" --run "$one"
     run_one "$one"
     exit $?
 fi
@@ -257,7 +269,7 @@ python3 -c 'import random, sys; sys.stdout.buffer.write(random.Random(7).randbyt
     echo "linklab=$linklab ($("$linklab" --version 2>/dev/null))"
     echo "direwolf=$(direwolf -h 2>&1 | head -1 | tr -d '\r')"
     echo "machine=$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"
-    echo "jobs=$jobs size=$size runs=${#runs[@]}"
+    echo "jobs=$jobs size=$size runs=${#runs[@]} linklab-extra=$extra"
     echo "started=$(date -u +%FT%TZ)"
 } > "$outdir/about"
 echo "direwolf_engine: ${#runs[@]} runs, $jobs at once, $size octets each; output in $outdir"
@@ -273,8 +285,8 @@ echo "direwolf_engine: ${#runs[@]} runs, $jobs at once, $size octets each; outpu
 cpu_pid=$!
 t0=$(date +%s)
 printf '%s\n' "${runs[@]}" |
-    xargs -P "$jobs" -I{} bash -c '"$0" -l "$1" -o "$2" --size "$3" --run "$4" > "$2/runs/$4.log" 2>&1; echo "$4 done (exit $?)"' \
-        "$0" "$linklab" "$outdir" "$size" {}
+    xargs -P "$jobs" -I{} bash -c '"$0" -l "$1" -o "$2" --size "$3" --linklab-extra "$5" --run "$4" > "$2/runs/$4.log" 2>&1; echo "$4 done (exit $?)"' \
+        "$0" "$linklab" "$outdir" "$size" {} "$extra"
 kill "$cpu_pid" 2>/dev/null
 echo "finished=$(date -u +%FT%TZ) wall=$(( $(date +%s) - t0 ))s" >> "$outdir/about"
 echo "cpu busy: mean $(awk '{ gsub("%", "", $3); s += $3; n++ } END { if (n) printf "%.0f%%", s / n }' "$outdir/cpu.log") over $(wc -l < "$outdir/cpu.log") samples; relays behind real time: $(cat "$outdir"/runs/*/relay.err 2>/dev/null | grep -c 'behind real time')" | tee -a "$outdir/about"
@@ -283,3 +295,7 @@ if [ "$emulation" = 1 ]; then
 else
     python3 "$bench/direwolf_engine_report.py" table "$outdir"
 fi
+}
+
+main "$@"
+exit $?

@@ -85,7 +85,7 @@ def params(run):
     return p
 
 
-DW_TX = re.compile(r"^\[\d+[LH]\] [^:]*:\((\w+) (cmd|res)([^)]*)\)")
+DW_TX = re.compile(r"^\[\d+[LH]\] [^:]*:\((\w+) (cmd|res)")
 DW_RX = re.compile(r"^\[\d+(\.\d+)?\] [^:]*:\((\w+) (cmd|res)")
 LL = re.compile(r"^(TX|RX)\s+([\d.]+) [^:]*: <(\w+) ([CR])?( [PF])?")
 
@@ -113,7 +113,8 @@ def dw_sent(log):
     for line in open(log, errors="replace"):
         m = DW_TX.match(line)
         if m:
-            out.append((m.group(1), m.group(2) == "cmd", re.search(r"\bp=1\b", m.group(3)) is not None))
+            # "(RR cmd, n(r)=0, p=1)", "(I cmd, n(s)=0, n(r)=0, p=1, pid=0xf0)"
+            out.append((m.group(1), m.group(2) == "cmd", re.search(r", p=1[,)]", line) is not None))
     return out
 
 
