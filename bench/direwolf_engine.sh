@@ -265,8 +265,8 @@ netns_need direwolf_engine "apt-get install direwolf python3" direwolf python3 u
 python3 -c 'import random, sys; sys.stdout.buffer.write(random.Random(7).randbytes(int(sys.argv[1])))' \
     "$size" > "$data"
 {
-    echo "commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null)"
-    echo "linklab=$linklab ($("$linklab" --version 2>/dev/null))"
+    echo "bench_commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null) (of these scripts, not of linklab)"
+    echo "linklab=$linklab ($("$linklab" --version 2>/dev/null), built $(date -u -r "$linklab" +%FT%TZ), sha256 $(sha256sum "$linklab" | cut -c1-16))"
     echo "direwolf=$(direwolf -h 2>&1 | head -1 | tr -d '\r')"
     echo "machine=$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"
     echo "jobs=$jobs size=$size runs=${#runs[@]} linklab-extra=$extra"

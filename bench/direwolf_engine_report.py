@@ -327,8 +327,8 @@ def air_check(run, baud, direction):
 def emulation(outdir, linklab):
     import json
     import subprocess
-    runs = sorted(glob.glob(os.path.join(outdir, "runs", "9600-mod8-loss0-ll-send-w*")),
-                  key=lambda r: int(r.rsplit("-w", 1)[1]))
+    runs = sorted((r for r in glob.glob(os.path.join(outdir, "runs", "9600-mod8-loss0-ll-send-w*"))
+                   if os.path.isdir(r)), key=lambda r: int(r.rsplit("-w", 1)[1]))
     real = {}
     size = None
     for run in runs:
