@@ -297,5 +297,5 @@ else
 fi
 }
 
-main "$@"
-exit $?
+# One line: bash has read it whole before main runs.
+main "$@"; exit $?
