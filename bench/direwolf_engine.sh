@@ -7,7 +7,7 @@
 #
 #   bench/direwolf_engine.sh -l LINKLAB [-o OUTDIR] [-j N] [--size BYTES]
 #                            [--only PATTERN[,PATTERN...]] [--list]
-#                            [--emulation] [--linklab-extra OPTS]
+#                            [--emulation] [--linklab-extra OPTS] [--hole-ms MS]
 #
 # A cell is a bit rate (9600, 1200), a modulo (8: SABM, 128: SABME) and a
 # frame loss (0, 5, 20 %).  Each cell has four runs, each moving the same
@@ -44,6 +44,8 @@
 # SLOTTIME, PERSIST as above), and prints both times per window with the
 # difference, and the turnaround the relay saw (emulation.md).
 #
+# --hole-ms MS sets the length of the relay's holes (default 1 ms at 9600,
+# 4 ms at 1200), to calibrate the loss.
 # --linklab-extra OPTS appends OPTS to linklab's options in every run (and
 # records them), to try another setting against the same table.
 #
@@ -65,7 +67,7 @@ interop="$root/interop"
 here=$interop
 
 usage() {
-    echo "usage: $0 -l LINKLAB [-o OUTDIR] [-j N] [--size BYTES] [--only PATTERN,...] [--list] [--emulation] [--linklab-extra OPTS]" >&2
+    echo "usage: $0 -l LINKLAB [-o OUTDIR] [-j N] [--size BYTES] [--only PATTERN,...] [--list] [--emulation] [--linklab-extra OPTS] [--hole-ms MS]" >&2
     exit 2
 }
 
@@ -98,7 +100,10 @@ iframe_seconds() { # BAUD
     python3 "$bench/direwolf_engine_report.py" frame-time --baud "$1" --mod 8 --info 256
 }
 
-hole_ms() { case "$1" in 9600) echo 1 ;; 1200) echo 4 ;; esac; }
+hole_ms() {
+    if [ -n "$hole" ]; then echo "$hole"; return; fi
+    case "$1" in 9600) echo 1 ;; 1200) echo 4 ;; esac
+}
 
 all_runs() {
     local b m l r
@@ -213,7 +218,7 @@ run_one() { # NAME
 # --- options, then either one run (in a namespace) or the scheduler ----
 
 
-linklab=""; outdir=""; jobs=1; size=51200; only=""; list=0; one=""; emulation=0; extra=""
+linklab=""; outdir=""; jobs=1; size=51200; only=""; list=0; one=""; emulation=0; extra=""; hole=""
 while [ $# -gt 0 ]; do
     case "$1" in
         -l) linklab=$2; shift 2 ;;
@@ -224,6 +229,7 @@ while [ $# -gt 0 ]; do
         --list) list=1; shift ;;
         --emulation) emulation=1; shift ;;
         --linklab-extra) extra=$2; shift 2 ;;
+        --hole-ms) hole=$2; shift 2 ;;
         --run) one=$2; shift 2 ;;
         *) usage ;;
     esac
@@ -253,7 +259,7 @@ if [ -n "$one" ]; then
     netns_need direwolf_engine "apt-get install direwolf python3" direwolf python3
     # 1200 bit/s with loss: up to 6 times 341 s of air, plus set-up.
     netns_enter DW_ENGINE_IN_NETNS 2700 -l "$linklab" -o "$outdir" --size "$size" \
-        --linklab-extra "$extra" --run "$one"
+        --linklab-extra "$extra" --hole-ms "$hole" --run "$one"
     run_one "$one"
     exit $?
 fi
@@ -285,8 +291,8 @@ echo "direwolf_engine: ${#runs[@]} runs, $jobs at once, $size octets each; outpu
 cpu_pid=$!
 t0=$(date +%s)
 printf '%s\n' "${runs[@]}" |
-    xargs -P "$jobs" -I{} bash -c '"$0" -l "$1" -o "$2" --size "$3" --linklab-extra "$5" --run "$4" > "$2/runs/$4.log" 2>&1; echo "$4 done (exit $?)"' \
-        "$0" "$linklab" "$outdir" "$size" {} "$extra"
+    xargs -P "$jobs" -I{} bash -c '"$0" -l "$1" -o "$2" --size "$3" --linklab-extra "$5" --hole-ms "$6" --run "$4" > "$2/runs/$4.log" 2>&1; echo "$4 done (exit $?)"' \
+        "$0" "$linklab" "$outdir" "$size" {} "$extra" "$hole"
 kill "$cpu_pid" 2>/dev/null
 echo "finished=$(date -u +%FT%TZ) wall=$(( $(date +%s) - t0 ))s" >> "$outdir/about"
 echo "cpu busy: mean $(awk '{ gsub("%", "", $3); s += $3; n++ } END { if (n) printf "%.0f%%", s / n }' "$outdir/cpu.log") over $(wc -l < "$outdir/cpu.log") samples; relays behind real time: $(cat "$outdir"/runs/*/relay.err 2>/dev/null | grep -c 'behind real time')" | tee -a "$outdir/about"
