@@ -5,7 +5,7 @@
                           [--expect BYTES] [--timeout S] [--monitor FILE] [--raw FILE]
     agw_client.py connect --port 8010 --call N0CALL-1 --to N0CALL-2 --send FILE
                           [--paclen 256] [--expect-echo FILE] [--timeout S]
-                          [--monitor FILE] [--raw FILE]
+                          [--poll-s 1.0] [--monitor FILE] [--raw FILE]
 
 Every AGWPE message is a 36-octet header followed by DataLen octets:
 
@@ -38,8 +38,10 @@ listen: registers --call, accepts the first incoming connection, writes its
 data to --out (and, with --echo, sends it back), exits 0 when the peer
 disconnects (or when --expect bytes have arrived and the link then drops).
 connect: registers --call, connects to --to, sends --send in --paclen pieces,
-waits until Dire Wolf reports no frame outstanding (and, with --expect-echo,
-until the echo has arrived), disconnects and exits 0.  Both print a line per
+waits until Dire Wolf reports no frame outstanding (asked every --poll-s
+seconds; and, with --expect-echo, until the echo has arrived), disconnects
+and exits 0; it prints the time from the connect request to that answer
+("acknowledged N s after the connect request").  Both print a line per
 event with a timestamp on stdout and exit 1 on timeout.  Standard library only.
 """
 import argparse
@@ -65,7 +67,7 @@ def log(*a):
 
 
 class Agw:
-    def __init__(self, host, port, timeout):
+    def __init__(self, host, port, timeout, lull=0.5):
         deadline = time.monotonic() + 10
         while True:
             try:
@@ -75,7 +77,7 @@ class Agw:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.2)
-        self.s.settimeout(0.5)
+        self.s.settimeout(lull)
         self.buf = b""
         self.mon = None
         self.raw = None
@@ -87,7 +89,7 @@ class Agw:
         self.s.sendall(h + data)
 
     def recv(self):
-        """One message (kind, from, to, data), or None after a 0.5 s lull."""
+        """One message (kind, from, to, data), or None after a lull (0.5 s, or --poll-s if shorter)."""
         while len(self.buf) < HDR.size or len(self.buf) < HDR.size + HDR.unpack_from(self.buf)[5]:
             try:
                 chunk = self.s.recv(65536)
@@ -118,7 +120,7 @@ class Agw:
 
 
 def setup(a):
-    agw = Agw(a.host, a.port, a.timeout)
+    agw = Agw(a.host, a.port, a.timeout, min(0.5, a.poll_s))
     if a.monitor:
         agw.mon = open(a.monitor, "w")
         agw.tag = a.tag + " " if a.tag else ""
@@ -220,7 +222,7 @@ def connect(a):
         elif m and m[0] == "d":
             log(f"peer disconnected: {text(m[3])}")
             sys.exit(1)
-        if time.monotonic() - last_poll > 1.0:
+        if time.monotonic() - last_poll > a.poll_s:
             last_poll = time.monotonic()
             n = outstanding(agw, a)
             if n == 0 and (echo_want is None or len(echo) >= len(echo_want)):
@@ -228,6 +230,7 @@ def connect(a):
     t_done = time.monotonic()
     log(f"all {len(payload)} octets acknowledged {t_done - t_conn:.2f} s after connect "
         f"({len(payload) * 8 / (t_done - t_conn):.0f} bit/s)")
+    log(f"acknowledged {t_done - t_start:.3f} s after the connect request")
     if echo_want is not None:
         if bytes(echo[:len(echo_want)]) != echo_want:
             log("echo DIFFERS")
@@ -258,6 +261,8 @@ def main():
     ap.add_argument("--expect-echo")
     ap.add_argument("--paclen", type=int, default=256)
     ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--poll-s", type=float, default=1.0,
+                    help="connect: ask for the frames outstanding this often (seconds)")
     ap.add_argument("--monitor")
     ap.add_argument("--raw")
     ap.add_argument("--tag", default="", help="prefix for monitor lines (e.g. A or B)")

@@ -3,8 +3,8 @@
 
     audio_relay.py --a-tx A.tx --b-rx B.rx --b-tx B.tx --a-rx A.rx
                    [--rate 48000] [--chunk-ms 10] [--prebuffer-ms 60]
-                   [--drop-rate 0.0] [--seed 1] [--duration SECONDS]
-                   [--log FILE] [--bursts FILE]
+                   [--drop-rate 0.0] [--hole-rate 0.0] [--hole-ms 1.0]
+                   [--seed 1] [--duration SECONDS] [--log FILE] [--bursts FILE]
 
 A.tx / B.tx are FIFOs (or growing files) that each Dire Wolf's ALSA `file`
 PCM writes its transmit audio to: raw signed 16-bit little-endian mono at
@@ -19,7 +19,16 @@ cut a hole in the frame.
 
 --drop-rate P replaces each chunk that carries transmit audio with silence
 with probability P (random.Random(--seed), one stream per direction), which
-destroys the frame it falls in: a way to cause frame loss.  --gain scales
+destroys the frame it falls in: a way to cause frame loss.  A 10 ms chunk
+is a tenth of a frame at 9600 bit/s but can span two frames, and with
+several drops per transmission the loss comes in clusters.  --hole-rate R
+instead cuts short holes, --hole-ms long, into transmit audio: each chunk
+of it gets one hole with probability R x chunk duration (R holes per second
+of transmit audio), at a random offset, so that a hole falls inside one
+frame and fails its FCS while the frames around it survive: with holes
+spread uniformly over the audio, a frame of T seconds is lost with
+probability about 1 - exp(-R T), and a short frame (RR) rarely.  Both use
+random.Random(--seed), one stream per direction.  --gain scales
 the audio (Dire Wolf transmits at full scale; its receiver likes a level of
 about 50, which a gain of 0.25 gives).  The relay counts
 chunks of audio, silence and drops per direction and prints them (and writes
@@ -42,7 +51,7 @@ import time
 
 class Direction:
     def __init__(self, name, tx_path, rx_path, chunk_bytes, prebuffer_bytes, rng, drop_rate,
-                 gain=1.0):
+                 gain=1.0, hole_p=0.0, hole_bytes=0):
         self.name = name
         self.tx_path = tx_path
         self.rx_path = rx_path
@@ -51,12 +60,14 @@ class Direction:
         self.rng = rng
         self.drop_rate = drop_rate
         self.gain = gain
+        self.hole_p = hole_p  # probability that a chunk of transmit audio gets a hole
+        self.hole_bytes = hole_bytes
         self.buf = bytearray()
         self.playing = False
         self.tx_fd = None
         self.rx_fd = None
         self.silence = bytes(chunk_bytes)
-        self.stats = {"audio": 0, "silence": 0, "dropped": 0, "bursts": 0, "rx_bytes": 0}
+        self.stats = {"audio": 0, "silence": 0, "dropped": 0, "holes": 0, "bursts": 0, "rx_bytes": 0}
         self.bursts = None  # file for one line per burst, or None
         self.t_first = None  # when the current burst's first audio arrived
         self.t_play = None
@@ -119,6 +130,13 @@ class Direction:
                         if sys.byteorder != "little":
                             samples.byteswap()
                         out = samples.tobytes()
+                    if self.hole_p > 0 and self.rng.random() < self.hole_p:
+                        # a hole of hole_bytes at a random sample offset,
+                        # clipped at the chunk's end
+                        at = 2 * self.rng.randrange(self.chunk // 2)
+                        n = min(self.hole_bytes, self.chunk - at)
+                        out = out[:at] + bytes(n) + out[at + n:]
+                        self.stats["holes"] += 1
                     self.stats["audio"] += 1
             if not self.buf:
                 self.playing = False
@@ -144,6 +162,9 @@ def main():
     ap.add_argument("--chunk-ms", type=float, default=10.0)
     ap.add_argument("--prebuffer-ms", type=float, default=60.0)
     ap.add_argument("--drop-rate", type=float, default=0.0)
+    ap.add_argument("--hole-rate", type=float, default=0.0,
+                    help="holes per second of transmit audio (see above)")
+    ap.add_argument("--hole-ms", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--duration", type=float, default=3600.0)
     ap.add_argument("--gain", type=float, default=0.25)
@@ -155,11 +176,15 @@ def main():
     chunk_bytes = 2 * chunk_samples
     pre = 2 * int(a.rate * a.prebuffer_ms / 1000)
     period = chunk_samples / a.rate
+    hole_p = a.hole_rate * period
+    if hole_p > 1 or a.hole_rate < 0:
+        ap.error(f"--hole-rate must be between 0 and {1 / period:.0f} (one hole per chunk)")
+    hole_bytes = 2 * max(1, int(a.rate * a.hole_ms / 1000))
     dirs = [
         Direction("A->B", a.a_tx, a.b_rx, chunk_bytes, pre, random.Random(a.seed * 2 + 0), a.drop_rate,
-                  a.gain),
+                  a.gain, hole_p, hole_bytes),
         Direction("B->A", a.b_tx, a.a_rx, chunk_bytes, pre, random.Random(a.seed * 2 + 1), a.drop_rate,
-                  a.gain),
+                  a.gain, hole_p, hole_bytes),
     ]
     bursts = open(a.bursts, "w") if a.bursts else None
     for d in dirs:

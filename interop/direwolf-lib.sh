@@ -18,6 +18,8 @@
 #                                   $out/PREFIX{relay.log,relay.err,A.log,B.log};
 #                                   returns when all four TCP ports answer
 #                                   (netns-lib.sh's wait_port, 10 s each)
+#   dw_relay_opts (optional)        further audio_relay.py options for
+#                                   dw_start, e.g. "--hole-rate 0.5"
 #
 # Audio: each instance transmits through an ALSA `file` PCM (slave "null")
 # that writes raw S16_LE mono at 48000 Hz to NAME.tx, and receives from its
@@ -75,7 +77,7 @@ dw_start() { # PREFIX SECONDS DROP SEED
     done
     timeout "$secs" python3 "$here/audio_relay.py" --a-tx "$out/A.tx" --a-rx "$out/A.rx" \
         --b-tx "$out/B.tx" --b-rx "$out/B.rx" --drop-rate "$drop" --seed "$seed" \
-        --log "$out/${prefix}relay.log" --bursts "$out/${prefix}bursts.txt" \
+        --log "$out/${prefix}relay.log" --bursts "$out/${prefix}bursts.txt" ${dw_relay_opts:-} \
         2> "$out/${prefix}relay.err" & pids+=($!)
     for n in A B; do
         # -t 0: no colour escapes in the log; "-" on the command line would
