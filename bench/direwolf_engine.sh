@@ -82,16 +82,29 @@ usage() {
 # XID) unless the peer is on a V20 line, which the modulo-8 cells add.
 dw_settings="MAXFRAME 4, EMAXFRAME 32, FRACK 3, RETRY 10, PACLEN 256 (1.6 defaults); modulo 8 by V20 PEER"
 
-# linklab's settings per cell: its best known for a half-duplex radio
-# behind a KISS TNC (docs/interop.md): P on the last I frame of a window,
-# a window as large as the initial T1 allows (T1 runs from the hand-over
-# to the TNC, so it must cover the window's air time), SREJ on modulo 128.
+# linklab's settings per cell: its defaults (initial T1 3 s held until
+# the frames leave the air, P on the last I frame of every burst, ACKMODE
+# asked for; Dire Wolf 1.6 does not answer it, so the transmit clock
+# estimates from --bitrate and the TXDELAY it sends, Dire Wolf's own),
+# the largest window (7, or 32 at modulo 128 as Dire Wolf's EMAXFRAME),
+# SREJ on modulo 128.  LINKLAB_DW_OPTS_OLD=1 takes the settings measured
+# before T1 counted from the air (T1 from the hand-over to the TNC had to
+# cover a whole window's air time).
 linklab_opts() { # BAUD MOD
-    case "$1-$2" in
-        9600-8) echo "--window 7 --t1-ms 4000 --poll-last" ;;
-        9600-128) echo "--mod128 --srej --window 32 --t1-ms 12000 --poll-last" ;;
-        1200-8) echo "--window 4 --t1-ms 12000 --poll-last" ;;
-        1200-128) echo "--mod128 --srej --window 8 --t1-ms 25000 --poll-last" ;;
+    local txdelay=$(( $( [ "$1" = 9600 ] && echo 10 || echo 20 ) * 10 ))
+    local air="--bitrate $1 --txdelay-ms $txdelay"
+    if [ -n "${LINKLAB_DW_OPTS_OLD:-}" ]; then
+        case "$1-$2" in
+            9600-8) echo "--window 7 --t1-ms 4000 --poll-last" ;;
+            9600-128) echo "--mod128 --srej --window 32 --t1-ms 12000 --poll-last" ;;
+            1200-8) echo "--window 4 --t1-ms 12000 --poll-last" ;;
+            1200-128) echo "--mod128 --srej --window 8 --t1-ms 25000 --poll-last" ;;
+        esac
+        return
+    fi
+    case "$2" in
+        8) echo "--window 7 $air" ;;
+        128) echo "--mod128 --srej --window 32 $air" ;;
     esac
 }
 

@@ -84,7 +84,7 @@ fn port(
     Ok(PortConfig {
         description: format!("linklab AX.25 on KISS {address}"),
         kiss: tnc.params()?,
-        link: link.config(crate::modulus(mod128))?,
+        link: link.config(crate::modulus(mod128), tnc.bitrate)?,
         answer_for: answer_for.to_vec(),
         max_links: MAX_LINKS,
         bit_rate: tnc.bitrate,

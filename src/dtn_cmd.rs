@@ -256,7 +256,7 @@ fn node(a: NodeArgs) -> anyhow::Result<()> {
     });
     let ax25 = match a.kiss.zip(a.mycall) {
         Some((kiss, mycall)) => {
-            let link = a.link.config(crate::modulus(a.mod128))?;
+            let link = a.link.config(crate::modulus(a.mod128), a.tnc.bitrate)?;
             let peers = ax25_paths(&mycall, a.ax25_peers, &a.via)?;
             linklab_ax25cl::Config::new("-")
                 .fit_frame(link.n1)

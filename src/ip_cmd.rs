@@ -241,7 +241,7 @@ impl IpArgs {
     /// the options say.
     fn ax25_config(&self, more: &[IpCidr]) -> anyhow::Result<Ax25Config> {
         let modulus = crate::modulus(self.mod128);
-        let mut link = self.common.link.config(modulus)?;
+        let mut link = self.common.link.config(modulus, self.common.tnc.bitrate)?;
         if self.common.link.n1.is_none() {
             // Linux's ax25 interface: one datagram per frame (paclen = MTU).
             link.n1 = self.mtu.clamp(1, 2048);

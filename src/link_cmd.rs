@@ -309,7 +309,7 @@ impl CommonArgs {
     /// naming its option, before a file is read or the TNC is touched.
     pub(crate) fn config(&self, modulus: Modulus) -> anyhow::Result<Config> {
         self.tnc.params()?;
-        self.link.config(modulus)
+        self.link.config(modulus, self.tnc.bitrate)
     }
 
     /// Refuses, before the TNC is touched, a link to this station itself
@@ -352,7 +352,7 @@ impl LinkArgs {
     /// (SREJ, multi-SREJ if XID agrees), the acknowledgement policy and the
     /// modulo-8 window chosen for the command line, with the options given.
     /// A value that cannot work is a usage error naming its option.
-    pub(crate) fn config(&self, modulus: Modulus) -> anyhow::Result<Config> {
+    pub(crate) fn config(&self, modulus: Modulus, bit_rate: Option<u32>) -> anyhow::Result<Config> {
         let settings = LinkSettings {
             t1_ms: self.t1_ms,
             t2_ms: self.t2_ms,
@@ -365,7 +365,7 @@ impl LinkArgs {
             ack_policy: self.ack_policy.unwrap_or(AckArg::Window).into(),
         };
         settings
-            .config(modulus)
+            .config_at(modulus, bit_rate)
             .map_err(|e| usage(format!("--{}: {e}", LinkSettings::setting_of(&e))))
     }
 }

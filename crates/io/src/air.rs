@@ -240,7 +240,14 @@ impl AirClock {
         let mut source = *field.source();
         source.set_c_or_h(false);
         let id = "ID".parse::<Address>().ok().and_then(|id| {
-            Frame::ui(id, source, &[], Pid::NoLayer3, source.to_string().into_bytes()).ok()
+            Frame::ui(
+                id,
+                source,
+                &[],
+                Pid::NoLayer3,
+                source.to_string().into_bytes(),
+            )
+            .ok()
         });
         let Some(id) = id else {
             return;
@@ -294,10 +301,14 @@ impl AirClock {
             Answering::Asking { deadline, .. } => Some(deadline),
             _ => None,
         };
-        [asking, self.data_until, self.unanswered.front().map(|&(_, t)| t)]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            asking,
+            self.data_until,
+            self.unanswered.front().map(|&(_, t)| t),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// Runs what is due at `now`: an unanswered question means the TNC

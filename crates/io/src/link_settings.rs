@@ -8,6 +8,8 @@ use core::time::Duration;
 use linklab_link::{AckPolicy, Config, ConfigError, RecoveryMode};
 use linklab_wire::control::Modulus;
 
+use crate::air::AirSettings;
+
 /// The initial T1 when none is given: 3 s, Dire Wolf's FRACK. T1 is held
 /// while our frames wait in the TNC or are on the air (the port's
 /// [`crate::AirClock`]: ACKMODE answers, or an estimate from the bit
@@ -69,7 +71,41 @@ impl Default for LinkSettings {
     }
 }
 
+/// T2 when none is given, for a radio of `bit_rate` bit/s and
+/// information fields of at most `n1` octets: one and a half times the air
+/// time of the longest frame, between 200 ms and 1 s. With the `window`
+/// acknowledgement policy every I frame restarts T2, so it expires once
+/// no frame has followed for longer than the next one could take: at the
+/// end of the peer's transmission, where Dire Wolf's engine answers (it
+/// acknowledges once it has the channel). 1 s at 9600 bit/s waited four
+/// frames' time after every burst; shorter than one frame's air time (1 s
+/// at 1200 bit/s is less than a 256-octet frame's 1.8 s) it would answer
+/// in the middle of the peer's transmission.
+pub fn t2_for_bit_rate(bit_rate: u32, n1: usize) -> Duration {
+    let frame = AirSettings {
+        bit_rate,
+        ..AirSettings::default()
+    }
+    .frame_time(n1 + 20);
+    (frame * 3 / 2).clamp(Duration::from_millis(200), Duration::from_secs(1))
+}
+
 impl LinkSettings {
+    /// The link configuration for `modulus` on a radio of `bit_rate` bit/s
+    /// if known: [`LinkSettings::config`], with T2 from
+    /// [`t2_for_bit_rate`] unless one is given.
+    pub fn config_at(
+        &self,
+        modulus: Modulus,
+        bit_rate: Option<u32>,
+    ) -> Result<Config, ConfigError> {
+        let mut config = self.config(modulus)?;
+        if let (None, Some(rate)) = (self.t2_ms, bit_rate) {
+            config.t2 = t2_for_bit_rate(rate, config.n1);
+        }
+        Ok(config)
+    }
+
     /// The link configuration for `modulus`: AX.25 v2.2 defaults with
     /// [`DEFAULT_T1`] and [`DEFAULT_WINDOW_MOD8`], then the values given;
     /// a value that cannot work is refused (AX.25 v2.2 6.7, 4.3.3).
@@ -127,5 +163,29 @@ impl LinkSettings {
             ConfigError::Timer { .. } => "t1-ms",
             ConfigError::RoleMode { .. } => "link parameters",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn t2_outlasts_one_frame_and_ends_with_the_peers_transmission() {
+        let ms = |rate| t2_for_bit_rate(rate, 256).as_millis();
+        // 276 octets, stuffed, at 9600 bit/s: 233 ms; T2 half as long again.
+        assert!((340..=360).contains(&ms(9600)), "{}", ms(9600));
+        // At 1200 bit/s a frame takes 1.87 s: T2 stays at the 1 s bound.
+        assert_eq!(ms(1200), 1000);
+        assert_eq!(ms(76_800), 200);
+        let settings = LinkSettings::default();
+        let config = settings.config_at(Modulus::Mod8, Some(9600)).unwrap();
+        assert_eq!(config.t2, t2_for_bit_rate(9600, 256));
+        let given = LinkSettings {
+            t2_ms: Some(700),
+            ..LinkSettings::default()
+        };
+        let config = given.config_at(Modulus::Mod8, Some(9600)).unwrap();
+        assert_eq!(config.t2, Duration::from_millis(700), "a T2 given wins");
     }
 }

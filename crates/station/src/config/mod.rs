@@ -700,7 +700,8 @@ impl Reader<'_> {
         } else {
             Modulus::Mod8
         };
-        let link = settings.config(modulus).map_err(|e| {
+        let bit_rate = port.bitrate.as_ref().map(|b| *b.get_ref());
+        let link = settings.config_at(modulus, bit_rate).map_err(|e| {
             let key = LinkSettings::setting_of(&e);
             let span = match key {
                 "window" => port.window.as_ref().map(Spanned::span),
