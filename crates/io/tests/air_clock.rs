@@ -57,7 +57,7 @@ impl Side {
             window: Some(7),
             ..LinkSettings::default()
         }
-        .config(Modulus::Mod8)
+        .config_at(Modulus::Mod8, Some(RATE))
         .unwrap();
         let mut station = Station::new(call(mycall), config).unwrap();
         station.set_listening(true);
@@ -239,7 +239,13 @@ fn with_ackmode_answered_a_lossless_window_of_seven_never_times_out() {
         let (a, b, _) = transfer(settings(AckMode::Auto), seed);
         assert_eq!(a.air.ackmode(), Some(true), "the channel answers ACKMODE");
         assert_eq!(b.air.ackmode(), Some(true));
-        assert_eq!(a.enquiries(), 0, "seed {seed}: T1 expired");
+        assert_eq!(
+            a.enquiries(),
+            0,
+            "seed {seed}: T1 expired\n{:?}\n{:?}",
+            a.sent.iter().map(|f| f.control()).collect::<Vec<_>>(),
+            b.sent.iter().map(|f| f.control()).collect::<Vec<_>>()
+        );
         assert_eq!(a.i_frames(), FRAMES, "seed {seed}: a frame went twice");
     }
 }
@@ -247,9 +253,15 @@ fn with_ackmode_answered_a_lossless_window_of_seven_never_times_out() {
 #[test]
 fn without_ackmode_the_estimate_keeps_t1_from_expiring_on_queued_frames() {
     for seed in 1..=3 {
-        let (a, _, _) = transfer(settings(AckMode::Off), seed);
+        let (a, b, _) = transfer(settings(AckMode::Off), seed);
         assert_eq!(a.air.ackmode(), Some(false));
-        assert_eq!(a.enquiries(), 0, "seed {seed}: T1 expired");
+        assert_eq!(
+            a.enquiries(),
+            0,
+            "seed {seed}: T1 expired\n{:?}\n{:?}",
+            a.sent.iter().map(|f| f.control()).collect::<Vec<_>>(),
+            b.sent.iter().map(|f| f.control()).collect::<Vec<_>>()
+        );
         assert_eq!(a.i_frames(), FRAMES, "seed {seed}: a frame went twice");
     }
 }

@@ -202,7 +202,8 @@ pub struct Config {
     /// Growth of T1 on retries.
     pub t1_backoff: T1Backoff,
     /// How "select T1 value" starts: `true`, SRT is the first round trip
-    /// measured (RFC 6298 2.2; the SABM(E)/UA exchange counts), and a
+    /// measured (RFC 6298 2.2; the SABM(E)/UA exchange counts), T1V at
+    /// least SRT + 4 RTTVAR (its 2.3), and a
     /// combined station that does not poll on the last I frame keeps T1V
     /// at least 2 (SRT + T2), since its frames are acknowledged after the
     /// peer's T2. `false` (default), the SDL's start, SRT = T1V / 2 moving

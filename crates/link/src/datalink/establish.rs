@@ -565,6 +565,7 @@ impl<F: Framing> Link<F> {
         self.t1v = self.t1_base * self.framing.t1_scale();
         self.srt = self.t1v / 2;
         self.srt_measured = false;
+        self.rttvar = core::time::Duration::ZERO;
         self.t1_remaining_when_stopped = None;
     }
 }

@@ -282,6 +282,9 @@ pub struct Link<F: Framing> {
     /// first measurement replaces it whole (as RFC 6298 2.2 does for TCP),
     /// later ones are smoothed into it.
     srt_measured: bool,
+    /// RTTVAR, the round trip's mean deviation (RFC 6298 2.3), kept with
+    /// [`Config::srt_first_sample`].
+    rttvar: Duration,
     /// T1V, the next T1 value.
     t1v: Duration,
     t1_remaining_when_stopped: Option<Duration>,
@@ -424,6 +427,7 @@ impl<F: Framing> Link<F> {
             rd_sent: false,
             srt: t1v / 2,
             srt_measured: false,
+            rttvar: Duration::ZERO,
             t1v,
             t1_remaining_when_stopped: None,
             t1_expired: false,

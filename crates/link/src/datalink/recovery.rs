@@ -300,6 +300,18 @@ impl<F: Framing> Link<F> {
         }
     }
 
+    /// T1V from the round trip: 2 SRT (fig. C4.7b), or with
+    /// [`Config::srt_first_sample`](crate::Config::srt_first_sample) at
+    /// least SRT + 4 RTTVAR (RFC 6298 2.3).
+    fn t1_from_srt(&self) -> Duration {
+        let sdl = self.srt * 2;
+        if self.config.srt_first_sample && self.srt_measured {
+            sdl.max(self.srt.saturating_add(self.rttvar.saturating_mul(4)))
+        } else {
+            sdl
+        }
+    }
+
     /// The least T1V that "select T1 value" gives with RC = 0: T1 min,
     /// and for a combined station that does not poll on the last I frame
     /// of a burst, 2 (SRT + T2). Such a station's frames are acknowledged
@@ -327,9 +339,14 @@ impl<F: Framing> Link<F> {
     /// The SDL starts SRT at half the initial T1V and moves it an eighth
     /// per sample, so with a long initial T1 (needed before anything is
     /// known of the link) T1 stays near it for dozens of exchanges after a
-    /// short round trip has been measured. Here the first measurement
-    /// replaces the initial SRT whole, as RFC 6298 (2.2) does for TCP's
-    /// SRTT, and later ones are smoothed as the SDL says.
+    /// short round trip has been measured. With
+    /// [`Config::srt_first_sample`](crate::Config::srt_first_sample) SRT and
+    /// its variation are RFC 6298's (2.2, 2.3): the first measurement R
+    /// gives SRT = R and RTTVAR = R / 2, later ones RTTVAR <- 3/4 RTTVAR +
+    /// 1/4 |SRT - R| and SRT as the SDL smooths it; T1V is the larger of
+    /// 2 SRT and SRT + 4 RTTVAR. On a radio channel the answer's wait
+    /// for the channel (p-persistence) varies as much as it lasts, and 2
+    /// SRT alone expires on the slower draws.
     pub(super) fn select_t1_value(&mut self) {
         let config = &self.config;
         if self.rc == 0 {
@@ -338,16 +355,21 @@ impl<F: Framing> Link<F> {
             }
             if let Some(left) = self.t1_remaining_when_stopped.take() {
                 let rtt = self.t1v.saturating_sub(left);
-                self.srt = if self.srt_measured || !config.srt_first_sample {
-                    self.srt * 7 / 8 + rtt / 8
+                if !config.srt_first_sample {
+                    self.srt = self.srt * 7 / 8 + rtt / 8;
+                } else if self.srt_measured {
+                    let error = self.srt.abs_diff(rtt);
+                    self.rttvar = self.rttvar * 3 / 4 + error / 4;
+                    self.srt = self.srt * 7 / 8 + rtt / 8;
                 } else {
-                    rtt
-                };
+                    self.srt = rtt;
+                    self.rttvar = rtt / 2;
+                }
                 self.srt_measured = true;
             }
-            self.t1v = (self.srt * 2).max(self.t1_floor()).min(config.t1_max);
+            self.t1v = self.t1_from_srt().max(self.t1_floor()).min(config.t1_max);
         } else if self.t1_expired {
-            let base = self.srt * 2;
+            let base = self.t1_from_srt();
             let t1v = match config.t1_backoff {
                 T1Backoff::Constant => base,
                 T1Backoff::Linear { step } => base.saturating_add(step * u32::from(self.rc)),
