@@ -1252,3 +1252,57 @@ fn an_srej_with_f_repeating_an_actioned_nr_is_not_acted_on() {
     assert_eq!(i_frames_from_a(&p), 6, "{}", p.dump());
     assert_eq!(p.logged("<I C S1 R0>"), 3, "{}", p.dump());
 }
+
+#[test]
+fn a_lost_final_does_not_hold_new_frames_once_all_is_acknowledged() {
+    // Over Dire Wolf's modem at 20% loss: A's P went out, the answer with
+    // F = 1 never came, and a frame without F acknowledged everything
+    // (here B's own I frame). T1 stopped with nothing outstanding, and A
+    // held its new frames for the lost answer until T3, 300 s later.
+    let sender = Config {
+        poll_on_last_i_frame: true,
+        poll_holds_new_frames: true,
+        ..v20()
+    };
+    let mut p = Pair::new(sender, v20(), 26);
+    p.connect();
+    let mut dropped = false;
+    p.dropper = Some(Box::new(move |side, frame| {
+        let answer = side == Side::B
+            && matches!(
+                frame.control(),
+                Control::S {
+                    kind: Supervisory::Rr,
+                    pf: true,
+                    ..
+                }
+            );
+        let hit = answer && !dropped;
+        dropped |= hit;
+        hit
+    }));
+    for n in 0..3u8 {
+        p.a().send(vec![n; 40]).unwrap();
+    }
+    assert!(p.run_until(MINUTE, |p| p.received(Side::B).len() == 3));
+    // B's own I frame acknowledges all three, without F.
+    p.b().send(b"from B".to_vec()).unwrap();
+    assert!(
+        p.run_until(MINUTE, |p| p.links[0].unacked() == 0),
+        "{}",
+        p.dump()
+    );
+    p.dropper = None;
+    let t0 = p.now;
+    p.a().send(b"more".to_vec()).unwrap();
+    assert!(
+        p.run_until(Duration::from_secs(30), |p| p.received(Side::B).len() == 4),
+        "held for a lost F = 1:\n{}",
+        p.dump()
+    );
+    assert!(
+        p.now.saturating_duration_since(t0) < Duration::from_secs(5),
+        "{}",
+        p.dump()
+    );
+}

@@ -442,9 +442,24 @@ impl<F: Framing> Link<F> {
                     self.start_t3(now);
                     self.rc = 0;
                     self.state = State::Connected;
+                    self.checkpoint_acknowledged();
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Every I frame sent is acknowledged, and with it the frame that
+    /// carried our P (or the enquiry's question is answered by the
+    /// acknowledgement): a station that holds new frames for the answer
+    /// ([`Config::poll_holds_new_frames`](crate::Config::poll_holds_new_frames))
+    /// stops waiting for it. The F = 1 may have been lost, or never come
+    /// (the P frame lost and sent again without P), and with T1 stopped
+    /// nothing else would end the wait before T3; an F = 1 that still
+    /// comes is a late answer, counted as error A.
+    fn checkpoint_acknowledged(&mut self) {
+        if self.config.role == Role::Combined && self.config.poll_holds_new_frames {
+            self.poll_outstanding = false;
         }
     }
 
@@ -461,6 +476,7 @@ impl<F: Framing> Link<F> {
             self.stop_t1(now);
             self.start_t3(now);
             self.select_t1_value();
+            self.checkpoint_acknowledged();
         } else if nr != self.va {
             self.set_va(nr);
             self.start_t1(now);
