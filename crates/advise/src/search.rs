@@ -290,7 +290,7 @@ impl Parameter {
                 .collect(),
             // A T2 needs a T1 beyond it (and longer than T2 after the
             // window, where the stack's T1 runs from its end).
-            Parameter::Ack => acks()
+            Parameter::Ack => acks(link)
                 .into_iter()
                 .map(|a| with(&|s| s.ack = a))
                 .map(|s| with_t1_for(link, s))
@@ -341,7 +341,12 @@ fn n1s(link: &Link) -> Vec<usize> {
     v
 }
 
-fn acks() -> Vec<Ack> {
+/// The acknowledgements tried: at once, or after each T2; Dire Wolf's
+/// engine has no T2 and always acknowledges when it gets the channel.
+fn acks(link: &Link) -> Vec<Ack> {
+    if link.stack() == crate::settings::Stack::DireWolf {
+        return vec![Ack::AtOnce];
+    }
     std::iter::once(Ack::AtOnce)
         .chain(T2S.into_iter().map(|t2_ms| Ack::AfterT2 { t2_ms }))
         .collect()
@@ -395,7 +400,7 @@ fn grid(link: &Link) -> Vec<Settings> {
     let (acks, persistences, slots) = if link.is_line() {
         (vec![Ack::AtOnce], vec![255], vec![10])
     } else {
-        (acks(), PERSISTENCES.to_vec(), SLOTS.to_vec())
+        (acks(link), PERSISTENCES.to_vec(), SLOTS.to_vec())
     };
     let mut out = Vec::new();
     let base = Settings {
