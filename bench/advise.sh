@@ -20,6 +20,7 @@ cases=(
   "KISS 1200 bit/s|--bitrate 1200"
   "KISS 9600 bit/s|--bitrate 9600"
   "KISS 1200 bit/s, BER 1e-4|--bitrate 1200 --ber 1e-4"
+  "Dire Wolf's engine, 1200 bit/s, modulo 128|--bitrate 1200 --stack dire-wolf --mod128"
   "KISS 9600 bit/s, modulo 128, N1 to 1024|--bitrate 9600 --mod128 --n1-max 1024"
   "Ronan et al. Table I, 1200 bit/s|--bitrate 1200 --txdelay-ms 150 --txtail-ms 20 --tnc-per-frame-ms 180 --carrier-hold-ms 500 --size 7182 --n1-max 255"
   "TNC2 (MFJ) firmware, 1200 bit/s|--bitrate 1200 --tnc tnc2-mfj --txdelay-ms 400 --txtail-ms 0 --size 8192"

@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use linklab_advise::{
     advise, Ack, Advice, Channel, Duplex, Ends, Fades, KissEnds, Limits, Link, Modulo,
-    SearchOptions, Settings, Simulated, Workload,
+    SearchOptions, Settings, Simulated, Stack, Workload,
 };
 
 use crate::table::Table;
@@ -22,7 +22,7 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "FILE", conflicts_with_all = [
         "bitrate", "duplex", "stations", "load", "ber", "fades", "txdelay_ms", "txtail_ms", "tnc", "serial_bps",
         "host_latency_ms", "tnc_per_frame_ms", "tnc_per_octet_us", "tnc_buffer",
-        "carrier_hold_ms", "size", "mod128", "n1_max", "line_tp_ms", "both_ways", "bundle",
+        "carrier_hold_ms", "size", "mod128", "n1_max", "line_tp_ms", "both_ways", "bundle", "stack",
     ])]
     link: Option<PathBuf>,
     /// Radio bit rate, bit/s.
@@ -115,6 +115,11 @@ pub struct AdviseArgs {
         default_value_t = 50.0
     )]
     carrier_hold_ms: f64,
+    /// KISS ends: the AX.25 stack at both ends, the one advised: linklab,
+    /// the Linux kernel's (both behind the KISS TNC), or Dire Wolf's own
+    /// engine on its modem.
+    #[arg(long, value_enum, conflicts_with_all = ["tnc", "line_tp_ms"], default_value_t = StackArg::Linklab)]
+    stack: StackArg,
     /// The message to carry, octets.
     #[arg(long, value_name = "OCTETS", default_value_t = 16384)]
     size: usize,
@@ -140,6 +145,13 @@ pub struct AdviseArgs {
     /// Threads [default: every core]. The advice does not depend on it.
     #[arg(long, short = 'j')]
     jobs: Option<NonZeroUsize>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum StackArg {
+    Linklab,
+    LinuxKernel,
+    DireWolf,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -208,6 +220,11 @@ impl AdviseArgs {
                         tnc_per_octet_us: self.tnc_per_octet_us,
                         tnc_buffer_octets: self.tnc_buffer,
                         carrier_hold_ms: self.carrier_hold_ms,
+                        stack: match self.stack {
+                            StackArg::Linklab => Stack::Linklab,
+                            StackArg::LinuxKernel => Stack::LinuxKernel,
+                            StackArg::DireWolf => Stack::DireWolf,
+                        },
                     }),
                 },
                 workload: Workload {
@@ -263,6 +280,7 @@ fn parse_current(text: &str, link: &Link) -> anyhow::Result<Settings> {
         slot_ms: num("SLOT_MS", slot)?,
         serial_bps: link.serial_max_bps(),
         ack_window: linklab_advise::settings::default_ack_window(),
+        stack: link.stack(),
     })
 }
 
@@ -307,9 +325,10 @@ fn describe(link: &Link) -> String {
         (None, _) => "no bit errors".into(),
     };
     let ends = match &link.ends {
+        Ends::Kiss(k) if k.stack == Stack::DireWolf => format!("{} at each end", k.stack),
         Ends::Kiss(k) => format!(
-            "host stack and KISS TNC at each end (serial up to {} bit/s, host {} ms, TNC {} ms per frame, carrier hold {} ms)",
-            k.serial_bps, k.host_latency_ms, k.tnc_per_frame_ms, k.carrier_hold_ms
+            "{} at each end (serial up to {} bit/s, host {} ms, TNC {} ms per frame, carrier hold {} ms)",
+            k.stack, k.serial_bps, k.host_latency_ms, k.tnc_per_frame_ms, k.carrier_hold_ms
         ),
         Ends::Tnc { sender, recipient } => format!("firmware TNCs {sender} to {recipient}"),
         Ends::Line { t_p_ms } => {

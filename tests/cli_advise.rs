@@ -144,16 +144,20 @@ fn current_settings_are_compared() {
 }
 
 #[test]
-fn linklab_s_default_t1_costs_nothing_at_1200_bit_s() {
-    // send/listen: k 4, N1 256, initial T1 15 s, P on the last frame; the
-    // TNC's P 63 and 100 ms slot. With a T1 that cannot expire the
-    // transfers are the same (common random numbers): the default never
-    // times a window out. (A 3 s T1 timed out every window here.)
-    let current = |t1: &str| {
+fn each_stack_runs_as_it_does_at_1200_bit_s() {
+    // Issue 29: advise said Dire Wolf's defaults (MAXFRAME 4, FRACK 3 s)
+    // fail in 10 of 10 runs and linklab with the same settings in 8 of
+    // 10; over two Dire Wolf modems both completed. Now Dire Wolf's row
+    // runs its engine on its own modem, and linklab's T1 is held until
+    // its frames have left the air and adapts from the first round trip:
+    // its initial T1 (3 s, send's 15 s, 60 s) changes nothing.
+    let rows = |t1: &str| {
         let out = ok(&[
             "advise",
             "--bitrate",
             "1200",
+            "--txdelay-ms",
+            "200",
             "--current",
             &format!("4,256,{t1},at-once,63,100"),
             "--replications",
@@ -161,24 +165,56 @@ fn linklab_s_default_t1_costs_nothing_at_1200_bit_s() {
             "--json",
         ]);
         let advice: serde_json::Value = serde_json::from_str(&out).unwrap();
-        let c = advice["compared"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["name"] == "current")
-            .unwrap()
-            .clone();
-        let cut = c["simulated"]["cut"].as_u64().unwrap();
-        (cut, c["simulated"]["throughput_bps"].as_f64().unwrap())
+        advice["compared"].as_array().unwrap().clone()
     };
-    let (cut, default) = current("15000");
-    assert_eq!(cut, 0);
-    assert_eq!(current("60000"), (0, default));
-    let (cut, short) = current("3000");
-    assert!(
-        cut > 0 || short < 0.8 * default,
-        "T1 3 s: {cut} cut, {short} bit/s"
+    let row = |rows: &[serde_json::Value], name: &str| {
+        rows.iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} row"))
+            .clone()
+    };
+    let short = rows("3000");
+    let dire_wolf = row(&short, "Dire Wolf defaults");
+    assert_eq!(dire_wolf["settings"]["stack"], "dire-wolf");
+    assert_eq!(dire_wolf["settings"]["window"], 4);
+    assert_eq!(dire_wolf["simulated"]["cut"], 0);
+    let current = row(&short, "current");
+    assert_eq!(current["settings"]["stack"], "linklab");
+    assert_eq!(current["simulated"]["cut"], 0);
+    for t1 in ["15000", "60000"] {
+        assert_eq!(row(&rows(t1), "current")["simulated"], current["simulated"]);
+    }
+    assert_eq!(
+        row(&short, "Linux kernel defaults")["settings"]["stack"],
+        "linux-kernel"
     );
+}
+
+#[test]
+fn the_stack_advised_is_named() {
+    let out = ok(&[
+        "advise",
+        "--bitrate",
+        "9600",
+        "--stack",
+        "dire-wolf",
+        "--replications",
+        "3",
+    ]);
+    assert!(
+        out.contains("Dire Wolf's engine on its own modem at each end"),
+        "{out}"
+    );
+    let out = ok(&["advise", "--bitrate", "9600", "--replications", "3"]);
+    assert!(
+        out.contains("linklab behind the KISS TNC at each end"),
+        "{out}"
+    );
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("Dire Wolf defaults"))
+        .unwrap_or_else(|| panic!("no Dire Wolf row in\n{out}"));
+    assert!(row.contains("Dire Wolf's engine on its own modem"), "{row}");
 }
 
 #[test]

@@ -28,5 +28,5 @@ pub use link::{Channel, Duplex, Ends, Fades, KissEnds, Limits, Link, LinkError, 
 pub use search::{
     advise, Advice, AdviseError, Compared, Rated, SearchOptions, Sensitivity, Variant,
 };
-pub use settings::{Ack, Procedure, Settings};
+pub use settings::{Ack, Procedure, Settings, Stack};
 pub use simulate::{simulate, Simulated, SimulationError, LEVEL};

@@ -176,6 +176,11 @@ pub struct KissEnds {
     /// frames back (squelch tail, receive-to-transmit switch), ms.
     #[serde(default = "carrier_hold_ms")]
     pub carrier_hold_ms: f64,
+    /// The AX.25 implementation at both ends, the one advised: linklab
+    /// (default), the Linux kernel's, or Dire Wolf's engine on its own
+    /// modem (which then stands in for host and TNC).
+    #[serde(default)]
+    pub stack: crate::settings::Stack,
 }
 
 fn serial_bps() -> u32 {
@@ -207,6 +212,7 @@ impl Default for KissEnds {
             tnc_per_octet_us: 0.0,
             tnc_buffer_octets: tnc_buffer_octets(),
             carrier_hold_ms: carrier_hold_ms(),
+            stack: crate::settings::Stack::default(),
         }
     }
 }
@@ -298,6 +304,15 @@ pub enum LinkError {
 }
 
 impl Link {
+    /// The AX.25 implementation advised: the KISS ends' stack; linklab's
+    /// engine elsewhere (firmware TNCs and lines run their own rules).
+    pub fn stack(&self) -> crate::settings::Stack {
+        match &self.ends {
+            Ends::Kiss(k) => k.stack,
+            _ => crate::settings::Stack::Linklab,
+        }
+    }
+
     /// Refuses a link that cannot be simulated, naming the field.
     pub fn validate(&self) -> Result<(), LinkError> {
         let bad = |field, problem: String| Err(LinkError::Field { field, problem });

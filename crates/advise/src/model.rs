@@ -40,8 +40,11 @@
 //! E[window] = (cycle + P(last frame or RR lost) T1) / P(window and RR through)
 //! ```
 //!
-//! A T1 shorter than the time from a window's first frame to its RR
-//! expires every window and costs an extra poll and answer. The
+//! A T1 shorter than the time it runs before the RR comes expires every
+//! window and costs an extra poll and answer: from the window's first
+//! frame where T1 starts at the hand-over to the KISS TNC (the Linux
+//! kernel), from the window's last frame where T1 is held until the
+//! frames have left the air (linklab's KISS port, Dire Wolf's engine). The
 //! estimate ranks settings; the simulator, which runs the real engine,
 //! decides between the best of them.
 
@@ -52,7 +55,7 @@ use linklab_scenario::bux::simulate::frame_overhead_bits;
 use linklab_wire::control::Modulus;
 
 use crate::link::{Duplex, Ends, Link};
-use crate::settings::{Ack, Settings};
+use crate::settings::{Ack, Settings, Stack};
 
 /// Octets KISS and the serial link add to a frame (FEND, type, FEND).
 const KISS_OCTETS: f64 = 3.0;
@@ -70,8 +73,12 @@ pub struct Estimate {
     pub transfer_s: f64,
     /// Message bits over the transfer time, bit/s.
     pub throughput_bps: f64,
-    /// From the first I frame of a window to its acknowledgement, s: the
-    /// least T1 that does not expire on a clean link.
+    /// The least T1 that does not expire on a clean link, s, as the
+    /// settings' stack runs T1: from the first I frame of a window to its
+    /// acknowledgement behind a KISS TNC where T1 starts at the hand-over
+    /// (the Linux kernel, and firmware TNCs); from the end of the
+    /// window's last frame where T1 is held until the frames have left
+    /// the air (linklab, Dire Wolf).
     pub round_trip_s: f64,
 }
 
@@ -94,6 +101,15 @@ struct Path {
 fn path(link: &Link, s: &Settings) -> Path {
     let serial = f64::from(s.serial_bps.max(1));
     match &link.ends {
+        // Dire Wolf's engine is the modem: no host, serial link or TNC in
+        // the way, and its transmit queue is unbounded.
+        Ends::Kiss(_) if s.stack == Stack::DireWolf => Path {
+            one_way: Box::new(|_| 0.0),
+            feed: Box::new(|_| 0.0),
+            hold: 0.0,
+            buffer_frames: Box::new(|_| f64::INFINITY),
+            fill_drain: 0.0,
+        },
         Ends::Kiss(k) => {
             let latency = k.host_latency_ms / 1e3;
             let per_frame = k.tnc_per_frame_ms / 1e3;
@@ -174,8 +190,13 @@ pub fn estimate(link: &Link, settings: &Settings) -> Estimate {
     };
     let turn_r = (p.one_way)(n1) + ack_delay + (p.one_way)(0.0);
     let turn_s = (p.one_way)(0.0) + (p.one_way)(n1);
-    // From the first I frame's start to the RR's end.
+    // From the first I frame's start to the RR's end, and what of it T1
+    // runs through.
     let round_trip = n * t_i + turn_r + txdelay + t_rr;
+    let t1_runs = match (&link.ends, settings.stack) {
+        (Ends::Kiss(_), Stack::Linklab | Stack::DireWolf) => round_trip - n * t_i,
+        _ => round_trip,
+    };
     let t1 = f64::from(settings.t1_ms) / 1e3;
 
     let cycle = match c.duplex {
@@ -187,7 +208,7 @@ pub fn estimate(link: &Link, settings: &Settings) -> Estimate {
     };
     // A T1 shorter than the round trip expires every window: a poll and
     // its answer more.
-    let needless = if t1 < round_trip {
+    let needless = if t1 < t1_runs {
         txdelay + t_rr + txtail + access + turn_r
     } else {
         0.0
@@ -204,7 +225,7 @@ pub fn estimate(link: &Link, settings: &Settings) -> Estimate {
     Estimate {
         transfer_s,
         throughput_bps: 8.0 * size / transfer_s,
-        round_trip_s: round_trip,
+        round_trip_s: t1_runs,
     }
 }
 

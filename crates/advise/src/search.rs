@@ -288,7 +288,13 @@ impl Parameter {
                 .map(|n| with(&|s| s.n1 = n))
                 .map(|s| with_t1_for(link, s))
                 .collect(),
-            Parameter::Ack => acks().into_iter().map(|a| with(&|s| s.ack = a)).collect(),
+            // A T2 needs a T1 beyond it (and longer than T2 after the
+            // window, where the stack's T1 runs from its end).
+            Parameter::Ack => acks(link)
+                .into_iter()
+                .map(|a| with(&|s| s.ack = a))
+                .map(|s| with_t1_for(link, s))
+                .collect(),
             Parameter::T1 => {
                 let rule = t1_rule(link, best);
                 let mut t1s = vec![
@@ -335,7 +341,12 @@ fn n1s(link: &Link) -> Vec<usize> {
     v
 }
 
-fn acks() -> Vec<Ack> {
+/// The acknowledgements tried: at once, or after each T2; Dire Wolf's
+/// engine has no T2 and always acknowledges when it gets the channel.
+fn acks(link: &Link) -> Vec<Ack> {
+    if link.stack() == crate::settings::Stack::DireWolf {
+        return vec![Ack::AtOnce];
+    }
     std::iter::once(Ack::AtOnce)
         .chain(T2S.into_iter().map(|t2_ms| Ack::AfterT2 { t2_ms }))
         .collect()
@@ -364,7 +375,13 @@ fn t1_rule(link: &Link, s: &Settings) -> u32 {
         return (t1.as_millis().div_ceil(100) * 100).clamp(100, 600_000) as u32;
     }
     let rt = estimate(link, s).round_trip_s;
-    let t1 = (1.5 * rt).max(rt + 1.0);
+    // Beyond T2 too: a T1 that runs from the end of the window need not
+    // cover all of T2, but a stack that does not poll answers after it.
+    let t2 = match s.ack {
+        Ack::AtOnce => 0.0,
+        Ack::AfterT2 { t2_ms } => f64::from(t2_ms) / 1e3,
+    };
+    let t1 = (1.5 * rt).max(rt + 1.0).max(t2 + 1.0);
     ((t1 * 10.0).ceil() as u32 * 100).clamp(100, 600_000)
 }
 
@@ -383,7 +400,7 @@ fn grid(link: &Link) -> Vec<Settings> {
     let (acks, persistences, slots) = if link.is_line() {
         (vec![Ack::AtOnce], vec![255], vec![10])
     } else {
-        (acks(), PERSISTENCES.to_vec(), SLOTS.to_vec())
+        (acks(link), PERSISTENCES.to_vec(), SLOTS.to_vec())
     };
     let mut out = Vec::new();
     let base = Settings {
@@ -396,6 +413,7 @@ fn grid(link: &Link) -> Vec<Settings> {
         slot_ms: 10,
         serial_bps: serial,
         ack_window: crate::settings::default_ack_window(),
+        stack: link.stack(),
     };
     // Each parameter's values applied in turn to every settings so far.
     let mut grid = vec![base];
@@ -519,17 +537,29 @@ pub fn advise(link: &Link, options: SearchOptions) -> Result<Advice, AdviseError
             ("Dire Wolf defaults", Settings::direwolf(link)),
         ]
     };
+    // The settings in use run on the stack the link describes.
     if let Some(current) = link.current {
-        others.push(("current", current));
+        others.push((
+            "current",
+            Settings {
+                stack: link.stack(),
+                ..current
+            },
+        ));
     }
-    // The defaults and the current settings are candidates too.
+    // The defaults and the current settings are candidates too, on the
+    // stack advised; beside the advice each runs on its own.
     let shortlist: Vec<Settings> = ranked
         .iter()
         .take(options.shortlist.max(1))
         .map(|(_, s)| *s)
-        .chain(others.iter().map(|(_, s)| *s))
+        .chain(others.iter().map(|(_, s)| Settings {
+            stack: link.stack(),
+            ..*s
+        }))
         .collect();
     cache.run(&shortlist)?;
+    cache.run(&others.iter().map(|(_, s)| *s).collect::<Vec<_>>())?;
     let mut best = *shortlist
         .iter()
         .max_by(|a, b| cache.get(a).score().total_cmp(&cache.get(b).score()))

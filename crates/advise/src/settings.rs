@@ -37,6 +37,41 @@ impl fmt::Display for Ack {
     }
 }
 
+/// The AX.25 implementation that runs the settings, and so how it sits
+/// on the radio (KISS ends; firmware TNCs and lines run their own).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stack {
+    /// linklab's `send`/`listen` behind the KISS TNC: the engine as
+    /// `LinkSettings::config` sets it up (T1 adaptive from the first
+    /// round trip measured, with `--poll-last` P on the last frame of
+    /// every burst) and T1 held until its frames have left the air, as
+    /// its KISS port's transmit clock does.
+    #[default]
+    Linklab,
+    /// The Linux kernel's AX.25 behind the KISS TNC (`kissattach`): T1
+    /// from the hand-over to the TNC, SRT from T1 / 2, T2 3 s, P on the
+    /// frame that fills the window.
+    LinuxKernel,
+    /// Dire Wolf's own engine (1.6, ax25_link.c) driving its own modem,
+    /// no host or KISS link: T1 from channel seize, paused while its
+    /// transmitter is keyed or it hears a carrier; no T2, an
+    /// acknowledgement goes when it gets the channel.
+    DireWolf,
+}
+
+impl fmt::Display for Stack {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Stack::Linklab => "linklab behind the KISS TNC",
+            Stack::LinuxKernel => "Linux kernel AX.25 behind the KISS TNC",
+            Stack::DireWolf => "Dire Wolf's engine on its own modem",
+        })
+    }
+}
+
 /// The HDLC mode of operation (Bux et al. 1982, section 1). AX.25
 /// connected mode is balanced, so radio links are always ABM.
 #[derive(
@@ -92,6 +127,9 @@ pub struct Settings {
     /// default 8).
     #[serde(default = "default_ack_window")]
     pub ack_window: u32,
+    /// The implementation that runs them (KISS ends).
+    #[serde(default)]
+    pub stack: Stack,
 }
 
 /// The convergence layer's default `ack_window` (Ronan et al.: 8).
@@ -105,7 +143,7 @@ impl Settings {
     /// last I frame and polls answered at once; `kissattach` sends no
     /// channel-access parameters, so the TNC keeps the KISS spec's
     /// defaults, P = 63 and SLOTTIME 100 ms. Serial at the link's
-    /// fastest.
+    /// fastest. Run as the kernel runs them ([`Stack::LinuxKernel`]).
     pub fn linux(link: &Link) -> Settings {
         Settings {
             procedure: Procedure::Abm,
@@ -117,16 +155,24 @@ impl Settings {
             slot_ms: 100,
             serial_bps: link.serial_max_bps(),
             ack_window: default_ack_window(),
+            stack: Stack::LinuxKernel,
         }
     }
 
-    /// Dire Wolf's defaults (doc/User-Guide, "Connected mode"; direwolf.conf):
-    /// MAXFRAME 4, PACLEN 256, FRACK 3 s, acknowledgement once the channel
-    /// clears, PERSIST 63, SLOTTIME 10 (100 ms).
+    /// Dire Wolf 1.6's defaults (src/ax25_link.h, src/config.c): PACLEN
+    /// 256, FRACK 3 s, RETRY 10, MAXFRAME 4 on a modulo-8 link and
+    /// EMAXFRAME 32 where both ends can do SABME (Dire Wolf connects with
+    /// SABME first); acknowledgement once it has the channel, PERSIST 63,
+    /// SLOTTIME 10 (100 ms). Run as Dire Wolf runs them, its engine on its
+    /// own modem ([`Stack::DireWolf`]).
     pub fn direwolf(link: &Link) -> Settings {
+        let window = match link.limits.modulo {
+            crate::link::Modulo::Eight => 4,
+            crate::link::Modulo::OneTwentyEight => 32,
+        };
         Settings {
             procedure: Procedure::Abm,
-            window: 4,
+            window,
             n1: 256.min(link.limits.n1_max),
             t1_ms: 3_000,
             ack: Ack::AtOnce,
@@ -134,6 +180,7 @@ impl Settings {
             slot_ms: 100,
             serial_bps: link.serial_max_bps(),
             ack_window: default_ack_window(),
+            stack: Stack::DireWolf,
         }
     }
 
@@ -151,6 +198,7 @@ impl Settings {
             slot_ms: 10,
             serial_bps: link.serial_max_bps(),
             ack_window: default_ack_window(),
+            stack: Stack::LinuxKernel,
         }
     }
 
@@ -286,10 +334,15 @@ impl Settings {
                 self.n1,
                 self.t1_ms
             )
-        } else if link.workload.bundle {
-            format!("{self}, ack_window {}", self.ack_window)
         } else {
-            self.to_string()
+            let mut text = self.to_string();
+            if link.workload.bundle {
+                text += &format!(", ack_window {}", self.ack_window);
+            }
+            if matches!(link.ends, crate::link::Ends::Kiss(_)) && self.stack != Stack::Linklab {
+                text += &format!("; {}", self.stack);
+            }
+            text
         }
     }
 }

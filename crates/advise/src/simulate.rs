@@ -1,8 +1,11 @@
 //! Settings on a link, simulated: the real AX.25 engine at both ends in
 //! virtual time, replicated with independent seeds. KISS ends run the
-//! transfer bench of Ronan et al.'s reproduction (a host stack, a serial
-//! link and a KISS TNC at each end, `linklab_scenario::transfer`); firmware
-//! TNCs run Zieliński's (`linklab_scenario::zielinski::bench`).
+//! transfer bench of Ronan et al.'s reproduction
+//! (`linklab_scenario::transfer`) with each stack as it runs
+//! ([`Stack`], [`stack_config`]): linklab and the Linux kernel as a host
+//! stack behind a serial link and a KISS TNC at each end, Dire Wolf's
+//! engine on its own modem; firmware TNCs run Zieliński's bench
+//! (`linklab_scenario::zielinski::bench`).
 
 use core::num::NonZeroUsize;
 use core::time::Duration;
@@ -12,7 +15,7 @@ use serde::Serialize;
 use linklab_channel::profile::{RecipientAck, TncProfile};
 use linklab_channel::{Duplex as RadioDuplex, StationConfig, TncConfig};
 use linklab_core::Streams;
-use linklab_link::{AckPolicy, WindowLimit};
+use linklab_link::{AckPolicy, Config, WindowLimit};
 use linklab_scenario::bux::simulate::{
     simulate as bux_simulate, LinkRun, MessageLength, Procedure as BuxProcedure, Traffic,
 };
@@ -28,7 +31,7 @@ use linklab_sim::{try_map_ordered, ConfidenceInterval};
 use linklab_wire::control::Modulus;
 
 use crate::link::{Duplex, Ends, Link};
-use crate::settings::{Ack, Procedure, Settings};
+use crate::settings::{Ack, Procedure, Settings, Stack};
 
 /// Information octets of the other stations' frames.
 pub const BACKGROUND_FRAME_OCTETS: usize = 128;
@@ -140,12 +143,6 @@ fn transfer_time(link: &Link, s: &Settings, streams: &Streams) -> Result<Option<
     let t1 = Duration::from_millis(u64::from(s.t1_ms));
     match &link.ends {
         Ends::Kiss(k) => {
-            let (ack_policy, t2) = match s.ack {
-                Ack::AtOnce => (AckPolicy::WindowOrT2, Duration::from_secs(1)),
-                Ack::AfterT2 { t2_ms } => {
-                    (AckPolicy::AfterT2, Duration::from_millis(u64::from(t2_ms)))
-                }
-            };
             let config = TransferConfig {
                 bit_rate: c.bit_rate,
                 station,
@@ -175,14 +172,8 @@ fn transfer_time(link: &Link, s: &Settings, streams: &Streams) -> Result<Option<
                 link_drop: None,
                 digipeater: None,
                 clock: Clock::Offer,
-                stack: StackConfig {
-                    t1,
-                    t1_adaptive: true,
-                    t2,
-                    ack_policy,
-                    poll_last: s.ack == Ack::AtOnce,
-                },
-                path: Some(KissPath {
+                stack: stack_config(s),
+                path: (s.stack != Stack::DireWolf).then_some(KissPath {
                     host: HostConfig {
                         latency: ms(k.host_latency_ms),
                     },
@@ -233,6 +224,37 @@ fn transfer_time(link: &Link, s: &Settings, streams: &Streams) -> Result<Option<
                 .map(|r| Some(r.duration.as_secs_f64()))
                 .map_err(|e| e.to_string())
         }
+    }
+}
+
+/// How `s.stack` runs the settings' T1 and acknowledgement (KISS ends).
+pub fn stack_config(s: &Settings) -> StackConfig {
+    let t1 = Duration::from_millis(u64::from(s.t1_ms));
+    let t2 = |t2_ms: u32| Duration::from_millis(u64::from(t2_ms));
+    match (s.stack, s.ack) {
+        // `--poll-last`, the receiver's default policy and T2 (1 s), or
+        // `--ack-policy t2 --t2-ms T2`.
+        (Stack::Linklab, Ack::AtOnce) => {
+            StackConfig::linklab(t1, Config::default().t2, AckPolicy::WindowOrT2, true)
+        }
+        (Stack::Linklab, Ack::AfterT2 { t2_ms }) => {
+            StackConfig::linklab(t1, t2(t2_ms), AckPolicy::AfterT2, false)
+        }
+        // The kernel adapts T1 (its RTT from T1 / 2).
+        (Stack::LinuxKernel, ack) => {
+            let linux = StackConfig::linux(t1);
+            StackConfig {
+                t1_adaptive: true,
+                t2: match ack {
+                    Ack::AtOnce => linux.t2,
+                    Ack::AfterT2 { t2_ms } => t2(t2_ms),
+                },
+                poll_last: ack == Ack::AtOnce,
+                ..linux
+            }
+        }
+        // Dire Wolf has no T2: it acknowledges when it has the channel.
+        (Stack::DireWolf, _) => StackConfig::direwolf(t1),
     }
 }
 

@@ -4,7 +4,7 @@
 
 use linklab_advise::{
     advise, Ack, Advice, Channel, Duplex, Ends, Fades, KissEnds, Limits, Link, LinkError, Modulo,
-    Procedure, SearchOptions, Sensitivity, Settings, Workload,
+    Procedure, SearchOptions, Sensitivity, Settings, Stack, Workload,
 };
 
 fn options() -> SearchOptions {
@@ -65,9 +65,11 @@ fn ronan_link(bit_rate: u32) -> Link {
             txtail_ms: 20.0,
             ..kiss_link(bit_rate).channel
         },
+        // Their stack: the Linux kernel's AX.25 (section IV).
         ends: Ends::Kiss(KissEnds {
             tnc_per_frame_ms: 180.0,
             carrier_hold_ms: 500.0,
+            stack: Stack::LinuxKernel,
             ..KissEnds::default()
         }),
         workload: Workload {
@@ -198,10 +200,10 @@ fn ronan_bundles_on_a_stable_link_take_a_long_ack_window() {
     // higher value of ack_window can be specified (e.g. 32)"; the best
     // rows at windows 6-7. The file as one bundle over the AX.25
     // convergence layer, on the fitted Table I link. At 9600 bit/s the
-    // simulator finds a short ack_window as fast (the layer's
+    // simulator finds a short ack_window faster (the layer's
     // acknowledgements, I frames from the receiver, carry the link's
-    // N(R) early), so there only the per-segment acknowledgement of
-    // Fig. 3 is checked to be the slowest.
+    // N(R) before the kernel's T2), so the per-segment acknowledgement
+    // of Fig. 3 is checked to be the slowest at 1200 bit/s only.
     for bit_rate in [1200, 9600] {
         let link = Link {
             workload: Workload {
@@ -218,15 +220,21 @@ fn ronan_bundles_on_a_stable_link_take_a_long_ack_window() {
             s.window
         );
         let acks = line(&advice, "CL ack_window");
-        for a in ["2", "4", "8", "16", "32"] {
-            assert!(
-                at(acks, "1") < at(acks, a),
-                "{bit_rate} bit/s: ack_window {a}"
-            );
-        }
         if bit_rate == 1200 {
+            for a in ["2", "4", "8", "16", "32"] {
+                assert!(
+                    at(acks, "1") < at(acks, a),
+                    "{bit_rate} bit/s: ack_window {a}"
+                );
+            }
             assert!(s.ack_window >= 16, "ack_window {}", s.ack_window);
             assert!(at(acks, "8") <= at(acks, "32"));
+        } else {
+            // The kernel polls only on the frame that fills the window
+            // and waits its T2 (3 s) otherwise: at 9600 bit/s a short
+            // ack_window's acknowledgements, I frames from the receiver,
+            // carry the link's N(R) first.
+            assert!(at(acks, "2") > at(acks, "32"), "{bit_rate} bit/s");
         }
     }
 }
@@ -277,21 +285,29 @@ fn fades_cost_long_frames_less_than_independent_errors_of_the_same_rate() {
 #[test]
 fn other_stations_slow_the_link_and_lengthen_its_t1() {
     // Four other stations using 30% of a 1200 bit/s channel: the link
-    // carries less, and a window's acknowledgement waits for their
-    // transmissions, so the advised T1 is longer.
-    let alone = advise(&kiss_link(1200), options()).unwrap();
-    let shared = advise(
-        &Link {
-            channel: Channel {
-                stations: 6,
-                load: 0.3,
-                ..kiss_link(1200).channel
-            },
-            ..kiss_link(1200)
+    // carries less. Where T1 runs from the hand-over to the TNC (the
+    // Linux kernel's stack) a window's acknowledgement waits for their
+    // transmissions, so the advised T1 is longer, and T1 matters;
+    // linklab's T1, held until its frames have left the air and adapted
+    // from the first round trip, is only the initial value and does not.
+    let at_1200 = |stack, stations, load| Link {
+        channel: Channel {
+            stations,
+            load,
+            ..kiss_link(1200).channel
         },
-        options(),
-    )
-    .unwrap();
+        ends: Ends::Kiss(KissEnds {
+            stack,
+            ..KissEnds::default()
+        }),
+        ..kiss_link(1200)
+    };
+    let alone = advise(&at_1200(Stack::Linklab, 2, 0.0), options()).unwrap();
+    let shared = advise(&at_1200(Stack::Linklab, 6, 0.3), options()).unwrap();
+    assert!(shared.best.simulated.upper() < alone.best.simulated.lower());
+    assert_eq!(line(&shared, "T1").verdict, "no effect");
+    let alone = advise(&at_1200(Stack::LinuxKernel, 2, 0.0), options()).unwrap();
+    let shared = advise(&at_1200(Stack::LinuxKernel, 6, 0.3), options()).unwrap();
     assert!(shared.best.simulated.upper() < alone.best.simulated.lower());
     assert!(shared.best.settings.t1_ms > alone.best.settings.t1_ms);
     assert_eq!(line(&shared, "T1").verdict, "matters");

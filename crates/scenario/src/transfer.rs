@@ -86,7 +86,8 @@ use linklab_wire::ax25::{Address, AddressError, Frame, ADDRESS_LEN};
 use linklab_wire::control::Modulus;
 use thiserror::Error;
 
-/// The AX.25 stack's timers and acknowledgement behaviour.
+/// The AX.25 stack's timers and acknowledgement behaviour, and how it
+/// sits on the radio.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StackConfig {
     /// T1, or its initial value when [`StackConfig::t1_adaptive`].
@@ -94,6 +95,13 @@ pub struct StackConfig {
     /// T1 follows the measured round trip (AX.25 v2.2 6.7.1.1, SRT), as
     /// linklab, Dire Wolf and the Linux kernel do; fixed otherwise.
     pub t1_adaptive: bool,
+    /// Bounds of the adaptive T1 (`Config::t1_min`, `Config::t1_max`).
+    pub t1_min: Duration,
+    /// See [`StackConfig::t1_min`].
+    pub t1_max: Duration,
+    /// SRT starts from the first round trip measured (RFC 6298 2.2,
+    /// `Config::srt_first_sample`), not from half the initial T1.
+    pub srt_first_sample: bool,
     /// T2, the delayed-acknowledgement timer (used by
     /// [`AckPolicy::AfterT2`]).
     pub t2: Duration,
@@ -103,6 +111,29 @@ pub struct StackConfig {
     /// 6.4.11; the Linux kernel's `ax25_kick` does), so the receiver
     /// answers at once whatever its policy.
     pub poll_last: bool,
+    /// With [`StackConfig::poll_last`], new I frames wait while a poll is
+    /// unanswered, so every burst ends with P (`Config::poll_holds_new_frames`,
+    /// LinBPQ's rule); otherwise P goes only on the frame that fills the
+    /// window.
+    pub poll_holds_new_frames: bool,
+    /// T1 is held from the moment a frame is handed to the TNC (or, on
+    /// the radio directly, to the modem's queue) until every frame handed
+    /// over has left the air: behind a KISS TNC ([`KissPath`]) as
+    /// linklab's KISS ports do (their transmit clock, from KISS ACKMODE
+    /// answers or an estimate); on the radio directly as Dire Wolf does,
+    /// which takes new I frames off its queue, and starts T1, only once
+    /// it has the channel (LM-SEIZE confirm). `false`: behind a KISS TNC
+    /// T1 runs from the hand-over, as the Linux kernel's stack does; on
+    /// the radio directly it runs during the channel-access wait. (On
+    /// the radio directly the channel's busy hint, carrier and own
+    /// transmitter, holds T1 either way.)
+    pub t1_held_until_sent: bool,
+    /// On the radio directly: a pending acknowledgement asks for the
+    /// channel as soon as it clears (LM-SEIZE request, AX.25 v2.2 C4.2),
+    /// and the RR goes in that transmission, as Dire Wolf's engine does
+    /// (it has no T2). Use with [`AckPolicy::OnPollImmediately`], which
+    /// leaves the acknowledgement pending without a T2.
+    pub ack_at_seize: bool,
 }
 
 impl StackConfig {
@@ -115,6 +146,7 @@ impl StackConfig {
             t2: Duration::from_secs(1),
             ack_policy: AckPolicy::OnPollImmediately,
             poll_last: true,
+            ..StackConfig::sdl()
         }
     }
 
@@ -124,7 +156,8 @@ impl StackConfig {
     /// (`ax25_kick`) and a poll answered at once. (The kernel's
     /// default T1 is 10 s, `AX25_DEF_T1`; Ronan et al. raised it for
     /// windows of 4 and more, section V.A. T1 is kept fixed at `t1`, as
-    /// the reproduction of their tables was fitted.)
+    /// the reproduction of their tables was fitted.) Behind a KISS TNC
+    /// its T1 runs from the hand-over to the TNC.
     pub fn linux(t1: Duration) -> Self {
         StackConfig {
             t1,
@@ -132,6 +165,73 @@ impl StackConfig {
             t2: Duration::from_secs(3),
             ack_policy: AckPolicy::AfterT2,
             poll_last: true,
+            ..StackConfig::sdl()
+        }
+    }
+
+    /// Dire Wolf's engine (ax25_link.c, Dire Wolf 1.6) with FRACK `frack`,
+    /// on its own modem (put it on the radio directly, no [`KissPath`]):
+    /// T1 started when it has the channel and paused while the channel is
+    /// busy, its own PTT or another station's carrier (DCD); no P on I
+    /// frames; no T2, a pending
+    /// acknowledgement seizes the channel ([`StackConfig::ack_at_seize`]);
+    /// T1 adaptive from T1V = FRACK, SRT = FRACK / 2 moving an eighth per
+    /// sample, SRT at least 1 s so T1V at least 2 s, growing a quarter
+    /// second per retry; above 2 FRACK Dire Wolf starts T1V again from
+    /// FRACK, which the engine's ceiling `t1_max` = 2 FRACK stands in for.
+    pub fn direwolf(frack: Duration) -> Self {
+        StackConfig {
+            t1: frack,
+            t1_adaptive: true,
+            t1_min: Duration::from_secs(2).min(frack),
+            t1_max: frack * 2,
+            ack_policy: AckPolicy::OnPollImmediately,
+            poll_last: false,
+            t1_held_until_sent: true,
+            ack_at_seize: true,
+            ..StackConfig::sdl()
+        }
+    }
+
+    /// The stack `linklab send`/`listen` run behind a KISS TNC
+    /// (`linklab_io::LinkSettings::config` and the KISS port's transmit
+    /// clock): initial T1 `t1`, adaptive from the first round trip
+    /// measured, at least 1 s unless `t1` is shorter; T2 `t2` and
+    /// `ack_policy`; with `poll_last`, P on the last frame of every burst;
+    /// T1 held until our frames have left the air.
+    pub fn linklab(t1: Duration, t2: Duration, ack_policy: AckPolicy, poll_last: bool) -> Self {
+        let sdl = StackConfig::sdl();
+        StackConfig {
+            t1,
+            t1_adaptive: true,
+            t1_min: sdl.t1_min.min(t1),
+            srt_first_sample: true,
+            t2,
+            ack_policy,
+            poll_last,
+            poll_holds_new_frames: true,
+            t1_held_until_sent: true,
+            ..sdl
+        }
+    }
+
+    /// The engine's defaults (`Config::default()`, the SDL's): T1 3 s
+    /// adaptive from SRT = T1 / 2, T2 1 s after the first unacknowledged
+    /// frame, no P on I frames, T1 from the hand-over.
+    fn sdl() -> Self {
+        let c = Config::default();
+        StackConfig {
+            t1: c.t1,
+            t1_adaptive: c.t1_adaptive,
+            t1_min: c.t1_min,
+            t1_max: c.t1_max,
+            srt_first_sample: c.srt_first_sample,
+            t2: c.t2,
+            ack_policy: c.ack_policy,
+            poll_last: c.poll_on_last_i_frame,
+            poll_holds_new_frames: c.poll_holds_new_frames,
+            t1_held_until_sent: false,
+            ack_at_seize: false,
         }
     }
 }
@@ -346,6 +446,39 @@ impl TransferConfig {
             clock: Clock::Offer,
             stack: StackConfig::model(),
             path: None,
+        }
+    }
+}
+
+impl TransferConfig {
+    /// The data-link configuration both engines run: AX.25 v2.2 defaults
+    /// (`Config::default()`) with the modulus, window, N1 and
+    /// [`TransferConfig::stack`]'s timers and acknowledgement rules; no
+    /// XID.
+    pub fn link_config(&self) -> Config {
+        let stack = &self.stack;
+        Config {
+            modulus: self.modulus,
+            window_mod8: match self.modulus {
+                Modulus::Mod8 => self.window,
+                Modulus::Mod128 => Config::default().window_mod8,
+            },
+            window_mod128: match self.modulus {
+                Modulus::Mod8 => Config::default().window_mod128,
+                Modulus::Mod128 => self.window,
+            },
+            n1: self.n1,
+            xid: false,
+            t1: stack.t1,
+            t1_adaptive: stack.t1_adaptive,
+            t1_min: stack.t1_min,
+            t1_max: stack.t1_max,
+            srt_first_sample: stack.srt_first_sample,
+            t2: stack.t2,
+            poll_on_last_i_frame: stack.poll_last,
+            poll_holds_new_frames: stack.poll_holds_new_frames,
+            ack_policy: stack.ack_policy,
+            ..Config::default()
         }
     }
 }
@@ -793,6 +926,18 @@ struct Bench<'a> {
     t1_expiries: u64,
     /// The sender's engine handled a timeout with frames outstanding.
     t1_pending: bool,
+    /// Frames each end handed to its TNC or modem that have not yet left
+    /// the air, counted when [`StackConfig::t1_held_until_sent`].
+    unsent: [usize; 2],
+    /// Whether each end's T1 is held now (what `set_channel_busy` was
+    /// last told), when [`StackConfig::t1_held_until_sent`].
+    held: [bool; 2],
+    /// See [`StackConfig::t1_held_until_sent`].
+    t1_held_until_sent: bool,
+    /// See [`StackConfig::ack_at_seize`].
+    ack_at_seize: bool,
+    /// The channel as each end sees it (on the radio directly): busy.
+    channel_busy: [bool; 2],
 }
 
 /// The first entry of a delay line if it is due at `now`.
@@ -840,25 +985,7 @@ impl<'a> Bench<'a> {
             streams,
             "radio",
         );
-        let link = Config {
-            modulus: config.modulus,
-            window_mod8: match config.modulus {
-                Modulus::Mod8 => config.window,
-                Modulus::Mod128 => Config::default().window_mod8,
-            },
-            window_mod128: match config.modulus {
-                Modulus::Mod8 => Config::default().window_mod128,
-                Modulus::Mod128 => config.window,
-            },
-            n1: config.n1,
-            xid: false,
-            t1: config.stack.t1,
-            t1_adaptive: config.stack.t1_adaptive,
-            t2: config.stack.t2,
-            poll_on_last_i_frame: config.stack.poll_last,
-            ack_policy: config.stack.ack_policy,
-            ..Config::default()
-        };
+        let link = config.link_config();
         if digipeater.is_some() {
             radio.set_hears(StationId(SENDER), StationId(RECEIVER), false);
             radio.set_hears(StationId(RECEIVER), StationId(SENDER), false);
@@ -898,6 +1025,11 @@ impl<'a> Bench<'a> {
             ack_waits: Vec::new(),
             t1_expiries: 0,
             t1_pending: false,
+            unsent: [0; 2],
+            held: [false; 2],
+            t1_held_until_sent: config.stack.t1_held_until_sent,
+            ack_at_seize: config.stack.ack_at_seize && config.path.is_none(),
+            channel_busy: [false; 2],
             longest_without_information: ADDRESS_LEN * (2 + via.len()) + 2,
             link_drop: config.link_drop.map(|d| {
                 (
@@ -971,6 +1103,7 @@ impl<'a> Bench<'a> {
                         None => self.radio.transmit(now, StationId(i), frame.encode()),
                         Some(s) => s[i].send(now, frame.encode()),
                     }
+                    self.handed_over(now, i);
                 }
             }
             if let Some(stations) = self.stations.as_mut() {
@@ -1099,6 +1232,9 @@ impl<'a> Bench<'a> {
         }
         let outstanding = link.unacked();
         link.handle_frame(now, &frame);
+        if !self.channel_busy[to] {
+            self.seize_for_acknowledgement(now, to);
+        }
         // The application sees at once what this frame brought.
         self.events_to_app(now, to);
         if to != SENDER || self.offered.is_none() {
@@ -1135,8 +1271,16 @@ impl<'a> Bench<'a> {
         let direct = self.stations.is_none();
         match event {
             MediumEvent::ChannelBusy { station, busy, at } => {
-                if let (true, Some(link)) = (direct, self.links.get_mut(station.0)) {
-                    link.set_channel_busy(at, busy);
+                if direct && station.0 <= RECEIVER {
+                    self.channel_busy[station.0] = busy;
+                    if self.t1_held_until_sent {
+                        self.hold_t1(at, station.0);
+                    } else {
+                        self.links[station.0].set_channel_busy(at, busy);
+                    }
+                    if !busy {
+                        self.seize_for_acknowledgement(at, station.0);
+                    }
                 }
             }
             MediumEvent::TransmitterKeyed { station, at } => {
@@ -1164,6 +1308,7 @@ impl<'a> Bench<'a> {
                 if let Some(s) = self.stations.as_mut().and_then(|s| s.get_mut(station.0)) {
                     s.frame_sent(now, octets);
                 }
+                self.left_the_air(at, station.0);
                 if self.offered.is_some() {
                     self.frames_sent.push((station.0, at));
                     if station.0 == SENDER && octets > self.longest_without_information {
@@ -1198,6 +1343,47 @@ impl<'a> Bench<'a> {
                 }
             }
             MediumEvent::TransmissionStarted { .. } => {}
+        }
+    }
+
+    /// With [`StackConfig::ack_at_seize`], end `i`'s pending
+    /// acknowledgement asks for the channel, clear at `now` (LM-SEIZE
+    /// request): the RR is emitted now and waits for the channel's CSMA
+    /// like any frame. (The transmitter hint sends a pending
+    /// acknowledgement at once and does nothing otherwise.)
+    fn seize_for_acknowledgement(&mut self, now: Instant, i: usize) {
+        if self.ack_at_seize {
+            self.links[i].transmitter_keyed(now);
+        }
+    }
+
+    /// End `i` handed a frame to its host and TNC, or to its modem, at
+    /// `now`: with [`StackConfig::t1_held_until_sent`], its T1 is held
+    /// until the frame has left the air.
+    fn handed_over(&mut self, now: Instant, i: usize) {
+        if self.t1_held_until_sent {
+            self.unsent[i] += 1;
+            self.hold_t1(now, i);
+        }
+    }
+
+    /// A frame of end `i` left the air at `at`: once all it handed over
+    /// have (and, on the radio directly, the channel is clear), its T1
+    /// runs again.
+    fn left_the_air(&mut self, at: Instant, i: usize) {
+        if self.t1_held_until_sent && i <= RECEIVER && self.unsent[i] > 0 {
+            self.unsent[i] -= 1;
+            self.hold_t1(at, i);
+        }
+    }
+
+    /// Holds end `i`'s T1 while it has frames not yet sent or, on the
+    /// radio directly, while the channel is busy; lets it run otherwise.
+    fn hold_t1(&mut self, at: Instant, i: usize) {
+        let hold = self.unsent[i] > 0 || self.channel_busy[i];
+        if hold != self.held[i] {
+            self.held[i] = hold;
+            self.links[i].set_channel_busy(at, hold);
         }
     }
 
@@ -1603,6 +1789,119 @@ mod tests {
         assert_eq!(
             replication_stations(&TransferConfig::ronan_table_1(1200, 1), &streams),
             stations
+        );
+    }
+
+    /// 16 KiB at 1200 bit/s, window 4, N1 256, Dire Wolf's TXDELAY and
+    /// TXTAIL and the KISS defaults P 63, SLOTTIME 100 ms; `stack` on the
+    /// radio directly, or behind a host and KISS TNC with `kiss`.
+    fn at_1200(stack: StackConfig, kiss: bool) -> TransferConfig {
+        TransferConfig {
+            bit_rate: 1200,
+            station: StationConfig {
+                persistence: 63,
+                slot_time: Duration::from_millis(100),
+                txdelay: Duration::from_millis(300),
+                txtail: Duration::from_millis(100),
+                slot_phase: Duration::ZERO,
+            },
+            window: 4,
+            n1: 256,
+            message_octets: 16_384,
+            stack,
+            path: kiss.then_some(KissPath {
+                host: HostConfig {
+                    latency: Duration::from_millis(10),
+                },
+                tnc: TncConfig {
+                    serial_rate: 9600,
+                    per_frame: Duration::from_millis(10),
+                    per_octet: Duration::ZERO,
+                    tx_buffer_octets: 8192,
+                },
+                carrier_hold: Duration::from_millis(50),
+            }),
+            ..TransferConfig::ronan_table_1(1200, 4)
+        }
+    }
+
+    #[test]
+    fn dire_wolf_s_engine_on_its_modem_keeps_frack_3_s_through_long_windows() {
+        // Four 256-octet frames take 7.4 s on the air, FRACK is 3 s: T1
+        // paused while the channel is busy never expires, and the
+        // receiver, which has no T2, answers each window once, when it
+        // gets the channel.
+        let config = at_1200(StackConfig::direwolf(Duration::from_secs(3)), false);
+        for r in 0..5 {
+            let o = run_transfer(&config, &Streams::new(11).replication(r))
+                .expect("transfer completes");
+            eprintln!(
+                "{r}: {:?} exp {} s {} r {} coll {}",
+                o.transfer, o.t1_expiries, o.sender_frames, o.receiver_frames, o.radio.collisions
+            );
+            assert_eq!(o.t1_expiries, 0, "replication {r}");
+            assert_eq!(o.sender_frames, 64, "replication {r}");
+            assert_eq!(o.receiver_frames, 16, "replication {r}");
+        }
+    }
+
+    #[test]
+    fn linklab_behind_a_kiss_tnc_holds_t1_until_its_frames_have_left_the_air() {
+        // The same windows with an initial T1 of 3 s behind a KISS TNC:
+        // linklab's stack (T1 held until its frames are sent) completes
+        // every run; the Linux kernel's (T1 from the hand-over) times out
+        // every window, or gives the link up.
+        let linklab = |t2| {
+            StackConfig::linklab(
+                Duration::from_secs(3),
+                Duration::from_secs(t2),
+                AckPolicy::WindowOrT2,
+                true,
+            )
+        };
+        let linux = StackConfig {
+            t1_adaptive: true,
+            ..StackConfig::linux(Duration::from_secs(3))
+        };
+        let (mut linklab_expiries, mut slow_t2_expiries) = (0, 0);
+        for r in 0..4 {
+            let streams = Streams::new(11).replication(r);
+            // send's T2, 1 s, is shorter than a 256-octet frame's 1.9 s on
+            // the air: the receiver acknowledges every frame, and the RRs
+            // of one transmission give T1 short samples.
+            let o = run_transfer(&at_1200(linklab(1), true), &streams).expect("completes");
+            linklab_expiries += o.t1_expiries;
+            let o = run_transfer(&at_1200(linklab(2), true), &streams).expect("completes");
+            assert_eq!(o.receiver_frames, 16 + o.t1_expiries, "{o:?}");
+            slow_t2_expiries += o.t1_expiries;
+            match run_transfer(&at_1200(linux, true), &streams) {
+                Ok(o) => assert!(o.t1_expiries >= 16, "{o:?}"),
+                Err(e) => assert!(matches!(e, TransferError::LinkFailed { .. }), "{e}"),
+            }
+        }
+        assert!(slow_t2_expiries <= 2, "{slow_t2_expiries}");
+        assert!(linklab_expiries < 16, "{linklab_expiries}");
+    }
+
+    #[test]
+    fn the_papers_stacks_keep_the_engine_s_defaults() {
+        // Model and Linux stacks: only what they set differs from
+        // Config::default(), as before the linklab and Dire Wolf knobs.
+        let c = TransferConfig::ronan_table_1(1200, 4).link_config();
+        let d = Config::default();
+        assert_eq!(
+            (
+                c.t1_min,
+                c.t1_max,
+                c.srt_first_sample,
+                c.poll_holds_new_frames
+            ),
+            (
+                d.t1_min,
+                d.t1_max,
+                d.srt_first_sample,
+                d.poll_holds_new_frames
+            )
         );
     }
 

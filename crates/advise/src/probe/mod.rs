@@ -69,6 +69,7 @@ pub fn link(known: &Known, fit: &Fit, txtail: Duration) -> Link {
             tnc_per_octet_us: known.per_octet.as_secs_f64() * 1e6,
             tnc_buffer_octets: known.buffer_octets,
             carrier_hold_ms: known.carrier_hold.as_secs_f64() * 1e3,
+            stack: crate::settings::Stack::Linklab,
         }),
         workload: Workload::default(),
         limits: Limits::default(),
