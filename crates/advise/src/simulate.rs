@@ -10,7 +10,7 @@ use core::time::Duration;
 use serde::Serialize;
 
 use linklab_channel::profile::{RecipientAck, TncProfile};
-use linklab_channel::{Duplex as RadioDuplex, StationConfig, TncConfig};
+use linklab_channel::{Duplex as RadioDuplex, SlotClock, StationConfig, TncConfig};
 use linklab_core::Streams;
 use linklab_link::{AckPolicy, WindowLimit};
 use linklab_scenario::bux::simulate::{
@@ -149,6 +149,7 @@ fn transfer_time(link: &Link, s: &Settings, streams: &Streams) -> Result<Option<
             let config = TransferConfig {
                 bit_rate: c.bit_rate,
                 station,
+                slot_clock: SlotClock::FreeRunning,
                 modulus: if s.window > 7 {
                     Modulus::Mod128
                 } else {
