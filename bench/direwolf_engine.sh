@@ -41,7 +41,8 @@
 # engine at 9600 bit/s, modulo 8, no loss, with windows 1 to 7 (runs
 # 9600-mod8-loss0-ll-send-wK), and `linklab sim` of the same transfer
 # (kind "ronan-transfer" with Dire Wolf's modem timing: TXDELAY, TXTAIL,
-# SLOTTIME, PERSIST as above), and prints both times per window with the
+# SLOTTIME, PERSIST as above, and its channel access, slot_clock =
+# "after-clear"), and prints both times per window with the
 # difference, and the turnaround the relay saw (emulation.md).
 #
 # --hole-ms MS sets the length of the relay's holes (default 1 ms at 9600,

@@ -10,7 +10,9 @@ The emulation check (issue 29, item 5) compares each run at window k with
 `linklab sim` of kind "ronan-transfer" (two engines on the simulated
 half-duplex channel, the engine as the TNC) set to the modems' timing:
 TXDELAY, TXTAIL 100 ms, SLOTTIME 100 ms, PERSIST 63, N1 256, the same
-message.  The simulator times from the moment the message is offered (the
+message, and Dire Wolf's channel access (slot_clock = "after-clear": a
+whole SLOTTIME after the carrier drops or the frame is queued before each
+persistence draw, DCD looked at every 10 ms).  The simulator times from the moment the message is offered (the
 link up) to the end of the receiver's transmission carrying the last
 acknowledgement; the real run is timed from linklab's first I frame to its
 DISC (the last RR heard), which leaves out that transmission's TXTAIL.
@@ -288,6 +290,7 @@ def table(outdir):
 
 TXTAIL_S = 0.100  # Dire Wolf's default TXTAIL 10
 SLOT_S, PERSIST = 0.100, 63  # Dire Wolf's defaults SLOTTIME 10, PERSIST 63
+CARRIER_POLL_S = 0.010  # Dire Wolf's transmit thread looks at DCD every 10 ms
 
 
 def bursts(run):
@@ -364,7 +367,9 @@ def emulation(outdir, linklab):
                 f"window = [{', '.join(str(k) for k in sorted(real))}]\n"
                 f"n1_octets = {N1}\nmessage_octets = {size}\n"
                 f"slot_ms = {SLOT_S * 1000:.0f}\ntxdelay_ms = {TXDELAY_S[9600] * 1000:.0f}\n"
-                f"txtail_ms = {TXTAIL_S * 1000:.0f}\npersistence = {PERSIST}\nreplications = 20\n")
+                f"txtail_ms = {TXTAIL_S * 1000:.0f}\npersistence = {PERSIST}\n"
+                f'slot_clock = "after-clear"\ncarrier_poll_ms = {CARRIER_POLL_S * 1000:.0f}\n'
+                "replications = 20\n")
     subprocess.run([linklab, "sim", toml, "--out", os.path.join(em, "sim")], check=True,
                    stdout=subprocess.DEVNULL)
     out = json.load(open(os.path.join(em, "sim", "output.json")))

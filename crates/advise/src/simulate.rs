@@ -13,7 +13,7 @@ use core::time::Duration;
 use serde::Serialize;
 
 use linklab_channel::profile::{RecipientAck, TncProfile};
-use linklab_channel::{Duplex as RadioDuplex, StationConfig, TncConfig};
+use linklab_channel::{Duplex as RadioDuplex, SlotClock, StationConfig, TncConfig};
 use linklab_core::Streams;
 use linklab_link::{AckPolicy, Config, WindowLimit};
 use linklab_scenario::bux::simulate::{
@@ -146,6 +146,7 @@ fn transfer_time(link: &Link, s: &Settings, streams: &Streams) -> Result<Option<
             let config = TransferConfig {
                 bit_rate: c.bit_rate,
                 station,
+                slot_clock: SlotClock::FreeRunning,
                 modulus: if s.window > 7 {
                     Modulus::Mod128
                 } else {

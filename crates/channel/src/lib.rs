@@ -32,5 +32,7 @@ pub use firmware::{Cpu, FirmwareCosts, Priority};
 pub use line::{DirectionStats, LineConfig, PointToPointLine};
 pub use medium::{Delivery, Medium, MediumEvent, Outcome, StationId};
 pub use profile::{profile, TncProfile};
-pub use radio::{Duplex, RadioChannel, RadioConfig, RadioStats, StationConfig, StationStats};
+pub use radio::{
+    Duplex, RadioChannel, RadioConfig, RadioStats, SlotClock, StationConfig, StationStats,
+};
 pub use tnc::{Tnc, TncConfig, SERIAL_BITS_PER_OCTET};

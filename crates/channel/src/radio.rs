@@ -17,6 +17,20 @@
 //! at P = 255 and exceeds it otherwise (eq. 1 omits the whole slots lost to
 //! failed draws beyond a half slot each).
 //!
+//! A station may instead time its slots from the channel clearing
+//! ([`SlotClock::AfterClear`], set with [`RadioChannel::set_slot_clock`]),
+//! as Dire Wolf's transmit thread does (src/xmit.c,
+//! `wait_for_clear_channel`): it waits until it senses no carrier, then a
+//! whole slot time, then, if it still senses none, draws as above; a failed
+//! draw waits another whole slot, and carrier at the end of a slot starts
+//! the wait over. A frame queued on a clear channel is drawn for one slot
+//! time after it was queued, not at the next tick of a clock. The access
+//! delay on a free channel is then (1 + G)·T, mean T/q (400 ms for
+//! T = 100 ms, P = 63, against 350 ms with the free-running clock). While
+//! the channel is busy the station looks at its DCD every `carrier_poll`
+//! (Dire Wolf: 10 ms) from the moment it began waiting, so it notices the
+//! carrier drop at the first look after it.
+//!
 //! # A transmission
 //! Key-up at t0 (carrier on air), TXDELAY of preamble, then one opening
 //! flag and every queued frame back to back, each followed by its closing
@@ -63,6 +77,27 @@ pub enum Duplex {
     Full,
 }
 
+/// When a station's p-persistence draws fall (the module documentation,
+/// "Channel access").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SlotClock {
+    /// At the ticks of a free-running clock, `slot_phase + k·slot_time`
+    /// (a KISS TNC's timer interrupt; Chepponis & Karn 1987).
+    #[default]
+    FreeRunning,
+    /// One whole slot time after the channel was last seen clear: after
+    /// the carrier drops (looked for every `carrier_poll` while it is up;
+    /// zero looks continuously), after the frame is queued on a clear
+    /// channel, after the station's own transmission, after a failed
+    /// draw. Carrier at the end of a slot starts the wait over (Dire Wolf,
+    /// src/xmit.c, `wait_for_clear_channel`).
+    AfterClear {
+        /// How often the station looks at its DCD while the channel is
+        /// busy.
+        carrier_poll: Duration,
+    },
+}
+
 /// Channel-wide parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RadioConfig {
@@ -102,7 +137,8 @@ pub struct StationConfig {
     pub txdelay: Duration,
     /// Time the transmitter stays keyed after the last bit.
     pub txtail: Duration,
-    /// Offset of this station's slot clock (ticks at phase + k·slot_time).
+    /// Offset of this station's slot clock (ticks at phase + k·slot_time;
+    /// [`SlotClock::FreeRunning`] only).
     pub slot_phase: Duration,
 }
 
@@ -206,6 +242,11 @@ struct Station {
     /// Last busy hint reported.
     hint: bool,
     tick_pending: bool,
+    slot_clock: SlotClock,
+    /// When the station, with frames to send, began waiting for the
+    /// carrier to drop ([`SlotClock::AfterClear`]: its DCD looks count
+    /// from here).
+    carrier_wait_since: Option<Instant>,
     /// When the station began waiting for the channel.
     waiting_since: Option<Instant>,
     data_start: Instant,
@@ -284,6 +325,8 @@ impl RadioChannel {
                     carrier: false,
                     hint: false,
                     tick_pending: false,
+                    slot_clock: SlotClock::FreeRunning,
+                    carrier_wait_since: None,
                     waiting_since: None,
                     data_start: Instant::ZERO,
                     bits_sent: 0,
@@ -353,6 +396,15 @@ impl RadioChannel {
     /// `station`'s KISS parameters.
     pub fn station_config(&self, station: StationId) -> Option<&StationConfig> {
         self.stations.get(station.0).map(|s| &s.config)
+    }
+
+    /// Sets when `station`'s p-persistence draws fall
+    /// ([`SlotClock::FreeRunning`] unless set). A slot already scheduled
+    /// keeps its time.
+    pub fn set_slot_clock(&mut self, station: StationId, clock: SlotClock) {
+        if let Some(st) = self.stations.get_mut(station.0) {
+            st.slot_clock = clock;
+        }
     }
 
     /// Sets KISS FULLDUP for `station`: with `true` it keys up as soon as
@@ -442,10 +494,23 @@ impl RadioChannel {
         match (self.config.duplex, st.full_duplex) {
             (Duplex::Full, _) | (Duplex::Half, true) => self.key_up(i, now),
             (Duplex::Half, false) => {
-                if !st.carrier && !st.tick_pending {
+                if st.tick_pending {
+                    // The slot looks at the carrier when it ends.
+                } else if st.carrier {
+                    st.carrier_wait_since.get_or_insert(now);
+                } else {
                     st.tick_pending = true;
-                    let tick = self.next_tick(i, now);
-                    self.schedule(tick, Timer::Slot(i));
+                    let slot = match st.slot_clock {
+                        SlotClock::FreeRunning => self.next_tick(i, now),
+                        SlotClock::AfterClear { carrier_poll } => {
+                            let seen = st
+                                .carrier_wait_since
+                                .map_or(now, |since| next_look(since, carrier_poll, now));
+                            seen + st.config.slot_time
+                        }
+                    };
+                    self.stations[i].carrier_wait_since = None;
+                    self.schedule(slot, Timer::Slot(i));
                 }
             }
         }
@@ -454,8 +519,12 @@ impl RadioChannel {
     fn on_slot(&mut self, i: usize, now: Instant) {
         let st = &mut self.stations[i];
         st.tick_pending = false;
-        if st.state != TxState::Idle || st.queue.is_empty() || st.carrier {
-            // Carrier: access resumes when it drops (see `on_carrier_edge`).
+        if st.state != TxState::Idle || st.queue.is_empty() {
+            return;
+        }
+        if st.carrier {
+            // Access resumes when it drops (see `on_carrier_edge`).
+            st.carrier_wait_since = Some(now);
             return;
         }
         let r = st.csma.below(256);
@@ -478,6 +547,7 @@ impl RadioChannel {
         let st = &mut self.stations[i];
         st.stats.transmissions += 1;
         st.state = TxState::KeyUp;
+        st.carrier_wait_since = None;
         if let Some(since) = st.waiting_since.take() {
             self.stats
                 .access_delay
@@ -705,6 +775,18 @@ impl RadioChannel {
         self.schedule_carrier_edges(i, now);
         self.begin_access(i, now);
     }
+}
+
+/// The first of the looks at `since + k·poll` (k ≥ 0) at or after `at`;
+/// `at` itself for a zero `poll`.
+fn next_look(since: Instant, poll: Duration, at: Instant) -> Instant {
+    let poll = poll.as_micros();
+    if poll == 0 {
+        return at;
+    }
+    let waited = at.saturating_duration_since(since).as_micros();
+    let looks = u64::try_from(waited.div_ceil(poll) * poll).unwrap_or(u64::MAX);
+    since + Duration::from_micros(looks)
 }
 
 impl Medium for RadioChannel {

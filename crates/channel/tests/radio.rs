@@ -6,7 +6,7 @@ use core::time::Duration;
 
 use linklab_channel::{
     bits_duration, hdlc_bits, Delivery, Duplex, Medium, MediumEvent, Outcome, RadioChannel,
-    RadioConfig, StationConfig, StationId, FLAG_BITS,
+    RadioConfig, SlotClock, StationConfig, StationId, FLAG_BITS,
 };
 use linklab_core::{Instant, Streams};
 use linklab_sim::{ConfidenceInterval, Tally};
@@ -346,4 +346,143 @@ fn runs_repeat_bit_for_bit_from_a_seed() {
     };
     assert_eq!(go(11), go(11));
     assert_ne!(go(11).1, go(12).1);
+}
+
+/// Dire Wolf's slot timing with its 10 ms DCD looks.
+const AFTER_CLEAR: SlotClock = SlotClock::AfterClear {
+    carrier_poll: Duration::from_millis(10),
+};
+
+/// A station with a 100 ms slot (Dire Wolf's default SLOTTIME 10).
+fn slow_slots(persistence: u8) -> StationConfig {
+    StationConfig {
+        slot_time: ms(100),
+        ..station(persistence)
+    }
+}
+
+fn ended_times(events: &[MediumEvent], who: usize) -> Vec<Instant> {
+    events
+        .iter()
+        .filter_map(|e| match *e {
+            MediumEvent::TransmissionEnded { station, at } if station.0 == who => Some(at),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_default_slot_clock_is_free_running() {
+    assert_eq!(SlotClock::default(), SlotClock::FreeRunning);
+    // Queued at 30 ms on a clear channel, P = 255: the free-running clock
+    // (phase 0) draws at its next tick, 100 ms, with or without
+    // set_slot_clock(FreeRunning).
+    for set in [false, true] {
+        let mut ch = channel(RadioConfig::new(RATE), &[slow_slots(255), slow_slots(255)]);
+        if set {
+            ch.set_slot_clock(StationId(0), SlotClock::FreeRunning);
+        }
+        ch.handle_timeout(at(ms(30)));
+        ch.transmit(at(ms(30)), StationId(0), b"frame".to_vec());
+        let (_, events) = run(&mut ch, at(ms(10_000)));
+        assert_eq!(keyed_times(&events, 0), vec![at(ms(100))]);
+    }
+}
+
+#[test]
+fn after_clear_draws_one_slot_after_a_frame_is_queued_on_a_clear_channel() {
+    let mut ch = channel(RadioConfig::new(RATE), &[slow_slots(255), slow_slots(255)]);
+    ch.set_slot_clock(StationId(0), AFTER_CLEAR);
+    ch.handle_timeout(at(ms(30)));
+    ch.transmit(at(ms(30)), StationId(0), b"frame".to_vec());
+    let (_, events) = run(&mut ch, at(ms(10_000)));
+    // 30 ms + SLOTTIME, not the free-running tick at 100 ms.
+    assert_eq!(keyed_times(&events, 0), vec![at(ms(130))]);
+    // A second frame after the first transmission: one slot after it.
+    let end = ended_times(&events, 0)[0];
+    ch.transmit(end + ms(1_000), StationId(0), b"next".to_vec());
+    let (_, events) = run(&mut ch, at(ms(20_000)));
+    assert_eq!(keyed_times(&events, 0), vec![end + ms(1_100)]);
+}
+
+#[test]
+fn after_clear_draws_one_slot_after_the_first_dcd_look_past_the_carrier_drop() {
+    let mut ch = channel(RadioConfig::new(RATE), &[station(255), slow_slots(255)]);
+    ch.set_slot_clock(StationId(1), AFTER_CLEAR);
+    // A keys at its tick at 0; B, queued at 5 ms, hears A's carrier.
+    ch.transmit(Instant::ZERO, StationId(0), b"from A".to_vec());
+    ch.handle_timeout(at(ms(5)));
+    ch.transmit(at(ms(5)), StationId(1), b"from B".to_vec());
+    let (deliveries, events) = run(&mut ch, at(ms(10_000)));
+    assert!(deliveries.iter().all(Delivery::is_intact), "{deliveries:?}");
+    let a_end = ended_times(&events, 0)[0];
+    // B looks at its DCD at 5 ms + k·10 ms; the first look after A's
+    // carrier dropped, then a whole slot, then the draw (P = 255).
+    let waited = a_end.as_micros() - 5_000;
+    let look = at(ms(5)) + Duration::from_micros(waited.div_ceil(10_000) * 10_000);
+    assert_ne!(look, a_end, "the test wants a drop between two looks");
+    assert_eq!(keyed_times(&events, 1), vec![look + ms(100)]);
+}
+
+#[test]
+fn after_clear_starts_over_when_the_slot_ends_on_a_busy_channel() {
+    let mut ch = channel(RadioConfig::new(RATE), &[station(255), slow_slots(255)]);
+    ch.set_slot_clock(
+        StationId(1),
+        SlotClock::AfterClear {
+            carrier_poll: Duration::ZERO,
+        },
+    );
+    // B's slot runs from 0 to 100 ms; A keys at 50 ms and is still on
+    // the air at 100 ms (TXDELAY 300 ms).
+    ch.transmit(Instant::ZERO, StationId(1), b"from B".to_vec());
+    ch.handle_timeout(at(ms(50)));
+    ch.transmit(at(ms(50)), StationId(0), b"from A".to_vec());
+    let (deliveries, events) = run(&mut ch, at(ms(10_000)));
+    assert_eq!(keyed_times(&events, 0), vec![at(ms(50))]);
+    assert!(deliveries.iter().all(Delivery::is_intact), "{deliveries:?}");
+    // Watching the DCD continuously, B draws one slot after A's drop.
+    let a_end = ended_times(&events, 0)[0];
+    assert_eq!(keyed_times(&events, 1), vec![a_end + ms(100)]);
+    assert_eq!(ch.stats().collisions, 0);
+}
+
+#[test]
+fn after_clear_access_delay_on_a_free_channel_is_slot_over_q() {
+    // Frames offered at random times to an idle station on a free
+    // channel: (1 + G)·T, mean T/q, whatever the arrival phase.
+    let streams = Streams::new(3);
+    let mut ch = RadioChannel::new(
+        RadioConfig::new(9600),
+        &[station(63), station(255)],
+        &streams,
+        "radio",
+    );
+    ch.set_slot_clock(
+        StationId(0),
+        SlotClock::AfterClear {
+            carrier_poll: ms(10),
+        },
+    );
+    let mut phase = streams.stream("arrival-phase");
+    let mut now = Instant::ZERO;
+    let mut waits = Tally::new();
+    for _ in 0..4_000 {
+        let arrival = now + Duration::from_micros(1_000 + phase.below(10_000));
+        ch.handle_timeout(arrival);
+        ch.transmit(arrival, StationId(0), vec![0; 20]);
+        let (_, events) = run(&mut ch, Instant::from_micros(u64::MAX));
+        let keyed = keyed_times(&events, 0)[0];
+        let wait = keyed.saturating_duration_since(arrival);
+        // Whole slots only: the phase of the arrival does not matter.
+        assert_eq!(wait.as_micros() % 10_000, 0, "{wait:?}");
+        assert!(wait >= ms(10));
+        waits.add(wait.as_secs_f64());
+        now = keyed + ms(1_000);
+    }
+    let ci = ConfidenceInterval::from_tally(&waits, 0.99).unwrap();
+    let (slot, q) = (0.010, 64.0 / 256.0);
+    assert!(ci.contains(slot / q), "{ci} vs T/q {}", slot / q);
+    // The free-running clock's mean, T (1/q - 1/2), lies below.
+    assert!(ci.lower() > slot * (1.0 / q - 0.5), "{ci}");
 }

@@ -36,7 +36,7 @@ use core::time::Duration;
 use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
 
-use linklab_channel::StationConfig;
+use linklab_channel::{SlotClock, StationConfig};
 use linklab_sim::try_map_ordered;
 use serde::de::DeserializeOwned;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
@@ -792,8 +792,30 @@ pub struct RonanTransfer {
     /// KISS persistence P, 0-255: transmit in a free slot with
     /// probability (P + 1)/256 (Table I: p = 0.25, P = 63).
     pub persistence: u64,
+    /// When both stations draw for a slot: `"free-running"` (the default:
+    /// at the ticks of a KISS TNC's slot clock) or `"after-clear"` (a
+    /// whole slot time after the channel clears or the frame is queued,
+    /// as Dire Wolf's modem does; see [`SlotClock`]).
+    #[serde(default)]
+    pub slot_clock: SlotClockName,
+    /// With `slot_clock = "after-clear"`: how often a station looks at its
+    /// DCD while the channel is busy, ms (Dire Wolf: 10); 0, the
+    /// default, looks continuously.
+    #[serde(default)]
+    pub carrier_poll_ms: f64,
     /// Replications per bit rate and window, at least 2.
     pub replications: u64,
+}
+
+/// The values of `slot_clock` in a scenario file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SlotClockName {
+    /// [`SlotClock::FreeRunning`].
+    #[default]
+    FreeRunning,
+    /// [`SlotClock::AfterClear`].
+    AfterClear,
 }
 
 /// Replications of a `--quick` run (at most).
@@ -856,6 +878,18 @@ impl ExperimentKind for RonanTransfer {
             return Err(InvalidField::new(
                 "slot_ms",
                 "the slot time must be above 0 ms",
+            ));
+        }
+        if !(0.0..=60_000.0).contains(&self.carrier_poll_ms) {
+            return Err(InvalidField::new(
+                "carrier_poll_ms",
+                format!("{} ms is out of range 0-60000 ms", self.carrier_poll_ms),
+            ));
+        }
+        if self.carrier_poll_ms != 0.0 && self.slot_clock != SlotClockName::AfterClear {
+            return Err(InvalidField::new(
+                "carrier_poll_ms",
+                "a station polls its DCD only with slot_clock = \"after-clear\"",
             ));
         }
         if self.persistence > 255 {
@@ -941,6 +975,12 @@ impl RonanTransfer {
                 txdelay: ms(self.txdelay_ms),
                 txtail: ms(self.txtail_ms),
                 slot_phase: Duration::ZERO,
+            },
+            slot_clock: match self.slot_clock {
+                SlotClockName::FreeRunning => SlotClock::FreeRunning,
+                SlotClockName::AfterClear => SlotClock::AfterClear {
+                    carrier_poll: ms(self.carrier_poll_ms),
+                },
             },
             window: u8::try_from(window).unwrap_or(u8::MAX),
             n1: usize::try_from(self.n1_octets).unwrap_or(usize::MAX),
@@ -1164,6 +1204,62 @@ replications = 2
         );
         let e = error(&with("persistence = 63", "persistence = 256"));
         assert!(e.contains("persistence: 256 is out of range 0-255"), "{e}");
+    }
+
+    #[test]
+    fn the_slot_clock_is_free_running_unless_after_clear_is_asked() {
+        let config = |text: &str| match Experiment::from_toml(text) {
+            Ok(Experiment::RonanTransfer(t)) => t.config(9600, 2),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(config(TABLE_I).slot_clock, SlotClock::FreeRunning);
+        let dire_wolf = with(
+            "replications = 2",
+            "slot_clock = \"after-clear\"\ncarrier_poll_ms = 10\nreplications = 2",
+        );
+        assert_eq!(
+            config(&dire_wolf).slot_clock,
+            SlotClock::AfterClear {
+                carrier_poll: Duration::from_millis(10)
+            }
+        );
+        let e = error(&with("persistence = 63", "slot_clock = \"tnc\""));
+        assert!(
+            e.contains("unknown variant `tnc`, expected `free-running` or `after-clear`"),
+            "{e}"
+        );
+        let e = error(&with(
+            "persistence = 63",
+            "persistence = 63\ncarrier_poll_ms = 10",
+        ));
+        assert!(
+            e.contains("carrier_poll_ms: a station polls its DCD only with slot_clock"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn after_clear_slots_lengthen_the_simulated_transfer() {
+        // Dire Wolf's slots: a whole SLOTTIME before every draw. With the
+        // same seed the stations make the same persistence draws, so each
+        // access waits a whole slot more where the free-running clock
+        // waited part of one.
+        let run = |text: &str| {
+            let e = Experiment::from_toml(text).unwrap();
+            let out = e.run(&RunOptions::default(), &NoProgress).unwrap();
+            let t = &out.tables[0];
+            let col = |name: &str| t.columns.iter().position(|c| c == name).unwrap();
+            let cell = |name: &str| t.rows[0][col(name)].parse::<f64>().unwrap();
+            (cell("simulated_s"), cell("access_wait_ms"))
+        };
+        let base = with("window = [2, 7]", "window = 7");
+        let (free, free_wait) = run(&base);
+        let (after, after_wait) = run(&with(
+            "replications = 2",
+            "slot_clock = \"after-clear\"\nreplications = 2",
+        ));
+        assert!(after_wait > free_wait, "{after_wait} vs {free_wait}");
+        assert!(after > free, "{after} vs {free}");
     }
 
     #[test]

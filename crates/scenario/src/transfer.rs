@@ -77,8 +77,8 @@ use linklab_core::{earliest, Engine, Instant, Streams};
 use std::collections::VecDeque;
 
 use linklab_channel::{
-    Duplex, ErrorModel, Medium, MediumEvent, RadioChannel, RadioConfig, RadioStats, StationConfig,
-    StationId, Tnc, TncConfig,
+    Duplex, ErrorModel, Medium, MediumEvent, RadioChannel, RadioConfig, RadioStats, SlotClock,
+    StationConfig, StationId, Tnc, TncConfig,
 };
 use linklab_link::{AckPolicy, Config, DataLink, Event, NewLinkError, State};
 use linklab_sim::{drive, DriveError, EventId, EventQueue, World};
@@ -397,6 +397,9 @@ pub struct TransferConfig {
     /// random phase per replication ([`replication_stations`]); the phase
     /// given here is ignored.
     pub station: StationConfig,
+    /// When the two stations' p-persistence draws fall (the digipeater and
+    /// background stations keep the free-running slot clock).
+    pub slot_clock: SlotClock,
     /// Sequence-number modulus: 8 (SABM) or 128 (SABME).
     pub modulus: Modulus,
     /// Window k (AX.25 `maxframe`): 1-7 modulo 8, 1-127 modulo 128.
@@ -434,6 +437,7 @@ impl TransferConfig {
         TransferConfig {
             bit_rate,
             station: StationConfig::ronan_table_1(),
+            slot_clock: SlotClock::FreeRunning,
             modulus: Modulus::Mod8,
             window,
             n1: 255,
@@ -985,6 +989,9 @@ impl<'a> Bench<'a> {
             streams,
             "radio",
         );
+        for end in [SENDER, RECEIVER] {
+            radio.set_slot_clock(StationId(end), config.slot_clock);
+        }
         let link = config.link_config();
         if digipeater.is_some() {
             radio.set_hears(StationId(SENDER), StationId(RECEIVER), false);

@@ -28,7 +28,7 @@
 
 use core::time::Duration;
 
-use linklab_channel::{Duplex, ErrorModel, StationConfig, TncConfig};
+use linklab_channel::{Duplex, ErrorModel, SlotClock, StationConfig, TncConfig};
 use linklab_models::ronan::Params;
 use linklab_sim::{ConfidenceInterval, Metric, ReplicationOutput, Runner};
 use linklab_wire::control::Modulus;
@@ -220,6 +220,7 @@ impl MeasuredConfig {
                 txtail: ms(self.txtail_ms),
                 slot_phase: Duration::ZERO,
             },
+            slot_clock: SlotClock::FreeRunning,
             modulus: Modulus::Mod8,
             window,
             n1: self.n1_octets,
