@@ -78,9 +78,13 @@ netns_lo
 #                once with F = 1 (linklab currently does this for the first
 #                window only, see docs/interop.md)
 #   N1 256 (the default) matches Dire Wolf's N1.
+#   --bitrate, --txdelay-ms: the modem's bit rate and Dire Wolf's TXDELAY,
+#                for linklab's estimate of when its frames have left the
+#                air (Dire Wolf does not answer ACKMODE); T1 is held until
+#                then, and a frame heard from Dire Wolf ends the estimate.
 case "$baud" in
-    9600) link_opts="--window 4 --t1-ms 4000 --poll-last" ;;
-    1200) link_opts="--window 2 --t1-ms 10000 --poll-last" ;;
+    9600) link_opts="--window 4 --t1-ms 4000 --poll-last --bitrate 9600 --txdelay-ms 100" ;;
+    1200) link_opts="--window 2 --t1-ms 10000 --poll-last --bitrate 1200 --txdelay-ms 200" ;;
 esac
 # Transfer budget per run: 4 times the air time of the data plus 43 s (60 s
 # for 5 KB at 9600 bd; the lossy runs took 25-40 s).  Six runs fit in the

@@ -192,6 +192,7 @@ impl RadioPort {
                     port,
                     command: Command::Data(data) | Command::AckMode { data, .. },
                 }) if port == self.config.kiss.port => {
+                    self.air.heard(now);
                     let modulus = self.moduli.observe(&data);
                     if let Ok((field, _)) = AddressField::decode(&data) {
                         self.hear(wall, field.source());

@@ -284,6 +284,20 @@ impl AirClock {
         }
     }
 
+    /// A frame was heard from the channel at `now`. A half-duplex radio
+    /// does not receive while it transmits, so whatever we sent as plain
+    /// data has left the air by now: the estimate ends here if it ran
+    /// longer (a radio faster than `--bitrate` says, or a shorter TXDELAY).
+    /// Frames sent with ACKMODE keep waiting for their answers.
+    pub fn heard(&mut self, now: Instant) {
+        if self.data_until.is_some_and(|t| t > now) {
+            self.data_until = Some(now);
+        }
+        if self.on_air_until.is_some_and(|t| t > now) {
+            self.on_air_until = Some(now);
+        }
+    }
+
     /// True while a frame handed over has not left the air: ACKMODE
     /// answers outstanding, or the estimate not yet reached.
     pub fn busy(&self, now: Instant) -> bool {
@@ -477,6 +491,24 @@ mod tests {
             decoded(&clock.take_octets()).as_slice(),
             [Command::Data(_)]
         ));
+    }
+
+    #[test]
+    fn a_frame_heard_ends_the_estimate_not_the_wait_for_answers() {
+        // A radio faster than the estimate: the peer's answer is heard
+        // while the estimate still has our frames on the air.
+        let mut clock = AirClock::new(settings(AckMode::Off), Port::default());
+        let t0 = Instant::ZERO;
+        clock.transmit(t0, frame(256));
+        let heard_at = t0 + 900 * MS;
+        assert!(clock.busy(heard_at));
+        clock.heard(heard_at);
+        assert!(!clock.busy(heard_at));
+        // ACKMODE answers are exact: a frame heard changes nothing there.
+        let mut clock = AirClock::new(settings(AckMode::On), Port::default());
+        clock.transmit(t0, frame(256));
+        clock.heard(heard_at);
+        assert!(clock.busy(heard_at));
     }
 
     #[test]

@@ -170,6 +170,9 @@ pub async fn run(
         while let Some(seq) = station.poll_transmitted() {
             air.answered(now, seq);
         }
+        if let Some(at) = station.poll_heard() {
+            air.heard(at);
+        }
         while let Some(frame) = station.poll_transmit(now) {
             air.transmit(now, frame.encode());
         }

@@ -319,6 +319,9 @@ pub struct Station {
     transmitted: VecDeque<u16>,
     /// The modulus of other stations' links, for the monitor.
     others: LinkModuli,
+    /// When a frame was last heard on the port and not yet reported
+    /// ([`Station::poll_heard`]).
+    heard: Option<Instant>,
 }
 
 impl Station {
@@ -343,6 +346,7 @@ impl Station {
             events: VecDeque::new(),
             channel_busy: false,
             transmitted: VecDeque::new(),
+            heard: None,
             others: LinkModuli::new(),
         })
     }
@@ -404,6 +408,12 @@ impl Station {
         }
     }
 
+    /// When a frame was last heard on our port since the last call, for
+    /// the port's [`crate::AirClock`] ([`crate::AirClock::heard`]).
+    pub fn poll_heard(&mut self) -> Option<Instant> {
+        self.heard.take()
+    }
+
     /// The next ACKMODE answer the TNC sent on our port: the frame handed
     /// over with that sequence has been transmitted.
     pub fn poll_transmitted(&mut self) -> Option<u16> {
@@ -445,7 +455,10 @@ impl Station {
         self.input.push(bytes);
         while let Some(item) = self.input.next(self.port) {
             match item {
-                Ok(KissItem::Frame(data)) => self.handle_kiss_frame(now, &data),
+                Ok(KissItem::Frame(data)) => {
+                    self.heard = Some(now);
+                    self.handle_kiss_frame(now, &data)
+                }
                 Ok(KissItem::Transmitted(seq)) => self.transmitted.push_back(seq),
                 Err(error) => self.bad_input(now, error),
             }

@@ -76,6 +76,9 @@ impl Side {
         while let Some(seq) = self.station.poll_transmitted() {
             self.air.answered(now, seq);
         }
+        if let Some(at) = self.station.poll_heard() {
+            self.air.heard(at);
+        }
         while let Some(frame) = self.station.poll_transmit(now) {
             self.air.transmit(now, frame.encode());
         }

@@ -1306,3 +1306,54 @@ fn a_lost_final_does_not_hold_new_frames_once_all_is_acknowledged() {
         p.dump()
     );
 }
+
+#[test]
+fn an_answer_to_the_burst_poll_that_reports_a_gap_resends_at_once() {
+    // A burst ends with P; its second frame is lost and B's REJ for it
+    // too. B's answer to the P (RR F R1) says frame 1 is missing, and
+    // everything A sent went before that P: A sends frames 1-3 again at
+    // once, where it used to wait for T1.
+    let sender = Config {
+        poll_on_last_i_frame: true,
+        poll_holds_new_frames: true,
+        window_mod8: 4,
+        ..v20()
+    };
+    let receiver = Config {
+        window_mod8: 4,
+        ..v20()
+    };
+    let t1 = sender.t1;
+    let mut p = Pair::new(sender, receiver, 27);
+    p.connect();
+    let mut first_s1 = true;
+    p.dropper = Some(Box::new(move |side, frame| match (side, frame.control()) {
+        (Side::A, Control::I { ns: 1, .. }) if first_s1 => {
+            first_s1 = false;
+            true
+        }
+        (
+            Side::B,
+            Control::S {
+                kind: Supervisory::Rej,
+                ..
+            },
+        ) => true,
+        _ => false,
+    }));
+    for n in 0..4u8 {
+        p.a().send(vec![n; 40]).unwrap();
+    }
+    let t0 = p.now;
+    assert!(
+        p.run_until(MINUTE, |p| p.received(Side::B).len() == 4),
+        "{}",
+        p.dump()
+    );
+    assert_eq!(p.logged("<RR C P"), 0, "T1 expired: {}", p.dump());
+    assert!(p.now.saturating_duration_since(t0) < t1, "{}", p.dump());
+    assert_eq!(
+        p.received(Side::B),
+        (0..4u8).map(|n| vec![n; 40]).collect::<Vec<_>>()
+    );
+}
