@@ -266,11 +266,6 @@ pub struct Link<F: Framing> {
     /// F = 1 answer with this N(R) asks for what is already under way
     /// and is not acted on again (see `recovery.rs`).
     go_back_from: Option<u8>,
-    /// Polls sent (P = 1 on an I frame or an enquiry), counted, and their
-    /// count when the last go-back started: an answer with F = 1 to a poll
-    /// sent after it reports on the frames sent again.
-    polls_sent: u32,
-    go_back_polls: u32,
     /// N(S)s resent for an SREJ acted on while our P = 1 was outstanding:
     /// the SREJ with F = 1 that answers that poll does not resend them
     /// again (4.4.4).
@@ -426,8 +421,6 @@ impl<F: Framing> Link<F> {
             checkpoint_unacked: 0,
             rej_actioned: None,
             go_back_from: None,
-            polls_sent: 0,
-            go_back_polls: 0,
             srej_resent_after_poll: 0,
             poll_due: false,
             got_i: false,
@@ -758,7 +751,6 @@ impl<F: Framing> Link<F> {
     fn send_s_nr(&mut self, kind: Supervisory, cr: CommandResponse, pf: bool, nr: u8) {
         if cr == CommandResponse::Command && pf {
             self.poll_outstanding = true;
-            self.polls_sent = self.polls_sent.wrapping_add(1);
         }
         let pdu = self.pdu(cr, Control::S { kind, nr, pf }, None, Vec::new());
         self.out.push_back(pdu);

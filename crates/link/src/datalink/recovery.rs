@@ -126,7 +126,6 @@ impl<F: Framing> Link<F> {
         self.vs = nr;
         self.resend.clear();
         self.go_back_from = Some(nr);
-        self.go_back_polls = self.polls_sent;
     }
 
     /// One retransmission per recovery event: true if a go-back from

@@ -165,7 +165,6 @@ impl<F: Framing> Link<F> {
         let poll = may_poll && !self.poll_outstanding && self.ends_burst();
         if poll {
             self.poll_outstanding = true;
-            self.polls_sent = self.polls_sent.wrapping_add(1);
         }
         let control = Control::I {
             ns,
@@ -392,36 +391,9 @@ impl<F: Framing> Link<F> {
         if self.state == State::TimerRecovery && !command && pf {
             self.poll_answered(now, nr);
         } else {
-            let answers_our_poll = !command && pf && self.poll_outstanding;
             self.final_ends_checkpoint(command, pf);
             self.acknowledge(now, nr);
-            if answers_our_poll {
-                self.resend_from_final(now, nr);
-            }
         }
-    }
-
-    /// Checkpoint retransmission in state 3 (ISO/IEC 13239's checkpoint
-    /// rule, as LAPB has it): the answer with F = 1 to the P on the last I
-    /// frame of our burst says N(R) was not received, while everything we
-    /// sent went before that P. For a station that holds new frames for the
-    /// answer ([`Config::poll_holds_new_frames`](crate::Config::poll_holds_new_frames))
-    /// nothing else would move until T1: frames N(R) onward are sent again
-    /// at once. Not when a go-back from the same N(R) started after the
-    /// poll went (a REJ that crossed it): that resend answers it already.
-    fn resend_from_final(&mut self, now: Instant, nr: u8) {
-        let holds = self.config.role == Role::Combined && self.config.poll_holds_new_frames;
-        let resent_since_poll = self.go_back_under_way(nr) && self.go_back_polls == self.polls_sent;
-        if !holds
-            || self.state != State::Connected
-            || self.peer_receiver_busy
-            || self.top == self.va
-            || resent_since_poll
-        {
-            return;
-        }
-        self.invoke_retransmission(nr);
-        self.start_t1(now);
     }
 
     /// In state 3, a response with F = 1 answers the P = 1 we put on an I
