@@ -86,13 +86,13 @@ case "$baud" in
     9600) link_opts="--window 4 --t1-ms 4000 --poll-last --bitrate 9600 --txdelay-ms 100" ;;
     1200) link_opts="--window 2 --t1-ms 10000 --poll-last --bitrate 1200 --txdelay-ms 200" ;;
 esac
-# Transfer budget per run: 4 times the air time of the data plus 63 s (80 s
-# for 5 KB at 9600 bd).  The lossy runs took 25-40 s while linklab sent new
-# frames under an unanswered poll; holding them for the answer (P at the
-# end of every burst, issue 29) makes each burst wait for its answer, and
-# to-dw-loss (21 of A's transmissions cut) took 57.5 s on 2026-11-28, too
-# close to the old 60 s.  Six runs fit in the 400 s limit.
-budget=$(( (size * 8 * 4 / baud) + 63 ))
+# Transfer budget per run: 4 times the air time of the data plus 83 s (100
+# s for 5 KB at 9600 bd).  The lossy runs took 25-40 s while linklab sent
+# new frames under an unanswered poll; holding them for the answer (P at
+# the end of every burst, issue 29) makes each burst wait for its answer,
+# and to-dw-loss (21-23 of A's transmissions cut) took 57.5-69.7 s on
+# 2026-11-28, past the old 60 s.  Six runs fit in the 400 s limit.
+budget=$(( (size * 8 * 4 / baud) + 83 ))
 
 # Random data, but the same every time (like the relay's drops), so that
 # runs can be compared frame by frame.
