@@ -16,7 +16,10 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use cli::channel::Channel;
-use cli::{finish, interrupt, linklab, linklab_with_input, listen_once, tail, text, Hub};
+use cli::{
+    assert_both_succeeded, finish, interrupt, linklab, linklab_with_input, listen_once, tail, text,
+    Hub,
+};
 
 use linklab_io::Station;
 use linklab_link::Config;
@@ -76,17 +79,7 @@ fn transfer_over(
     args.push(input.to_str().unwrap());
     let sender = finish(linklab(&args), "send");
     let listener = finish(listener, "listen");
-    assert!(
-        sender.status.success(),
-        "send failed:\n{}\nlisten:\n{}",
-        tail(&sender.stderr),
-        tail(&listener.stderr)
-    );
-    assert!(
-        listener.status.success(),
-        "listen failed:\n{}",
-        tail(&listener.stderr)
-    );
+    assert_both_succeeded(&sender, &listener);
     let received = std::fs::read(&output).unwrap();
     assert_eq!(received.len(), data.len());
     assert!(received == data, "received data differ");

@@ -13,7 +13,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use cli::{finish, linklab, listen_once, tail, text, Hub, Running};
+use cli::{assert_both_succeeded, finish, linklab, listen_once, tail, text, Hub, Running};
 
 /// Peak memory the sender of a 100 MB file may reach (issue 29).
 const MEMORY_LIMIT_KB: u64 = 50 * 1024;
@@ -115,17 +115,7 @@ fn finish_watching_memory(mut run: Running, limit: Duration) -> (Output, u64) {
 }
 
 fn assert_sent(sender: &Output, listener: &Output, len: u64) {
-    assert!(
-        sender.status.success(),
-        "send failed:\n{}\nlisten:\n{}",
-        tail(&sender.stderr),
-        tail(&listener.stderr)
-    );
-    assert!(
-        listener.status.success(),
-        "listen failed:\n{}",
-        tail(&listener.stderr)
-    );
+    assert_both_succeeded(sender, listener);
     let report = text(&sender.stdout);
     assert!(
         report.starts_with(&format!("sent {len} bytes to N0CALL-2 in ")),

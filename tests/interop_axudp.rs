@@ -31,7 +31,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use cli::{finish, linklab, tail, text, LIMIT};
+use cli::{assert_both_succeeded, finish, linklab, tail, text, LIMIT};
 use linklab_wire::{axudp, fcs, kiss};
 
 fn payload(len: usize) -> Vec<u8> {
@@ -192,17 +192,7 @@ fn transfer(dir: &Path, len: usize, send_kiss: &str, listen_kiss: &str, ready: i
         "send",
     );
     let listener = finish(listener, "listen");
-    assert!(
-        sender.status.success(),
-        "send failed:\n{}\nlisten:\n{}",
-        tail(&sender.stderr),
-        tail(&listener.stderr)
-    );
-    assert!(
-        listener.status.success(),
-        "listen failed:\n{}",
-        tail(&listener.stderr)
-    );
+    assert_both_succeeded(&sender, &listener);
     assert!(
         text(&sender.stdout).starts_with(&format!("sent {len} bytes to N0CALL-2 in ")),
         "{}",

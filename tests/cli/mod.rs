@@ -191,6 +191,22 @@ pub fn finish_within(mut run: Running, what: &str, limit: Duration) -> Output {
     }
 }
 
+/// Both ends of a transfer exited 0; otherwise the failure shows the
+/// last lines of each log.
+pub fn assert_both_succeeded(sender: &Output, listener: &Output) {
+    assert!(
+        sender.status.success(),
+        "send failed:\n{}\nlisten:\n{}",
+        tail(&sender.stderr),
+        tail(&listener.stderr)
+    );
+    assert!(
+        listener.status.success(),
+        "listen failed:\n{}",
+        tail(&listener.stderr)
+    );
+}
+
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
