@@ -127,9 +127,9 @@ pub struct TncArgs {
     /// KISS ACKMODE (G8BPQ, command 0x0C): the TNC tells when each frame
     /// has been sent, and T1 starts then. `auto` asks with the first frame
     /// and falls back to the estimate from --bitrate if the TNC does not
-    /// answer [default: auto].
-    #[arg(long, value_name = "MODE", value_parser = ["auto", "on", "off"])]
-    ackmode: Option<String>,
+    /// answer; `on` or `off` to say [default: auto].
+    #[arg(long, value_name = "MODE", value_parser = str::parse::<AckMode>)]
+    ackmode: Option<AckMode>,
     /// Print every frame sent (TX) and received (RX) on standard error.
     #[arg(long)]
     pub(crate) monitor: bool,
@@ -427,10 +427,7 @@ impl TncArgs {
 impl TncArgs {
     /// ACKMODE as asked for (`auto` unless given).
     pub(crate) fn ackmode(&self) -> AckMode {
-        self.ackmode
-            .as_deref()
-            .and_then(|mode| mode.parse().ok())
-            .unwrap_or_default()
+        self.ackmode.unwrap_or_default()
     }
 
     /// What the transmit clock knows of the port: ACKMODE, the bit rate
