@@ -48,6 +48,8 @@ import signal
 import sys
 import time
 
+SAMPLE_BYTES = 2  # signed 16-bit mono
+
 
 class Direction:
     def __init__(self, name, tx_path, rx_path, chunk_bytes, prebuffer_bytes, rng, drop_rate,
@@ -67,7 +69,8 @@ class Direction:
         self.tx_fd = None
         self.rx_fd = None
         self.silence = bytes(chunk_bytes)
-        self.stats = {"audio": 0, "silence": 0, "dropped": 0, "holes": 0, "bursts": 0, "rx_bytes": 0}
+        self.stats = {"audio": 0, "silence": 0, "dropped": 0, "holes": 0, "bursts": 0, "rx_bytes": 0,
+                      "split_samples": 0}
         self.bursts = None  # file for one line per burst, or None
         self.t_first = None  # when the current burst's first audio arrived
         self.t_play = None
@@ -100,22 +103,30 @@ class Direction:
                 self.t_first = time.time()
             self.buf += data
             self.stats["rx_bytes"] += len(data)
+            if len(data) % SAMPLE_BYTES:
+                self.stats["split_samples"] += 1  # a read that ended inside a sample
 
     def tick(self):
         """Write one chunk to the receiver."""
         self.pull()
-        if not self.playing and len(self.buf) >= min(self.prebuffer, self.chunk) and \
-                (len(self.buf) >= self.prebuffer or self.stale):
+        # Only whole samples are played: a read from the FIFO may end inside
+        # one, and its other byte arrives with the next read.  Playing the
+        # odd byte would shift every later sample of this direction by one
+        # byte, and the receiver would decode nothing for the rest of the run.
+        whole = len(self.buf) - len(self.buf) % SAMPLE_BYTES
+        if not self.playing and whole >= min(self.prebuffer, self.chunk) and \
+                (whole >= self.prebuffer or self.stale):
             self.playing = True
             self.stats["bursts"] += 1
             self.t_play = time.time()
             self.burst_chunks = 0
         out = self.silence
         if self.playing:
-            if self.buf:
+            if whole:
                 self.burst_chunks += 1
-                piece = bytes(self.buf[: self.chunk])
-                del self.buf[: self.chunk]
+                take = min(self.chunk, whole)
+                piece = bytes(self.buf[:take])
+                del self.buf[:take]
                 if len(piece) < self.chunk:
                     piece += bytes(self.chunk - len(piece))
                 if self.drop_rate > 0 and self.rng.random() < self.drop_rate:
@@ -138,7 +149,7 @@ class Direction:
                         out = out[:at] + bytes(n) + out[at + n:]
                         self.stats["holes"] += 1
                     self.stats["audio"] += 1
-            if not self.buf:
+            if len(self.buf) < SAMPLE_BYTES:
                 self.playing = False
                 if self.bursts:
                     self.bursts.write(f"{self.name} arrived {self.t_first:.3f} play {self.t_play:.3f} "
@@ -147,7 +158,8 @@ class Direction:
                 self.t_first = None
         else:
             self.stats["silence"] += 1
-        self.stale = bool(self.buf)  # something waited a whole tick: play it next time
+        # something waited a whole tick: play it next time
+        self.stale = len(self.buf) >= SAMPLE_BYTES
         if self.rx_fd is not None:
             os.write(self.rx_fd, out)
 

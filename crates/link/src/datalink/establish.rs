@@ -505,6 +505,10 @@ impl<F: Framing> Link<F> {
         self.window_busy = false;
         self.rej_actioned = None;
         self.go_back_from = None;
+        self.polled_frame = None;
+        self.poll_on_air = false;
+        self.enquiry_crossed_poll = false;
+        self.late_final_expected = false;
         self.srej_resent_after_poll = 0;
         self.poll_due = false;
         self.got_i = false;

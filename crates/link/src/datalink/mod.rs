@@ -11,6 +11,7 @@
 //! function per input, deciding by state. Errata followed are noted where
 //! they apply, as "Erratum".
 
+mod checkpoint;
 mod establish;
 mod i_queue;
 mod invalid;
@@ -266,6 +267,23 @@ pub struct Link<F: Framing> {
     /// F = 1 answer with this N(R) asks for what is already under way
     /// and is not acted on again (see `recovery.rs`).
     go_back_from: Option<u8>,
+    /// N(S) of the I frame that carried our outstanding P = 1, while it is
+    /// still the last I frame sent: the answer with F = 1 then reports on
+    /// everything we sent (see `checkpoint.rs`).
+    polled_frame: Option<u8>,
+    /// The frame that carried our P = 1 has not left the air yet (from
+    /// its hand-over until [`Link::set_channel_busy`] says the channel is
+    /// free): an F = 1 received meanwhile answers an earlier poll.
+    poll_on_air: bool,
+    /// An enquiry went on T1 expiry while the P = 1 of an I frame was
+    /// unanswered; with the answer that ends Timer Recovery, it becomes
+    /// [`Self::late_final_expected`] if that frame was received.
+    enquiry_crossed_poll: bool,
+    /// The answer ending Timer Recovery acknowledged the frame that
+    /// carried an earlier P = 1, so the peer received both polls: the next
+    /// F = 1 is the answer to the other one, and reports nothing on frames
+    /// sent since (see `checkpoint.rs`).
+    late_final_expected: bool,
     /// N(S)s resent for an SREJ acted on while our P = 1 was outstanding:
     /// the SREJ with F = 1 that answers that poll does not resend them
     /// again (4.4.4).
@@ -421,6 +439,10 @@ impl<F: Framing> Link<F> {
             checkpoint_unacked: 0,
             rej_actioned: None,
             go_back_from: None,
+            polled_frame: None,
+            poll_on_air: false,
+            enquiry_crossed_poll: false,
+            late_final_expected: false,
             srej_resent_after_poll: 0,
             poll_due: false,
             got_i: false,
@@ -546,6 +568,7 @@ impl<F: Framing> Link<F> {
     /// time spent waiting for the channel is not counted against the peer.
     pub fn set_channel_busy(&mut self, now: Instant, busy: bool) {
         self.channel_busy = busy;
+        self.poll_on_air &= busy;
         for timer in [Timer::T1, Timer::Tm201] {
             if busy {
                 self.timers.pause(timer, now);
@@ -750,6 +773,7 @@ impl<F: Framing> Link<F> {
 
     fn send_s_nr(&mut self, kind: Supervisory, cr: CommandResponse, pf: bool, nr: u8) {
         if cr == CommandResponse::Command && pf {
+            self.enquiry_crossed_poll |= self.poll_outstanding && self.polled_frame.is_some();
             self.poll_outstanding = true;
         }
         let pdu = self.pdu(cr, Control::S { kind, nr, pf }, None, Vec::new());

@@ -39,9 +39,10 @@ impl<F: Framing> Link<F> {
             }
             return;
         }
+        let report = self.checkpoint_report(command, pf);
         self.final_ends_checkpoint(command, pf);
         self.set_va(nr);
-        if self.top != self.va && self.go_back_under_way(nr) {
+        if self.top != self.va && self.go_back_under_way(nr) && !report {
             // T1 keeps timing the retransmission already started.
             return;
         }

@@ -166,6 +166,8 @@ impl<F: Framing> Link<F> {
         if poll {
             self.poll_outstanding = true;
         }
+        self.polled_frame = poll.then_some(ns);
+        self.poll_on_air = poll;
         let control = Control::I {
             ns,
             nr: self.vr,
@@ -391,8 +393,12 @@ impl<F: Framing> Link<F> {
         if self.state == State::TimerRecovery && !command && pf {
             self.poll_answered(now, nr);
         } else {
+            let report = self.checkpoint_report(command, pf);
             self.final_ends_checkpoint(command, pf);
             self.acknowledge(now, nr);
+            if report && !rnr {
+                self.checkpoint_retransmission_on_final(now, nr);
+            }
         }
     }
 
@@ -412,6 +418,7 @@ impl<F: Framing> Link<F> {
     /// this N(R) already started it: `go_back_under_way`) and restart T1
     /// (Dire Wolf's erratum: the SDL leaves T1 stopped).
     pub(super) fn poll_answered(&mut self, now: Instant, nr: u8) {
+        self.expect_late_final(nr);
         self.poll_outstanding = false;
         self.stop_t1(now);
         self.select_t1_value();

@@ -366,6 +366,12 @@ impl<F: TestFraming> LinkPair<F> {
     }
 
     /// Received data units at `side`, in order.
+    /// True while `side` was told its transmitter is busy (its frames are
+    /// still on the line).
+    pub fn transmitting(&self, side: Side) -> bool {
+        self.tx_busy[side.index()]
+    }
+
     pub fn received(&self, side: Side) -> Vec<Vec<u8>> {
         self.events(side)
             .iter()

@@ -1,0 +1,152 @@
+//! Checkpointing of a station that polls on the last I frame of every
+//! burst and holds new frames for the answer (crates/link/src/datalink/
+//! checkpoint.rs): a gap reported in the answer to that poll, or a lost
+//! polled frame, is resent at once instead of after T1, and the late
+//! second answer of an enquiry resends nothing. Issue 29: Dire Wolf's
+//! receiver in REJ exception answers such a poll with RR F = 1 and stays
+//! silent otherwise, so each of these cost a T1 at 20% frame loss.
+
+mod support;
+
+use std::time::Duration;
+
+use linklab_link::{Config, Event, State};
+use linklab_wire::ax25::{AddressField, CommandResponse, Frame};
+use linklab_wire::control::{Modulus, Supervisory};
+use support::{addr, Pair, Side};
+
+const MINUTE: Duration = Duration::from_secs(60);
+
+/// Modulo 8 with REJ, P on the last I frame of every burst, new frames
+/// held for its answer: what `linklab send` runs on a radio port.
+fn polling() -> Config {
+    Config {
+        modulus: Modulus::Mod8,
+        poll_on_last_i_frame: true,
+        poll_holds_new_frames: true,
+        ..Config::default()
+    }
+}
+
+/// A connected pair of polling stations with four 40-octet data units
+/// queued at A, and the link log's length before them.
+fn four_frames_queued(seed: u64) -> (Pair, usize) {
+    let mut p = Pair::new(polling(), polling(), seed);
+    p.connect();
+    for i in 0..4u8 {
+        p.a().send(vec![i; 40]).unwrap();
+    }
+    let mark = p.log.len();
+    (p, mark)
+}
+
+fn delivered_in_order(p: &Pair) -> bool {
+    p.received(Side::B) == (0..4u8).map(|i| vec![i; 40]).collect::<Vec<_>>()
+}
+
+/// How many times A sent the I frame with N(S) = `ns`.
+fn sent_i(p: &Pair, ns: u8) -> usize {
+    p.logged(&format!(" A> N0AAA>N0BBB: <I C S{ns} R0>"))
+        + p.logged(&format!(" A> N0AAA>N0BBB: <I C P S{ns} R0>"))
+}
+
+#[test]
+fn a_gap_in_the_answer_to_the_last_poll_is_resent_at_once() {
+    // The whole first burst is lost: T1, the enquiry, and the answer RR F
+    // R0 start a go-back with P on its last frame. Its first frame is lost
+    // again: B sends REJ R0 (a second report of the gap the go-back under
+    // way repairs, so not acted on) and answers the poll with RR F R0
+    // from REJ exception. That answer reports on every frame A sent: the
+    // go-back failed, and it is sent again at once, not after a second T1.
+    let (mut p, mark) = four_frames_queued(41);
+    let mut lost = 0;
+    p.dropper = Some(Box::new(move |side, frame: &Frame| {
+        let i_frame = side == Side::A && frame.control().ns().is_some();
+        // The first burst (4 frames), then S0 once more.
+        let drop = i_frame && (lost < 4 || (lost == 4 && frame.control().ns() == Some(0)));
+        lost += usize::from(drop);
+        drop
+    }));
+    assert!(
+        p.run_until(MINUTE, |p| delivered_in_order(p)
+            && p.links[0].unacked() == 0),
+        "{}",
+        p.dump()
+    );
+    let log = p.log_since(mark).join("\n");
+    assert_eq!(p.logged("<RR C P R0>"), 1, "{log}");
+    assert_eq!(p.logged("<REJ R R0>"), 1, "{log}");
+    assert_eq!(p.logged("<RR R F R0>"), 2, "{log}");
+    assert_eq!(sent_i(&p, 0), 3, "{log}");
+    assert_eq!(sent_i(&p, 3), 3, "{log}");
+}
+
+/// A's poll on frame 3 is answered too late: T1 expires and A sends an
+/// enquiry while that P is unanswered. The first RR F R4 ends Timer
+/// Recovery and A sends frames 4-7 with a new poll; B's answer to the
+/// enquiry, a second RR F R4, arrives after them. It acknowledges, and
+/// must not send 4-7 again. `after_the_air`: it arrives once frames 4-7
+/// have left A's line (B's answer to the new poll is lost), else while
+/// they are still on it.
+fn late_answer_to_an_enquiry(after_the_air: bool) {
+    let (mut p, _) = four_frames_queued(43);
+    p.dropper = Some(Box::new(|side, _: &Frame| side == Side::B));
+    assert!(
+        p.run_until(MINUTE, |p| p.received(Side::B).len() == 4
+            && p.links[0].state() == State::TimerRecovery),
+        "{}",
+        p.dump()
+    );
+    assert_eq!(p.logged("<RR C P R0>"), 1, "{}", p.dump());
+    let final_r4 = Frame::s(
+        AddressField::new(addr("N0AAA"), addr("N0BBB"), &[], CommandResponse::Response).unwrap(),
+        Modulus::Mod8,
+        Supervisory::Rr,
+        4,
+        true,
+    )
+    .unwrap();
+    p.inject(Side::A, &final_r4);
+    assert_eq!(p.links[0].state(), State::Connected, "{}", p.dump());
+    for i in 4..8u8 {
+        p.a().send(vec![i; 40]).unwrap();
+    }
+    p.transmit();
+    if after_the_air {
+        // Until A's line is free: four 57-octet frames at 9600 bit/s.
+        p.run_for(Duration::from_millis(300));
+        assert_eq!(p.received(Side::B).len(), 8, "{}", p.dump());
+        assert!(!p.transmitting(Side::A), "{}", p.dump());
+    } else {
+        p.dropper = None;
+    }
+    let mark = p.log.len();
+    p.inject(Side::A, &final_r4);
+    p.dropper = None;
+    assert!(
+        p.run_until(MINUTE, |p| p.received(Side::B).len() == 8
+            && p.links[0].unacked() == 0),
+        "{}",
+        p.dump()
+    );
+    let log = p.log_since(mark).join("\n");
+    for ns in 4..8u8 {
+        assert_eq!(sent_i(&p, ns), 1, "S{ns}: {log}");
+    }
+    assert!(
+        !p.events(Side::A)
+            .iter()
+            .any(|e| matches!(e, Event::LinkFailure { .. })),
+        "{log}"
+    );
+}
+
+#[test]
+fn the_late_answer_to_an_enquiry_resends_nothing_while_the_new_poll_is_on_the_air() {
+    late_answer_to_an_enquiry(false);
+}
+
+#[test]
+fn the_late_answer_to_an_enquiry_resends_nothing_after_the_new_poll_left_the_air() {
+    late_answer_to_an_enquiry(true);
+}
