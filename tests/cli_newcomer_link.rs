@@ -628,8 +628,8 @@ fn link_options_that_cannot_work_exit_2_naming_the_option() {
             "linklab: error: --t2-ms: T2 (5000 ms)",
         ),
         (
-            &["--t1-ms", "500"][..],
-            "linklab: error: --t1-ms: T2 (1000 ms)",
+            &["--t1-ms", "500", "--t2-ms", "500"][..],
+            "linklab: error: --t2-ms: T2 (500 ms) must be shorter than T1 (500 ms)",
         ),
         (&["--n2", "0"][..], "'--n2 <N>': 0 is not in 1..=255"),
         (&["--n2", "1000"][..], "'--n2 <N>': 1000 is not in 1..=255"),

@@ -57,7 +57,8 @@ pub struct LinkArgs {
     #[arg(long, value_name = "MS")]
     pub(crate) t1_ms: Option<u64>,
     /// T2, the delayed-acknowledgement timer, in milliseconds, 1-60000 and
-    /// shorter than T1 [default: 1000, or from --bitrate].
+    /// shorter than T1 [default: 1000, or from --bitrate; at most half of
+    /// T1].
     #[arg(long, value_name = "MS")]
     pub(crate) t2_ms: Option<u64>,
     /// T3, the inactive-link timer, in milliseconds (1-86400000): an idle
@@ -390,21 +391,20 @@ impl LinkArgs {
                     .into(),
             ));
         }
-        let config = settings
+        let mut config = settings
             .config_at(modulus, bit_rate)
             .map_err(|e| usage(format!("--{}: {e}", LinkSettings::setting_of(&e))))?;
         if config.t2 >= config.t1 {
-            let option = if self.t2_ms.is_some() {
-                "--t2-ms"
-            } else {
-                "--t1-ms"
-            };
-            return Err(usage(format!(
-                "{option}: T2 ({} ms) must be shorter than T1 ({} ms): the peer would give up \
-                 waiting (T1) before our delayed acknowledgement (T2) went",
-                config.t2.as_millis(),
-                config.t1.as_millis()
-            )));
+            if self.t2_ms.is_some() {
+                return Err(usage(format!(
+                    "--t2-ms: T2 ({} ms) must be shorter than T1 ({} ms): the peer would give \
+                     up waiting (T1) before our delayed acknowledgement (T2) went",
+                    config.t2.as_millis(),
+                    config.t1.as_millis()
+                )));
+            }
+            // A short --t1-ms alone: the default T2 gives way to it.
+            config.t2 = config.t1 / 2;
         }
         Ok(config)
     }
