@@ -44,8 +44,11 @@ struct Live {
 
 impl Live {
     fn start(args: &[&str]) -> Live {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_linklab"))
-            .args(args)
+        Live::spawn(Command::new(env!("CARGO_BIN_EXE_linklab")).args(args))
+    }
+
+    fn spawn(command: &mut Command) -> Live {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -698,4 +701,48 @@ fn two_operators_chat_and_connect_sends_and_receives_files_with_escapes() {
     let (status, log) = answer.exit();
     assert!(status.success(), "{log}");
     assert!(log.contains("released by the peer (DISC)"), "{log}");
+}
+
+/// `script` (util-linux) available to give a program a terminal, or
+/// (outside CI) a note that the terminal test is skipped.
+fn script_available() -> bool {
+    let found = Command::new("script").arg("--version").output().is_ok();
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "script (util-linux) is required under CI"
+        );
+        eprintln!("script not installed: skipping the terminal test");
+    }
+    found
+}
+
+#[test]
+fn listen_on_a_terminal_shows_each_received_cr_as_a_line_end() {
+    if !script_available() {
+        return;
+    }
+    let hub = Hub::start();
+    let kiss = hub.address();
+    // `listen` with its output on a terminal (a pseudo-terminal that
+    // `script` copies to its standard output, LF as CR LF).
+    let listen = format!(
+        "{} listen --kiss {kiss} --mycall N0CALL-2 --once",
+        env!("CARGO_BIN_EXE_linklab")
+    );
+    let mut terminal = Live::spawn(Command::new("script").args(["-qec", &listen, "/dev/null"]));
+    terminal.wait_for("listening on");
+    let caller = finish(
+        cli::linklab_with_input(
+            &[
+                "connect", "--kiss", &kiss, "--mycall", "N0CALL-1", "N0CALL-2",
+            ],
+            Some(b"hello\nworld\n"),
+        ),
+        "connect",
+    );
+    assert!(caller.status.success(), "{}", tail(&caller.stderr));
+    let (status, shown) = terminal.exit();
+    assert!(status.success(), "{shown}");
+    assert!(shown.contains("hello\r\nworld\r\n"), "{shown:?}");
 }
