@@ -17,7 +17,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use cli::{finish, linklab, tail, text, Hub, LIMIT};
-use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame, Pid};
+use linklab_wire::ax25::{same_station, Address, AddressField, CommandResponse, Frame, Pid};
 use linklab_wire::control::{Control, Modulus, Supervisory, Unnumbered};
 use linklab_wire::kiss;
 
@@ -311,14 +311,27 @@ struct RawPeer {
 
 impl RawPeer {
     fn attach(hub: &Hub) -> RawPeer {
+        RawPeer::attach_as(hub, "N0CALL-1", "N0CALL-2")
+    }
+
+    /// A peer that is `me` and speaks to `them`.
+    fn attach_as(hub: &Hub, me: &str, them: &str) -> RawPeer {
         let tnc = TcpStream::connect(("127.0.0.1", hub.port)).unwrap();
         tnc.set_read_timeout(Some(LIMIT)).unwrap();
         RawPeer {
             tnc,
             decoder: kiss::Decoder::new(4096),
-            me: "N0CALL-1".parse().unwrap(),
-            them: "N0CALL-2".parse().unwrap(),
+            me: me.parse().unwrap(),
+            them: them.parse().unwrap(),
         }
+    }
+
+    /// A U response with F = 1 (UA, DM).
+    fn answer(&mut self, kind: Unnumbered) {
+        let address =
+            AddressField::new(self.them, self.me, &[], CommandResponse::Response).unwrap();
+        let frame = Frame::u(address, Modulus::Mod8, kind, true, Vec::new()).unwrap();
+        self.put(frame);
     }
 
     fn command(&self) -> AddressField {
@@ -365,7 +378,7 @@ impl RawPeer {
                 let Ok(frame) = Frame::decode(&bytes, Modulus::Mod8) else {
                     continue;
                 };
-                if frame.dest() == &self.me && wanted(frame.control()) {
+                if same_station(frame.dest(), &self.me) && wanted(frame.control()) {
                     return;
                 }
             }
@@ -434,6 +447,57 @@ fn data_received_before_a_link_reset_is_never_saved_as_complete() {
     );
     assert!(
         log.contains("linklab: cut: 24 octets received from N0CALL-1 before the link was reset"),
+        "{log}"
+    );
+}
+
+#[test]
+fn send_whose_link_is_reset_ends_it_with_dm_not_disc() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = Hub::start();
+    let mut peer = RawPeer::attach_as(&hub, "N0CALL-2", "N0CALL-1");
+    hub.wait_for_clients(1);
+    let input = dir.path().join("input.bin");
+    std::fs::write(&input, payload(2000)).unwrap();
+    let sender = Live::start(&[
+        "send",
+        "--kiss",
+        &hub.address(),
+        "--mycall",
+        "N0CALL-1",
+        "--to",
+        "N0CALL-2",
+        "--n1",
+        "64",
+        input.to_str().unwrap(),
+    ]);
+    peer.expect("SABM", |c| {
+        matches!(
+            c,
+            Control::U {
+                kind: Unnumbered::Sabm,
+                ..
+            }
+        )
+    });
+    peer.answer(Unnumbered::Ua);
+    peer.expect("an I frame", |c| matches!(c, Control::I { .. }));
+    // The peer resets the link with I frames unacknowledged: a DISC now
+    // would pass what it got for the whole file.
+    peer.u(Unnumbered::Sabm);
+    peer.expect("DM", |c| {
+        matches!(
+            c,
+            Control::U {
+                kind: Unnumbered::Dm,
+                ..
+            }
+        )
+    });
+    let (status, log) = sender.exit();
+    assert_eq!(status.code(), Some(1), "{log}");
+    assert!(
+        log.contains("linklab: error: the link with N0CALL-2 was reset, so frames it had not acknowledged were lost; link ended with DM"),
         "{log}"
     );
 }

@@ -303,6 +303,11 @@ pub struct SendArgs {
 }
 
 #[derive(Args)]
+#[command(
+    after_help = "At the start of a line: ~. release the link and quit; ~s FILE send a \
+    file; ~r FILE receive into a new file (~r again to stop); ~? the escapes; ~~ a line starting \
+    with ~. SIGINT, SIGTERM and SIGHUP release the link (DISC) before exiting 128 + the signal."
+)]
 pub struct ConnectArgs {
     #[command(flatten)]
     pub(crate) common: LinkCommon,

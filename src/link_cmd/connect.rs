@@ -124,7 +124,12 @@ pub(super) async fn connect_async(common: CommonArgs, args: ConnectArgs) -> anyh
             }
         }
     };
-    let ended = session.end(&log);
+    let cut = match (&outcome, stopped_by) {
+        (Err(_), _) => Some("the link failed or was refused"),
+        (Ok(()), Some(stop)) => Some(stop.name()),
+        (Ok(()), None) => None,
+    };
+    let ended = session.end(&log, cut);
     let linked: &[Address] = if connected && stopped_by.is_some() {
         &[remote]
     } else {

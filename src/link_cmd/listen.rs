@@ -185,7 +185,14 @@ async fn chat(
             } else {
                 Vec::new()
             },
-            s.end(&log),
+            s.end(
+                &log,
+                match (&outcome, stopped_by) {
+                    (Err(_), _) => Some("the link failed"),
+                    (Ok(()), Some(stop)) => Some(stop.name()),
+                    (Ok(()), None) => None,
+                },
+            ),
         ),
         None => (Vec::new(), Ok(())),
     };

@@ -1,6 +1,14 @@
 //! `linklab listen`, `linklab send` and `linklab connect`: AX.25 connected
-//! mode over a real KISS TNC (TCP or serial), in real time, driven by
-//! [`linklab_io`].
+//! mode over a real KISS TNC (TCP, serial or AXUDP), in real time, driven
+//! by [`linklab_io`], or through an AGWPE server ([`crate::agw_client`]).
+//!
+//! [`args`] holds the options (shared with `ip`, `dtn node` and `agw`) and
+//! refuses what cannot work before the TNC is touched; [`listen`],
+//! [`send`] and [`connect`] run the commands; [`receiver`] is where
+//! `listen` puts what arrives, [`session`] the keyboard session of
+//! `connect` and `listen --chat`, [`connecting`] what is said while a
+//! SABM waits for its UA, [`signals`] the signals that stop a command
+//! after its links are released, and [`log`] the lines on standard error.
 
 mod args;
 mod connect;
@@ -110,8 +118,13 @@ pub(crate) async fn driver_end(handle: &mut DriverHandle) -> anyhow::Result<()> 
     }
 }
 
+/// `linklab listen`: where it writes is checked first, so that no caller
+/// is answered by a listener that cannot keep what it sends.
 pub fn listen(mut args: ListenArgs) -> anyhow::Result<()> {
     let through = take_common(&mut args.common).through(false)?;
+    if args.force && args.out.is_none() {
+        return Err(usage("--force applies to --out FILE".into()));
+    }
     let text = args.chat || std::io::stdout().is_terminal();
     if args.chat && args.out.is_some() {
         return Err(usage(

@@ -111,8 +111,12 @@ pub(super) async fn send_async(common: CommonArgs, args: SendArgs) -> anyhow::Re
         };
         match event {
             Event::Connected { .. } if connected_at.is_some() => {
+                // DM, not DISC: after the DISC that ends the transfer the
+                // peer would take what it got for the whole file.
+                handle.requests.send(Request::Abort { remote }).ok();
                 break Err(anyhow!(
-                    "the link with {remote} was reset; data may have been lost"
+                    "the link with {remote} was reset, so frames it had not acknowledged \
+                     were lost; link ended with DM"
                 ));
             }
             Event::Connected { version, .. } => {

@@ -123,7 +123,7 @@ impl Session {
     /// same file) stops.
     fn toggle_capture(&mut self, log: &Log, path: &str) -> anyhow::Result<()> {
         if let Some(capture) = self.capture.take() {
-            Self::close(log, capture)?;
+            Self::close(log, capture, None)?;
             return Ok(());
         }
         if path.is_empty() {
@@ -153,23 +153,29 @@ impl Session {
         Ok(())
     }
 
-    fn close(log: &Log, capture: Capture) -> anyhow::Result<()> {
+    /// Closes a `~r` file and says what it holds; `cut`: why the link
+    /// ended before the file was closed, so that it may lack the rest.
+    fn close(log: &Log, capture: Capture, cut: Option<&str>) -> anyhow::Result<()> {
         capture
             .file
             .sync_all()
             .with_context(|| format!("cannot write {}", capture.path.display()))?;
-        log.line(&format!(
-            "linklab: received {} octets into {}",
-            capture.octets,
-            capture.path.display()
-        ));
+        let (octets, path) = (capture.octets, capture.path.display());
+        log.line(&match cut {
+            None => format!("linklab: received {octets} octets into {path}"),
+            Some(why) => format!(
+                "linklab: cut: {octets} octets received into {path} before the link ended \
+                 ({why}); it may be incomplete"
+            ),
+        });
         Ok(())
     }
 
-    /// Ends the session: closes a `~r` file, saying what it holds.
-    pub(crate) fn end(&mut self, log: &Log) -> anyhow::Result<()> {
+    /// Ends the session: closes a `~r` file, saying what it holds; `cut`
+    /// as for [`Session::close`].
+    pub(crate) fn end(&mut self, log: &Log, cut: Option<&str>) -> anyhow::Result<()> {
         match self.capture.take() {
-            Some(capture) => Self::close(log, capture),
+            Some(capture) => Self::close(log, capture, cut),
             None => Ok(()),
         }
     }
