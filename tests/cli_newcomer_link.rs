@@ -603,6 +603,36 @@ fn sigterm_to_listen_releases_the_link_with_disc() {
     );
 }
 
+#[test]
+fn sigterm_to_connect_releases_the_link_with_disc_and_exits_143() {
+    let hub = Hub::start();
+    let kiss = hub.address();
+    let mut answer = Live::start(&["listen", "--kiss", &kiss, "--mycall", "N0CALL-2", "--chat"]);
+    answer.wait_for("waiting for a caller");
+    let mut caller = Live::start(&[
+        "connect", "--kiss", &kiss, "--mycall", "N0CALL-1", "N0CALL-2",
+    ]);
+    caller.wait_for("linklab: connected to N0CALL-2");
+    answer.wait_for("N0CALL-1 is on");
+    caller.signal("TERM");
+    let (status, log) = caller.exit();
+    assert_eq!(status.code(), Some(143), "{log}");
+    assert!(
+        log.contains("linklab: SIGTERM: releasing the link"),
+        "{log}"
+    );
+    assert!(
+        log.contains("linklab: disconnected from N0CALL-2: released at our request"),
+        "{log}"
+    );
+    let (status, log) = answer.exit();
+    assert!(status.success(), "{log}");
+    assert!(
+        log.contains("linklab: disconnected from N0CALL-1: released by the peer (DISC)"),
+        "{log}"
+    );
+}
+
 // Item 8: a wait on a silent peer says what it waits for.
 
 #[test]

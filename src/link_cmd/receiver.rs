@@ -175,7 +175,7 @@ impl Receiver {
         }
     }
 
-    /// Whether connection number `n` may write over what is there: only
+    /// Whether connection number `n` may take a name that exists: only
     /// `--out FILE --force`, and only `FILE`.
     fn may_overwrite(&self, n: usize) -> bool {
         matches!(self.sink, Sink::File { force: true, .. }) && n == 1
@@ -202,11 +202,11 @@ impl Receiver {
             if !overwrite && name.exists() {
                 continue;
             }
+            // Never over a `.partial`, even with --force: it holds what
+            // an earlier connection was cut with.
             let opened = std::fs::OpenOptions::new()
                 .write(true)
-                .create_new(!overwrite)
-                .create(true)
-                .truncate(true)
+                .create_new(true)
                 .open(&partial);
             match opened {
                 Ok(file) => return Ok(Some((name, partial, file))),
