@@ -5,7 +5,6 @@ use anyhow::{anyhow, Context};
 use linklab_io::{Notice, Request, StationEvent};
 use linklab_link::{DisconnectReason, Event, Version};
 use linklab_wire::ax25::Address;
-use linklab_wire::control::Modulus;
 use tokio::io::AsyncBufReadExt;
 
 use super::connecting::Connecting;
@@ -15,11 +14,7 @@ use super::signals::Signals;
 use super::{driver_end, finish, release_grace, CommonArgs, ConnectArgs, Log};
 
 pub(super) async fn connect_async(common: CommonArgs, args: ConnectArgs) -> anyhow::Result<()> {
-    let modulus = if args.mod128 {
-        Modulus::Mod128
-    } else {
-        Modulus::Mod8
-    };
+    let modulus = crate::modulus(args.mod128);
     let config = common.config(modulus)?;
     common.check_path(&args.dest, &args.via)?;
     let mut signals = Signals::new()?;

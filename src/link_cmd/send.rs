@@ -111,9 +111,6 @@ pub(super) async fn send_async(common: CommonArgs, args: SendArgs) -> anyhow::Re
         };
         match event {
             Event::Connected { .. } if connected_at.is_some() => {
-                // DM, not DISC: after the DISC that ends the transfer the
-                // peer would take what it got for the whole file.
-                handle.requests.send(Request::Abort { remote }).ok();
                 break Err(anyhow!(
                     "the link with {remote} was reset, so frames it had not acknowledged \
                      were lost; link ended with DM"
@@ -155,6 +152,13 @@ pub(super) async fn send_async(common: CommonArgs, args: SendArgs) -> anyhow::Re
     };
     bar.finish_and_clear();
     log.bar = None;
+    if outcome.is_err() {
+        // A transfer that failed (a reset, input that cannot be read) ends
+        // with DM, not DISC: after the DISC that ends a transfer the peer
+        // would take what it got for the whole file. A link already down
+        // is left as it is.
+        handle.requests.send(Request::Abort { remote }).ok();
+    }
     if let Some(stop) = interrupted {
         // DM, not DISC: the peer must not take a cut transfer for a
         // finished one (see `Station::abort`).
