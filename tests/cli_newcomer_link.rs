@@ -719,14 +719,14 @@ fn link_options_that_cannot_work_exit_2_naming_the_option() {
         (&["--t2-ms", "99999999999"][..], "linklab: error: --t2-ms: "),
         (&["--t1-ms", "99999999999"][..], "linklab: error: --t1-ms: "),
         (&["--t3-ms", "99999999999"][..], "linklab: error: --t3-ms: "),
-        // T2 not shorter than T1 (3 s by default).
+        // T2 longer than T1 (3 s by default).
         (
             &["--t2-ms", "5000"][..],
             "linklab: error: --t2-ms: T2 (5000 ms)",
         ),
         (
-            &["--t1-ms", "500", "--t2-ms", "500"][..],
-            "linklab: error: --t2-ms: T2 (500 ms) must be shorter than T1 (500 ms)",
+            &["--t1-ms", "500", "--t2-ms", "501"][..],
+            "linklab: error: --t2-ms: T2 (501 ms) must not be longer than T1 (500 ms)",
         ),
         (&["--n2", "0"][..], "'--n2 <N>': 0 is not in 1..=255"),
         (&["--n2", "1000"][..], "'--n2 <N>': 1000 is not in 1..=255"),
