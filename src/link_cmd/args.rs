@@ -423,13 +423,11 @@ impl LinkArgs {
             (self.t2_ms, "--t2-ms", T1_T2_MAX_MS),
             (self.t3_ms, "--t3-ms", T3_MAX_MS),
         ] {
-            match value {
-                Some(ms) if ms == 0 || ms > max => {
-                    return Err(usage(format!(
-                        "{option}: {ms} ms is out of range: 1-{max} ms allowed"
-                    )))
-                }
-                _ => {}
+            // Zero is refused by the link's own check (`Config::validate`).
+            if let Some(ms) = value.filter(|&ms| ms > max) {
+                return Err(usage(format!(
+                    "{option}: {ms} ms is out of range: 1-{max} ms allowed"
+                )));
             }
         }
         Ok(())
