@@ -167,13 +167,13 @@ async fn release(
     Ok(())
 }
 
-pub(crate) fn listen(station: StationArgs, out: Option<PathBuf>, once: bool) -> anyhow::Result<()> {
-    block_on(listen_async(station, out, once))
+pub(crate) fn listen(station: StationArgs, receiver: Receiver, once: bool) -> anyhow::Result<()> {
+    block_on(listen_async(station, receiver, once))
 }
 
 async fn listen_async(
     station: StationArgs,
-    out: Option<PathBuf>,
+    mut receiver: Receiver,
     once: bool,
 ) -> anyhow::Result<()> {
     let mut stop = Stop::new();
@@ -183,7 +183,6 @@ async fn listen_async(
         monitor: false,
         bar: None,
     };
-    let mut receiver = Receiver::new(out);
     log.line(&format!(
         "linklab: {} listening on AGWPE server {} (every radio port)",
         station.mycall, station.address

@@ -7,6 +7,8 @@ use std::path::Path;
 
 use anyhow::Context;
 
+use crate::usage::usage;
+
 /// Whether `path` names standard input (`-`).
 fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
@@ -26,8 +28,10 @@ pub fn name(path: &Path) -> String {
 pub fn open(path: Option<&Path>) -> anyhow::Result<(Box<dyn Read + Send>, String)> {
     match path {
         Some(path) if !is_stdin(path) => {
+            // A file that cannot be opened is an input error (exit 2),
+            // found before anything is sent or computed.
             let f = std::fs::File::open(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
+                .map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
             Ok((Box::new(f), name(path)))
         }
         _ => Ok((Box::new(std::io::stdin()), "standard input".into())),

@@ -10,11 +10,17 @@ use linklab_advise::probe::{self, Fit, Known, ProbeConfig, ProbeEvent, Prober, S
 use linklab_channel::StationConfig;
 use linklab_core::Instant;
 use linklab_io::{KissAddress, KissParams};
-use linklab_wire::ax25::Address;
+use linklab_wire::ax25::{same_station, Address};
+use linklab_wire::control::{Control, Unnumbered};
 use linklab_wire::kiss::{self, Command};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use crate::link_cmd::{Signals, Stop};
 use crate::table::Table;
+use crate::usage::usage;
+
+/// The longest silence while the probe waits for the peer's UA.
+const SAY_EVERY: Duration = Duration::from_secs(5);
 
 /// `linklab probe`.
 #[derive(Args)]
@@ -103,11 +109,11 @@ impl ProbeArgs {
             ("--peer-latency-ms", self.peer_latency_ms),
         ] {
             if !(v.is_finite() && (0.0..=10_000.0).contains(&v)) {
-                bail!("{name} {v} is not 0-10000");
+                return Err(usage(format!("{name} {v} is not 0-10000")));
             }
         }
         if self.bitrate == 0 || self.serial_bps == 0 {
-            bail!("--bitrate and --serial-bps must be positive");
+            return Err(usage("--bitrate and --serial-bps must be positive".into()));
         }
         Ok(Known {
             bit_rate: self.bitrate,
@@ -130,13 +136,20 @@ impl ProbeArgs {
 
     fn config(&self) -> anyhow::Result<ProbeConfig> {
         if !(2..=2048).contains(&self.n1) {
-            bail!("--n1 {} is not 2-2048", self.n1);
+            return Err(usage(format!("--n1 {} is not 2-2048", self.n1)));
         }
         if self.repeat == 0 {
-            bail!("--repeat must be at least 1");
+            return Err(usage("--repeat must be at least 1".into()));
         }
-        if self.via.len() > 8 {
-            bail!("--via: at most 8 digipeaters (AX.25 v2.2 3.12.5)");
+        if same_station(&self.to, &self.mycall) {
+            return Err(usage(format!(
+                "--to {} is this station's own callsign (--mycall): the probe needs another \
+                 station to answer",
+                self.to
+            )));
+        }
+        if let Some(why) = crate::link_cmd::via_error(&self.mycall, &self.to, &self.via) {
+            return Err(usage(format!("--via: {why}")));
         }
         Ok(ProbeConfig {
             local: self.mycall,
@@ -171,12 +184,13 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
             "linklab: --max-time reached after {} of {planned} measurements; the fit uses what was measured",
             samples.len()
         ),
-        Ended::Interrupted => {
+        Ended::Interrupted(stop) => {
             eprintln!(
-                "linklab: probe stopped by Ctrl-C after {} of {planned} measurements; the fit uses what was measured",
+                "linklab: probe stopped by {} after {} of {planned} measurements; the fit uses what was measured",
+                spoken(stop),
                 samples.len()
             );
-            std::process::exit(crate::link_cmd::INTERRUPTED);
+            std::process::exit(stop.status());
         }
     }
     Ok(())
@@ -189,14 +203,15 @@ enum Ended {
     Completed,
     /// `--max-time` cut the plan short.
     TimeUp,
-    /// Ctrl-C cut the plan short.
-    Interrupted,
+    /// A signal (Ctrl-C, SIGTERM, SIGHUP) cut the plan short.
+    Interrupted(Stop),
 }
 
 /// Runs the plan over the TNC; the samples, and how it ended. The first
-/// Ctrl-C (or `--max-time`) stops the plan and releases the link; a second
-/// Ctrl-C leaves without waiting for the release.
+/// signal (Ctrl-C, SIGTERM, SIGHUP; or `--max-time`) stops the plan and
+/// releases the link; a second leaves without waiting for the release.
 async fn measure(args: &ProbeArgs, config: ProbeConfig) -> anyhow::Result<(Vec<Sample>, Ended)> {
+    let mut signals = Signals::new()?;
     let stream = args
         .kiss
         .connect()
@@ -214,21 +229,38 @@ async fn measure(args: &ProbeArgs, config: ProbeConfig) -> anyhow::Result<(Vec<S
     let origin = tokio::time::Instant::now();
     let now = || Instant::from_micros(origin.elapsed().as_micros() as u64);
     let deadline = origin + Duration::from_secs(args.max_time);
+    let (tries, response_time) = (config.tries, config.response_time);
     let mut prober = Prober::new(config, now());
     let mut decoder = kiss::Decoder::new(linklab_io::KISS_MAX_FRAME);
     let mut samples = Vec::new();
     let mut ended = Ended::Completed;
     let mut buf = vec![0u8; 4096];
     let total = prober_plan_len(args);
+    let mut connected = false;
+    let mut sabms = 0;
+    let mut say_at = tokio::time::Instant::now() + SAY_EVERY;
     loop {
         while let Some(frame) = prober.poll_transmit() {
+            if !connected && is_set_mode(frame.control()) {
+                sabms += 1;
+                eprintln!(
+                    "connecting to {}: SABM {sabms} of {}, waiting {:.0} s for UA",
+                    args.to,
+                    tries,
+                    response_time.as_secs_f64()
+                );
+                say_at = tokio::time::Instant::now() + SAY_EVERY;
+            }
             wr.write_all(&kiss::encode(&kiss::Frame::data(frame.encode())))
                 .await
                 .context("the TNC connection failed")?;
         }
         while let Some(event) = prober.poll_event() {
             match event {
-                ProbeEvent::Connected => eprintln!("connected to {}", args.to),
+                ProbeEvent::Connected => {
+                    connected = true;
+                    eprintln!("connected to {}", args.to)
+                }
                 ProbeEvent::Sample(s) => {
                     samples.push(s);
                     eprintln!("{}", progress(&s, samples.len(), total));
@@ -259,13 +291,23 @@ async fn measure(args: &ProbeArgs, config: ProbeConfig) -> anyhow::Result<(Vec<S
                 }
             }
             _ = sleep_until(wake) => prober.handle_timeout(now()),
-            _ = tokio::signal::ctrl_c() => {
-                if ended == Ended::Interrupted {
-                    eprintln!("second Ctrl-C: leaving without waiting for the link's release");
+            _ = tokio::time::sleep_until(say_at), if !connected => {
+                eprintln!(
+                    "connecting to {}: waiting for UA to SABM {} of {} ({:.0} s so far)",
+                    args.to,
+                    sabms.max(1),
+                    tries,
+                    origin.elapsed().as_secs_f64()
+                );
+                say_at = tokio::time::Instant::now() + SAY_EVERY;
+            }
+            stop = signals.recv() => {
+                if matches!(ended, Ended::Interrupted(_)) {
+                    eprintln!("second {}: leaving without waiting for the link's release", spoken(stop));
                     break;
                 }
-                eprintln!("Ctrl-C: releasing the link (Ctrl-C again to leave at once)");
-                ended = Ended::Interrupted;
+                eprintln!("{}: releasing the link (Ctrl-C again to leave at once)", spoken(stop));
+                ended = Ended::Interrupted(stop);
                 prober.stop(now());
             }
             _ = tokio::time::sleep_until(deadline), if ended == Ended::Completed => {
@@ -279,6 +321,26 @@ async fn measure(args: &ProbeArgs, config: ProbeConfig) -> anyhow::Result<(Vec<S
         ended = Ended::Completed;
     }
     Ok((samples, ended))
+}
+
+/// A stopping signal as the messages name it: Ctrl-C for SIGINT.
+fn spoken(stop: Stop) -> &'static str {
+    match stop {
+        Stop::Interrupt => "Ctrl-C",
+        other => other.name(),
+    }
+}
+
+/// Whether a frame the prober sends is its set-mode command (SABM, or
+/// SABME).
+fn is_set_mode(control: Control) -> bool {
+    matches!(
+        control,
+        Control::U {
+            kind: Unnumbered::Sabm | Unnumbered::Sabme,
+            ..
+        }
+    )
 }
 
 fn prober_plan_len(args: &ProbeArgs) -> usize {

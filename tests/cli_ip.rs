@@ -217,7 +217,7 @@ fn user_errors_are_explained_before_the_tnc_is_touched() {
     fails(
         kiss,
         &["send", "/nonexistent/file", "44.0.0.2:5001"],
-        1,
+        2,
         "cannot read /nonexistent/file",
     );
     // Parsing errors come from the argument parser (status 2).
