@@ -230,6 +230,8 @@ struct Circuit {
     resend: Option<u8>,
     tries: u8,
     closing: bool,
+    /// What follows the window in our connect acknowledgement.
+    ack_trailer: Vec<u8>,
     control: VecDeque<Message>,
     timers: TimerTable<Timer, 3>,
 }
@@ -267,6 +269,7 @@ impl Circuit {
             resend: None,
             tries: 0,
             closing: false,
+            ack_trailer: Vec::new(),
             control: VecDeque::new(),
             timers: TimerTable::default(),
         }
@@ -665,6 +668,7 @@ impl Transport {
                 my,
                 window,
                 refused,
+                ..
             } => {
                 let Some(c) = self.circuit_from(your, origin) else {
                     return;
@@ -800,6 +804,7 @@ impl Transport {
                     my: c.my,
                     window: c.window,
                     refused: false,
+                    trailer: c.ack_trailer.clone(),
                 };
                 c.control.push_back(ack);
             }
@@ -811,6 +816,7 @@ impl Transport {
                 my: CircuitId { index: 0, id: 0 },
                 window: 0,
                 refused: true,
+                trailer: Vec::new(),
             };
             self.orphans.push_back(self.datagram_to(origin, refusal));
             return;
@@ -831,11 +837,17 @@ impl Transport {
         let user = station(&request.user);
         let mut circuit = Circuit::new(my, origin, user, State::Connected, window, t1);
         circuit.your = request.circuit;
+        // As the kernel does: a requester that sent LinBPQ's timeout gets
+        // our network TTL initialiser after the window.
+        if request.timeout.is_some() {
+            circuit.ack_trailer = vec![self.config.network_ttl_initialiser];
+        }
         circuit.control.push_back(Message::ConnectAck {
             your: request.circuit,
             my,
             window,
             refused: false,
+            trailer: circuit.ack_trailer.clone(),
         });
         self.circuits.insert(my, circuit);
         self.events.push_back(CircuitEvent::Incoming {

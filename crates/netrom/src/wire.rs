@@ -403,6 +403,10 @@ pub enum Message {
         window: u8,
         /// Choke set: the connection is refused.
         refused: bool,
+        /// Octets after the window: the kernel sends its network TTL
+        /// initialiser there when the request carried LinBPQ's timeout
+        /// (`nr_write_internal`, `bpqext`). Kept as given.
+        trailer: Vec<u8>,
     },
     /// Opcode 3: close the circuit.
     DisconnectRequest {
@@ -466,12 +470,13 @@ impl Message {
                 Some(request) => Message::ConnectRequest(request),
                 None => other(),
             },
-            Opcode::ConnectAck => match body.first() {
-                Some(&window) => Message::ConnectAck {
+            Opcode::ConnectAck => match body.split_first() {
+                Some((&window, trailer)) => Message::ConnectAck {
                     your,
                     my: CircuitId { index: b2, id: b3 },
                     window,
                     refused: flags.choke,
+                    trailer: trailer.to_vec(),
                 },
                 None => other(),
             },
@@ -519,6 +524,7 @@ impl Message {
                 my,
                 window,
                 refused,
+                trailer,
             } => {
                 let flags = Flags {
                     choke: *refused,
@@ -532,6 +538,7 @@ impl Message {
                     Opcode::ConnectAck.value() | flags.bits(),
                     *window,
                 ]);
+                out.extend_from_slice(trailer);
             }
             Message::DisconnectRequest { your } => {
                 out.extend_from_slice(&[
