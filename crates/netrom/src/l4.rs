@@ -146,7 +146,7 @@ pub enum CircuitEvent {
 /// Why [`Transport::send`] took nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 pub enum SendError {
-    /// No such circuit (never opened, or closed and read out).
+    /// No such circuit (never opened, or released).
     #[error("no such NET/ROM circuit")]
     UnknownCircuit,
     /// The circuit is closing or closed.
@@ -610,31 +610,19 @@ impl Transport {
     }
 
     /// Closes a circuit: once everything sent is acknowledged, a
-    /// disconnect request goes out. A circuit still connecting is
-    /// abandoned at once.
-    pub fn disconnect(&mut self, now: Instant, circuit: CircuitHandle) {
-        let Some(c) = self.circuits.get_mut(&circuit.0) else {
-            return;
-        };
-        match c.state {
-            State::Connecting => {
-                c.state = State::Closed;
-                c.timers = TimerTable::default();
-                c.control.clear();
-                self.events.push_back(CircuitEvent::Closed {
-                    circuit,
-                    reason: CloseReason::Local,
-                });
-            }
-            State::Connected => {
+    /// disconnect request goes out (a circuit still connecting first
+    /// connects and delivers what was queued).
+    pub fn disconnect(&mut self, circuit: CircuitHandle) {
+        if let Some(c) = self.circuits.get_mut(&circuit.0) {
+            if matches!(c.state, State::Connecting | State::Connected) {
                 c.closing = true;
-                let _ = now;
             }
-            State::Disconnecting | State::Closed => {}
         }
     }
 
-    /// Forgets a closed circuit and any data left unread in it.
+    /// Forgets a closed circuit and any data left unread or unacknowledged
+    /// in it. Closed circuits stay until released, so that their user can
+    /// read what arrived and learn what was not acknowledged.
     pub fn release(&mut self, circuit: CircuitHandle) {
         if self
             .circuits
@@ -971,26 +959,15 @@ impl Engine for Transport {
         }
         let ttl = self.config.network_ttl_initialiser;
         let origin = self.my_node;
-        let mut finished = None;
-        let mut out = None;
-        for (id, c) in self.circuits.iter_mut() {
-            if let Some(message) = c.poll_message(now) {
-                out = Some(Datagram {
-                    origin,
-                    destination: c.node,
-                    ttl,
-                    message,
-                });
-                break;
-            }
-            if c.state == State::Closed && c.received.is_empty() {
-                finished = Some(*id);
-            }
-        }
-        if let Some(id) = finished {
-            self.circuits.remove(&id);
-        }
-        out
+        self.circuits.values_mut().find_map(|c| {
+            let message = c.poll_message(now)?;
+            Some(Datagram {
+                origin,
+                destination: c.node,
+                ttl,
+                message,
+            })
+        })
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
