@@ -300,6 +300,9 @@ impl Circuit {
         if self.in_flight() == 0 {
             self.timers.stop(Timer::T1, now);
             self.tries = 0;
+        } else if self.peer_busy {
+            // T4, not T1, bounds the wait for a choked peer.
+            self.tries = 1;
         } else {
             self.timers.start(Timer::T1, now, self.t1);
             self.tries = 1;
