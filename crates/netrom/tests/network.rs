@@ -9,9 +9,9 @@
 mod net;
 
 use linklab_core::{Duration, Instant};
-use linklab_netrom::l4::{CircuitEvent, CircuitHandle, CloseReason};
+use linklab_netrom::l4::CloseReason;
 use linklab_netrom::routing::route_quality;
-use net::{call, Net, Topology};
+use net::{call, pattern, Net, Topology, Transfer};
 
 fn interval() -> Duration {
     Net::node_config(0).nodes_interval
@@ -57,63 +57,6 @@ fn the_same_seed_converges_at_the_same_instant() {
     assert_eq!(times[0], times[1]);
 }
 
-fn pattern(len: usize, seed: u8) -> Vec<u8> {
-    (0..len)
-        .map(|i| (i as u8).wrapping_mul(17).wrapping_add(seed) ^ (i >> 7) as u8)
-        .collect()
-}
-
-/// The users at node 0 (side 0) and node 2 (side 1) of one circuit.
-struct Users {
-    near: CircuitHandle,
-    far: Option<CircuitHandle>,
-    outgoing: [Vec<u8>; 2],
-    offered: [usize; 2],
-    received: [Vec<u8>; 2],
-    closed: Vec<(usize, CloseReason)>,
-}
-
-impl Users {
-    fn act(&mut self, net: &mut Net) {
-        let now = net.now;
-        for (side, node) in [(0usize, 0usize), (1, 2)] {
-            let t = net.nodes[node].transport_mut();
-            while let Some(e) = t.poll_event() {
-                match e {
-                    CircuitEvent::Incoming { circuit, user, .. } => {
-                        assert_eq!(user.to_string(), "G1USR");
-                        self.far = Some(circuit);
-                    }
-                    CircuitEvent::Closed { reason, .. } => self.closed.push((side, reason)),
-                    _ => {}
-                }
-            }
-            let circuit = if side == 0 { Some(self.near) } else { self.far };
-            let Some(c) = circuit else { continue };
-            if self.offered[side] < self.outgoing[side].len() {
-                if let Ok(n) = t.send(c, &self.outgoing[side][self.offered[side]..]) {
-                    self.offered[side] += n;
-                }
-            }
-            let mut buf = [0u8; 600];
-            loop {
-                let n = t.recv(now, c, &mut buf);
-                if n == 0 {
-                    break;
-                }
-                self.received[side].extend_from_slice(&buf[..n]);
-            }
-        }
-    }
-
-    fn near_closed(&self) -> Option<CloseReason> {
-        self.closed
-            .iter()
-            .find(|(side, _)| *side == 0)
-            .map(|(_, r)| *r)
-    }
-}
-
 #[test]
 fn a_circuit_through_the_middle_node_then_the_middle_link_cut_and_restored() {
     let mut net = Net::new(3, Topology::Line, 192, 3, Net::node_config);
@@ -123,22 +66,12 @@ fn a_circuit_through_the_middle_node_then_the_middle_link_cut_and_restored() {
 
     // A circuit from a user at node 0 to node 2, through node 1.
     net.loss = 0.05;
-    let start = net.now;
-    let near = net.nodes[0]
-        .connect(start, "G1USR".parse().unwrap(), call(2))
-        .unwrap();
-    let mut u = Users {
-        near,
-        far: None,
-        outgoing: [pattern(20_000, 1), pattern(20_000, 2)],
-        offered: [0; 2],
-        received: [Vec::new(), Vec::new()],
-        closed: Vec::new(),
-    };
+    let mut u = Transfer::start(&mut net, 0, 2, 20_000).unwrap();
+    let near = u.circuits[0].unwrap();
     let limit = net.now + Duration::from_secs(6 * 3600);
     let done = net.run_until(limit, |net| {
         u.act(net);
-        u.received[0].len() == 20_000 && u.received[1].len() == 20_000
+        u.done()
     });
     assert!(
         done.is_some(),

@@ -10,6 +10,10 @@
 //!   other again around the cut;
 //! - after the link is restored: until every node reaches every other.
 //!
+//! Then a circuit from one end of a line to nodes 1 to 9 hops away
+//! carries 20 KB each way (links of 100 ms, no bit rate: what the
+//! transport's window, timers and losses cost, not air time).
+//!
 //! `cargo run -p linklab-netrom --example convergence -- [--nodes N]
 //! [--seeds K] [--quality Q] [--minimum-quality Q]`
 //!
@@ -17,8 +21,32 @@
 
 mod net;
 
-use linklab_core::Instant;
-use net::{Net, Topology};
+use linklab_core::{Duration, Instant};
+use net::{Net, Topology, Transfer};
+
+/// The virtual seconds a circuit from node 0 to node `hops` in a line
+/// takes to carry `len` octets each way over links of 100 ms that lose
+/// `loss` of the datagrams; or why it did not.
+pub fn transfer_time(hops: usize, loss: f64, len: usize, seed: u64) -> Result<f64, String> {
+    let mut net = Net::new(hops + 1, Topology::Line, 192, seed, Net::node_config);
+    let interval = Net::node_config(0).nodes_interval;
+    net.run_until(net.now + interval * 2 * hops as u32, |net| net.converged())
+        .ok_or("routes did not converge")?;
+    net.loss = loss;
+    let mut transfer = Transfer::start(&mut net, 0, hops, len).map_err(|e| e.to_string())?;
+    let start = net.now;
+    let end = net.run_until(start + Duration::from_secs(86_400), |net| {
+        transfer.act(net);
+        transfer.done() || !transfer.closed.is_empty()
+    });
+    if let Some((_, reason)) = transfer.closed.first() {
+        return Err(format!("circuit closed: {reason}"));
+    }
+    let end = end.ok_or("not done within a day")?;
+    assert_eq!(transfer.received[1], transfer.outgoing[0]);
+    assert_eq!(transfer.received[0], transfer.outgoing[1]);
+    Ok(end.saturating_duration_since(start).as_secs_f64())
+}
 
 /// What one run measured, in intervals (None: not within the limit).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -130,6 +158,21 @@ fn main() {
                 show(o.after_cut),
                 show(o.restored)
             );
+        }
+    }
+    println!();
+    println!(
+        "20 000 octets each way over a circuit, default transport parameters, 100 ms per link"
+    );
+    println!();
+    println!("| hops | loss per link | seconds (seed 1) | octets/s each way |");
+    println!("| --- | --- | --- | --- |");
+    for hops in [1, 2, 4, 9] {
+        for loss in [0.0, 0.05] {
+            match transfer_time(hops, loss, 20_000, 1) {
+                Ok(secs) => println!("| {hops} | {loss} | {secs:.1} | {:.0} |", 20_000.0 / secs),
+                Err(why) => println!("| {hops} | {loss} | {why} | |"),
+            }
         }
     }
 }

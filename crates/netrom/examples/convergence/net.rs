@@ -1,13 +1,15 @@
 //! A network of NET/ROM nodes in virtual time: each link joins one port
 //! of one node to one port of another, carries NODES broadcasts and
 //! datagrams after a fixed delay, may lose them (seeded), and can be cut
-//! and restored. Shared by the convergence example and the tests that run
-//! it small (`tests/network.rs`).
+//! and restored; and two users moving data over a circuit. Shared by the
+//! convergence example and the tests that run it small
+//! (`tests/network.rs`).
 
 use std::collections::BTreeMap;
 
 use linklab_core::{earliest, Duration, Engine, Instant, Stream};
-use linklab_netrom::l3::{Node, NodeConfig, Transmit};
+use linklab_netrom::l3::{ConnectError, Node, NodeConfig, Transmit};
+use linklab_netrom::l4::{CircuitEvent, CircuitHandle, CloseReason};
 use linklab_netrom::wire::Alias;
 use linklab_wire::ax25::Address;
 
@@ -346,5 +348,98 @@ impl Net {
                 return done(self).then_some(self.now);
             }
         }
+    }
+}
+
+/// A test pattern of `len` octets.
+pub fn pattern(len: usize, seed: u8) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u8).wrapping_mul(17).wrapping_add(seed) ^ (i >> 7) as u8)
+        .collect()
+}
+
+/// Two users moving data both ways over one circuit between two nodes:
+/// side 0 at `nodes[0]` connects, side 1 at `nodes[1]` answers.
+pub struct Transfer {
+    /// The two nodes.
+    pub nodes: [usize; 2],
+    /// Each side's circuit, once it has one.
+    pub circuits: [Option<CircuitHandle>; 2],
+    /// What each side sends.
+    pub outgoing: [Vec<u8>; 2],
+    /// How much of it the transport has taken.
+    pub offered: [usize; 2],
+    /// What each side has read.
+    pub received: [Vec<u8>; 2],
+    /// Circuits closed: side and reason.
+    pub closed: Vec<(usize, CloseReason)>,
+}
+
+impl Transfer {
+    /// Connects a user at node `from` to node `to`, each to send `len`
+    /// octets.
+    pub fn start(
+        net: &mut Net,
+        from: usize,
+        to: usize,
+        len: usize,
+    ) -> Result<Transfer, ConnectError> {
+        let user: Address = "G1USR".parse().expect("a valid callsign");
+        let near = net.nodes[from].connect(net.now, user, call(to))?;
+        Ok(Transfer {
+            nodes: [from, to],
+            circuits: [Some(near), None],
+            outgoing: [pattern(len, 1), pattern(len, 2)],
+            offered: [0; 2],
+            received: [Vec::new(), Vec::new()],
+            closed: Vec::new(),
+        })
+    }
+
+    /// What the users do: take events, offer data, read.
+    pub fn act(&mut self, net: &mut Net) {
+        let now = net.now;
+        for side in 0..2 {
+            let t = net.nodes[self.nodes[side]].transport_mut();
+            while let Some(e) = t.poll_event() {
+                match e {
+                    CircuitEvent::Incoming { circuit, .. } if side == 1 => {
+                        self.circuits[1] = Some(circuit)
+                    }
+                    CircuitEvent::Closed { reason, .. } => self.closed.push((side, reason)),
+                    _ => {}
+                }
+            }
+            let Some(c) = self.circuits[side] else {
+                continue;
+            };
+            if self.offered[side] < self.outgoing[side].len() {
+                if let Ok(n) = t.send(c, &self.outgoing[side][self.offered[side]..]) {
+                    self.offered[side] += n;
+                }
+            }
+            let mut buf = [0u8; 600];
+            loop {
+                let n = t.recv(now, c, &mut buf);
+                if n == 0 {
+                    break;
+                }
+                self.received[side].extend_from_slice(&buf[..n]);
+            }
+        }
+    }
+
+    /// Whether both sides have read everything the other sent.
+    pub fn done(&self) -> bool {
+        self.received[0].len() == self.outgoing[1].len()
+            && self.received[1].len() == self.outgoing[0].len()
+    }
+
+    /// Why side 0's circuit closed, if it did.
+    pub fn near_closed(&self) -> Option<CloseReason> {
+        self.closed
+            .iter()
+            .find(|(side, _)| *side == 0)
+            .map(|(_, r)| *r)
     }
 }
