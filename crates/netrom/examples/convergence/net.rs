@@ -434,12 +434,4 @@ impl Transfer {
         self.received[0].len() == self.outgoing[1].len()
             && self.received[1].len() == self.outgoing[0].len()
     }
-
-    /// Why side 0's circuit closed, if it did.
-    pub fn near_closed(&self) -> Option<CloseReason> {
-        self.closed
-            .iter()
-            .find(|(side, _)| *side == 0)
-            .map(|(_, r)| *r)
-    }
 }
