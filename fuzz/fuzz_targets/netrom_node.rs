@@ -59,7 +59,7 @@ fuzz_target!(|data: &[u8]| {
                 let _ = node.handle_nodes(0, neighbour.call, operand);
             }
             1 => {
-                let _ = node.handle_datagram(now, 0, neighbour.call, operand);
+                let _ = node.handle_datagram(now, operand);
             }
             2 | 3 => {
                 // A well-formed datagram from the far node with whatever
@@ -78,7 +78,7 @@ fuzz_target!(|data: &[u8]| {
                         ttl: 10,
                         message,
                     };
-                    let _ = node.handle_datagram(now, 0, neighbour.call, &d.encode());
+                    let _ = node.handle_datagram(now, &d.encode());
                 }
             }
             4 => match pick % 4 {

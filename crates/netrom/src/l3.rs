@@ -16,9 +16,8 @@ use std::collections::VecDeque;
 
 use linklab_core::{Duration, Engine, Instant};
 use linklab_wire::ax25::{same_station, Address};
-use thiserror::Error;
 
-use crate::l4::{CircuitHandle, Transport, TransportConfig};
+use crate::l4::{CircuitHandle, ConnectError, Transport, TransportConfig};
 use crate::routing::{Learned, NeighbourKey, NodeTable, RoutingConfig};
 use crate::wire::{station, Alias, Datagram, DecodeError, NodesBroadcast};
 
@@ -80,14 +79,6 @@ pub enum Transmit {
         /// The information field.
         info: Vec<u8>,
     },
-}
-
-/// Why a circuit could not be started.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum ConnectError {
-    /// The node table has no usable route to the destination.
-    #[error("no NET/ROM route to {0}")]
-    NoRoute(Address),
 }
 
 /// Datagrams counted by what became of them.
@@ -173,7 +164,7 @@ impl Node {
         if self.table.best_route(&destination).is_none() {
             return Err(ConnectError::NoRoute(destination));
         }
-        Ok(self.transport.connect(now, user, destination))
+        self.transport.connect(now, user, destination)
     }
 
     /// Takes the information field of a UI frame with PID 0xCF to
@@ -193,18 +184,11 @@ impl Node {
         }
     }
 
-    /// Takes the information field of an I frame with PID 0xCF from the
-    /// neighbour `from` on `port`: a datagram for us goes to the
+    /// Takes the information field of an I frame with PID 0xCF from a
+    /// neighbour: a datagram for us goes to the
     /// transport, any other is forwarded with its TTL one less (kernel
     /// `nr_route_frame`: dropped when the TTL reaches 0).
-    pub fn handle_datagram(
-        &mut self,
-        now: Instant,
-        port: usize,
-        from: Address,
-        info: &[u8],
-    ) -> Result<(), DecodeError> {
-        let _ = (port, from);
+    pub fn handle_datagram(&mut self, now: Instant, info: &[u8]) -> Result<(), DecodeError> {
         let datagram = match Datagram::decode(info) {
             Ok(d) => d,
             Err(e) => {

@@ -66,6 +66,9 @@ pub struct TransportConfig {
     pub send_buffer: usize,
     /// Whether connect requests are accepted (else refused with choke).
     pub accept_incoming: bool,
+    /// Most circuits at once, open or closed and not yet released
+    /// (LinBPQ `MAXCIRCUITS`, 128): connect requests past it are refused.
+    pub maximum_circuits: usize,
 }
 
 impl Default for TransportConfig {
@@ -81,6 +84,7 @@ impl Default for TransportConfig {
             receive_buffer: 4096,
             send_buffer: 16384,
             accept_incoming: true,
+            maximum_circuits: 128,
         }
     }
 }
@@ -141,6 +145,19 @@ pub enum CircuitEvent {
         /// Why.
         reason: CloseReason,
     },
+}
+
+/// Why a circuit could not be started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum ConnectError {
+    /// The node table has no usable route to the destination.
+    #[error("no NET/ROM route to {0}")]
+    NoRoute(Address),
+    /// As many circuits as [`TransportConfig::maximum_circuits`] exist.
+    #[error(
+        "too many NET/ROM circuits open (at most {0}); release closed ones or raise the limit"
+    )]
+    TooManyCircuits(usize),
 }
 
 /// Why [`Transport::send`] took nothing.
@@ -521,8 +538,15 @@ impl Transport {
     /// Opens a circuit for `user` to the node `node`: sends a connect
     /// request and waits for [`CircuitEvent::Connected`] or
     /// [`CircuitEvent::Closed`].
-    pub fn connect(&mut self, now: Instant, user: Address, node: Address) -> CircuitHandle {
-        let my = self.allocate();
+    pub fn connect(
+        &mut self,
+        now: Instant,
+        user: Address,
+        node: Address,
+    ) -> Result<CircuitHandle, ConnectError> {
+        let my = self
+            .allocate()
+            .ok_or(ConnectError::TooManyCircuits(self.config.maximum_circuits))?;
         let window = self.window();
         let mut circuit = Circuit::new(
             my,
@@ -538,7 +562,7 @@ impl Transport {
         circuit.tries = 1;
         circuit.timers.start(Timer::T1, now, circuit.t1);
         self.circuits.insert(my, circuit);
-        CircuitHandle(my)
+        Ok(CircuitHandle(my))
     }
 
     /// Queues user data; returns how many octets were taken (fewer than
@@ -653,7 +677,7 @@ impl Transport {
         let origin = station(&datagram.origin);
         let config = self.config;
         match datagram.message {
-            Message::ConnectRequest(request) => self.handle_connect_request(now, origin, request),
+            Message::ConnectRequest(request) => self.handle_connect_request(origin, request),
             Message::ConnectAck {
                 your,
                 my,
@@ -780,8 +804,7 @@ impl Transport {
     /// A connect request (kernel `nr_rx_frame`): a repeat of one we took
     /// is answered again; a new one is accepted with the smaller window
     /// and transport timeout, or refused.
-    fn handle_connect_request(&mut self, now: Instant, origin: Address, request: ConnectRequest) {
-        let _ = now;
+    fn handle_connect_request(&mut self, origin: Address, request: ConnectRequest) {
         let window = self.window();
         if let Some(c) = self.circuits.values_mut().find(|c| {
             c.node == origin
@@ -801,18 +824,20 @@ impl Transport {
             }
             return;
         }
-        if !self.config.accept_incoming {
-            let refusal = Message::ConnectAck {
-                your: request.circuit,
-                my: CircuitId { index: 0, id: 0 },
-                window: 0,
-                refused: true,
-                trailer: Vec::new(),
-            };
-            self.orphans.push_back(self.datagram_to(origin, refusal));
-            return;
-        }
-        let my = self.allocate();
+        let my = match self.allocate() {
+            Some(my) if self.config.accept_incoming => my,
+            _ => {
+                let refusal = Message::ConnectAck {
+                    your: request.circuit,
+                    my: CircuitId { index: 0, id: 0 },
+                    window: 0,
+                    refused: true,
+                    trailer: Vec::new(),
+                };
+                self.orphans.push_back(self.datagram_to(origin, refusal));
+                return;
+            }
+        };
         let t1 = match request.timeout_secs() {
             Some(secs) if secs > 0 => self
                 .config
@@ -877,15 +902,19 @@ impl Transport {
     }
 
     /// A fresh index and ID (the kernel's `nr_find_next_circuit`: a
-    /// 16-bit counter, index the high octet, skipping those in use).
-    fn allocate(&mut self) -> CircuitId {
+    /// 16-bit counter, index the high octet, skipping those in use), or
+    /// none at [`TransportConfig::maximum_circuits`].
+    fn allocate(&mut self) -> Option<CircuitId> {
+        if self.circuits.len() >= self.config.maximum_circuits.min(usize::from(u16::MAX)) {
+            return None;
+        }
         loop {
             let n = self.next_circuit;
             self.next_circuit = self.next_circuit.wrapping_add(1).max(1);
             let [index, id] = n.to_be_bytes();
             let candidate = CircuitId { index, id };
             if !self.circuits.contains_key(&candidate) {
-                return candidate;
+                return Some(candidate);
             }
         }
     }

@@ -20,5 +20,5 @@ pub mod routing;
 pub mod wire;
 
 pub use l3::{Node, NodeConfig, Transmit};
-pub use l4::{CircuitEvent, CircuitHandle, CloseReason, Transport, TransportConfig};
+pub use l4::{CircuitEvent, CircuitHandle, CloseReason, ConnectError, Transport, TransportConfig};
 pub use routing::{NodeTable, RoutingConfig};

@@ -50,6 +50,11 @@ pub struct RoutingConfig {
     /// Link failures to a neighbour after which its routes are passed
     /// over: `link_fails_count` 2 (kernel `NR_DEFAULT_FAILS`).
     pub link_fails_count: u8,
+    /// Most destinations kept: LinBPQ `MAXNODES`/`MAXDESTS`, 250 by
+    /// default. A broadcast cannot grow the table past it.
+    pub maximum_destinations: usize,
+    /// Most neighbours kept: LinBPQ `MAXNEIGHBOURS`, 64 by default.
+    pub maximum_neighbours: usize,
 }
 
 impl Default for RoutingConfig {
@@ -61,6 +66,8 @@ impl Default for RoutingConfig {
             broadcast_minimum_quality: 1,
             default_path_quality: 10,
             link_fails_count: 2,
+            maximum_destinations: 250,
+            maximum_neighbours: 64,
         }
     }
 }
@@ -142,6 +149,11 @@ pub struct Learned {
     /// Entries whose best neighbour is us: the route through the sender
     /// is a loop and is dropped.
     pub loops: usize,
+    /// Entries for new destinations left out because the table is full
+    /// ([`RoutingConfig::maximum_destinations`]), or every entry when the
+    /// sender would be a neighbour past
+    /// [`RoutingConfig::maximum_neighbours`].
+    pub table_full: usize,
 }
 
 /// The node table of one node.
@@ -231,11 +243,20 @@ impl NodeTable {
         }
         let from = station(&from);
         let key = NeighbourKey { port, call: from };
+        let known = self.neighbours.contains_key(&key.order());
+        if !known && self.neighbours.len() >= self.config.maximum_neighbours {
+            learned.table_full = broadcast.entries.len() + 1;
+            return learned;
+        }
         let neighbour_quality = self.neighbour_entry(key).quality;
         if let Some(n) = self.neighbours.get_mut(&key.order()) {
             n.failures = 0;
         }
-        self.update_route(from, broadcast.alias, key, neighbour_quality);
+        if self.is_full_for(&from) {
+            learned.table_full += 1;
+        } else {
+            self.update_route(from, broadcast.alias, key, neighbour_quality);
+        }
         for entry in &broadcast.entries {
             if same_station(&entry.destination, &self.my_call)
                 || same_station(&entry.destination, &from)
@@ -251,6 +272,10 @@ impl NodeTable {
             let quality = route_quality(entry.quality, neighbour_quality);
             if quality == 0 || quality < self.config.minimum_quality {
                 learned.ignored += 1;
+                continue;
+            }
+            if self.is_full_for(&entry.destination) {
+                learned.table_full += 1;
                 continue;
             }
             if self.update_route(entry.destination, entry.alias, key, quality) {
@@ -344,6 +369,12 @@ impl NodeTable {
                 })
             })
             .collect()
+    }
+
+    /// Whether `call` is a new destination and the table has no room.
+    fn is_full_for(&self, call: &Address) -> bool {
+        self.destination(call).is_none()
+            && self.destinations.len() >= self.config.maximum_destinations
     }
 
     fn neighbour_entry(&mut self, key: NeighbourKey) -> &mut Neighbour {

@@ -50,7 +50,9 @@ impl Harness {
 
     fn connect(&mut self) {
         let now = self.pair.now;
-        let handle = self.pair.engines[0].connect(now, addr("G1USR"), addr("B1BBB"));
+        let handle = self.pair.engines[0]
+            .connect(now, addr("G1USR"), addr("B1BBB"))
+            .unwrap();
         self.circuit[0] = Some(handle);
     }
 
@@ -334,4 +336,52 @@ fn an_orderly_disconnect_after_all_data_is_acknowledged() {
     // Nothing is left running.
     h.pair.settle();
     assert_eq!(h.pair.engines[0].poll_timeout(), None);
+}
+
+#[test]
+fn connect_requests_past_the_circuit_limit_are_refused() {
+    let small = TransportConfig {
+        maximum_circuits: 2,
+        ..TransportConfig::default()
+    };
+    let mut h = Harness::new(
+        [TransportConfig::default(), small],
+        Impairment::delay(Duration::from_millis(50)),
+        1,
+    );
+    let now = h.pair.now;
+    let circuits: Vec<_> = (0..3)
+        .map(|_| {
+            h.pair.engines[0]
+                .connect(now, addr("G1USR"), addr("B1BBB"))
+                .unwrap()
+        })
+        .collect();
+    assert!(h.run(Duration::from_secs(60), |h| h.events[0].len() == 3));
+    let refused = h.events[0]
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                CircuitEvent::Closed {
+                    reason: CloseReason::Refused,
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(refused, 1);
+    assert_eq!(h.pair.engines[0].state(circuits[2]), Some(State::Closed));
+    let mine = Transport::new(
+        addr("A1AAA"),
+        TransportConfig {
+            maximum_circuits: 0,
+            ..TransportConfig::default()
+        },
+    )
+    .connect(now, addr("G1USR"), addr("B1BBB"));
+    assert_eq!(
+        mine.unwrap_err().to_string(),
+        "too many NET/ROM circuits open (at most 0); release closed ones or raise the limit"
+    );
 }

@@ -266,3 +266,39 @@ fn link_failures_pass_over_a_neighbour_until_it_is_heard() {
         key("B1BBB")
     );
 }
+
+#[test]
+fn a_broadcast_cannot_grow_the_table_past_its_limits() {
+    let mut t = NodeTable::new(
+        addr("N0ME"),
+        RoutingConfig {
+            maximum_destinations: 3,
+            maximum_neighbours: 1,
+            ..RoutingConfig::default()
+        },
+    );
+    t.set_port_quality(0, 192);
+    let heard = NodesBroadcast {
+        alias: alias("B"),
+        entries: vec![
+            entry("C1CCC", "C", "C1CCC", 200),
+            entry("D1DDD", "D", "C1CCC", 200),
+            entry("E1EEE", "E", "C1CCC", 200),
+        ],
+    };
+    let learned = t.learn(0, addr("B1BBB"), &heard);
+    assert_eq!((learned.taken, learned.table_full), (2, 1));
+    assert_eq!(t.destinations().count(), 3);
+    // A second neighbour is one too many.
+    let learned = t.learn(0, addr("F1FFF"), &heard);
+    assert_eq!((learned.taken, learned.table_full), (0, 4));
+    assert_eq!(t.neighbours().count(), 1);
+    // Known destinations are still refreshed.
+    t.age();
+    let learned = t.learn(0, addr("B1BBB"), &heard);
+    assert_eq!(learned.taken, 2);
+    assert_eq!(
+        t.destination(&addr("C1CCC")).unwrap().routes[0].obsolescence,
+        6
+    );
+}

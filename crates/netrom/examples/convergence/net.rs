@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 
 use linklab_core::{earliest, Duration, Engine, Instant, Stream};
-use linklab_netrom::l3::{ConnectError, Node, NodeConfig, Transmit};
-use linklab_netrom::l4::{CircuitEvent, CircuitHandle, CloseReason};
+use linklab_netrom::l3::{Node, NodeConfig, Transmit};
+use linklab_netrom::l4::{CircuitEvent, CircuitHandle, CloseReason, ConnectError};
 use linklab_netrom::wire::Alias;
 use linklab_wire::ax25::Address;
 
@@ -49,7 +49,6 @@ enum Delivery {
         info: Vec<u8>,
     },
     Datagram {
-        port: usize,
         from: Address,
         info: Vec<u8>,
     },
@@ -216,7 +215,6 @@ impl Net {
                             self.schedule(
                                 end.node,
                                 Delivery::Datagram {
-                                    port: end.port,
                                     from: call(i),
                                     info,
                                 },
@@ -273,8 +271,8 @@ impl Net {
                     // A corrupt broadcast is counted by the node and dropped.
                     let _ = self.nodes[to].handle_nodes(port, from, &info);
                 }
-                Delivery::Datagram { port, from, info } => {
-                    let _ = self.nodes[to].handle_datagram(self.now, port, from, &info);
+                Delivery::Datagram { info, .. } => {
+                    let _ = self.nodes[to].handle_datagram(self.now, &info);
                 }
             }
         }
