@@ -42,8 +42,8 @@ pub struct TransportConfig {
     /// counts retries after the first.
     pub transport_maximum_tries: u8,
     /// T2, how long a receiver may hold back an acknowledgement:
-    /// `transport_acknowledge_delay` 3 s (kernel `NR_DEFAULT_T2`; LinBPQ
-    /// `L4DELAY` 10 s).
+    /// `transport_acknowledge_delay` 5 s (kernel `NR_DEFAULT_T2`, 5000 ms
+    /// in `include/net/netrom.h`; LinBPQ `L4DELAY` 10 s).
     pub transport_acknowledge_delay: Duration,
     /// T4, how long a choked sender waits before trying again:
     /// `transport_busy_delay` 180 s (kernel `NR_DEFAULT_T4`).
@@ -76,7 +76,7 @@ impl Default for TransportConfig {
         TransportConfig {
             transport_timeout: Duration::from_secs(120),
             transport_maximum_tries: 3,
-            transport_acknowledge_delay: Duration::from_secs(3),
+            transport_acknowledge_delay: Duration::from_secs(5),
             transport_busy_delay: Duration::from_secs(180),
             transport_requested_window_size: 4,
             network_ttl_initialiser: 16,
