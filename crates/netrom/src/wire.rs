@@ -28,7 +28,8 @@ pub const NODES_ENTRY_LEN: usize = 21;
 
 /// Most entries in one NODES frame: the 256-octet AX.25 information field
 /// holds the signature, the 6-octet alias and 11 entries of 21 octets
-/// (the kernel's and LinBPQ's limit for a default `NODESPACLEN`).
+/// (LinBPQ's `SENDNODES` with the default `NODESPACLEN`:
+/// (256 - 22) / 21 = 11).
 pub const MAX_NODES_ENTRIES: usize = 11;
 
 /// Octets of the network header: origin (7), destination (7), TTL (1).
