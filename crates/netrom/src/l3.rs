@@ -36,6 +36,10 @@ pub struct NodeConfig {
     /// `config.c`; many sysops set 60); netromd's `-t` (the kernel has no
     /// broadcast of its own). 30 minutes here, as LinBPQ.
     pub nodes_interval: Duration,
+    /// Whether datagrams for other nodes are forwarded:
+    /// `routing_control` 1 (kernel `NR_DEFAULT_ROUTING`); when off, the
+    /// node is an end node and drops them.
+    pub routing_control: bool,
     /// The ports NODES broadcasts go out on (LinBPQ's per-port
     /// `NODESINTERVAL`/`QUALITY` 0 turns a port off; the kernel's
     /// `nrbroadcast` lists ports).
@@ -53,6 +57,7 @@ impl NodeConfig {
             call,
             alias,
             nodes_interval: Duration::from_secs(30 * 60),
+            routing_control: true,
             broadcast_ports,
             routing: RoutingConfig::default(),
             transport: TransportConfig::default(),
@@ -92,6 +97,8 @@ pub struct Counters {
     pub ttl_expired: u64,
     /// Dropped: no route to the destination.
     pub no_route: u64,
+    /// Dropped: for another node while `routing_control` is off.
+    pub not_routing: u64,
     /// Dropped: the octets were not a datagram or NODES broadcast.
     pub malformed: u64,
 }
@@ -199,6 +206,10 @@ impl Node {
         if same_station(&datagram.destination, &self.config.call) {
             self.counters.delivered += 1;
             self.transport.handle_datagram(now, datagram);
+            return Ok(());
+        }
+        if !self.config.routing_control {
+            self.counters.not_routing += 1;
             return Ok(());
         }
         let ttl = datagram.ttl.saturating_sub(1);

@@ -339,6 +339,18 @@ impl NodeTable {
         self.destinations.values().find(|d| d.alias == *alias)
     }
 
+    /// The destination a user names: by alias (as nodes show aliases, any
+    /// case) or by callsign with optional SSID (`CONNECT BPQNOD` or
+    /// `CONNECT G8BPQ-2` at a node's prompt).
+    pub fn resolve(&self, name: &str) -> Option<&Destination> {
+        let by_alias = name.parse::<Alias>().ok().and_then(|a| self.find_alias(&a));
+        by_alias.or_else(|| {
+            name.parse::<Address>()
+                .ok()
+                .and_then(|c| self.destination(&c))
+        })
+    }
+
     /// Every destination, in callsign order.
     pub fn destinations(&self) -> impl Iterator<Item = &Destination> {
         self.destinations.values()

@@ -177,3 +177,36 @@ fn a_datagram_for_us_reaches_the_transport() {
         }
     ));
 }
+
+#[test]
+fn an_end_node_does_not_forward() {
+    let mut config = NodeConfig::new(addr("N0ME"), "ME".parse().unwrap(), vec![0]);
+    config.routing_control = false;
+    let mut n = Node::new(config, Instant::ZERO);
+    let neighbour = NeighbourKey {
+        port: 0,
+        call: addr("B1BBB"),
+    };
+    n.table_mut()
+        .lock_route(addr("K1XYZ"), "XYZ".parse().unwrap(), neighbour, 100);
+    n.handle_datagram(Instant::ZERO, &datagram("K1XYZ", 5))
+        .unwrap();
+    assert!(drain(&mut n, Instant::ZERO).is_empty());
+    assert_eq!(n.counters().not_routing, 1);
+}
+
+#[test]
+fn destinations_are_named_by_alias_or_callsign() {
+    let mut n = node();
+    let neighbour = NeighbourKey {
+        port: 0,
+        call: addr("B1BBB"),
+    };
+    n.table_mut()
+        .lock_route(addr("G8BPQ-2"), "BPQNOD".parse().unwrap(), neighbour, 100);
+    let t = n.table();
+    assert_eq!(t.resolve("bpqnod").unwrap().call, addr("G8BPQ-2"));
+    assert_eq!(t.resolve("G8BPQ-2").unwrap().alias.to_string(), "BPQNOD");
+    assert!(t.resolve("G8BPQ").is_none());
+    assert!(t.resolve("NOSUCH").is_none());
+}
