@@ -248,6 +248,13 @@ impl NodeTable {
             learned.table_full = broadcast.entries.len() + 1;
             return learned;
         }
+        let neighbour_quality = self.neighbour_quality(key);
+        if neighbour_quality == 0 {
+            // Quality 0 shuts the neighbour or port out of routing
+            // (LinBPQ's `QUALITY=0`).
+            learned.ignored = broadcast.entries.len() + 1;
+            return learned;
+        }
         let neighbour_quality = self.neighbour_entry(key).quality;
         if let Some(n) = self.neighbours.get_mut(&key.order()) {
             n.failures = 0;
@@ -389,12 +396,21 @@ impl NodeTable {
             && self.destinations.len() >= self.config.maximum_destinations
     }
 
+    /// The quality of `key`: its own if configured, else its port's, else
+    /// the default path quality.
+    fn neighbour_quality(&self, key: NeighbourKey) -> u8 {
+        match self.neighbours.get(&key.order()) {
+            Some(n) => n.quality,
+            None => self
+                .port_quality
+                .get(&key.port)
+                .copied()
+                .unwrap_or(self.config.default_path_quality),
+        }
+    }
+
     fn neighbour_entry(&mut self, key: NeighbourKey) -> &mut Neighbour {
-        let quality = self
-            .port_quality
-            .get(&key.port)
-            .copied()
-            .unwrap_or(self.config.default_path_quality);
+        let quality = self.neighbour_quality(key);
         self.neighbours.entry(key.order()).or_insert(Neighbour {
             key,
             quality,

@@ -302,3 +302,17 @@ fn a_broadcast_cannot_grow_the_table_past_its_limits() {
         6
     );
 }
+
+#[test]
+fn quality_zero_shuts_a_port_out() {
+    let mut t = table();
+    t.set_port_quality(1, 0);
+    let heard = NodesBroadcast {
+        alias: alias("B"),
+        entries: vec![entry("C1CCC", "C", "C1CCC", 255)],
+    };
+    let learned = t.learn(1, addr("B1BBB"), &heard);
+    assert_eq!((learned.taken, learned.ignored), (0, 2));
+    assert_eq!(t.destinations().count(), 0);
+    assert_eq!(t.neighbours().count(), 0);
+}
