@@ -23,6 +23,9 @@ const N0DEF: [u8; 7] = [0x9C, 0x60, 0x88, 0x8A, 0x8C, 0x40, 0x60];
 /// `G8ABC-7`.
 const G8ABC_7: [u8; 7] = [0x8E, 0x70, 0x82, 0x84, 0x86, 0x40, 0x6E];
 
+/// The layout LinBPQ's `SENDNODES` writes: 0xFF, the alias, then per
+/// destination its callsign and alias (13 octets), the best neighbour (7)
+/// and the quality (1).
 #[test]
 fn nodes_broadcast_known_octets() {
     let broadcast = NodesBroadcast {
