@@ -385,3 +385,59 @@ fn connect_requests_past_the_circuit_limit_are_refused() {
         "too many NET/ROM circuits open (at most 0); release closed ones or raise the limit"
     );
 }
+
+mod random {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+        /// Whatever the channel does, each side reads a prefix of what the
+        /// other sent, and all of it unless the circuit timed out.
+        #[test]
+        fn each_side_reads_a_prefix_and_all_unless_timed_out(
+            seed in any::<u64>(),
+            loss in 0.0f64..0.3,
+            duplicate in 0.0f64..0.1,
+            reorder in 0.0f64..0.2,
+            window in 1u8..8,
+            lens in (0usize..5000, 0usize..5000),
+        ) {
+            let config = TransportConfig {
+                transport_requested_window_size: window,
+                ..TransportConfig::default()
+            };
+            let impairment = Impairment {
+                delay: Duration::from_millis(100),
+                loss,
+                duplicate,
+                reorder,
+                reorder_delay: Duration::from_millis(500),
+                ..Impairment::default()
+            };
+            let mut h = Harness::new([config; 2], impairment, seed);
+            h.outgoing = [pattern(lens.0, 5), pattern(lens.1, 6)];
+            h.connect();
+            let finished = h.run(Duration::from_secs(7 * 24 * 3600), |h| {
+                (h.received[1].len() == lens.0 && h.received[0].len() == lens.1)
+                    || h.closed(0).is_some()
+                    || h.closed(1).is_some()
+            });
+            prop_assert!(finished);
+            prop_assert!(h.outgoing[0].starts_with(&h.received[1]));
+            prop_assert!(h.outgoing[1].starts_with(&h.received[0]));
+            match (h.closed(0), h.closed(1)) {
+                (None, None) => {
+                    prop_assert_eq!(h.received[1].len(), lens.0);
+                    prop_assert_eq!(h.received[0].len(), lens.1);
+                }
+                (a, b) => {
+                    for reason in [a, b].into_iter().flatten() {
+                        prop_assert!(matches!(reason, CloseReason::TimedOut { tries: 3 }), "{:?}", reason);
+                    }
+                }
+            }
+        }
+    }
+}
