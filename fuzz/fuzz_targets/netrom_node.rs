@@ -42,6 +42,7 @@ fuzz_target!(|data: &[u8]| {
     config.transport.transport_acknowledge_delay = Duration::from_secs(2);
     config.transport.transport_busy_delay = Duration::from_secs(30);
     config.transport.receive_buffer = 600;
+    config.transport.transport_no_activity_timeout = Some(Duration::from_secs(90));
     let mut node = Node::new(config, Instant::ZERO);
     node.table_mut().set_port_quality(0, 192);
     node.table_mut().lock_route(peer, "PEER".parse().unwrap(), neighbour, 150);

@@ -64,6 +64,10 @@ pub struct TransportConfig {
     /// Octets a circuit accepts from its user before [`Transport::send`]
     /// takes fewer.
     pub send_buffer: usize,
+    /// How long an open circuit may go without receiving anything before
+    /// it is disconnected: `transport_no_activity_timeout`, 0 (none) in
+    /// the kernel (`NR_DEFAULT_IDLE`); LinBPQ's `IDLETIME` is 900 s.
+    pub transport_no_activity_timeout: Option<Duration>,
     /// Whether connect requests are accepted (else refused with choke).
     pub accept_incoming: bool,
     /// Most circuits at once, open or closed and not yet released
@@ -83,6 +87,7 @@ impl Default for TransportConfig {
             maximum_info_len: MAX_INFO_LEN,
             receive_buffer: 4096,
             send_buffer: 16384,
+            transport_no_activity_timeout: None,
             accept_incoming: true,
             maximum_circuits: 128,
         }
@@ -106,6 +111,10 @@ pub enum CloseReason {
     /// The far node answered the connect request with choke set.
     #[error("connection refused by the far node")]
     Refused,
+    /// Nothing was received for the no-activity timeout, and we
+    /// disconnected.
+    #[error("disconnected after no activity for the idle timeout")]
+    Idle,
     /// A message went unacknowledged after the maximum tries.
     #[error("no answer from the far node after {tries} tries (transport timeout)")]
     TimedOut {
@@ -180,10 +189,12 @@ pub enum Timer {
     T2,
     /// T4: the busy delay.
     T4,
+    /// The no-activity timer (kernel `idletimer`).
+    Idle,
 }
 
 impl TimerKind for Timer {
-    const ALL: &'static [Timer] = &[Timer::T1, Timer::T2, Timer::T4];
+    const ALL: &'static [Timer] = &[Timer::T1, Timer::T2, Timer::T4, Timer::Idle];
 
     fn index(self) -> usize {
         self as usize
@@ -250,7 +261,9 @@ struct Circuit {
     /// What follows the window in our connect acknowledgement.
     ack_trailer: Vec<u8>,
     control: VecDeque<Message>,
-    timers: TimerTable<Timer, 3>,
+    /// The reason given when the disconnect under way completes.
+    ending: CloseReason,
+    timers: TimerTable<Timer, 4>,
 }
 
 impl Circuit {
@@ -288,7 +301,16 @@ impl Circuit {
             closing: false,
             ack_trailer: Vec::new(),
             control: VecDeque::new(),
+            ending: CloseReason::Local,
             timers: TimerTable::default(),
+        }
+    }
+
+    /// Something arrived on the open circuit: the no-activity timer starts
+    /// again.
+    fn heard(&mut self, now: Instant, idle: Option<Duration>) {
+        if let Some(idle) = idle {
+            self.timers.start(Timer::Idle, now, idle);
         }
     }
 
@@ -677,7 +699,7 @@ impl Transport {
         let origin = station(&datagram.origin);
         let config = self.config;
         match datagram.message {
-            Message::ConnectRequest(request) => self.handle_connect_request(origin, request),
+            Message::ConnectRequest(request) => self.handle_connect_request(now, origin, request),
             Message::ConnectAck {
                 your,
                 my,
@@ -704,6 +726,7 @@ impl Transport {
                     c.your = my;
                     c.window = c.window.min(window).max(1);
                     c.state = State::Connected;
+                    c.heard(now, config.transport_no_activity_timeout);
                     self.events
                         .push_back(CircuitEvent::Connected { circuit: handle });
                 }
@@ -741,9 +764,10 @@ impl Transport {
                     c.state = State::Closed;
                     c.timers = TimerTable::default();
                     let handle = CircuitHandle(c.my);
+                    let reason = c.ending;
                     self.events.push_back(CircuitEvent::Closed {
                         circuit: handle,
-                        reason: CloseReason::Local,
+                        reason,
                     });
                 }
             }
@@ -760,6 +784,7 @@ impl Transport {
                 if c.state != State::Connected {
                     return;
                 }
+                c.heard(now, config.transport_no_activity_timeout);
                 c.peer_choke(now, flags.choke, config.transport_busy_delay);
                 c.acknowledge(now, rx_sequence);
                 if flags.nak {
@@ -790,6 +815,7 @@ impl Transport {
                 if c.state != State::Connected {
                     return;
                 }
+                c.heard(now, config.transport_no_activity_timeout);
                 c.peer_choke(now, flags.choke, config.transport_busy_delay);
                 c.acknowledge(now, rx_sequence);
                 if flags.nak {
@@ -804,7 +830,7 @@ impl Transport {
     /// A connect request (kernel `nr_rx_frame`): a repeat of one we took
     /// is answered again; a new one is accepted with the smaller window
     /// and transport timeout, or refused.
-    fn handle_connect_request(&mut self, origin: Address, request: ConnectRequest) {
+    fn handle_connect_request(&mut self, now: Instant, origin: Address, request: ConnectRequest) {
         let window = self.window();
         if let Some(c) = self.circuits.values_mut().find(|c| {
             c.node == origin
@@ -853,6 +879,7 @@ impl Transport {
         let user = station(&request.user);
         let mut circuit = Circuit::new(my, origin, user, State::Connected, window, t1);
         circuit.your = request.circuit;
+        circuit.heard(now, self.config.transport_no_activity_timeout);
         // As the kernel does: a requester that sent LinBPQ's timeout gets
         // our network TTL initialiser after the window.
         if request.timeout.is_some() {
@@ -960,9 +987,10 @@ impl Transport {
             (Timer::T1, State::Disconnecting) => {
                 if c.tries >= config.transport_maximum_tries {
                     c.state = State::Closed;
+                    let reason = c.ending;
                     self.events.push_back(CircuitEvent::Closed {
                         circuit: handle,
-                        reason: CloseReason::Local,
+                        reason,
                     });
                 } else {
                     c.tries += 1;
@@ -972,6 +1000,18 @@ impl Transport {
                 }
             }
             (Timer::T2, State::Connected) => c.ack_now = true,
+            (Timer::Idle, State::Connected) => {
+                // Kernel `nr_idletimer_expiry`: a disconnect request at
+                // once; what was not acknowledged stays counted.
+                c.ending = CloseReason::Idle;
+                c.state = State::Disconnecting;
+                c.closing = false;
+                c.tries = 1;
+                c.timers = TimerTable::default();
+                c.control
+                    .push_back(Message::DisconnectRequest { your: c.your });
+                c.timers.start(Timer::T1, now, c.t1);
+            }
             (Timer::T4, State::Connected) => {
                 // The busy delay is over: try again as if unchoked.
                 c.peer_busy = false;

@@ -386,6 +386,42 @@ fn connect_requests_past_the_circuit_limit_are_refused() {
     );
 }
 
+#[test]
+fn an_idle_circuit_is_disconnected_after_the_no_activity_timeout() {
+    let config = TransportConfig {
+        transport_no_activity_timeout: Some(Duration::from_secs(600)),
+        ..TransportConfig::default()
+    };
+    let mut h = Harness::new(
+        [config; 2],
+        Impairment::delay(Duration::from_millis(100)),
+        1,
+    );
+    h.outgoing = [pattern(300, 1), pattern(300, 2)];
+    h.connect();
+    assert!(
+        h.run(Duration::from_secs(60), |h| h.received[0].len() == 300
+            && h.received[1].len() == 300)
+    );
+    let quiet_from = h.pair.now;
+    assert!(h.run(Duration::from_secs(3600), |h| h.closed(0).is_some()
+        && h.closed(1).is_some()));
+    let mut reasons = [h.closed(0).unwrap(), h.closed(1).unwrap()];
+    reasons.sort_by_key(|r| r.to_string());
+    assert_eq!(reasons, [CloseReason::Idle, CloseReason::Remote]);
+    // The last thing heard was at most one acknowledge delay after the
+    // data; the disconnect followed 600 s after it.
+    let took = h.pair.now.saturating_duration_since(quiet_from);
+    assert!(
+        took >= Duration::from_secs(600) && took <= Duration::from_secs(610),
+        "{took:?}"
+    );
+    assert_eq!(
+        CloseReason::Idle.to_string(),
+        "disconnected after no activity for the idle timeout"
+    );
+}
+
 mod random {
     use super::*;
     use proptest::prelude::*;
