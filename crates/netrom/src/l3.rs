@@ -1,8 +1,7 @@
 //! One NET/ROM node (layer 3): NODES broadcasts sent every interval and
 //! taken in, the node table, datagrams for us handed to the transport and
-//! others forwarded to the best neighbour with their TTL decremented
-//! (Software 2000, "NET/ROM network layer"; the kernel's
-//! `nr_route_frame`; LinBPQ `L3Code.c`).
+//! others forwarded to the best neighbour with their TTL decremented, as
+//! the kernel (`nr_route_frame`) and LinBPQ (`L3Code.c`) do.
 //!
 //! The node owns no AX.25 link. What it sends leaves as a [`Transmit`]:
 //! a NODES broadcast for a port (the driver sends it as a UI frame to
@@ -21,7 +20,8 @@ use crate::l4::{CircuitHandle, ConnectError, Transport, TransportConfig};
 use crate::routing::{Learned, NeighbourKey, NodeTable, RoutingConfig};
 use crate::wire::{station, Alias, Datagram, DecodeError, NodesBroadcast};
 
-/// The destination callsign of NODES broadcasts (Software 2000).
+/// The destination callsign of NODES broadcasts (LinBPQ's `NODECALL`,
+/// `L2Code.c`, the destination of `SENDNODES`).
 pub const NODES_DESTINATION: &str = "NODES";
 
 /// A node's identity and parameters.

@@ -1,6 +1,6 @@
-//! NET/ROM transport (layer 4): the circuits of one node (Software 2000,
-//! "NET/ROM transport layer"; the kernel's `nr_in.c`, `nr_out.c`,
-//! `nr_timer.c`; LinBPQ `L4Code.c`).
+//! NET/ROM transport (layer 4): the circuits of one node, as the kernel
+//! (`nr_in.c`, `nr_out.c`, `nr_timer.c`) and LinBPQ (`L4Code.c`) run
+//! them.
 //!
 //! A circuit is opened by a connect request and its acknowledgement, each
 //! end naming it by its own index and ID. Information messages carry a TX

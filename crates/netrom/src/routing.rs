@@ -1,6 +1,6 @@
 //! The node table: neighbours, destinations and up to three routes per
 //! destination, learned from NODES broadcasts and aged by obsolescence
-//! counts (Software 2000, "NET/ROM routing"; LinBPQ `L3Code.c`
+//! counts (LinBPQ `L3Code.c`
 //! `PROCESSNODEMESSAGE`, `PROCROUTES`, `REMOVENODES`; the kernel's
 //! `nr_route.c` with `netromd` computing qualities).
 //!
@@ -19,7 +19,7 @@ use linklab_wire::ax25::{same_station, Address, Callsign};
 
 use crate::wire::{station, Alias, NodesBroadcast, NodesEntry};
 
-/// Most routes kept per destination (Software 2000; LinBPQ `NRROUTE[3]`;
+/// Most routes kept per destination (LinBPQ `NRROUTE[3]`;
 /// kernel `nr_node->routes[3]`).
 pub const MAX_ROUTES: usize = 3;
 

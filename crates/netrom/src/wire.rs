@@ -4,9 +4,9 @@
 //! Both kinds ride in AX.25 frames with PID 0xCF (AX.25 v2.2 3.4, table
 //! 3.2): NODES broadcasts in UI frames to the destination `NODES`, network
 //! datagrams in the information field of I frames between neighbours.
-//! The layouts follow the NET/ROM description by Software 2000 ("NET/ROM
-//! Transport and Network Layer") as the Linux kernel (`net/netrom/`) and
-//! LinBPQ (`L3Code.c`, `L4Code.c`) carry it. Callsigns are seven-octet
+//! The layouts are NET/ROM's (Software 2000's protocol) as the Linux
+//! kernel (`net/netrom/`) and LinBPQ (`L3Code.c`, `L4Code.c`) write and
+//! read them. Callsigns are seven-octet
 //! AX.25 address subfields (AX.25 v2.2 3.12); aliases are six ASCII
 //! characters, space padded.
 //!
@@ -158,7 +158,7 @@ pub struct NodesEntry {
 }
 
 /// A NODES broadcast: the signature 0xFF, the sender's alias and up to
-/// eleven entries (Software 2000 "NODES broadcast"; LinBPQ `SENDNODES`).
+/// eleven entries (LinBPQ `SENDNODES`, `PROCESSNODEMESSAGE`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct NodesBroadcast {
     /// The sending node's alias.
@@ -246,7 +246,7 @@ fn nodes_entry(octets: &[u8; NODES_ENTRY_LEN]) -> Result<NodesEntry, DecodeError
 }
 
 /// The transport opcodes, the low four bits of the fifth transport octet
-/// (Software 2000; kernel `NR_CONNREQ` ... `NR_INFOACK`; LinBPQ `L4CREQ`
+/// (kernel `NR_CONNREQ` ... `NR_INFOACK`; LinBPQ `L4CREQ`
 /// ... `L4IACK`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Opcode {
@@ -347,7 +347,8 @@ impl Flags {
 }
 
 /// A circuit's two identifying octets, index and ID, as one side chose
-/// them (Software 2000: each end names the circuit by its own pair).
+/// them (each end names the circuit by its own pair: kernel `my_index`,
+/// `your_index`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CircuitId {
     /// The circuit index.
