@@ -120,6 +120,7 @@ impl LinkSettings {
             },
             poll_on_last_i_frame: self.poll_last,
             poll_holds_new_frames: true,
+            reject_again_after_go_back: true,
             ack_policy: self.ack_policy,
             window_mod8: DEFAULT_WINDOW_MOD8,
             t1: DEFAULT_T1,

@@ -239,6 +239,14 @@ pub struct Config {
     /// Linux kernel's AX.25 did (P only on the frame that fills the
     /// window).
     pub poll_holds_new_frames: bool,
+    /// In REJ exception (6.4.4.1), send REJ again when a frame received
+    /// out of sequence during the exception arrives a second time: the
+    /// sender went back on our REJ and the frame asked for was lost again.
+    /// The SDL sends one REJ per exception and leaves the rest to the
+    /// sender's T1, which a sender that does not poll on its I frames
+    /// (Dire Wolf, the Linux kernel) waits out on every such loss.
+    /// `false` (default) keeps the SDL's rule.
+    pub reject_again_after_go_back: bool,
     /// When to acknowledge.
     pub ack_policy: AckPolicy,
     /// After setting up a v2.2 (SABME) link, send an XID command and
@@ -302,6 +310,7 @@ impl Default for Config {
             recovery: RecoveryMode::Srej,
             poll_on_last_i_frame: false,
             poll_holds_new_frames: false,
+            reject_again_after_go_back: false,
             ack_policy: AckPolicy::AfterT2,
             xid: true,
             sabme_handling: SabmeHandling::Accept,

@@ -116,6 +116,9 @@ pub struct StackConfig {
     /// LinBPQ's rule); otherwise P goes only on the frame that fills the
     /// window.
     pub poll_holds_new_frames: bool,
+    /// A receiver in REJ exception asks again when the sender's go-back
+    /// shows the frame lost again (`Config::reject_again_after_go_back`).
+    pub reject_again_after_go_back: bool,
     /// T1 is held from the moment a frame is handed to the TNC (or, on
     /// the radio directly, to the modem's queue) until every frame handed
     /// over has left the air: behind a KISS TNC ([`KissPath`]) as
@@ -210,6 +213,7 @@ impl StackConfig {
             ack_policy,
             poll_last,
             poll_holds_new_frames: true,
+            reject_again_after_go_back: true,
             t1_held_until_sent: true,
             ..sdl
         }
@@ -230,6 +234,7 @@ impl StackConfig {
             ack_policy: c.ack_policy,
             poll_last: c.poll_on_last_i_frame,
             poll_holds_new_frames: c.poll_holds_new_frames,
+            reject_again_after_go_back: c.reject_again_after_go_back,
             t1_held_until_sent: false,
             ack_at_seize: false,
         }
@@ -481,6 +486,7 @@ impl TransferConfig {
             t2: stack.t2,
             poll_on_last_i_frame: stack.poll_last,
             poll_holds_new_frames: stack.poll_holds_new_frames,
+            reject_again_after_go_back: stack.reject_again_after_go_back,
             ack_policy: stack.ack_policy,
             ..Config::default()
         }
@@ -1901,13 +1907,15 @@ mod tests {
                 c.t1_min,
                 c.t1_max,
                 c.srt_first_sample,
-                c.poll_holds_new_frames
+                c.poll_holds_new_frames,
+                c.reject_again_after_go_back
             ),
             (
                 d.t1_min,
                 d.t1_max,
                 d.srt_first_sample,
-                d.poll_holds_new_frames
+                d.poll_holds_new_frames,
+                d.reject_again_after_go_back
             )
         );
     }

@@ -498,6 +498,7 @@ impl<F: Framing> Link<F> {
     fn clear_exception_conditions(&mut self) {
         self.peer_receiver_busy = false;
         self.reject_exception = false;
+        self.out_of_sequence_heard = 0;
         self.srej_requested = 0;
         self.acknowledge_pending = false;
         self.poll_outstanding = false;
@@ -505,6 +506,7 @@ impl<F: Framing> Link<F> {
         self.window_busy = false;
         self.rej_actioned = None;
         self.go_back_from = None;
+        self.go_back_on_air = false;
         self.polled_frame = None;
         self.poll_on_air = false;
         self.enquiry_crossed_poll = false;

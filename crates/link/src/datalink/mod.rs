@@ -242,6 +242,9 @@ pub struct Link<F: Framing> {
     /// ([`WindowLimit::ReceiverNotReady`](crate::WindowLimit::ReceiverNotReady)).
     window_busy: bool,
     reject_exception: bool,
+    /// N(S)s received out of sequence during the REJ exception
+    /// ([`Config::reject_again_after_go_back`]).
+    out_of_sequence_heard: u128,
     acknowledge_pending: bool,
     /// N(R) of the last I, RR, RNR or REJ frame sent (4.2.4.4): the
     /// in-sequence I frames received since are V(R) - N(R).
@@ -267,6 +270,11 @@ pub struct Link<F: Framing> {
     /// F = 1 answer with this N(R) asks for what is already under way
     /// and is not acted on again (see `recovery.rs`).
     go_back_from: Option<u8>,
+    /// A frame of that go-back has been handed over and the layer below
+    /// has not yet said the channel is free ([`Link::set_channel_busy`]):
+    /// once it has, a REJ or F = 1 with the same N(R) reports the go-back
+    /// lost again, and is acted on.
+    go_back_on_air: bool,
     /// N(S) of the I frame that carried our outstanding P = 1, while it is
     /// still the last I frame sent: the answer with F = 1 then reports on
     /// everything we sent (see `checkpoint.rs`).
@@ -431,6 +439,7 @@ impl<F: Framing> Link<F> {
             own_receiver_busy: false,
             window_busy: false,
             reject_exception: false,
+            out_of_sequence_heard: 0,
             acknowledge_pending: false,
             nr_sent: 0,
             poll_outstanding: false,
@@ -439,6 +448,7 @@ impl<F: Framing> Link<F> {
             checkpoint_unacked: 0,
             rej_actioned: None,
             go_back_from: None,
+            go_back_on_air: false,
             polled_frame: None,
             poll_on_air: false,
             enquiry_crossed_poll: false,
@@ -569,6 +579,9 @@ impl<F: Framing> Link<F> {
     pub fn set_channel_busy(&mut self, now: Instant, busy: bool) {
         self.channel_busy = busy;
         self.poll_on_air &= busy;
+        if !busy && std::mem::take(&mut self.go_back_on_air) {
+            self.go_back_from = None;
+        }
         for timer in [Timer::T1, Timer::Tm201] {
             if busy {
                 self.timers.pause(timer, now);

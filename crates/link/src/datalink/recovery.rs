@@ -127,11 +127,12 @@ impl<F: Framing> Link<F> {
         self.vs = nr;
         self.resend.clear();
         self.go_back_from = Some(nr);
+        self.go_back_on_air = false;
     }
 
     /// One retransmission per recovery event: true if a go-back from
-    /// `nr` already started and neither has V(A) moved nor T1 expired
-    /// since. A REJ and the F = 1 answer to our poll that both report the
+    /// `nr` already started and neither has V(A) moved, nor T1 expired,
+    /// nor have its frames left the air since. A REJ and the F = 1 answer to our poll that both report the
     /// same gap (the peer sends both when our poll reaches it after the
     /// loss) then resend the window once, not twice. This is the rule of
     /// ISO/IEC 13239 (and ISO 4335) for REJ: a station that acted on a

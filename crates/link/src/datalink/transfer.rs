@@ -138,6 +138,7 @@ impl<F: Framing> Link<F> {
             if self.vs != self.top {
                 let ns = self.vs;
                 self.vs = self.seq_add(ns, 1);
+                self.go_back_on_air |= self.go_back_from.is_some();
                 break ns;
             }
             if !self.may_send_new_i_frame() {
@@ -336,17 +337,30 @@ impl<F: Framing> Link<F> {
             }
         } else if self.srej_in_use() {
             self.out_of_sequence_srej(now, payload, ns, poll);
-        } else if self.reject_exception {
+        } else if self.reject_exception && !self.go_back_seen(ns) {
             if poll {
                 self.enquiry_response(now, true);
             }
         } else {
             // 6.4.4.1: discard and send REJ once per exception.
             self.reject_exception = true;
+            self.out_of_sequence_heard = 1u128 << ns;
             self.send_s(Supervisory::Rej, CommandResponse::Response, poll);
             self.acknowledge_pending = false;
             self.timers.stop(Timer::T2, now);
         }
+    }
+
+    /// With [`Config::reject_again_after_go_back`](crate::Config::reject_again_after_go_back),
+    /// in REJ exception: true if N(S) was received out of sequence before
+    /// in this exception, so the sender is sending again from our REJ's
+    /// N(R) and that frame was lost again (within one exception the sender
+    /// sends each N(S) once unless it goes back). Notes N(S) otherwise.
+    fn go_back_seen(&mut self, ns: u8) -> bool {
+        let bit = 1u128 << ns;
+        let seen = self.out_of_sequence_heard & bit != 0;
+        self.out_of_sequence_heard |= bit;
+        seen && self.config.reject_again_after_go_back
     }
 
     /// V(R) <- V(R) + 1, deliver, then deliver any stored frames that are
@@ -357,6 +371,7 @@ impl<F: Framing> Link<F> {
             self.srej_requested &= !(1u128 << self.vr);
             self.vr = self.seq_add(self.vr, 1);
             self.reject_exception = false;
+            self.out_of_sequence_heard = 0;
             self.deliver(payload);
             next = self.stored[usize::from(self.vr)].take();
         }
