@@ -392,7 +392,8 @@ fn parity_part(h: &mut String, run: &Run) {
         h,
         "<figure id=\"parity\">{svg}<figcaption>{} Each numeric check of the five papers, \
          the paper's value across and linklab's up, both in the check's own unit. A check \
-         passes when its bar (ours ± its tolerance of the paper's value) reaches the line. \
+         passes when its bar (ours ± its tolerance of the paper's value) reaches the line; \
+         a bar reaching zero or below ends at the axis in an arrowhead. \
          Hollow: a value of the model was fitted to this figure (a calibration); filled: \
          nothing was fitted to it (a prediction). A paper's range is drawn at its middle \
          (such a check passes within the range widened by its tolerance). Checks of a \
