@@ -433,7 +433,7 @@ def simulated(args):
         out = tempfile.mkdtemp(prefix="llb-repro-")
         subprocess.run([args.linklab, "reproduce", "--paper", "ronan-ax25", "--out", out],
                        check=True, capture_output=True)
-        path = os.path.join(out, "ronan_tables_5_7_tcpip.csv")
+        path = os.path.join(out, "ronan-tables-5-7-tcpip.csv")
     sims = {}
     for row in csv.DictReader(open(path)):
         sims[(int(row["bit_rate_bps"]), int(row["window"]))] = (
@@ -461,7 +461,7 @@ def main():
                     help="RATE:WINDOWS,... e.g. 9600:1-7,1200:1,7")
     ap.add_argument("--modes", default="datagram,vc")
     ap.add_argument("--linklab", default=os.path.join(REPO, "target/release/linklab"))
-    ap.add_argument("--sim-csv", help="ronan_tables_5_7_tcpip.csv of a reproduce run")
+    ap.add_argument("--sim-csv", help="ronan-tables-5-7-tcpip.csv of a reproduce run")
     ap.add_argument("--keep", help="keep each row's files (pcap, logs) under DIR")
     ap.add_argument("--json", help="write the rows as JSON to FILE")
     ap.add_argument("--receiver", action="store_true", help=argparse.SUPPRESS)

@@ -89,6 +89,9 @@ fn parse_digipeater(text: &str) -> Result<(String, Address), String> {
 
 pub fn run(args: ChannelArgs) -> anyhow::Result<()> {
     let plan = plan(&args)?;
+    if args.file.is_none() {
+        eprintln!("{}", TimingCost::of(args.bitrate, &kiss(&args)?));
+    }
     let server = Server::bind(plan)?;
     for e in server.endpoints() {
         match &e.pty {
@@ -181,4 +184,125 @@ fn kiss(args: &ChannelArgs) -> anyhow::Result<StationConfig> {
         kiss.persistence = p;
     }
     Ok(kiss)
+}
+
+/// What the KISS timings cost a transfer on a channel of the options, said
+/// at start so that a fast channel carrying little is not a mystery: each
+/// transmission waits for a slot, keys the transmitter TXDELAY before its
+/// first frame and holds it TXTAIL after its last (KISS, Chepponis and
+/// Karn 1987, commands 1-4), whatever the bit rate.
+struct TimingCost {
+    bit_rate: u32,
+    kiss: StationConfig,
+}
+
+impl TimingCost {
+    /// `linklab send`'s window k and N1: the transfer the estimate is of.
+    const WINDOW: u64 = 4;
+    const N1: u64 = 256;
+    /// Octets on the line of an I frame with a full information field
+    /// and of an RR, between two stations without digipeaters: two
+    /// addresses (14), control, PID (I frames only), FCS (2) and a closing
+    /// flag (AX.25 v2.2 sections 3.1-3.8; bit stuffing not counted).
+    const I_FRAME_OCTETS: u64 = 14 + 1 + 1 + Self::N1 + 2 + 1;
+    const RR_OCTETS: u64 = 14 + 1 + 2 + 1;
+
+    fn of(bit_rate: u32, kiss: &StationConfig) -> TimingCost {
+        TimingCost {
+            bit_rate,
+            kiss: *kiss,
+        }
+    }
+
+    /// The mean wait for a slot on a free channel, T·(1/q − 1/2) with
+    /// q = (P + 1)/256 (the channel model's free-running slot clock,
+    /// `linklab_channel::radio`).
+    fn access_wait(&self) -> Duration {
+        let q = self.kiss.transmit_probability();
+        self.kiss.slot_time.mul_f64(1.0 / q - 0.5)
+    }
+
+    /// What each transmission costs beyond its frames.
+    fn per_transmission(&self) -> Duration {
+        self.access_wait() + self.kiss.txdelay + self.kiss.txtail
+    }
+
+    /// Information bits per second of a one-way transfer in which each
+    /// window of [`Self::WINDOW`] full I frames goes in one transmission
+    /// and one RR answers it in another (AX.25 v2.2 section 6.4.1; an
+    /// opening flag starts each transmission).
+    fn throughput_bps(&self) -> f64 {
+        let octets = 1 + Self::WINDOW * Self::I_FRAME_OCTETS + 1 + Self::RR_OCTETS;
+        let line = octets as f64 * 8.0 / f64::from(self.bit_rate.max(1));
+        let window = 2.0 * self.per_transmission().as_secs_f64() + line;
+        (Self::WINDOW * Self::N1 * 8) as f64 / window
+    }
+}
+
+impl std::fmt::Display for TimingCost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ms = |d: Duration| d.as_millis();
+        let bps = self.throughput_bps();
+        let rate = if bps >= 1000.0 {
+            format!("{:.1} kbit/s", bps / 1000.0)
+        } else {
+            format!("{bps:.0} bit/s")
+        };
+        write!(
+            f,
+            "KISS timings: each transmission waits about {} ms for a slot (P {}, SLOTTIME {} ms), \
+             keys TXDELAY {} ms before its frames and TXTAIL {} ms after them: {} ms per \
+             transmission. A transfer of k = {} frames of {} octets per transmission, each \
+             answered by an RR, carries at most about {rate} at {} bit/s ({:.1}% of it); \
+             --txdelay-ms, --txtail-ms, --slot-ms and --persist set other timings (a host's \
+             KISS commands change its own station's).",
+            ms(self.access_wait()),
+            self.kiss.persistence,
+            ms(self.kiss.slot_time),
+            ms(self.kiss.txdelay),
+            ms(self.kiss.txtail),
+            ms(self.per_transmission()),
+            Self::WINDOW,
+            Self::N1,
+            self.bit_rate,
+            100.0 * bps / f64::from(self.bit_rate.max(1)),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_timings_name_what_a_megabit_channel_carries() {
+        // The issue's case: 1 Mbit/s with the default KISS timings carried
+        // 5.6 kbit/s and nothing said why.
+        let cost = TimingCost::of(1_000_000, &default_kiss());
+        assert_eq!(cost.access_wait(), Duration::from_millis(350));
+        assert_eq!(cost.per_transmission(), Duration::from_millis(750));
+        // 8192 bits in 2 × 0.75 s and 8960 bits at 1 Mbit/s.
+        assert!((cost.throughput_bps() - 8192.0 / 1.50896).abs() < 0.01);
+        let text = cost.to_string();
+        assert!(text.contains("TXDELAY 300 ms"), "{text}");
+        assert!(text.contains("750 ms per transmission"), "{text}");
+        assert!(
+            text.contains("at most about 5.4 kbit/s at 1000000 bit/s (0.5% of it)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn shorter_timings_carry_more() {
+        let mut kiss = default_kiss();
+        kiss.txdelay = Duration::from_millis(10);
+        kiss.txtail = Duration::ZERO;
+        kiss.persistence = 255;
+        kiss.slot_time = Duration::from_millis(10);
+        let fast = TimingCost::of(1_000_000, &kiss);
+        assert_eq!(fast.per_transmission(), Duration::from_millis(15));
+        assert!(fast.throughput_bps() > 200_000.0, "{fast}");
+        let slow = TimingCost::of(1200, &default_kiss());
+        assert!(slow.to_string().contains(" bit/s at 1200 bit/s"), "{slow}");
+    }
 }

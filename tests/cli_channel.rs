@@ -201,6 +201,43 @@ fn a_busy_port_is_a_clear_error_at_start() {
 }
 
 #[test]
+fn a_fast_channel_says_at_start_what_its_kiss_timings_let_it_carry() {
+    // Issue 30: 1 Mbit/s with the default KISS timings carried 5.6 kbit/s
+    // and nothing said why.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_linklab"))
+        .args([
+            "channel",
+            "--stations",
+            "1",
+            "--base-port",
+            "0",
+            "--bitrate",
+            "1000000",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stderr.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    for want in [
+        "TXDELAY 300 ms",
+        "TXTAIL 100 ms",
+        "750 ms per transmission",
+        "at most about 5.4 kbit/s at 1000000 bit/s",
+        "--txdelay-ms",
+    ] {
+        assert!(line.contains(want), "no {want:?} in {line:?}");
+    }
+}
+
+#[test]
 fn a_bad_channel_file_is_refused_with_its_line_and_column() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("bad.toml");

@@ -156,6 +156,7 @@ fn quick_run_writes_the_whole_report_and_every_check_passes() {
     let mut svgs = 0;
     for entry in std::fs::read_dir(dir.path()).unwrap() {
         let path = entry.unwrap().path();
+        assert_one_naming_convention(&path);
         match path.extension().and_then(|e| e.to_str()) {
             Some("csv") => {
                 csvs += 1;
@@ -175,8 +176,8 @@ fn quick_run_writes_the_whole_report_and_every_check_passes() {
     assert!(csvs > svgs, "tables too");
     // Figures the issue names, one per paper at least.
     for id in [
-        "ronan_tableII",
-        "ronan_tableVII",
+        "ronan-table-ii",
+        "ronan-table-vii",
         "zielinski-fig5",
         "zielinski-fig7",
         "bux-fig2",
@@ -187,6 +188,58 @@ fn quick_run_writes_the_whole_report_and_every_check_passes() {
         assert!(dir.path().join(format!("{id}.svg")).exists(), "{id}");
     }
     assert!(svgs >= 20, "{svgs} figures");
+    // Fig. 4 carries the paper's own value (section 3.1: about 1000 bit/s
+    // at k = 7) as a series of its own, drawn as published values are.
+    let fig4 = std::fs::read_to_string(dir.path().join("zielinski-fig4.csv")).unwrap();
+    assert!(
+        fig4.contains("\nthe paper (values quoted in its text),7,1000,\n"),
+        "{fig4}"
+    );
+    // The declared gaps are shown apart from the failures, and a table of
+    // contents leads to every paper.
+    let gaps = checks.iter().filter(|c| c["pass"] == false).count();
+    assert!(
+        html.contains(&format!(
+            "<span class=\"gap\">{gaps} are declared gaps</span>"
+        )),
+        "the verdict names {gaps} declared gaps"
+    );
+    assert_eq!(
+        html.matches("<td class=\"result\">declared gap</td>")
+            .count(),
+        gaps
+    );
+    assert!(!html.contains("<td class=\"result\">fail"));
+    let contents = html.find("<nav class=\"contents\"").expect("contents");
+    for paper in [
+        "zielinski2013",
+        "ronan-ax25",
+        "bux1982",
+        "korb1987",
+        "ronan-dstar",
+    ] {
+        assert!(
+            html[contents..].contains(&format!("<a href=\"#{paper}\">")),
+            "{paper}"
+        );
+    }
+}
+
+/// Every file of the report is named one way (issue 30 found `bux-fig2`
+/// beside `korb_table_1`): lowercase words and numbers joined by hyphens,
+/// and its extension.
+fn assert_one_naming_convention(path: &Path) {
+    let stem = path.file_stem().unwrap().to_str().unwrap();
+    let kebab = stem.split('-').all(|w| {
+        !w.is_empty()
+            && w.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    });
+    assert!(
+        kebab,
+        "{} is not named in lowercase-hyphen form",
+        path.display()
+    );
 }
 
 #[test]

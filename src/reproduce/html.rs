@@ -22,13 +22,17 @@ th,td{border:1px solid #ccc;padding:.25em .6em;vertical-align:top}
 th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.pass td.result{background:#d9f2d9;color:#145214;font-weight:600}
 tr.fail td.result{background:#f8d4d4;color:#8a1010;font-weight:600}
+tr.gap td.result{background:#fbe8c8;color:#6b4200;font-weight:600}
 tr.note td{border-top:none;color:#444;font-size:.92em;background:#fafafa}
 tr.note td.missing{color:#8a1010}
 td.id{font-family:ui-monospace,monospace;font-size:.85em;white-space:nowrap}
 figure{margin:1.2em 0}figcaption{font-size:.9em;color:#444}
 figure svg{max-width:100%;height:auto}
 .summary td.fail{color:#8a1010;font-weight:600}.summary td.pass{color:#145214}
-p.verdict{font-size:1.15em;font-weight:600}
+.summary td.gap{color:#6b4200;font-weight:600}
+p.verdict{font-size:1.15em;font-weight:600}p.verdict .gap{color:#6b4200}p.verdict .fail{color:#8a1010}
+nav.contents{columns:2;column-gap:2em;font-size:.92em;margin:1em 0;padding:.6em 1em;background:#f7f7f7;border:1px solid #ddd}
+nav.contents ol{margin:.2em 0;padding-left:1.4em}nav.contents>ol>li{break-inside:avoid;margin-bottom:.4em}
 ";
 
 /// The page. `svgs` holds each figure's SVG by figure id.
@@ -39,6 +43,9 @@ pub fn page(run: &Run, svgs: &BTreeMap<String, String>) -> String {
     let _ = writeln!(h, "<style>\n{STYLE}</style>\n</head>\n<body>");
     h.push_str("<h1>linklab: reproductions of the source papers</h1>\n");
     summary(&mut h, run);
+    contents(&mut h, run);
+    listed_checks(&mut h, run);
+    timing(&mut h, run);
     parity_part(&mut h, run);
     for paper in &run.papers {
         paper_part(&mut h, paper, svgs, &run.gaps);
@@ -76,23 +83,77 @@ fn timing(h: &mut String, run: &Run) {
     );
 }
 
+/// What a check came to, as the report shows it: a declared gap is a
+/// failure known and explained beforehand ([`Gaps`]), shown apart from
+/// the failures that are not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Pass,
+    Gap,
+    Fail,
+}
+
+impl Outcome {
+    fn of(check: &Check, gaps: &Gaps) -> Outcome {
+        match (check.pass, gaps.why(&check.id)) {
+            (true, _) => Outcome::Pass,
+            (false, Some(_)) => Outcome::Gap,
+            (false, None) => Outcome::Fail,
+        }
+    }
+
+    /// The class of its row and cells.
+    fn class(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Gap => "gap",
+            Outcome::Fail => "fail",
+        }
+    }
+
+    /// Its word in the result column.
+    fn label(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Gap => "declared gap",
+            Outcome::Fail => "fail",
+        }
+    }
+}
+
+/// How many of `checks` came to `outcome`.
+fn count(checks: &[&Check], gaps: &Gaps, outcome: Outcome) -> usize {
+    checks
+        .iter()
+        .filter(|c| Outcome::of(c, gaps) == outcome)
+        .count()
+}
+
 fn summary(h: &mut String, run: &Run) {
     let checks: Vec<&Check> = run.checks().collect();
-    let passed = checks.iter().filter(|c| c.pass).count();
-    let gaps = checks
-        .iter()
-        .filter(|c| !c.pass && run.gaps.why(&c.id).is_some())
-        .count();
+    let passed = count(&checks, &run.gaps, Outcome::Pass);
+    let gaps = count(&checks, &run.gaps, Outcome::Gap);
+    let failed = count(&checks, &run.gaps, Outcome::Fail);
     let declared = match gaps {
         0 => String::new(),
         n => format!(
-            " {n} of the failing ones are declared gaps (<code>crates/scenario/experiments/gaps.toml</code>): \
-             known not to reproduce, each explained in its note."
+            " <span class=\"gap\">{n} {} declared {}</span>: known not to reproduce, \
+             each with its reason (<a href=\"#declared-gaps\">list</a>).",
+            if n == 1 { "is a" } else { "are" },
+            if n == 1 { "gap" } else { "gaps" },
+        ),
+    };
+    let failing = match failed {
+        0 if gaps > 0 => " No other check fails.".to_string(),
+        0 => String::new(),
+        n => format!(
+            " <span class=\"fail\">{n} {} (<a href=\"#failing\">list</a>).</span>",
+            if n == 1 { "fails" } else { "fail" }
         ),
     };
     let _ = writeln!(
         h,
-        "<p class=\"verdict\">{passed} of {} checks pass: {}.{declared}</p>",
+        "<p class=\"verdict\">{passed} of {} checks pass ({}).{declared}{failing}</p>",
         checks.len(),
         by_basis(&checks)
     );
@@ -109,29 +170,96 @@ fn summary(h: &mut String, run: &Run) {
         run.cpu_time.as_secs_f64(),
         env!("CARGO_PKG_VERSION"),
     );
-    h.push_str("<table class=\"summary\">\n<tr><th>paper</th><th>checks</th><th>pass</th><th>fail</th><th>fits</th><th>predictions</th></tr>\n");
+    h.push_str(
+        "<table class=\"summary\" id=\"summary\">\n<tr><th>paper</th><th>checks</th><th>pass</th>\
+         <th>declared gaps</th><th>fail</th><th>fits</th><th>predictions</th></tr>\n",
+    );
     for paper in &run.papers {
         let all: Vec<&Check> = paper.sections.iter().flat_map(|s| &s.checks).collect();
-        let pass = all.iter().filter(|c| c.pass).count();
-        let fail = all.len() - pass;
+        let [pass, gap, fail] =
+            [Outcome::Pass, Outcome::Gap, Outcome::Fail].map(|o| count(&all, &run.gaps, o));
         let fits = all.iter().filter(|c| c.basis == Basis::Fit).count();
+        let marked = |n: usize, class: &str| {
+            if n > 0 {
+                format!(" {class}")
+            } else {
+                String::new()
+            }
+        };
         let _ = writeln!(
             h,
             "<tr><td><a href=\"#{id}\">{id}</a></td><td class=\"num\">{}</td>\
-             <td class=\"num pass\">{pass}</td><td class=\"num{}\">{fail}</td>\
-             <td class=\"num\">{fits}</td><td class=\"num\">{}</td></tr>",
+             <td class=\"num pass\">{pass}</td><td class=\"num{}\">{gap}</td>\
+             <td class=\"num{}\">{fail}</td><td class=\"num\">{fits}</td><td class=\"num\">{}</td></tr>",
             all.len(),
-            if fail > 0 { " fail" } else { "" },
+            marked(gap, "gap"),
+            marked(fail, "fail"),
             all.len() - fits,
             id = escape(paper.paper.id()),
         );
     }
     h.push_str("</table>\n");
-    timing(h, run);
-    let failing: Vec<&&Check> = checks.iter().filter(|c| !c.pass).collect();
-    if !failing.is_empty() {
-        h.push_str("<p>Failing checks:</p>\n<ul>\n");
-        for c in failing {
+}
+
+/// The table of contents: the summary's lists, the parity figure, each
+/// paper and its sections.
+fn contents(h: &mut String, run: &Run) {
+    let checks: Vec<&Check> = run.checks().collect();
+    h.push_str("<nav class=\"contents\" id=\"contents\">\n<strong>Contents</strong>\n<ol>\n");
+    if count(&checks, &run.gaps, Outcome::Fail) > 0 {
+        h.push_str("<li><a href=\"#failing\">Failing checks</a></li>\n");
+    }
+    if count(&checks, &run.gaps, Outcome::Gap) > 0 {
+        h.push_str("<li><a href=\"#declared-gaps\">Declared gaps</a></li>\n");
+    }
+    if parity(run).is_some() {
+        h.push_str("<li><a href=\"#parity\">Every numeric check in one figure</a></li>\n");
+    }
+    for paper in &run.papers {
+        let _ = writeln!(
+            h,
+            "<li><a href=\"#{id}\">{}</a>\n<ol>",
+            escape(paper.paper.citation()),
+            id = escape(paper.paper.id()),
+        );
+        for (i, section) in paper.sections.iter().enumerate() {
+            let _ = writeln!(
+                h,
+                "<li><a href=\"#{}\">{}</a></li>",
+                section_anchor(paper, i),
+                escape(&section.heading)
+            );
+        }
+        h.push_str("</ol></li>\n");
+    }
+    h.push_str("</ol>\n</nav>\n");
+}
+
+/// The failing checks and, apart from them, the declared gaps with their
+/// reasons, each linked to its row.
+fn listed_checks(h: &mut String, run: &Run) {
+    for (outcome, id, heading) in [
+        (Outcome::Fail, "failing", "Failing checks"),
+        (
+            Outcome::Gap,
+            "declared-gaps",
+            "Declared gaps: known not to reproduce, listed with their reasons in \
+             <code>crates/scenario/experiments/gaps.toml</code>",
+        ),
+    ] {
+        let listed: Vec<&Check> = run
+            .checks()
+            .filter(|c| Outcome::of(c, &run.gaps) == outcome)
+            .collect();
+        if listed.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            h,
+            "<p id=\"{id}\">{heading}:</p>\n<ul class=\"{}\">",
+            outcome.class()
+        );
+        for c in listed {
             let _ = writeln!(
                 h,
                 "<li><a href=\"#{}\">{}</a>: {}{}</li>",
@@ -140,7 +268,7 @@ fn summary(h: &mut String, run: &Run) {
                 escape(&c.what),
                 run.gaps
                     .why(&c.id)
-                    .map(|why| format!(" <em>(declared gap: {})</em>", escape(why)))
+                    .map(|why| format!(" <em>({})</em>", escape(why)))
                     .unwrap_or_default()
             );
         }
@@ -264,7 +392,8 @@ fn parity_part(h: &mut String, run: &Run) {
         h,
         "<figure id=\"parity\">{svg}<figcaption>{} Each numeric check of the five papers, \
          the paper's value across and linklab's up, both in the check's own unit. A check \
-         passes when its bar (ours ± its tolerance of the paper's value) reaches the line. \
+         passes when its bar (ours ± its tolerance of the paper's value) reaches the line; \
+         a bar reaching zero or below ends at the axis in an arrowhead. \
          Hollow: a value of the model was fitted to this figure (a calibration); filled: \
          nothing was fitted to it (a prediction). A paper's range is drawn at its middle \
          (such a check passes within the range widened by its tolerance). Checks of a \
@@ -280,13 +409,25 @@ fn paper_part(h: &mut String, paper: &PaperReport, svgs: &BTreeMap<String, Strin
         escape(paper.paper.id()),
         escape(paper.paper.citation())
     );
-    for section in &paper.sections {
-        section_part(h, section, svgs, gaps);
+    for (i, section) in paper.sections.iter().enumerate() {
+        section_part(h, &section_anchor(paper, i), section, svgs, gaps);
     }
 }
 
-fn section_part(h: &mut String, section: &Section, svgs: &BTreeMap<String, String>, gaps: &Gaps) {
-    let _ = writeln!(h, "<h3>{}</h3>", escape(&section.heading));
+/// The element id of `paper`'s section `index`: the paper's id and the
+/// section's number, from 1.
+fn section_anchor(paper: &PaperReport, index: usize) -> String {
+    format!("{}-section-{}", escape(paper.paper.id()), index + 1)
+}
+
+fn section_part(
+    h: &mut String,
+    id: &str,
+    section: &Section,
+    svgs: &BTreeMap<String, String>,
+    gaps: &Gaps,
+) {
+    let _ = writeln!(h, "<h3 id=\"{id}\">{}</h3>", escape(&section.heading));
     for paragraph in section.text.split("\n\n").filter(|p| !p.trim().is_empty()) {
         let _ = writeln!(h, "<p>{}</p>", escape(paragraph.trim()));
     }
@@ -349,11 +490,8 @@ fn checks_part(h: &mut String, checks: &[Check], gaps: &Gaps) {
          <th>paper</th><th>ours</th><th>unit</th><th>tolerance</th><th>result</th></tr>\n",
     );
     for c in checks {
-        let verdict = match (c.pass, gaps.why(&c.id)) {
-            (true, _) => "pass",
-            (false, None) => "fail",
-            (false, Some(_)) => "fail (declared gap)",
-        };
+        let outcome = Outcome::of(c, gaps);
+        let (class, verdict) = (outcome.class(), outcome.label());
         let tolerance = c.tolerance.map_or("qualitative".to_string(), |t| {
             format!("±{}%", round(t * 100.0))
         });
@@ -362,7 +500,7 @@ fn checks_part(h: &mut String, checks: &[Check], gaps: &Gaps) {
             "<tr class=\"{}\" id=\"{}\"><td class=\"id\">{}</td><td>{}</td>\
              <td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td>\
              <td class=\"result\">{verdict}</td></tr>",
-            if c.pass { "pass" } else { "fail" },
+            class,
             anchor(&c.id),
             escape(&c.id),
             escape(&c.what),
@@ -374,13 +512,13 @@ fn checks_part(h: &mut String, checks: &[Check], gaps: &Gaps) {
         if c.note.trim().is_empty() {
             let _ = writeln!(
                 h,
-                "<tr class=\"note {verdict}\"><td colspan=\"7\" class=\"missing\">No note: \
+                "<tr class=\"note {class}\"><td colspan=\"7\" class=\"missing\">No note: \
                  the reproduction gives no explanation for this check.</td></tr>"
             );
         } else {
             let _ = writeln!(
                 h,
-                "<tr class=\"note {verdict}\"><td colspan=\"7\">{}</td></tr>",
+                "<tr class=\"note {class}\"><td colspan=\"7\">{}</td></tr>",
                 escape(&c.note)
             );
         }
@@ -456,20 +594,16 @@ mod tests {
         );
     }
 
-    #[test]
-    fn page_escapes_section_text_and_marks_each_check() {
+    /// A run of one section of Bux et al. with `checks`, gaps `gaps`.
+    fn run_of(checks: Vec<Check>, gaps: Gaps) -> Run {
         let section = Section {
             heading: "Table <II>".into(),
             text: "first & only\n\nsecond".into(),
             tables: vec![],
             figures: vec![],
-            checks: vec![
-                Check::relative("p/a", Paper::Bux1982, "a < b", 1.0, 1.05, "s", 0.1)
-                    .with_note("gap explained"),
-                Check::qualitative("p/b", Paper::Bux1982, "order", "A > B", "A < B", false),
-            ],
+            checks,
         };
-        let run = Run {
+        Run {
             papers: vec![PaperReport {
                 paper: Paper::Bux1982,
                 sections: vec![section],
@@ -479,10 +613,22 @@ mod tests {
             cpu_time: std::time::Duration::from_millis(2900),
             costs: Vec::new(),
             standard_case: crate::reproduce::StandardCase::default(),
-            gaps: Gaps::default(),
-        };
+            gaps,
+        }
+    }
+
+    #[test]
+    fn page_escapes_section_text_and_marks_each_check() {
+        let run = run_of(
+            vec![
+                Check::relative("p/a", Paper::Bux1982, "a < b", 1.0, 1.05, "s", 0.1)
+                    .with_note("gap explained"),
+                Check::qualitative("p/b", Paper::Bux1982, "order", "A > B", "A < B", false),
+            ],
+            Gaps::default(),
+        );
         let page = page(&run, &BTreeMap::new());
-        assert!(page.contains("<h3>Table &lt;II&gt;</h3>"));
+        assert!(page.contains("<h3 id=\"bux1982-section-1\">Table &lt;II&gt;</h3>"));
         assert!(page.contains("<p>first &amp; only</p>\n<p>second</p>"));
         assert!(page.contains("1 of 2 checks pass"));
         assert!(page.contains("<tr class=\"pass\" id=\"check-p/a\">"));
@@ -491,5 +637,79 @@ mod tests {
         assert!(page.contains("No note"));
         assert!(page.contains("±10%"));
         assert!(page.contains("wall time 1.50 s"));
+    }
+
+    #[test]
+    fn declared_gaps_are_shown_apart_from_failures() {
+        let gaps: Gaps =
+            toml::from_str("[[gap]]\ncheck = \"p/gap\"\nwhy = \"known & explained\"\n").unwrap();
+        let run = run_of(
+            vec![
+                Check::qualitative("p/ok", Paper::Bux1982, "w", "x", "x", true),
+                Check::qualitative("p/gap", Paper::Bux1982, "w", "x", "y", false),
+                Check::qualitative("p/bad", Paper::Bux1982, "w", "x", "y", false),
+            ],
+            gaps,
+        );
+        let page = page(&run, &BTreeMap::new());
+        // The gap's row, note and result have a class and a word of their
+        // own, not the failures'.
+        assert!(
+            page.contains("<tr class=\"gap\" id=\"check-p/gap\">"),
+            "{page}"
+        );
+        assert!(page.contains("<td class=\"result\">declared gap</td>"));
+        assert!(page.contains("<tr class=\"note gap\">"));
+        assert!(page.contains("<tr class=\"fail\" id=\"check-p/bad\">"));
+        assert!(!page.contains("fail (declared gap)"));
+        // The summary counts them in columns of their own.
+        assert!(page.contains("<th>declared gaps</th><th>fail</th>"));
+        assert!(page.contains("<td class=\"num gap\">1</td><td class=\"num fail\">1</td>"));
+        assert!(page.contains("<span class=\"gap\">1 is a declared gap</span>"));
+        assert!(page.contains("<span class=\"fail\">1 fails"));
+        // Two lists: the gap with its reason under the gaps only.
+        let failing = page.find("<p id=\"failing\">").expect("the failing list");
+        let declared = page
+            .find("<p id=\"declared-gaps\">")
+            .expect("the gaps list");
+        let (first, second) = page.split_at(declared);
+        assert!(failing < declared);
+        assert!(first[failing..].contains("check-p/bad") && !first[failing..].contains("p/gap"));
+        assert!(second.contains("p/gap</a>: w <em>(known &amp; explained)</em>"));
+        assert!(page.contains("tr.gap td.result{"));
+    }
+
+    #[test]
+    fn a_table_of_contents_links_every_paper_and_section() {
+        let mut run = run_of(Vec::new(), Gaps::default());
+        run.papers.push(PaperReport {
+            paper: Paper::Korb1987,
+            sections: vec![
+                Section {
+                    heading: "Table 1".into(),
+                    ..Section::default()
+                },
+                Section {
+                    heading: "Table 2".into(),
+                    ..Section::default()
+                },
+            ],
+        });
+        let page = page(&run, &BTreeMap::new());
+        let nav = page.find("<nav class=\"contents\"").expect("contents");
+        assert!(nav < page.find("<h2").unwrap(), "before the papers");
+        for (href, id) in [
+            ("#bux1982", "<h2 id=\"bux1982\">"),
+            ("#bux1982-section-1", "<h3 id=\"bux1982-section-1\">"),
+            ("#korb1987", "<h2 id=\"korb1987\">"),
+            ("#korb1987-section-1", "<h3 id=\"korb1987-section-1\">"),
+            ("#korb1987-section-2", "<h3 id=\"korb1987-section-2\">"),
+        ] {
+            assert!(
+                page[nav..].contains(&format!("<a href=\"{href}\">")),
+                "{href}"
+            );
+            assert!(page.contains(id), "{id}");
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! Figures as SVG, drawn with plotters: simulated series as filled markers
 //! with their 95% confidence bars, model curves as lines, published values
-//! as hollow markers, histograms as bars; a legend; logarithmic axes where
+//! as hollow diamonds, histograms as bars; a legend; logarithmic axes where
 //! the figure asks for them.
 
 use std::ops::Range;
@@ -180,20 +180,32 @@ where
             ))?,
             SeriesStyle::Simulated => {
                 let floor = y_axis.range.start;
+                // A bar reaching below the axis (to zero or less on a
+                // logarithmic one) is clipped at it: no cap there but an
+                // arrowhead, pointing on.
+                let clipped = |p: &Point| p.y - p.half_width.unwrap_or(0.0) < floor;
+                chart.draw_series(
+                    points
+                        .iter()
+                        .filter(|p| clipped(p))
+                        .map(|p| PathElement::new(vec![(p.x, floor), (p.x, p.y)], colour.filled())),
+                )?;
+                chart.draw_series(points.iter().filter(|p| clipped(p)).map(|p| {
+                    EmptyElement::at((p.x, floor))
+                        + PathElement::new(vec![(-4, -8), (0, 0), (4, -8)], colour.filled())
+                }))?;
                 chart.draw_series(points.iter().map(|p| {
                     let h = p.half_width.unwrap_or(0.0);
-                    let low = if figure.log_y {
-                        (p.y - h).max(floor)
-                    } else {
-                        p.y - h
-                    };
+                    // The lower cap of a clipped bar is drawn at the point,
+                    // under its marker.
+                    let low = if clipped(p) { p.y } else { p.y - h };
                     ErrorBar::new_vertical(p.x, low, p.y, p.y + h, colour.filled(), 8)
                 }))?
             }
             SeriesStyle::Published => chart.draw_series(
                 points
                     .iter()
-                    .map(|p| Circle::new((p.x, p.y), 5, colour.stroke_width(2))),
+                    .map(|p| EmptyElement::at((p.x, p.y)) + published_mark(colour, (0, 0))),
             )?,
             SeriesStyle::Bars => {
                 // Side by side when a figure has several histograms.
@@ -244,11 +256,21 @@ fn legend_mark<DB: DrawingBackend>(
             PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)).into_dyn()
         }
         SeriesStyle::Simulated => Circle::new((x + 10, y), 4, colour.filled()).into_dyn(),
-        SeriesStyle::Published => Circle::new((x + 10, y), 5, colour.stroke_width(2)).into_dyn(),
+        SeriesStyle::Published => published_mark(colour, (x + 10, y)).into_dyn(),
         SeriesStyle::Bars => {
             Rectangle::new([(x + 4, y - 5), (x + 16, y + 5)], colour.mix(0.7).filled()).into_dyn()
         }
     }
+}
+
+/// The mark of a published value, apart from every simulated one: a
+/// hollow diamond around pixel `(x, y)`.
+fn published_mark(colour: RGBColor, (x, y): (i32, i32)) -> PathElement<(i32, i32)> {
+    let corners = [(0, -7), (7, 0), (0, 7), (-7, 0), (0, -7)];
+    PathElement::new(
+        corners.map(|(dx, dy)| (x + dx, y + dy)).to_vec(),
+        colour.stroke_width(2),
+    )
 }
 
 /// The points that can be drawn: finite, and positive on a log axis.
@@ -341,6 +363,84 @@ mod tests {
                 assert!(!svg.contains("<against>"));
             }
         }
+    }
+
+    /// The y pixels of every element drawn in `stroke` in the plot (above
+    /// the legend), and the tips of its arrowheads.
+    fn drawn_in(svg: &str, stroke: &str) -> (Vec<i32>, Vec<i32>) {
+        let (mut ys, mut tips) = (Vec::new(), Vec::new());
+        for tag in svg
+            .split('<')
+            .filter(|t| t.contains(&format!("stroke=\"{stroke}\"")))
+        {
+            let attr = |name: &str| {
+                let start = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+                tag[start..].split('"').next()
+            };
+            if let Some(points) = attr("points") {
+                let points: Vec<(i32, i32)> = points
+                    .split_whitespace()
+                    .map(|p| {
+                        let (x, y) = p.split_once(',').unwrap();
+                        (x.parse().unwrap(), y.parse().unwrap())
+                    })
+                    .collect();
+                if let [a, tip, b] = points[..] {
+                    if a.1 == b.1 && a.1 == tip.1 - 8 && b.0 - a.0 == 8 {
+                        tips.push(tip.1);
+                    }
+                }
+                ys.extend(points.iter().map(|p| p.1));
+            }
+            ys.extend(
+                ["y1", "y2", "cy"]
+                    .into_iter()
+                    .filter_map(|a| attr(a)?.parse::<i32>().ok()),
+            );
+        }
+        ys.retain(|&y| y < SIZE.1 as i32);
+        (ys, tips)
+    }
+
+    #[test]
+    fn a_bar_reaching_below_a_log_axis_is_clipped_at_it_with_an_arrowhead() {
+        let mut f = figure(SeriesStyle::Simulated, true);
+        // Tolerances of 50% and of 300% of the value (the parity figure's
+        // widest) around the same value.
+        f.series[0].points = vec![
+            Point {
+                x: 1.0,
+                y: 100.0,
+                half_width: Some(50.0),
+            },
+            Point {
+                x: 2.0,
+                y: 100.0,
+                half_width: Some(300.0),
+            },
+        ];
+        let svg = render(&f).unwrap();
+        let (ys, tips) = drawn_in(&svg, "#0072B2");
+        assert_eq!(tips.len(), 1, "one arrowhead: {svg}");
+        let lowest = *ys.iter().max().unwrap();
+        assert_eq!(lowest, tips[0], "nothing of the series below the axis");
+        // The unclipped bar ends above the axis.
+        let unclipped = render(&figure(SeriesStyle::Simulated, true)).unwrap();
+        assert!(drawn_in(&unclipped, "#0072B2").1.is_empty());
+    }
+
+    #[test]
+    fn published_values_are_hollow_diamonds() {
+        let svg = render(&figure(SeriesStyle::Published, false)).unwrap();
+        let diamonds = svg
+            .split('<')
+            .filter(|t| t.starts_with("polyline") && t.contains("fill=\"none\""))
+            .filter_map(|t| t.split(" points=\"").nth(1)?.split('"').next())
+            .filter(|points| points.split_whitespace().count() == 5)
+            .count();
+        // Seven points and the legend's sample.
+        assert_eq!(diamonds, 8, "{svg}");
+        assert!(!svg.contains("<circle"), "no circles: {svg}");
     }
 
     #[test]

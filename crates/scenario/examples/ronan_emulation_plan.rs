@@ -17,8 +17,8 @@
 //! - `mean_s`, `ci95_s`: mean and 95 % half-width over replications
 //!   `0..replications` with the same master seed, as `compare` computes
 //!   them (with the default seed and 20 replications, the `simulated_s`
-//!   and `ci95_s` columns of `ronan_tableII_simulated.csv` /
-//!   `ronan_tableIII_simulated.csv` of `linklab reproduce`; `--quick`
+//!   and `ci95_s` columns of `ronan-table-ii-simulated.csv` /
+//!   `ronan-table-iii-simulated.csv` of `linklab reproduce`; `--quick`
 //!   runs 5).
 //! - `station`: the parameters of both stations and their AX.25 engines.
 //!

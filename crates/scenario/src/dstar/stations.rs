@@ -339,7 +339,7 @@ pub fn section(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, Be
 
 fn table(cells: &[Cell]) -> Table {
     Table {
-        id: "dstar_stations".into(),
+        id: "dstar-stations".into(),
         title: format!(
             "Several radios on one DD channel: iperf -t {IPERF_SECONDS} from every field station to the base at once (bytes/s, 95% intervals)"
         ),
@@ -394,7 +394,7 @@ fn figure(cells: &[Cell]) -> Figure {
                 .collect(),
         };
     Figure {
-        id: "dstar_stations_throughput".into(),
+        id: "dstar-stations-throughput".into(),
         title: "Several radios on one DD channel: TCP throughput against stations".into(),
         x_label: "stations on the channel (base included)".into(),
         y_label: "throughput (bytes/s)".into(),

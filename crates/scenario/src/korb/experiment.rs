@@ -232,7 +232,7 @@ impl ExperimentKind for PingExperiment {
     ) -> Result<Output, KorbError> {
         let stats = self.simulate(&BenchConfig::korb1987(1), opts, progress)?;
         let mut table = Table {
-            id: "korb_ping".into(),
+            id: "korb-ping".into(),
             title: format!(
                 "Ping round trips over the X.25 network, {} replications",
                 stats.replications
@@ -641,7 +641,7 @@ impl ExperimentKind for FtpExperiment {
             self.files, self.file_octets, self.window_octets
         );
         Ok(Output {
-            tables: vec![self.table("korb_ftp", &title, &rows)],
+            tables: vec![self.table("korb-ftp", &title, &rows)],
             figures: Vec::new(),
         })
     }

@@ -101,7 +101,7 @@ pub fn table_1(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, Ko
         ..Section::default()
     };
     let mut table = Table {
-        id: "korb_table_1".into(),
+        id: "korb-table-1".into(),
         title: "Table 1: round-trip times, ms, published and simulated".into(),
         columns: [
             "size_octets",
@@ -310,7 +310,7 @@ pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
         ..Section::default()
     };
     let mut table = table_2.table(
-        "korb_tables_2_3",
+        "korb-tables-2-3",
         "Tables 2 and 3: FTP of 175,426 octets (TCP window 2048 octets; last row 4096)",
         &[rows_2.clone(), rows_3.clone()].concat(),
     );
@@ -494,7 +494,7 @@ pub fn table_4(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, Ko
         ..Section::default()
     };
     let mut table = experiment.table(
-        "korb_table_4",
+        "korb-table-4",
         "Table 4: five puts of 100,000 octets at once",
         &rows,
     );
@@ -513,7 +513,7 @@ pub fn table_4(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, Ko
     }
     section.tables.push(table);
     section.figures.push(Figure {
-        id: "korb_table_4_rate".into(),
+        id: "korb-table-4-rate".into(),
         title: "Table 4: aggregate rate of five simultaneous puts against circuits".into(),
         x_label: "most circuits".into(),
         y_label: "rate, bit/s".into(),
@@ -717,7 +717,7 @@ pub fn retransmissions(opts: &RunOptions, progress: &dyn Progress) -> Result<Sec
         ..Section::default()
     };
     let mut table = single.table(
-        "korb_retransmissions",
+        "korb-retransmissions",
         "Retransmissions: one put, five puts (4.2BSD timers), five puts (tuned timers)",
         &rows_single,
     );
@@ -918,7 +918,7 @@ pub fn larger_segments(opts: &RunOptions, progress: &dyn Progress) -> Result<Sec
         ..Section::default()
     };
     let mut table = base.table(
-        "korb_larger_segments",
+        "korb-larger-segments",
         "One FTP put of 500,000 octets by 4.2BSD's sender: TCP segment size and window, one \
          circuit or up to ten",
         &rows
@@ -945,7 +945,7 @@ pub fn larger_segments(opts: &RunOptions, progress: &dyn Progress) -> Result<Sec
     }
     section.tables.push(table);
     section.figures.push(Figure {
-        id: "korb_larger_segments_rate".into(),
+        id: "korb-larger-segments-rate".into(),
         title: "One FTP put with larger TCP segments or window (up to ten circuits)".into(),
         x_label: "TCP window, octets".into(),
         y_label: "rate, bit/s".into(),

@@ -267,7 +267,7 @@ fn table(rows: &[AckWindowRow]) -> Table {
             .find(|s| !s.dropped && s.bit_rate == r.bit_rate && s.ack_window == r.ack_window)
     };
     Table {
-        id: "ronan_ack_window".into(),
+        id: "ronan-ack-window".into(),
         title: format!(
             "Section V.B: 7182 octets as one bundle over the AX.25 CL, window {WINDOW}, steady \
              and with a link drop mid-bundle, by ack_window"
@@ -352,7 +352,7 @@ fn rates(rows: &[AckWindowRow]) -> Vec<u32> {
 
 fn steady_figure(rows: &[AckWindowRow]) -> Figure {
     Figure {
-        id: "ronan_ack_window_time".into(),
+        id: "ronan-ack-window-time".into(),
         title: format!(
             "Section V.B: bundle transfer time on a steady link by ack_window (window {WINDOW})"
         ),
@@ -388,7 +388,7 @@ fn drop_cost_figure(rows: &[AckWindowRow]) -> Figure {
             })
     };
     Figure {
-        id: "ronan_ack_window_drop_cost".into(),
+        id: "ronan-ack-window-drop-cost".into(),
         title: format!(
             "Section V.B: time a link drop adds (window {WINDOW}, {} s out of range after \
              the failure)",
@@ -414,7 +414,7 @@ fn drop_cost_figure(rows: &[AckWindowRow]) -> Figure {
 
 fn twice_figure(rows: &[AckWindowRow]) -> Figure {
     Figure {
-        id: "ronan_ack_window_twice".into(),
+        id: "ronan-ack-window-twice".into(),
         title: "Section V.B: octets of the bundle crossing the link twice after a link drop".into(),
         x_label: "ack_window, segments".into(),
         y_label: "octets sent twice".into(),

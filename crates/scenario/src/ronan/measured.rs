@@ -293,7 +293,7 @@ impl MeasuredConfig {
         let rows = self.simulate(opts, progress)?;
         Ok(Output {
             tables: vec![Table {
-                id: "ronan_measured".into(),
+                id: "ronan-measured".into(),
                 title: "Simulated bundle transfer over the AX.25 CL through host and KISS TNC \
                         (Linux AX.25 stack)"
                     .into(),
@@ -510,7 +510,7 @@ pub fn tables_5_7(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
         ..Section::default()
     };
     let mut table = Table {
-        id: "ronan_tables_5_7".into(),
+        id: "ronan-tables-5-7".into(),
         title: "Tables V-VII: AX.25 CM-CL transfer of 7182 octets, published and simulated \
                 (one BPv7 bundle over the AX.25 CL, through host and KISS TNC); simulated_s \
                 from the file offered to the end of the last ACK_SEGMENT's transmission, \
@@ -742,7 +742,7 @@ fn swap_note(row: &MeasuredRow, config: &MeasuredConfig) -> String {
 
 fn t1_table(rows: &[MeasuredRow]) -> Table {
     Table {
-        id: "ronan_t1_default".into(),
+        id: "ronan-t1-default".into(),
         title: "T1 = 10 s (the kernel default) at 1200 bit/s: longest wait for an \
                 acknowledgement and T1 expiries per transfer"
             .into(),
@@ -813,7 +813,7 @@ fn figure(rate: u32, ack_windows: &[u32], rows: &[MeasuredRow], reference: &[Pub
     };
     let name = if rate == 1200 { "V" } else { "VII" };
     Figure {
-        id: format!("ronan_table{name}"),
+        id: format!("ronan-table-{}", name.to_lowercase()),
         title: format!("Table {name}: AX.25 CM-CL transfer of 7182 octets at {rate} bit/s"),
         x_label: "window k".into(),
         y_label: "transfer time, s".into(),

@@ -177,7 +177,7 @@ fn works_check(rate: u32, pairs: &[&(&RepeaterRow, &RepeaterRow)]) -> Check {
 
 fn table(pairs: &[(&RepeaterRow, &RepeaterRow)]) -> Table {
     Table {
-        id: "ronan_repeater".into(),
+        id: "ronan-repeater".into(),
         title: "7182 octets as one bundle over the AX.25 CL (ack_window 8), direct and through \
                 a digipeater, host and KISS TNC at each end; timed from the file offered to \
                 the end of the transmission that brought the sender the last ACK_SEGMENT"
@@ -236,7 +236,7 @@ fn figure(rows: &[RepeaterRow]) -> Figure {
         }
     }
     Figure {
-        id: "ronan_repeater_time".into(),
+        id: "ronan-repeater-time".into(),
         title: "The AX.25 CL direct and through a single repeater: transfer of 7182 octets".into(),
         x_label: "window k".into(),
         y_label: "transfer time, s".into(),

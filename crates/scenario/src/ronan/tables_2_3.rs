@@ -54,7 +54,7 @@ pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
             ..Params::default()
         };
         let mut closed = Table {
-            id: format!("ronan_table{table}_model"),
+            id: format!("ronan-table-{}-model", table.to_lowercase()),
             title: format!(
                 "Table {table}: model transfer time of 7182 octets at {rate} bit/s (Table I parameters)"
             ),
@@ -142,7 +142,7 @@ fn simulation_check(table: &str, c: &Comparison, published_s: f64) -> Check {
 
 fn simulation_table(table: &str, rate: u32, rows: &[Row]) -> Table {
     Table {
-        id: format!("ronan_table{table}_simulated"),
+        id: format!("ronan-table-{}-simulated", table.to_lowercase()),
         title: format!(
             "Table {table}: simulated transfer (real engine on the Table I channel) against \
              the model, {rate} bit/s; timed as the model times it, from the message offered \
@@ -200,7 +200,7 @@ fn figure(table: &str, rate: u32, rows: &[Row]) -> Figure {
             .collect(),
     };
     Figure {
-        id: format!("ronan_table{table}"),
+        id: format!("ronan-table-{}", table.to_lowercase()),
         title: format!("Table {table}: transfer time of 7182 octets at {rate} bit/s"),
         x_label: "window k".into(),
         y_label: "transfer time, s".into(),

@@ -489,7 +489,7 @@ pub fn tables_5_7_tcpip(opts: &RunOptions, progress: &dyn Progress) -> Result<Se
         ..Section::default()
     };
     let mut table = Table {
-        id: "ronan_tables_5_7_tcpip".into(),
+        id: "ronan-tables-5-7-tcpip".into(),
         title: "Tables V and VII, TCP/IP column: 7182 octets by TCP over AX.25 with Table IV's \
                 settings, published and simulated through host and KISS TNC, IP in UI frames \
                 (Linux's default) and in connected mode; timed from the data connection's SYN \

@@ -13,7 +13,9 @@ use super::published::{check, row, Quoted, Row, TOLERANCE};
 use super::ZielinskiError;
 use crate::builtin;
 use crate::published::load;
-use crate::report::{Basis, Check, Paper, Progress, RunOptions, Section, Table};
+use crate::report::{
+    Basis, Check, Figure, Paper, Point, Progress, RunOptions, Section, Series, SeriesStyle, Table,
+};
 use linklab_channel::profile::{profile, profiles};
 
 const PAPER: Paper = Paper::Zielinski2013;
@@ -45,6 +47,40 @@ without having been tuned to it. The stronger results are the fits where one par
 set serves several figures (MFJ: Figs. 5 and 10 on two clocks; Spirit-2: Figs. 6 and 12; \
 DLC7: Figs. 5 and 6) and the predictions (recipients in Figs. 11 and 13, Spirit-2 as a \
 sender in Fig. 10, the real windows for short frames in Fig. 7 and on the TNC2H in Fig. 8).";
+
+/// Draws on each throughput figure the values the paper's text quotes for
+/// its radio rate at one window k (section 3.1: "about 1000 bit/s" at
+/// 1.2 kbit/s, k = 7, and so on), as the paper's own hollow markers beside
+/// the simulated curves. A quote over a span of windows ("1-7", a maximum)
+/// has no one point and stays in the checks only.
+fn quoted_points(figures: &mut [Figure], results: &[FigureResult]) -> Result<(), ZielinskiError> {
+    let quotes = load::<Row>()?;
+    for result in results {
+        let spec = &result.spec;
+        let points: Vec<Point> = quotes
+            .iter()
+            .filter(|r| (r.radio_kbps * 1000.0).round() as u32 == spec.radio_bps)
+            .filter_map(|r| {
+                let k: u32 = r.k.parse().ok()?;
+                Some(Point {
+                    x: f64::from(k),
+                    y: r.quoted.value(),
+                    half_width: None,
+                })
+            })
+            .collect();
+        let id = format!("zielinski-{}", spec.id);
+        if let (false, Some(figure)) = (points.is_empty(), figures.iter_mut().find(|f| f.id == id))
+        {
+            figure.series.push(Series {
+                label: "the paper (values quoted in its text)".into(),
+                style: SeriesStyle::Published,
+                points,
+            });
+        }
+    }
+    Ok(())
+}
 
 /// Seeds behind the spreads quoted in the notes: quick runs with seeds
 /// 1-40, full runs with seeds 1-25 and the default seed.
@@ -317,7 +353,8 @@ pub fn figures_4_to_6(
 ) -> Result<Section, ZielinskiError> {
     let exp: ThroughputExperiment = parse(builtin::ZIELINSKI_FIGS_4_6)?;
     let results = exp.simulate(opts, progress)?;
-    let out = exp.output(&results);
+    let mut out = exp.output(&results);
+    quoted_points(&mut out.figures, &results)?;
     let ks = &exp.windows;
     let mut checks = theory()?;
 
