@@ -615,8 +615,10 @@ fn a_bbs_last_lines_before_d_are_delivered_before_disc() {
     let lines = pattern(3000, 7);
     b.request(c, b'D', "N0CALL-1", "N0CALL-2", &lines);
     b.request(c, b'd', "N0CALL-1", "N0CALL-2", &[]);
-    assert!(b.run_until(Duration::from_secs(120), |b| released(b).is_some()
-        && b.last(c, b'd').is_some()));
+    assert!(
+        b.run_until(Duration::from_secs(120), |b| released(b).is_some()
+            && b.last(c, b'd').is_some())
+    );
     assert_eq!(b.peer_data(0), lines, "every line given before 'd' arrived");
     assert_eq!(
         b.last(c, b'd').unwrap().data,
@@ -635,7 +637,11 @@ fn a_bbs_that_sends_d_and_closes_its_socket_at_once_still_delivers_its_last_line
     b.server.client_closed(b.now, c);
     b.settle();
     assert!(b.run_until(Duration::from_secs(120), |b| released(b).is_some()));
-    assert_eq!(b.peer_data(0), lines, "every line given before it went arrived");
+    assert_eq!(
+        b.peer_data(0),
+        lines,
+        "every line given before it went arrived"
+    );
     assert!(b.run_until(Duration::from_secs(5), |b| b.server.link_count() == 0));
 }
 
