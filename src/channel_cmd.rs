@@ -89,6 +89,12 @@ fn parse_digipeater(text: &str) -> Result<(String, Address), String> {
 
 pub fn run(args: ChannelArgs) -> anyhow::Result<()> {
     let plan = plan(&args)?;
+    if let Some(path) = &args.stats_json {
+        crate::usage::check_out_file("--stats-json", path)?;
+    }
+    if let Some(path) = &args.capture {
+        crate::usage::check_out_file("--capture", path)?;
+    }
     let server = Server::bind(plan)?;
     for e in server.endpoints() {
         match &e.pty {
@@ -120,7 +126,7 @@ fn plan(args: &ChannelArgs) -> anyhow::Result<Plan> {
         Some(file) => {
             let text = std::fs::read_to_string(file)
                 .with_context(|| format!("cannot read {}", file.display()))
-                .map_err(|e| anyhow::Error::new(InputError(format!("{e:#}"))))?;
+                .map_err(|e| anyhow::Error::new(InputError(crate::usage::message(&e))))?;
             Plan::from_toml(&text)
                 .map_err(|e| anyhow::Error::new(InputError(format!("{}: {e}", file.display()))))?
         }

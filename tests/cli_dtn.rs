@@ -695,7 +695,7 @@ fn bad_clients_peers_and_command_lines_do_not_take_a_node_down() {
                 "--node",
                 socket,
             ],
-            1,
+            2,
             "cannot read /nonexistent/file",
         ),
         (

@@ -276,7 +276,11 @@ async fn serve(
         task.abort();
     }
     if let AppAddress::Unix(path) = &config.app {
-        let _ = std::fs::remove_file(path);
+        // Our socket only: never a file someone put there since.
+        use std::os::unix::fs::FileTypeExt;
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_socket()) {
+            let _ = std::fs::remove_file(path);
+        }
     }
     result
 }
@@ -381,15 +385,27 @@ impl AppListener {
                 ))),
             AppAddress::Unix(path) => {
                 // A socket file left by a node that died is taken over; one
-                // a running node answers on is not.
-                if path.exists() {
-                    if tokio::net::UnixStream::connect(path).await.is_ok() {
+                // a running node answers on is not, and anything else there
+                // (a user's file, a directory) is never removed.
+                if let Ok(meta) = std::fs::symlink_metadata(path) {
+                    use std::os::unix::fs::FileTypeExt;
+                    if !meta.file_type().is_socket() {
                         return Err(NodeError::Config(format!(
-                            "another node answers on {}",
+                            "--app-socket {}: that path exists and is not a socket; \
+                             name a path that does not exist (a stale socket is replaced)",
                             path.display()
                         )));
                     }
-                    let _ = std::fs::remove_file(path);
+                    if tokio::net::UnixStream::connect(path).await.is_ok() {
+                        return Err(NodeError::Config(format!(
+                            "--app-socket {}: another node answers on it",
+                            path.display()
+                        )));
+                    }
+                    std::fs::remove_file(path).map_err(io_error(format!(
+                        "cannot remove the stale socket {}",
+                        path.display()
+                    )))?;
                 }
                 UnixListener::bind(path)
                     .map(|l| AppListener::Unix(l, path.clone()))
