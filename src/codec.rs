@@ -525,7 +525,7 @@ fn build_frame(args: &EncodeArgs) -> anyhow::Result<Frame> {
                 "; 0-127 with --mod128"
             };
             return Err(usage(format!(
-                "{option} {n}: {field} is 0-{largest} with modulo {}{other}",
+                "{option} {n}: {field} = {n} is out of range for modulo {} (0-{largest}{other})",
                 largest + 1
             )));
         }

@@ -907,13 +907,19 @@ impl ExperimentKind for RonanTransfer {
                 format!("{} is out of range 0-255 (KISS P)", self.persistence),
             ));
         }
-        if !(2..=1000).contains(&self.replications) {
+        if self.replications < 2 {
             return Err(InvalidField::new(
                 "replications",
                 format!(
-                    "{} is out of range 2-1000 (a confidence interval needs at least 2)",
+                    "{} is too few: a confidence interval needs at least 2",
                     self.replications
                 ),
+            ));
+        }
+        if self.replications > 1000 {
+            return Err(InvalidField::new(
+                "replications",
+                format!("{} is too many: at most 1000", self.replications),
             ));
         }
         Ok(())
