@@ -63,8 +63,8 @@ pub struct LinkArgs {
     /// link after T3 and N2 tries of T1 [default: 300000].
     #[arg(long, value_name = "MS")]
     t3_ms: Option<u64>,
-    /// N2, the most tries of a frame [default: 10].
-    #[arg(long, value_name = "N")]
+    /// N2, the most tries of a frame, 1-255 [default: 10].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..))]
     n2: Option<u8>,
     /// Window k, the most I frames sent and not yet acknowledged (1-7
     /// modulo 8, 1-127 modulo 128; with --srej at most 64) [default: 4

@@ -96,7 +96,8 @@ fn every_bad_invocation_in_docs_cli_md_exits_as_documented_naming_what_is_wrong(
     let mut wrong = Vec::new();
     for row in &rows {
         let (status, stderr) = run(top, &row.args);
-        let line = stderr.lines().find(|l| l.starts_with("linklab: error: "));
+        // linklab's own `linklab: error: ...`, or the parser's `error: ...`.
+        let line = stderr.lines().find(|l| l.contains("error: "));
         let named = line.is_some_and(|l| l.contains(&row.names));
         if status != Some(row.exit) || !named {
             wrong.push(format!(
