@@ -473,47 +473,11 @@ impl Out {
     }
 }
 
-/// Writes `body` to a new file at `path`, or at `path.1`, `path.2`, ...
-/// when a file is there already (a user's file, or one from an earlier
-/// run): never over an existing file. Returns the path written.
-fn write_new(path: &Path, body: &[u8]) -> anyhow::Result<PathBuf> {
-    use std::io::Write;
-    let mut candidate = path.to_path_buf();
-    for n in 1.. {
-        match std::fs::File::options()
-            .write(true)
-            .create_new(true)
-            .open(&candidate)
-        {
-            Ok(mut file) => {
-                file.write_all(body)
-                    .with_context(|| format!("cannot write {}", candidate.display()))?;
-                return Ok(candidate);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                let mut name = path.as_os_str().to_owned();
-                name.push(format!(".{n}"));
-                candidate = PathBuf::from(name);
-            }
-            Err(e) => {
-                return Err(e).with_context(|| format!("cannot write {}", candidate.display()))
-            }
-        }
-    }
-    unreachable!("some suffix is free")
-}
-
 fn check_out(path: &Path) -> anyhow::Result<Out> {
     if path.is_dir() {
         return Ok(Out::Dir(path.to_path_buf()));
     }
-    if path.symlink_metadata().is_ok() {
-        return Err(usage(format!(
-            "--out {}: a file is there already; name a new file or a directory \
-             (nothing is overwritten)",
-            path.display()
-        )));
-    }
+    crate::new_file::refuse_existing("--out", path)?;
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -544,7 +508,7 @@ async fn recv(a: RecvArgs) -> anyhow::Result<()> {
                 let bundle = BundleRef::from_message(&message)?;
                 let delivery: u64 = message.parsed("delivery")?;
                 received += 1;
-                let path = write_new(&out.path(received, &bundle), &message.body)?;
+                let path = crate::new_file::write_new(&out.path(received, &bundle), &message.body)?;
                 // Kept: only now may the node forget it.
                 client.done(delivery).await?;
                 let age = if bundle.created == 0 {

@@ -12,6 +12,7 @@ mod link_cmd;
 mod localtime;
 mod model;
 mod monitor_cmd;
+mod new_file;
 mod parts;
 mod probe_cmd;
 mod reproduce;

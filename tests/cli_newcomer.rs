@@ -208,3 +208,44 @@ fn a_bad_line_in_a_hex_file_is_named_without_format_hex() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_file_that_received_data_would_overwrite_is_refused_before_the_tnc_is_touched() {
+    let dir = temp_dir("no-overwrite");
+    std::fs::write(dir.join("mine.bin"), "kept\n").unwrap();
+    for args in [
+        &[
+            "ip",
+            "serve",
+            "--kiss",
+            "tcp:127.0.0.1:1",
+            "--mycall",
+            "N0CALL-2",
+            "--addr",
+            "44.0.0.2/24",
+            "--port",
+            "7",
+            "--out",
+            "mine.bin",
+        ][..],
+        &[
+            "dtn",
+            "recv",
+            "--endpoint",
+            "ipn:2.1",
+            "--out",
+            "mine.bin",
+            "--node",
+            "node.sock",
+        ][..],
+    ] {
+        let (status, stderr) = run(&dir, args, b"");
+        assert_eq!(status, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("--out mine.bin"), "{stderr}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.join("mine.bin")).unwrap(),
+        "kept\n"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
