@@ -255,6 +255,11 @@ impl AdviseArgs {
     }
 }
 
+/// The most simulated transfers per setting: every run of every setting
+/// is planned in memory, so an absurd count is refused rather than
+/// aborting on a failed allocation.
+const MAX_REPLICATIONS: u64 = 1000;
+
 /// `K,N1,T1_MS,ACK,P,SLOT_MS`.
 fn parse_current(text: &str, link: &Link) -> anyhow::Result<Settings> {
     let fields: Vec<&str> = text.split(',').map(str::trim).collect();
@@ -290,9 +295,9 @@ fn parse_current(text: &str, link: &Link) -> anyhow::Result<Settings> {
 }
 
 pub fn run(args: AdviseArgs) -> anyhow::Result<()> {
-    if args.replications < 2 {
+    if !(2..=MAX_REPLICATIONS).contains(&args.replications) {
         return Err(usage(format!(
-            "--replications {}: at least 2 are needed for a confidence interval",
+            "--replications {}: give 2-{MAX_REPLICATIONS} (at least 2 for a confidence interval)",
             args.replications
         )));
     }
