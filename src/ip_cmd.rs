@@ -664,10 +664,15 @@ impl Application for SendApp {
 
 fn send(args: &IpArgs, a: &SendArgs) -> anyhow::Result<()> {
     args.check_destination(a.dest.ip())?;
-    let data = crate::input::read(&a.file)?;
+    let data = crate::input::read(&a.file).map_err(crate::usage::input_file)?;
     let octets = data.len();
     let mut host = args.host()?;
     args.announce(&host);
+    eprintln!(
+        "linklab: connecting to {} over the link: waiting up to {} s for an answer (--timeout)",
+        a.dest,
+        args.timeout.max(1)
+    );
     let remote = IpEndpoint::new(IpAddress::from(a.dest.ip()), a.dest.port());
     let local_port = 49152 + (std::process::id() % 16384) as u16;
     let sender = FileSender::connect(

@@ -3,7 +3,9 @@
 //! that cannot work is refused before any work, and messages say what is
 //! wrong in words.
 
-use std::io::{Read, Write};
+mod cli;
+
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::thread;
@@ -247,5 +249,49 @@ fn a_file_that_received_data_would_overwrite_is_refused_before_the_tnc_is_touche
         std::fs::read_to_string(dir.join("mine.bin")).unwrap(),
         "kept\n"
     );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn ip_send_ends_on_sigterm_saying_what_it_had_sent_instead_of_dying() {
+    let channel = cli::channel::Channel::start(&["--base-port", "0", "--bind", "127.0.0.1"]);
+    let dir = temp_dir("ip-sigterm");
+    std::fs::write(dir.join("small.txt"), "hello\n").unwrap();
+    // Nobody at 44.0.0.2: the connection request goes unanswered.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_linklab"))
+        .args(["ip", "--kiss", &channel.kiss(0), "--mycall", "N0CALL-1"])
+        .args([
+            "--addr",
+            "44.0.0.1/24",
+            "--monitor",
+            "send",
+            "small.txt",
+            "44.0.0.2:5001",
+        ])
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    // The first frame sent (an ARP request): the run has started.
+    while !(said.contains("waiting up to") && said.contains("\nTX ")) {
+        let mut line = String::new();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "{said}");
+        said += &line;
+    }
+    let pid = child.id().to_string();
+    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    let status = cli::channel::wait_bounded(&mut child);
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).unwrap();
+    assert_eq!(
+        status.code(),
+        Some(1),
+        "ended by the signal itself: {said}{rest}"
+    );
+    assert!(rest.contains("interrupted after 0 of 6 bytes"), "{rest}");
     std::fs::remove_dir_all(&dir).ok();
 }
