@@ -110,13 +110,24 @@ pub fn run(args: ChannelArgs) -> anyhow::Result<()> {
     let options = Options {
         monitor: args.monitor,
         capture: args.capture.clone(),
-        stats_json: args.stats_json.clone(),
+        // Written here, after the statistics are printed, so that a file
+        // that cannot be written at exit loses nothing.
+        stats_json: None,
         signals: true,
     };
     let report = server.run(&options, |_| {
         println!("channel ready (Ctrl-C stops it and prints the statistics)");
     })?;
     print!("{report}");
+    if let Some(path) = &args.stats_json {
+        let json = serde_json::to_string_pretty(&report)?;
+        std::fs::write(path, json + "\n").with_context(|| {
+            format!(
+                "--stats-json: cannot write {} (the statistics are printed above)",
+                path.display()
+            )
+        })?;
+    }
     Ok(())
 }
 

@@ -295,3 +295,25 @@ fn ip_send_ends_on_sigterm_saying_what_it_had_sent_instead_of_dying() {
     assert!(rest.contains("interrupted after 0 of 6 bytes"), "{rest}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn channel_statistics_are_printed_even_when_stats_json_cannot_be_written_at_exit() {
+    let dir = temp_dir("stats-at-exit");
+    let gone = dir.join("gone");
+    std::fs::create_dir(&gone).unwrap();
+    let stats = gone.join("stats.json");
+    let channel = cli::channel::Channel::start(&[
+        "--base-port",
+        "0",
+        "--bind",
+        "127.0.0.1",
+        "--stats-json",
+        stats.to_str().unwrap(),
+    ]);
+    // The directory goes away while the channel runs.
+    std::fs::remove_dir(&gone).unwrap();
+    let (status, out) = channel.interrupt();
+    assert_eq!(status.code(), Some(1));
+    assert!(out.contains("channel radio (1200 bit/s)"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
