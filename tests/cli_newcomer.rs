@@ -317,3 +317,30 @@ fn channel_statistics_are_printed_even_when_stats_json_cannot_be_written_at_exit
     assert!(out.contains("channel radio (1200 bit/s)"), "{out}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_dtn_node_that_fails_to_start_leaves_no_socket_behind() {
+    let dir = temp_dir("node-start-fails");
+    let taken = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let norm = taken.local_addr().unwrap().to_string();
+    let (status, stderr) = run(
+        &dir,
+        &[
+            "dtn",
+            "node",
+            "--eid",
+            "ipn:1.0",
+            "--store",
+            "store",
+            "--app-socket",
+            "node.sock",
+            "--norm-bind",
+            &norm,
+        ],
+        b"",
+    );
+    assert_eq!(status, Some(1), "{stderr}");
+    assert!(stderr.contains("cannot bind NORM"), "{stderr}");
+    assert!(!dir.join("node.sock").exists(), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -158,19 +158,28 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
         .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
         .last();
     let mut started = false;
-    let result = serve(&config, ax25_link, &mut started).await;
+    let mut app_bound = false;
+    let result = serve(&config, ax25_link, &mut started, &mut app_bound).await;
     if let (Err(_), false, Some(dir)) = (&result, started, created) {
         let _ = std::fs::remove_dir_all(dir);
+    }
+    // A start that failed after our socket was made leaves none behind.
+    if let (Err(_), false, true, AppAddress::Unix(path)) =
+        (&result, started, app_bound, &config.app)
+    {
+        let _ = std::fs::remove_file(path);
     }
     result
 }
 
-/// Opens the store and the sockets, sets `started` once they are all
-/// open, and runs the node until it is stopped.
+/// Opens the store and the sockets, sets `app_bound` once the
+/// applications' socket is ours and `started` once they are all open, and
+/// runs the node until it is stopped.
 async fn serve(
     config: &NodeConfig,
     ax25_link: Option<linklab_link::Config>,
     started: &mut bool,
+    app_bound: &mut bool,
 ) -> Result<(), NodeError> {
     std::fs::create_dir_all(&config.store).map_err(io_error(format!(
         "cannot create the store directory {}",
@@ -218,6 +227,7 @@ async fn serve(
         )));
     }
     let app_listener = AppListener::bind(&config.app).await?;
+    *app_bound = true;
     eprintln!(
         "linklab dtn node {node_text}: store {} ({} bundles){listening}, applications on {}",
         config.store.display(),
