@@ -3,16 +3,16 @@
 //! defaults, and which parameters matter.
 
 use std::num::NonZeroUsize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use clap::{Args, ValueEnum};
 use linklab_advise::{
-    advise, Ack, Advice, Channel, Duplex, Ends, Fades, KissEnds, Limits, Link, Modulo,
-    SearchOptions, Settings, Simulated, Stack, Workload,
+    advise, Ack, Advice, AdviseError, Channel, Duplex, Ends, Fades, KissEnds, Limits, Link,
+    LinkError, Modulo, SearchOptions, Settings, Simulated, Stack, Workload,
 };
 
 use crate::table::Table;
+use crate::usage::usage;
 
 /// `linklab advise`.
 #[derive(Args)]
@@ -170,11 +170,9 @@ impl AdviseArgs {
             .split(',')
             .map(|f| f.trim().parse::<f64>())
             .collect::<Result<_, _>>()
-            .with_context(|| {
-                format!("--fades {text:?}: four numbers P_GB,P_BG,BER_GOOD,BER_BAD")
-            })?;
+            .map_err(|_| fades_usage(text))?;
         let [p_good_to_bad, p_bad_to_good, ber_good, ber_bad] = v[..] else {
-            anyhow::bail!("--fades {text:?}: four numbers P_GB,P_BG,BER_GOOD,BER_BAD");
+            return Err(fades_usage(text));
         };
         Ok(Some(Fades {
             p_good_to_bad,
@@ -189,9 +187,13 @@ impl AdviseArgs {
         let mut link = match &self.link {
             Some(path) => {
                 let text = std::fs::read_to_string(path)
-                    .with_context(|| format!("cannot read {}", path.display()))?;
-                serde_json::from_str(&text)
-                    .with_context(|| format!("{} is not a link description", path.display()))?
+                    .map_err(|e| usage(format!("--link: cannot read {}: {e}", path.display())))?;
+                serde_json::from_str(&text).map_err(|e| {
+                    usage(format!(
+                        "--link: {} is not a link description: {e}",
+                        path.display()
+                    ))
+                })?
             }
             None => Link {
                 channel: Channel {
@@ -247,22 +249,28 @@ impl AdviseArgs {
         if let Some(current) = &self.current {
             link.current = Some(parse_current(current, &link)?);
         }
-        link.validate().context("cannot advise on this link")?;
+        link.validate()
+            .map_err(|e| link_error(&e, self.link.as_deref()))?;
         Ok(link)
     }
 }
+
+/// The most simulated transfers per setting: every run of every setting
+/// is planned in memory, so an absurd count is refused rather than
+/// aborting on a failed allocation.
+const MAX_REPLICATIONS: u64 = 1000;
 
 /// `K,N1,T1_MS,ACK,P,SLOT_MS`.
 fn parse_current(text: &str, link: &Link) -> anyhow::Result<Settings> {
     let fields: Vec<&str> = text.split(',').map(str::trim).collect();
     let [k, n1, t1, ack, p, slot] = fields[..] else {
-        anyhow::bail!(
+        return Err(usage(format!(
             "--current {text:?}: give six fields K,N1,T1_MS,ACK,P,SLOT_MS, e.g. 2,256,10000,at-once,63,100"
-        );
+        )));
     };
     let num = |name: &str, v: &str| -> anyhow::Result<u32> {
         v.parse()
-            .with_context(|| format!("--current: {name} {v:?} is not a whole number"))
+            .map_err(|_| usage(format!("--current: {name} {v:?} is not a whole number")))
     };
     let ack = match ack {
         "at-once" => Ack::AtOnce,
@@ -272,11 +280,13 @@ fn parse_current(text: &str, link: &Link) -> anyhow::Result<Settings> {
     };
     Ok(Settings {
         procedure: Default::default(),
-        window: u8::try_from(num("K", k)?).context("--current: K is at most 127")?,
+        window: u8::try_from(num("K", k)?)
+            .map_err(|_| usage("--current: K is at most 127".into()))?,
         n1: num("N1", n1)? as usize,
         t1_ms: num("T1_MS", t1)?,
         ack,
-        persistence: u8::try_from(num("P", p)?).context("--current: P is 0-255")?,
+        persistence: u8::try_from(num("P", p)?)
+            .map_err(|_| usage("--current: P is 0-255".into()))?,
         slot_ms: num("SLOT_MS", slot)?,
         serial_bps: link.serial_max_bps(),
         ack_window: linklab_advise::settings::default_ack_window(),
@@ -285,6 +295,12 @@ fn parse_current(text: &str, link: &Link) -> anyhow::Result<Settings> {
 }
 
 pub fn run(args: AdviseArgs) -> anyhow::Result<()> {
+    if !(2..=MAX_REPLICATIONS).contains(&args.replications) {
+        return Err(usage(format!(
+            "--replications {}: give 2-{MAX_REPLICATIONS} (at least 2 for a confidence interval)",
+            args.replications
+        )));
+    }
     let link = args.link()?;
     let options = SearchOptions {
         seed: args.seed,
@@ -292,13 +308,80 @@ pub fn run(args: AdviseArgs) -> anyhow::Result<()> {
         threads: args.jobs.unwrap_or_else(linklab_sim::available_threads),
         ..SearchOptions::default()
     };
-    let advice = advise(&link, options)?;
+    let advice = advise(&link, options).map_err(|e| match e {
+        AdviseError::Link(e) => link_error(&e, args.link.as_deref()),
+        AdviseError::Replications(_) => usage(format!("--replications: {e}")),
+        AdviseError::Simulation(_) => anyhow::Error::new(e),
+    })?;
+    let best = &advice.best.simulated;
+    if best.cut == best.replications {
+        // Settings that fail in every run are no advice: none is printed.
+        anyhow::bail!(
+            "no setting carries the message over this link: of the {} simulated, the best ({}) \
+             fails in {} of {} runs",
+            advice.simulated,
+            advice.best.settings.describe(&advice.link),
+            best.cut,
+            best.replications
+        );
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&advice)?);
     } else {
         print!("{}", text(&advice));
     }
     Ok(())
+}
+
+/// `--fades TEXT` that is not four numbers.
+fn fades_usage(text: &str) -> anyhow::Error {
+    usage(format!(
+        "--fades {text:?}: give four numbers P_GB,P_BG,BER_GOOD,BER_BAD"
+    ))
+}
+
+/// A [`LinkError`] as a usage error: naming the field of the `--link`
+/// file, or the command-line option that set it.
+fn link_error(e: &LinkError, file: Option<&Path>) -> anyhow::Error {
+    let at = match file {
+        Some(path) => format!("--link {}: {e}", path.display()),
+        None => option_of(e),
+    };
+    usage(format!("cannot advise on this link: {at}"))
+}
+
+/// A [`LinkError`] with the command-line option of its field first.
+fn option_of(e: &LinkError) -> String {
+    let field = match e {
+        LinkError::Field { field, .. } => *field,
+        LinkError::Stations(_) => "channel.stations",
+        LinkError::Profile(_) => "ends.tnc",
+    };
+    let option = match field {
+        "channel.bit_rate" => "--bitrate",
+        "channel.stations" => "--stations",
+        "channel.load" => "--load",
+        "channel.ber" => "--ber",
+        f if f.starts_with("channel.fades") => "--fades",
+        "channel.txdelay_ms" => "--txdelay-ms",
+        "channel.txtail_ms" => "--txtail-ms",
+        "workload.message_octets" => "--size",
+        "workload.bundle" => "--bundle",
+        "workload.both_ways" => "--both-ways",
+        "limits.n1_max" => "--n1-max",
+        "limits.modulo" => "--mod128",
+        "ends.serial_bps" => "--serial-bps",
+        "ends.host_latency_ms" => "--host-latency-ms",
+        "ends.tnc_per_frame_ms" => "--tnc-per-frame-ms",
+        "ends.tnc_per_octet_us" => "--tnc-per-octet-us",
+        "ends.carrier_hold_ms" => "--carrier-hold-ms",
+        "ends.tnc_buffer_octets" => "--tnc-buffer",
+        "ends.t_p_ms" => "--line-tp-ms",
+        "ends.tnc" => "--tnc",
+        "current" => "--current",
+        _ => return e.to_string(),
+    };
+    format!("{option} ({e})")
 }
 
 /// Throughput with its interval, or how many runs were cut.

@@ -98,7 +98,8 @@ fn file_ports(
     answer_for: &[Address],
 ) -> anyhow::Result<Vec<(KissAddress, PortConfig)>> {
     let name = path.display();
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {name}"))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| usage(format!("--config: cannot read {name}: {e}")))?;
     let mut doc: toml::Table = text
         .parse()
         .map_err(|e: toml::de::Error| usage(format!("{name}: {}", e.to_string().trim_end())))?;

@@ -89,6 +89,12 @@ fn parse_digipeater(text: &str) -> Result<(String, Address), String> {
 
 pub fn run(args: ChannelArgs) -> anyhow::Result<()> {
     let plan = plan(&args)?;
+    if let Some(path) = &args.stats_json {
+        crate::usage::check_out_file("--stats-json", path)?;
+    }
+    if let Some(path) = &args.capture {
+        crate::usage::check_out_file("--capture", path)?;
+    }
     if args.file.is_none() {
         eprintln!("{}", TimingCost::of(args.bitrate, &kiss(&args)?));
     }
@@ -107,13 +113,24 @@ pub fn run(args: ChannelArgs) -> anyhow::Result<()> {
     let options = Options {
         monitor: args.monitor,
         capture: args.capture.clone(),
-        stats_json: args.stats_json.clone(),
+        // Written here, after the statistics are printed, so that a file
+        // that cannot be written at exit loses nothing.
+        stats_json: None,
         signals: true,
     };
     let report = server.run(&options, |_| {
         println!("channel ready (Ctrl-C stops it and prints the statistics)");
     })?;
     print!("{report}");
+    if let Some(path) = &args.stats_json {
+        let json = serde_json::to_string_pretty(&report)?;
+        std::fs::write(path, json + "\n").with_context(|| {
+            format!(
+                "--stats-json: cannot write {} (the statistics are printed above)",
+                path.display()
+            )
+        })?;
+    }
     Ok(())
 }
 
@@ -123,7 +140,7 @@ fn plan(args: &ChannelArgs) -> anyhow::Result<Plan> {
         Some(file) => {
             let text = std::fs::read_to_string(file)
                 .with_context(|| format!("cannot read {}", file.display()))
-                .map_err(|e| anyhow::Error::new(InputError(format!("{e:#}"))))?;
+                .map_err(|e| anyhow::Error::new(InputError(crate::usage::message(&e))))?;
             Plan::from_toml(&text)
                 .map_err(|e| anyhow::Error::new(InputError(format!("{}: {e}", file.display()))))?
         }

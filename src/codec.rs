@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use anyhow::{bail, Context};
+
+use crate::usage::usage;
 use clap::{ArgGroup, Args, ValueEnum};
 use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame, Pid};
 use linklab_wire::control::{Modulus, Supervisory, Unnumbered};
@@ -50,7 +52,8 @@ pub struct DecodeArgs {
 }
 
 pub fn decode(args: DecodeArgs) -> anyhow::Result<()> {
-    let (mut input, name) = crate::input::open(args.file.as_deref())?;
+    let (mut input, name) =
+        crate::input::open(args.file.as_deref()).map_err(crate::usage::input_file)?;
     let modulus = crate::modulus(args.mod128);
     let read_err = || format!("cannot read {name}");
     // Enough of the start to tell the format, without waiting for the end
@@ -73,7 +76,7 @@ pub fn decode(args: DecodeArgs) -> anyhow::Result<()> {
     }
     let format = match args.format {
         Some(f) => f,
-        None => detect(&head)?,
+        None => detect(&head).map_err(|e| usage(format!("{name}: {e}")))?,
     };
     let mut out = crate::stdout::stdout();
     if format == InputFormat::Kiss {
@@ -82,9 +85,9 @@ pub fn decode(args: DecodeArgs) -> anyhow::Result<()> {
     let mut whole = head;
     input.read_to_end(&mut whole).with_context(read_err)?;
     match format {
-        InputFormat::Pcap => decode_pcap(&whole, modulus, &mut out),
+        InputFormat::Pcap => decode_pcap(&whole, &name, modulus, &mut out),
         InputFormat::Hdlc => decode_hdlc(&whole, line_code(args.nrz), modulus, &mut out),
-        _ => decode_hex(&whole, modulus, &mut out),
+        _ => decode_hex(&whole, &name, modulus, &mut out),
     }
 }
 
@@ -107,7 +110,10 @@ fn detect(input: &[u8]) -> anyhow::Result<InputFormat> {
     if input.first() == Some(&kiss::FEND) {
         return Ok(InputFormat::Kiss);
     }
-    if hex_alphabet(input) {
+    // The first line only: a bad line further on is [`hex_lines`]'s to
+    // name, not a reason to call the whole input something else.
+    let first_line = input.split(|&b| b == b'\n').next().unwrap_or(input);
+    if hex_alphabet(first_line) {
         return Ok(InputFormat::Hex);
     }
     bail!(
@@ -133,17 +139,23 @@ fn is_hex_separator(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b':' | b'-' | b'\r')
 }
 
-fn decode_pcap(input: &[u8], modulus: Modulus, out: &mut impl Write) -> anyhow::Result<()> {
-    let reader = PcapReader::new(input).context("not a readable pcap file")?;
+fn decode_pcap(
+    input: &[u8],
+    name: &str,
+    modulus: Modulus,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let reader = PcapReader::new(input)
+        .map_err(|e| usage(format!("{name} is not a readable pcap file: {e}")))?;
     let linktype = reader.header().linktype;
     if !matches!(linktype, LinkType::Ax25 | LinkType::Ax25Kiss) {
-        bail!(
-            "pcap link type {} is not AX.25 (3) or AX.25 with KISS header (202)",
+        return Err(usage(format!(
+            "{name}: pcap link type {} is not AX.25 (3) or AX.25 with KISS header (202)",
             linktype.code()
-        );
+        )));
     }
     for record in reader {
-        let record = record?;
+        let record = record.map_err(|e| usage(format!("{name}: {e}")))?;
         match linktype {
             LinkType::Ax25Kiss => kiss_line(kiss::Frame::parse(record.data), modulus, out)?,
             _ => writeln!(out, "{}", monitor::format_raw(record.data, modulus))?,
@@ -272,8 +284,14 @@ fn decode_hdlc(
     Ok(())
 }
 
-fn decode_hex(input: &[u8], modulus: Modulus, out: &mut impl Write) -> anyhow::Result<()> {
-    for frame in hex_lines(input)? {
+fn decode_hex(
+    input: &[u8],
+    name: &str,
+    modulus: Modulus,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let frames = hex_lines(input).map_err(|e| usage(format!("{name}: {e:#}")))?;
+    for frame in frames {
         writeln!(out, "{}", monitor::format_raw(&frame, modulus))?;
     }
     Ok(())
@@ -436,7 +454,7 @@ fn digipeater(text: &str) -> anyhow::Result<Address> {
     };
     let mut address: Address = call
         .parse()
-        .with_context(|| format!("bad digipeater \"{text}\""))?;
+        .map_err(|e| usage(format!("--via: bad digipeater \"{text}\": {e}")))?;
     address.set_c_or_h(repeated);
     Ok(address)
 }
@@ -444,7 +462,7 @@ fn digipeater(text: &str) -> anyhow::Result<Address> {
 pub fn encode(args: EncodeArgs) -> anyhow::Result<()> {
     let frame = build_frame(&args)?;
     let bytes = frame.encode();
-    let port = kiss::Port::new(args.port)?;
+    let port = kiss::Port::new(args.port).map_err(|e| usage(format!("--port: {e}")))?;
     let kiss_frame = || kiss::Frame {
         port,
         command: kiss::Command::Data(bytes.clone()),
@@ -495,12 +513,29 @@ fn build_frame(args: &EncodeArgs) -> anyhow::Result<Frame> {
     } else {
         CommandResponse::Command
     };
-    let address = AddressField::new(args.to, args.from, &via, cr)?;
+    let address = AddressField::new(args.to, args.from, &via, cr)
+        .map_err(|e| usage(format!("--via: {e}")))?;
     let modulus = crate::modulus(args.mod128);
+    let largest = modulus.value() - 1;
+    for (option, field, n) in [("--ns", "N(S)", args.ns), ("--nr", "N(R)", args.nr)] {
+        if n > largest {
+            let other = if args.mod128 {
+                ""
+            } else {
+                "; 0-127 with --mod128"
+            };
+            return Err(usage(format!(
+                "{option} {n}: {field} = {n} is out of range for modulo {} (0-{largest}{other})",
+                largest + 1
+            )));
+        }
+    }
     let pid = Pid::from(args.pid);
     let info = match (&args.info, &args.info_hex) {
         (Some(text), _) => text.as_bytes().to_vec(),
-        (None, Some(h)) => hex_lines(h.as_bytes())?.concat(),
+        (None, Some(h)) => hex_lines(h.as_bytes())
+            .map_err(|e| usage(format!("--info-hex: {e:#}")))?
+            .concat(),
         (None, None) => Vec::new(),
     };
     let frame = if let Some(text) = &args.ui {
@@ -532,5 +567,5 @@ fn build_frame(args: &EncodeArgs) -> anyhow::Result<Frame> {
     } else {
         unreachable!("clap requires one of --ui, --i, --s, --u")
     };
-    Ok(frame?)
+    frame.map_err(|e| usage(e.to_string()))
 }

@@ -158,8 +158,9 @@ struct RecvArgs {
     #[arg(long, value_name = "EID")]
     endpoint: String,
     /// Where to write: an existing directory (one file per bundle, named
-    /// CREATED.SEQ-SOURCE) or a file (the first bundle; later ones to
-    /// FILE.2, FILE.3, ...).
+    /// CREATED.SEQ-SOURCE) or a new file (the first bundle; later ones to
+    /// FILE.2, FILE.3, ...). No file is overwritten: a name taken gets a
+    /// suffix .1, .2, ...
     #[arg(long, value_name = "FILE|DIR")]
     out: PathBuf,
     /// Exit after this many bundles (otherwise run until the node stops or
@@ -356,7 +357,7 @@ async fn send(a: SendArgs) -> anyhow::Result<()> {
     if let Some(source) = &a.source {
         parse_eid("--source", source)?;
     }
-    let payload = crate::input::read(&a.file)?;
+    let payload = crate::input::read(&a.file).map_err(crate::usage::input_file)?;
     let mut client = Client::connect(&a.node).await?;
     let source = match a.source {
         Some(source) => source,
@@ -476,6 +477,7 @@ fn check_out(path: &Path) -> anyhow::Result<Out> {
     if path.is_dir() {
         return Ok(Out::Dir(path.to_path_buf()));
     }
+    crate::new_file::refuse_existing("--out", path)?;
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -506,9 +508,7 @@ async fn recv(a: RecvArgs) -> anyhow::Result<()> {
                 let bundle = BundleRef::from_message(&message)?;
                 let delivery: u64 = message.parsed("delivery")?;
                 received += 1;
-                let path = out.path(received, &bundle);
-                std::fs::write(&path, &message.body)
-                    .with_context(|| format!("cannot write {}", path.display()))?;
+                let path = crate::new_file::write_new(&out.path(received, &bundle), &message.body)?;
                 // Kept: only now may the node forget it.
                 client.done(delivery).await?;
                 let age = if bundle.created == 0 {

@@ -7,7 +7,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{anyhow, Context};
+use anyhow::anyhow;
 use clap::{Args, Subcommand, ValueEnum};
 use linklab_core::Instant;
 use linklab_io::tun_driver::{self, Tun, TunConfig, TunError, TunEvent};
@@ -150,8 +150,9 @@ struct ServeArgs {
           value_parser = clap::value_parser!(u16).range(1..))]
     port: u16,
     /// Where to write: an existing directory (one file per transfer,
-    /// transfer-N-ADDR-PORT) or a file (the first transfer; later ones to
-    /// FILE.2, FILE.3, ...).
+    /// transfer-N-ADDR-PORT) or a new file (the first transfer; later ones
+    /// to FILE.2, FILE.3, ...). No file is overwritten: a name taken gets
+    /// a suffix .1, .2, ...
     #[arg(long, value_name = "FILE|DIR")]
     out: PathBuf,
     /// Exit after this many transfers (otherwise run until Ctrl-C).
@@ -663,10 +664,15 @@ impl Application for SendApp {
 
 fn send(args: &IpArgs, a: &SendArgs) -> anyhow::Result<()> {
     args.check_destination(a.dest.ip())?;
-    let data = crate::input::read(&a.file)?;
+    let data = crate::input::read(&a.file).map_err(crate::usage::input_file)?;
     let octets = data.len();
     let mut host = args.host()?;
     args.announce(&host);
+    eprintln!(
+        "linklab: connecting to {} over the link: waiting up to {} s for an answer (--timeout)",
+        a.dest,
+        args.timeout.max(1)
+    );
     let remote = IpEndpoint::new(IpAddress::from(a.dest.ip()), a.dest.port());
     let local_port = 49152 + (std::process::id() % 16384) as u16;
     let sender = FileSender::connect(
@@ -760,9 +766,10 @@ impl ServeApp {
             .as_secs_f64();
         match received.outcome {
             Ok(()) => {
-                let path = self.path(self.transfers, received.remote);
-                std::fs::write(&path, &received.data)
-                    .with_context(|| format!("cannot write {}", path.display()))?;
+                let path = crate::new_file::write_new(
+                    &self.path(self.transfers, received.remote),
+                    &received.data,
+                )?;
                 let goodput = if secs > 0.0 {
                     received.data.len() as f64 * 8.0 / secs
                 } else {
@@ -828,6 +835,7 @@ fn serve(args: &IpArgs, a: &ServeArgs) -> anyhow::Result<()> {
     let out_is_dir = a.out.is_dir();
     if !out_is_dir {
         check_writable(&a.out)?;
+        crate::new_file::refuse_existing("--out", &a.out)?;
     }
     let mut host = args.host()?;
     args.announce(&host);

@@ -12,6 +12,7 @@ mod link_cmd;
 mod localtime;
 mod model;
 mod monitor_cmd;
+mod new_file;
 mod parts;
 mod probe_cmd;
 mod reproduce;
@@ -121,8 +122,8 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if stdout::is_closed(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("linklab: error: {e:#}");
-            if e.is::<sim_cmd::InputError>() || e.is::<usage::UsageError>() {
+            eprintln!("linklab: error: {}", usage::message(&e));
+            if usage::is_usage_or_input(&e) {
                 ExitCode::from(2)
             } else {
                 ExitCode::FAILURE

@@ -5,6 +5,7 @@ use linklab_models::{ronan, zielinski};
 use linklab_wire::kiss::p_from_persistence;
 
 use crate::table::Table;
+use crate::usage::usage;
 use crate::windows::Windows;
 
 #[derive(Subcommand)]
@@ -98,15 +99,24 @@ pub struct ZielinskiArgs {
 const N1: u32 = 256;
 
 fn positive(what: &str, v: f64) -> anyhow::Result<()> {
-    anyhow::ensure!(v.is_finite() && v > 0.0, "{what} must be positive, got {v}");
+    if !(v.is_finite() && v > 0.0) {
+        return Err(usage(format!("{what} must be positive, got {v}")));
+    }
     Ok(())
 }
 
 fn non_negative(what: &str, v: f64) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        v.is_finite() && v >= 0.0,
-        "{what} must not be negative, got {v}"
-    );
+    if !(v.is_finite() && v >= 0.0) {
+        return Err(usage(format!("{what} must not be negative, got {v}")));
+    }
+    Ok(())
+}
+
+/// `--n1`, which both models divide by.
+fn n1_at_least_one(n1: u32) -> anyhow::Result<()> {
+    if n1 == 0 {
+        return Err(usage("--n1 must be at least 1".into()));
+    }
     Ok(())
 }
 
@@ -119,7 +129,7 @@ pub fn run(model: Model) -> anyhow::Result<()> {
 
 fn ronan(a: RonanArgs) -> anyhow::Result<()> {
     positive("--bitrate", a.bitrate)?;
-    anyhow::ensure!(a.n1 > 0, "--n1 must be at least 1");
+    n1_at_least_one(a.n1)?;
     for (what, v) in [
         ("--txdelay-ms", a.txdelay_ms),
         ("--txtail-ms", a.txtail_ms),
@@ -166,7 +176,7 @@ pub fn ronan_table(rows: &[ronan::Row]) -> Table {
 
 fn zielinski(a: ZielinskiArgs) -> anyhow::Result<()> {
     positive("--bitrate", a.bitrate)?;
-    anyhow::ensure!(a.n1 > 0, "--n1 must be at least 1");
+    n1_at_least_one(a.n1)?;
     for (what, v) in [
         ("--slot-ms", a.slot_ms),
         ("--txdelay-ms", a.txdelay_ms),
@@ -178,7 +188,9 @@ fn zielinski(a: ZielinskiArgs) -> anyhow::Result<()> {
         positive("--serial-bps", r)?;
     }
     if let Some(size) = a.size {
-        anyhow::ensure!(size > 0, "--size must be at least 1 octet");
+        if size == 0 {
+            return Err(usage("--size must be at least 1 octet".into()));
+        }
     }
     let params = zielinski::Params {
         bitrate_bps: a.bitrate,

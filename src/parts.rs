@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context};
+
+use crate::usage::usage;
 use clap::Args;
 use linklab_scenario::shard::Shard;
 use serde::{Deserialize, Serialize};
@@ -108,21 +110,26 @@ impl Part {
     /// Reads `dir/part.cbor`.
     fn read(dir: &Path) -> anyhow::Result<Part> {
         let path = dir.join(PART_FILE);
-        let bytes = std::fs::read(&path).with_context(|| {
-            format!(
-                "{} is not a part of a run: cannot read {}",
+        let bytes = std::fs::read(&path).map_err(|e| {
+            usage(format!(
+                "{} is not a part of a run: cannot read {}: {e}",
                 dir.display(),
                 path.display()
-            )
+            ))
         })?;
-        let part: Part = ciborium::from_reader(bytes.as_slice())
-            .map_err(|e| anyhow::anyhow!("{} is not a linklab part file: {e}", path.display()))?;
+        let part: Part = ciborium::from_reader(bytes.as_slice()).map_err(|e| {
+            usage(format!(
+                "{} is not a linklab part file: {}",
+                path.display(),
+                cbor_problem(&e)
+            ))
+        })?;
         if part.format != FORMAT {
-            bail!(
+            return Err(usage(format!(
                 "{} is a part file of format {} (this linklab reads format {FORMAT})",
                 path.display(),
                 part.format
-            );
+            )));
         }
         Ok(part)
     }
@@ -297,9 +304,27 @@ pub struct MergeArgs {
 
 /// `linklab merge DIR... --out DIR`.
 pub fn merge(args: MergeArgs) -> anyhow::Result<()> {
-    let merged = gather(&args.parts)?;
+    // Every error of gathering is the parts' fault: the wrong parts, a
+    // part missing or truncated (exit status 2).
+    let merged = gather(&args.parts).map_err(crate::usage::input_file)?;
     match merged.first.run.clone() {
         RunOf::Sim { file, text } => crate::sim_cmd::merge(&file, &text, merged, &args.out),
         RunOf::Reproduce { paper } => crate::reproduce::merge(paper.as_deref(), merged, &args.out),
+    }
+}
+
+/// What is wrong with a part file CBOR could not decode, in words (the
+/// decoder's own `Display` shows its Rust `Debug` form).
+fn cbor_problem(e: &ciborium::de::Error<std::io::Error>) -> String {
+    use ciborium::de::Error;
+    match e {
+        Error::Io(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            "it ends too early (truncated: copy it again from where the part ran)".into()
+        }
+        Error::Io(e) => format!("cannot read it: {e}"),
+        Error::Syntax(at) => format!("it is not CBOR (octet {at})"),
+        Error::Semantic(Some(at), what) => format!("{what} (octet {at})"),
+        Error::Semantic(None, what) => what.clone(),
+        Error::RecursionLimitExceeded => "it is nested too deeply".into(),
     }
 }

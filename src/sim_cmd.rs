@@ -66,6 +66,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
         Experiment::from_toml(&text).map_err(|e| InputError(format!("{file}: {e}")))?;
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.file));
     let options = args.run.options();
+    crate::usage::check_out_dir("--out", &out)?;
     let bar = Bar::new(experiment.kind());
     if let Some(shard) = args.shard {
         let run = RunOf::Sim {

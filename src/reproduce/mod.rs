@@ -310,6 +310,7 @@ struct Done {
 
 pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
     let jobs = jobs_of(args.paper)?;
+    crate::usage::check_out_dir("--out", &args.out)?;
     let options = args.run.options();
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let costs: Vec<u32> = jobs.iter().map(|j| j.cost).collect();

@@ -195,6 +195,10 @@ fn transfer_time(link: &Link, s: &Settings, streams: &Streams) -> Result<Option<
             match run {
                 Ok(o) => Ok(Some(o.transfer.as_secs_f64())),
                 Err(TransferError::LinkFailed { .. }) => Ok(None),
+                // Not done in a simulated day (a frame longer on the air
+                // than T1 at a very low bit rate): these settings do not
+                // carry the message, a cut transfer too.
+                Err(TransferError::Unfinished { .. }) => Ok(None),
                 // A bundle whose convergence-layer session never completes
                 // (its link reset under it) did not arrive: a failure of
                 // these settings, counted as a cut transfer.

@@ -201,6 +201,11 @@ impl Server {
 
     /// Client `id` went away (or was closed by [`Server::poll_close`]):
     /// its callsigns are unregistered and its links released with DISC.
+    /// A link that is up is released as 'd' releases it: the data the
+    /// client gave before it went is delivered first (a BBS that sends
+    /// its last line, 'd', and closes its socket at once loses nothing),
+    /// since a DL-DISCONNECT request would discard it (AX.25 v2.2 fig.
+    /// C4.4a). A link still being set up is ended at once.
     pub fn client_closed(&mut self, now: Instant, id: ClientId) {
         if self.clients.remove(&id).is_none() {
             return;
@@ -220,7 +225,13 @@ impl Server {
             .map(|(k, _)| *k)
             .collect();
         for (p, local, remote) in owned {
-            self.owners.remove(&(p, local, remote));
+            let owner = self.owners.remove(&(p, local, remote));
+            let up = owner.as_ref().is_some_and(|o| o.announced);
+            let unsent: usize = owner
+                .iter()
+                .flat_map(|o| &o.pending)
+                .map(|(_, data)| data.len())
+                .sum();
             let Some(port) = self.ports.get_mut(p) else {
                 continue;
             };
@@ -236,9 +247,15 @@ impl Server {
                     .link(&remote_address)
                     .is_some_and(|l| l.state() != State::Disconnected)
                 {
-                    let _ = station.disconnect(now, &remote_address);
+                    let what = if up {
+                        let _ = station.release(now, &remote_address);
+                        "releasing its link once the data it gave is delivered".to_string()
+                    } else {
+                        let _ = station.disconnect(now, &remote_address);
+                        format!("ending its link, not yet up ({unsent} octets it gave not sent)")
+                    };
                     self.log.push_back(format!(
-                        "port {}: {} went away: releasing its link {} <-> {}",
+                        "port {}: {} went away: {what}: {} <-> {}",
                         p + 1,
                         id,
                         station.mycall(),

@@ -590,3 +590,70 @@ fn data_given_before_the_link_is_up_is_sent_once_it_is() {
     assert!(b.last(c, b'C').is_none(), "not up yet");
     assert!(b.run_until(Duration::from_secs(10), |b| b.peer_data(0) == b"early"));
 }
+
+/// Whether peer 0 saw its link end, and the last frame the server sent.
+fn released(b: &Bench) -> Option<&'static str> {
+    let ended = b.peer_events.iter().any(|(_, e)| {
+        matches!(
+            e,
+            StationEvent::Link {
+                event: Event::Disconnected { .. },
+                ..
+            }
+        )
+    });
+    let last = Frame::decode(b.server_frames.last()?, Modulus::Mod8).ok()?;
+    (ended && last.control().name() == "DISC").then_some("DISC")
+}
+
+#[test]
+fn a_bbs_last_lines_before_d_are_delivered_before_disc() {
+    let mut b = Bench::new(&["N0CALL-2"]);
+    let c = b.client();
+    b.connect_out(c);
+    // More than a window of I frames: most of it still queued at 'd'.
+    let lines = pattern(3000, 7);
+    b.request(c, b'D', "N0CALL-1", "N0CALL-2", &lines);
+    b.request(c, b'd', "N0CALL-1", "N0CALL-2", &[]);
+    assert!(
+        b.run_until(Duration::from_secs(120), |b| released(b).is_some()
+            && b.last(c, b'd').is_some())
+    );
+    assert_eq!(b.peer_data(0), lines, "every line given before 'd' arrived");
+    assert_eq!(
+        b.last(c, b'd').unwrap().data,
+        b"*** DISCONNECTED From Station N0CALL-2\r\0"
+    );
+}
+
+#[test]
+fn a_bbs_that_sends_d_and_closes_its_socket_at_once_still_delivers_its_last_lines() {
+    let mut b = Bench::new(&["N0CALL-2"]);
+    let c = b.client();
+    b.connect_out(c);
+    let lines = pattern(3000, 9);
+    b.request(c, b'D', "N0CALL-1", "N0CALL-2", &lines);
+    b.request(c, b'd', "N0CALL-1", "N0CALL-2", &[]);
+    b.server.client_closed(b.now, c);
+    b.settle();
+    assert!(b.run_until(Duration::from_secs(120), |b| released(b).is_some()));
+    assert_eq!(
+        b.peer_data(0),
+        lines,
+        "every line given before it went arrived"
+    );
+    assert!(b.run_until(Duration::from_secs(5), |b| b.server.link_count() == 0));
+}
+
+#[test]
+fn a_client_that_goes_away_without_d_has_its_data_delivered_then_disc() {
+    let mut b = Bench::new(&["N0CALL-2"]);
+    let c = b.client();
+    b.connect_out(c);
+    let lines = pattern(3000, 11);
+    b.request(c, b'D', "N0CALL-1", "N0CALL-2", &lines);
+    b.server.client_closed(b.now, c);
+    b.settle();
+    assert!(b.run_until(Duration::from_secs(120), |b| released(b).is_some()));
+    assert_eq!(b.peer_data(0), lines);
+}

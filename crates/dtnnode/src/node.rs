@@ -158,19 +158,28 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
         .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
         .last();
     let mut started = false;
-    let result = serve(&config, ax25_link, &mut started).await;
+    let mut app_bound = false;
+    let result = serve(&config, ax25_link, &mut started, &mut app_bound).await;
     if let (Err(_), false, Some(dir)) = (&result, started, created) {
         let _ = std::fs::remove_dir_all(dir);
+    }
+    // A start that failed after our socket was made leaves none behind.
+    if let (Err(_), false, true, AppAddress::Unix(path)) =
+        (&result, started, app_bound, &config.app)
+    {
+        let _ = std::fs::remove_file(path);
     }
     result
 }
 
-/// Opens the store and the sockets, sets `started` once they are all
-/// open, and runs the node until it is stopped.
+/// Opens the store and the sockets, sets `app_bound` once the
+/// applications' socket is ours and `started` once they are all open, and
+/// runs the node until it is stopped.
 async fn serve(
     config: &NodeConfig,
     ax25_link: Option<linklab_link::Config>,
     started: &mut bool,
+    app_bound: &mut bool,
 ) -> Result<(), NodeError> {
     std::fs::create_dir_all(&config.store).map_err(io_error(format!(
         "cannot create the store directory {}",
@@ -218,6 +227,7 @@ async fn serve(
         )));
     }
     let app_listener = AppListener::bind(&config.app).await?;
+    *app_bound = true;
     eprintln!(
         "linklab dtn node {node_text}: store {} ({} bundles){listening}, applications on {}",
         config.store.display(),
@@ -276,7 +286,11 @@ async fn serve(
         task.abort();
     }
     if let AppAddress::Unix(path) = &config.app {
-        let _ = std::fs::remove_file(path);
+        // Our socket only: never a file someone put there since.
+        use std::os::unix::fs::FileTypeExt;
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_socket()) {
+            let _ = std::fs::remove_file(path);
+        }
     }
     result
 }
@@ -381,15 +395,27 @@ impl AppListener {
                 ))),
             AppAddress::Unix(path) => {
                 // A socket file left by a node that died is taken over; one
-                // a running node answers on is not.
-                if path.exists() {
-                    if tokio::net::UnixStream::connect(path).await.is_ok() {
+                // a running node answers on is not, and anything else there
+                // (a user's file, a directory) is never removed.
+                if let Ok(meta) = std::fs::symlink_metadata(path) {
+                    use std::os::unix::fs::FileTypeExt;
+                    if !meta.file_type().is_socket() {
                         return Err(NodeError::Config(format!(
-                            "another node answers on {}",
+                            "--app-socket {}: that path exists and is not a socket; \
+                             name a path that does not exist (a stale socket is replaced)",
                             path.display()
                         )));
                     }
-                    let _ = std::fs::remove_file(path);
+                    if tokio::net::UnixStream::connect(path).await.is_ok() {
+                        return Err(NodeError::Config(format!(
+                            "--app-socket {}: another node answers on it",
+                            path.display()
+                        )));
+                    }
+                    std::fs::remove_file(path).map_err(io_error(format!(
+                        "cannot remove the stale socket {}",
+                        path.display()
+                    )))?;
                 }
                 UnixListener::bind(path)
                     .map(|l| AppListener::Unix(l, path.clone()))

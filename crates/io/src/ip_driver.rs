@@ -77,6 +77,8 @@ pub async fn run<A: Application>(
     let (mut reader, writer) = tokio::io::split(stream);
     let mut writer = KissWriter::spawn(writer, &params);
     let mut phase = Phase::Running;
+    let mut terminate =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     let mut interrupts = 0u32;
     let mut buf = vec![0u8; 4096];
     let result = loop {
@@ -138,6 +140,20 @@ pub async fn run<A: Application>(
             },
             _ = sleep_until(wake.unwrap_or(wall)), if wake.is_some() => {
                 station.handle_timeout(instant(start));
+            },
+            // SIGTERM (systemd, `timeout`, `kill`) as Ctrl-C: the links
+            // are released, not left for the peer to find dead.
+            _ = async {
+                match terminate.as_mut() {
+                    Some(t) => t.recv().await,
+                    None => std::future::pending().await,
+                }
+            } => {
+                interrupts += 1;
+                if interrupts > 1 {
+                    break Ok(());
+                }
+                app.interrupt(instant(start));
             },
             _ = tokio::signal::ctrl_c() => {
                 interrupts += 1;

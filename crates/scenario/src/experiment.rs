@@ -818,6 +818,12 @@ pub enum SlotClockName {
     AfterClear,
 }
 
+/// The longest message a transfer kind simulates, octets (16 MiB): the
+/// sender's message and the receiver's copy are held in memory, so a
+/// longer one is refused as an input error rather than aborting the
+/// process on a failed allocation.
+pub(crate) const MAX_MESSAGE_OCTETS: u64 = 1 << 24;
+
 /// Replications of a `--quick` run (at most).
 const QUICK_REPLICATIONS: u64 = 3;
 
@@ -856,10 +862,13 @@ impl ExperimentKind for RonanTransfer {
                 format!("{} is out of range 1-256 (AX.25 N1)", self.n1_octets),
             ));
         }
-        if self.message_octets == 0 || usize::try_from(self.message_octets).is_err() {
+        if !(1..=MAX_MESSAGE_OCTETS).contains(&self.message_octets) {
             return Err(InvalidField::new(
                 "message_octets",
-                format!("{} is not a message length", self.message_octets),
+                format!(
+                    "{} is out of range 1-{MAX_MESSAGE_OCTETS} (16 MiB: the simulator holds the message in memory)",
+                    self.message_octets
+                ),
             ));
         }
         for (field, ms) in [
@@ -905,6 +914,12 @@ impl ExperimentKind for RonanTransfer {
                     "{} is too few: a confidence interval needs at least 2",
                     self.replications
                 ),
+            ));
+        }
+        if self.replications > 1000 {
+            return Err(InvalidField::new(
+                "replications",
+                format!("{} is too many: at most 1000", self.replications),
             ));
         }
         Ok(())

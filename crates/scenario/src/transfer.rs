@@ -559,15 +559,23 @@ pub enum TransferError {
     #[error("the sender refused the message: {0}")]
     Send(#[from] linklab_link::SendError),
     /// Nothing left to do before the transfer finished.
-    #[error("the simulation ran dry at {at_us} us in phase \"{phase}\"")]
+    #[error("the simulation ran dry at {:.3} s in phase \"{phase}\"", *at_us as f64 / 1e6)]
     Stalled {
         /// Which part of the run.
         phase: &'static str,
         /// Virtual time, microseconds.
         at_us: u64,
     },
+    /// The transfer had not finished at [`HORIZON`], a simulated day: on
+    /// this link it takes longer than anyone would wait, or never ends
+    /// (a frame longer on the air than T1, retried for ever).
+    #[error("the transfer had not finished after a simulated day (24 h), in phase \"{phase}\"")]
+    Unfinished {
+        /// Which part of the run.
+        phase: &'static str,
+    },
     /// The components kept asking for attention without time passing.
-    #[error("the simulation stopped advancing at {at_us} us in phase \"{phase}\"")]
+    #[error("the simulation stopped advancing at {:.3} s in phase \"{phase}\"", *at_us as f64 / 1e6)]
     Livelock {
         /// Which part of the run.
         phase: &'static str,
@@ -1067,9 +1075,12 @@ impl<'a> Bench<'a> {
         self.phase = phase;
         let start = self.queue.now();
         drive(self, start, HORIZON).map_err(|e| match e {
-            DriveError::Stalled { at } | DriveError::Horizon { at, .. } => TransferError::Stalled {
+            DriveError::Stalled { at } => TransferError::Stalled {
                 phase: phase.name(),
                 at_us: at.as_micros(),
+            },
+            DriveError::Horizon { .. } => TransferError::Unfinished {
+                phase: phase.name(),
             },
             DriveError::Livelock { at } => TransferError::Livelock {
                 phase: phase.name(),

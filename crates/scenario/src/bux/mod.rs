@@ -138,7 +138,7 @@ pub enum BuxError {
         p_bit: f64,
     },
     /// Nothing left to do before the run finished.
-    #[error("the simulation ran dry at {at_us} µs during {phase}")]
+    #[error("the simulation ran dry at {:.3} s during {phase}", *at_us as f64 / 1e6)]
     Stalled {
         /// Which part of the run.
         phase: &'static str,
@@ -146,7 +146,7 @@ pub enum BuxError {
         at_us: u64,
     },
     /// A station left the information transfer state.
-    #[error("a station left information transfer at {at_us} µs: it is {state}")]
+    #[error("a station left information transfer at {:.3} s: it is {state}", *at_us as f64 / 1e6)]
     LinkLost {
         /// The state it is in, in words.
         state: &'static str,
@@ -154,7 +154,7 @@ pub enum BuxError {
         at_us: u64,
     },
     /// A station gave the link up.
-    #[error("the link failed at {at_us} µs: {reason}")]
+    #[error("the link failed at {:.3} s: {reason}", *at_us as f64 / 1e6)]
     LinkFailed {
         /// The engine's reason.
         reason: String,

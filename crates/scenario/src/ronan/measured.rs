@@ -172,6 +172,12 @@ impl MeasuredConfig {
         if self.message_octets == 0 {
             return bad("message_octets", "must be positive");
         }
+        if self.message_octets as u64 > crate::experiment::MAX_MESSAGE_OCTETS {
+            return bad(
+                "message_octets",
+                "is above 16777216 (16 MiB: the simulator holds the message in memory)",
+            );
+        }
         if linklab_ax25cl::Config::new("ipn:1.0")
             .fit_frame(self.n1_octets)
             .is_err()
@@ -186,6 +192,9 @@ impl MeasuredConfig {
                 "replications",
                 "at least 2 (both counts) for a confidence interval",
             );
+        }
+        if self.replications > 1000 || self.quick_replications > 1000 {
+            return bad("replications", "at most 1000 (both counts)");
         }
         for (field, value) in [
             ("slot_time_ms", self.slot_time_ms),

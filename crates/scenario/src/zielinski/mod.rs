@@ -66,7 +66,7 @@ pub enum ZielinskiError {
     #[error("cannot read the published figure \"{0}\"")]
     Published(String),
     /// Nothing left to do before the transfer finished.
-    #[error("the simulation ran dry at {at_us} us in phase \"{phase}\"")]
+    #[error("the simulation ran dry at {:.3} s in phase \"{phase}\"", *at_us as f64 / 1e6)]
     Stalled {
         /// Which part of the run.
         phase: &'static str,
