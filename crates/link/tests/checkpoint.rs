@@ -150,3 +150,60 @@ fn the_late_answer_to_an_enquiry_resends_nothing_while_the_new_poll_is_on_the_ai
 fn the_late_answer_to_an_enquiry_resends_nothing_after_the_new_poll_left_the_air() {
     late_answer_to_an_enquiry(true);
 }
+
+#[test]
+fn an_srej_for_a_frame_whose_resend_is_still_on_the_air_resends_nothing() {
+    // Modulo 128 with SREJ. Frame 1 is lost; B asks for it with SREJ and A
+    // resends it. An SREJ F R1 that arrives while that resend is still on
+    // A's line (Dire Wolf's answer to an earlier poll, which still lists
+    // the frames open when it was sent) was sent before B could hear the
+    // resend: it asks for nothing new.
+    let config = Config {
+        modulus: Modulus::Mod128,
+        recovery: linklab_link::RecoveryMode::Srej,
+        ..polling()
+    };
+    let mut p = Pair::new(config.clone(), config, 44);
+    p.connect();
+    assert!(p.run_until(MINUTE, |p| !p.links.iter().any(|l| l.negotiating())));
+    let mut lost = false;
+    p.dropper = Some(Box::new(move |side, frame: &Frame| {
+        let drop = side == Side::A && frame.control().ns() == Some(1) && !lost;
+        lost |= drop;
+        drop
+    }));
+    for i in 0..4u8 {
+        p.a().send(vec![i; 40]).unwrap();
+    }
+    // Until A has resent frame 1 and is still transmitting it.
+    assert!(
+        p.run_until(MINUTE, |p| sent_i_128(p, 1) == 2),
+        "{}",
+        p.dump()
+    );
+    assert!(p.transmitting(Side::A), "{}", p.dump());
+    let srej_f_r1 = Frame::s(
+        AddressField::new(addr("N0AAA"), addr("N0BBB"), &[], CommandResponse::Response).unwrap(),
+        Modulus::Mod128,
+        Supervisory::Srej,
+        1,
+        true,
+    )
+    .unwrap();
+    p.inject(Side::A, &srej_f_r1);
+    assert!(
+        p.run_until(MINUTE, |p| p.received(Side::B).len() == 4
+            && p.links[0].unacked() == 0),
+        "{}",
+        p.dump()
+    );
+    assert_eq!(sent_i_128(&p, 1), 2, "{}", p.dump());
+}
+
+/// How many times A sent the modulo-128 I frame with N(S) = `ns`.
+fn sent_i_128(p: &Pair, ns: u8) -> usize {
+    p.sent[0]
+        .iter()
+        .filter(|(_, frame)| frame.control().ns() == Some(ns))
+        .count()
+}

@@ -36,7 +36,7 @@ impl<F: Framing> Link<F> {
     /// True for a combined station that holds new frames for the answer to
     /// its poll on the last I frame of a burst: the rules of this module
     /// are its own.
-    fn checkpoints(&self) -> bool {
+    pub(super) fn checkpoints(&self) -> bool {
         let config = &self.config;
         config.role == Role::Combined && config.poll_on_last_i_frame && config.poll_holds_new_frames
     }

@@ -507,6 +507,7 @@ impl<F: Framing> Link<F> {
         self.rej_actioned = None;
         self.go_back_from = None;
         self.go_back_on_air = false;
+        self.srej_resent_on_air = 0;
         self.polled_frame = None;
         self.poll_on_air = false;
         self.enquiry_crossed_poll = false;

@@ -275,6 +275,10 @@ pub struct Link<F: Framing> {
     /// once it has, a REJ or F = 1 with the same N(R) reports the go-back
     /// lost again, and is acted on.
     go_back_on_air: bool,
+    /// N(S)s resent for an SREJ whose transmission has not yet ended
+    /// ([`Link::set_channel_busy`]): an SREJ asking for one of them was
+    /// sent before the peer could hear it (see `on_srej`).
+    srej_resent_on_air: u128,
     /// N(S) of the I frame that carried our outstanding P = 1, while it is
     /// still the last I frame sent: the answer with F = 1 then reports on
     /// everything we sent (see `checkpoint.rs`).
@@ -449,6 +453,7 @@ impl<F: Framing> Link<F> {
             rej_actioned: None,
             go_back_from: None,
             go_back_on_air: false,
+            srej_resent_on_air: 0,
             polled_frame: None,
             poll_on_air: false,
             enquiry_crossed_poll: false,
@@ -579,8 +584,11 @@ impl<F: Framing> Link<F> {
     pub fn set_channel_busy(&mut self, now: Instant, busy: bool) {
         self.channel_busy = busy;
         self.poll_on_air &= busy;
-        if !busy && std::mem::take(&mut self.go_back_on_air) {
-            self.go_back_from = None;
+        if !busy {
+            self.srej_resent_on_air = 0;
+            if std::mem::take(&mut self.go_back_on_air) {
+                self.go_back_from = None;
+            }
         }
         for timer in [Timer::T1, Timer::Tm201] {
             if busy {

@@ -94,6 +94,7 @@ impl<F: Framing> Link<F> {
             .chain(further.sequence_numbers(self.modulus))
             .filter(|&ns| self.outstanding(ns))
             .filter(|&ns| !(pf && resent_after_poll & (1u128 << ns) != 0))
+            .filter(|&ns| !self.srej_on_air_again(ns))
             .collect();
         if pf {
             self.srej_resent_after_poll = 0;
@@ -118,6 +119,16 @@ impl<F: Framing> Link<F> {
                 self.start_t1(now);
             }
         }
+    }
+
+    /// True if frame `ns` was resent for an SREJ and that transmission
+    /// has not ended: an SREJ for it now was sent before the peer could
+    /// hear it, typically the answer to an earlier poll arriving after
+    /// the one that asked for it first (Dire Wolf answers each P with the
+    /// SREJs still open). For a station whose driver reports the end of
+    /// its transmissions (the checkpointing rules of `checkpoint.rs`).
+    fn srej_on_air_again(&self, ns: u8) -> bool {
+        self.checkpoints() && self.srej_resent_on_air & (1u128 << ns) != 0
     }
 
     /// "Invoke retransmission" (fig. C4.7a): V(S) <- N(R), so that frames

@@ -131,6 +131,7 @@ impl<F: Framing> Link<F> {
         let ns = loop {
             if let Some(ns) = self.resend.pop_front() {
                 if self.seq_diff(ns, self.va) < self.seq_diff(self.top, self.va) {
+                    self.srej_resent_on_air |= 1u128 << ns;
                     break ns;
                 }
                 continue;
