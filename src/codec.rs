@@ -423,6 +423,11 @@ pub struct EncodeArgs {
     /// Information field of a U frame, in hex (e.g. XID parameters).
     #[arg(long, conflicts_with_all = ["ui", "i", "s"])]
     info_hex: Option<String>,
+    /// N1, the largest information field of a UI or I frame, in octets
+    /// (AX.25 v2.2 6.7.2: 256 by default); a longer --ui or --i text is
+    /// refused. Raise it to build an oversized frame on purpose.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=65535))]
+    n1: u32,
     /// Use modulo-128 (two-octet) I and S control fields.
     #[arg(long)]
     mod128: bool,
@@ -527,6 +532,15 @@ fn build_frame(args: &EncodeArgs) -> anyhow::Result<Frame> {
             return Err(usage(format!(
                 "{option} {n}: {field} = {n} is out of range for modulo {} (0-{largest}{other})",
                 largest + 1
+            )));
+        }
+    }
+    for (option, text) in [("--ui", &args.ui), ("--i", &args.i)] {
+        let len = text.as_ref().map_or(0, String::len);
+        if len > args.n1 as usize {
+            return Err(usage(format!(
+                "{option}: {len} octets is longer than N1 = {} (AX.25 v2.2's default is 256; --n1 raises it)",
+                args.n1
             )));
         }
     }

@@ -277,3 +277,29 @@ fn hdlc_bit_streams_round_trip_and_count_what_is_dropped() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("1 bad FCS"));
     }
 }
+
+#[test]
+fn encode_refuses_a_ui_text_longer_than_n1_unless_raised() {
+    // Issue 30, item 12: 5,000 octets in a UI frame went without a word.
+    let text = "x".repeat(5000);
+    let out = linklab(
+        &[
+            "encode", "--from", "N0CALL-1", "--to", "APRS", "--ui", &text,
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--ui: 5000 octets") && err.contains("N1 = 256"),
+        "{err}"
+    );
+    // Asked for on purpose, it is built.
+    let hex = ok(linklab(
+        &[
+            "encode", "--from", "N0CALL-1", "--to", "APRS", "--n1", "5000", "--ui", &text,
+        ],
+        b"",
+    ));
+    assert!(hex.len() > 10_000, "{} octets of hex", hex.len());
+}
