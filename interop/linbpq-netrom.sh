@@ -1,12 +1,14 @@
 #!/bin/bash
 # crates/netrom against LinBPQ, a real NET/ROM node, by hand (LinBPQ is not
 # in Debian, so CI does not run this). Three stations in a line on one
-# `linklab channel` at 9600 bit/s, A and C hidden from each other, in a
-# network namespace of their own (loopback only):
+# `linklab channel` at 9600 bit/s, and a fourth station D beside C, all
+# hearing only B (A, C and D hidden from each other), in a network
+# namespace of their own (loopback only):
 #
 #   A  LinBPQ  N0BPA / BPQA (application N0BPA-1 BPQAB)  KISS 8101, telnet 8111
 #   B  LinBPQ  N0BPB / BPQB (application N0BPB-1 BPQBB)  KISS 8102, telnet 8112
 #   C  crates/netrom/examples/kiss_node  N0LLC / LLC      KISS 8103
+#   D  crates/netrom/examples/kiss_node  N0LLD / LLD      KISS 8104
 #
 #   interop/linbpq-netrom.sh -l LINKLAB -n KISS_NODE -q LINBPQ [-o OUTDIR]
 #
@@ -20,15 +22,19 @@
 #                     route, sends NODES and gets A's node table back
 #   a-to-c            A's console connects to LLC through B and the line
 #                     sent comes back from C's echo
+#   d-to-c-20k        D opens a circuit to LLC through B and sends 20 480
+#                     pseudo-random octets; C echoes them; D gets all
+#                     back byte-exact (20 KB each way through LinBPQ's
+#                     layer 3)
 # OUTDIR keeps the configs, every log, LinBPQ's NODES/ROUTES answers, the
 # channel's monitor log and its pcap (every NET/ROM frame on the air).
-# Needs root (unshare), python3, iproute2. About 6 minutes.
+# Needs root (unshare), python3, iproute2. About 10 minutes.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/netns-lib.sh"
 netns_need linbpq-netrom "apt-get install python3 iproute2" python3 ip
-netns_enter LINKLAB_BPQ_IN_NETNS 480 "$@"
+netns_enter LINKLAB_BPQ_IN_NETNS 660 "$@"
 
 linklab= node= linbpq= out=
 while [ $# -gt 0 ]; do
@@ -54,7 +60,7 @@ seed = 34
 [[channel]]
 name = "vhf"
 bitrate = 9600
-hidden = [["a", "c"]]
+hidden = [["a", "c"], ["a", "d"], ["c", "d"]]
 [[station]]
 name = "a"
 port = 8101
@@ -64,6 +70,9 @@ port = 8102
 [[station]]
 name = "c"
 port = 8103
+[[station]]
+name = "d"
+port = 8104
 EOF
 "$linklab" channel "$out/channel.toml" --monitor --capture "$out/air.pcap" \
     >"$out/channel.log" 2>&1 &
@@ -162,10 +171,15 @@ EOF
 }
 
 "$node" --kiss 127.0.0.1:8103 --call N0LLC --alias LLC --nodes-secs 60 \
-    --connect BPQA --send NODES --hold-secs 20 --run-secs 330 \
+    --connect BPQA --send NODES --hold-secs 20 --run-secs 560 \
     >"$out/kiss_node.log" 2>&1 &
 node_pid=$!
 pids+=($node_pid)
+"$node" --kiss 127.0.0.1:8104 --call N0LLD --alias LLD --nodes-secs 60 \
+    --connect LLC --send-octets 20480 --hold-secs 400 --run-secs 560 \
+    >"$out/kiss_node_d.log" 2>&1 &
+node_d_pid=$!
+pids+=($node_d_pid)
 
 # C's entry reaches A through B in two or three NODES rounds; C connects
 # to BPQA as soon as B advertises it. Wait for A's answer on that circuit
@@ -187,7 +201,12 @@ check() { # NAME CONDITION...
 check nodes-a grep -q "LLC:N0LLC" "$out/a-nodes.txt"
 check nodes-b grep -q "LLC:N0LLC" "$out/b-nodes.txt"
 check c-to-a grep -q "< BPQA:N0BPA} Nodes" "$out/kiss_node.log"
+for _ in $(seq 400); do
+    grep -q "echo: " "$out/kiss_node_d.log" && break
+    sleep 1
+done
+check d-to-c-20k grep -q "echo: 20480 octets back, byte-exact" "$out/kiss_node_d.log"
 check a-to-c bash -c "grep -q 'linklab LLC:N0LLC} echo' '$out/a-to-c.txt' && grep -A2 '>> hello from BPQA' '$out/a-to-c.txt' | grep -q '^hello from BPQA'"
-wait "$node_pid"
+wait "$node_pid" "$node_d_pid"
 echo "linbpq-netrom: $pass passed, $fail failed; logs in $out"
 [ "$fail" -eq 0 ]

@@ -18,7 +18,7 @@
 //! Everything it does is printed, one line per event, with the seconds
 //! since start.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::process::ExitCode;
@@ -48,6 +48,7 @@ struct Options {
     send: Vec<String>,
     hold_secs: u64,
     run_secs: u64,
+    send_octets: usize,
 }
 
 fn parse_options() -> Result<Options, String> {
@@ -65,6 +66,7 @@ fn parse_options() -> Result<Options, String> {
         send: Vec::new(),
         hold_secs: 20,
         run_secs: 300,
+        send_octets: 0,
     };
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or(format!("{flag} needs a value"));
@@ -88,6 +90,7 @@ fn parse_options() -> Result<Options, String> {
             "--send" => o.send.push(value()?),
             "--hold-secs" => o.hold_secs = number(value()?)?,
             "--run-secs" => o.run_secs = number(value()?)?,
+            "--send-octets" => o.send_octets = number(value()?)? as usize,
             _ => return Err(format!("unknown option {flag}")),
         }
     }
@@ -106,6 +109,12 @@ struct Driver {
     links: BTreeMap<(String, u8), DataLink>,
     call: Address,
     outgoing: Option<CircuitHandle>,
+    /// Octets each circuit's user has given and the transport has not
+    /// taken yet (its window was full).
+    pending: BTreeMap<CircuitHandle, VecDeque<u8>>,
+    /// With `--send-octets`: what came back on the outgoing circuit.
+    echoed: Vec<u8>,
+    counting: bool,
 }
 
 impl Driver {
@@ -252,6 +261,10 @@ impl Driver {
                 let mut buf = vec![0; self.node.transport().readable(circuit)];
                 let n = self.node.transport_mut().recv(now, circuit, &mut buf);
                 buf.truncate(n);
+                if self.counting && Some(circuit) == self.outgoing {
+                    self.echoed.extend_from_slice(&buf);
+                    return;
+                }
                 for line in String::from_utf8_lossy(&buf).split('\r') {
                     if !line.is_empty() {
                         self.log(format!("circuit {circuit:?} < {line}"));
@@ -268,15 +281,42 @@ impl Driver {
         }
     }
 
+    /// Queues `data` for `circuit`; [`Driver::flush`] hands it to the
+    /// transport as its window allows.
     fn send(&mut self, circuit: CircuitHandle, data: &[u8]) {
-        match self.node.transport_mut().send(circuit, data) {
-            Ok(n) if n == data.len() => {}
-            Ok(n) => self.log(format!(
-                "circuit {circuit:?}: {} of {} octets not taken (window full)",
-                data.len() - n,
-                data.len()
-            )),
-            Err(e) => self.log(format!("circuit {circuit:?}: send failed: {e:?}")),
+        self.pending
+            .entry(circuit)
+            .or_default()
+            .extend(data.iter().copied());
+        self.flush();
+    }
+
+    /// Gives every circuit's queued octets to the transport, as much as it
+    /// takes.
+    fn flush(&mut self) {
+        let circuits: Vec<CircuitHandle> = self.pending.keys().copied().collect();
+        for circuit in circuits {
+            let Some(queue) = self.pending.get_mut(&circuit) else {
+                continue;
+            };
+            let (front, _) = queue.as_slices();
+            let chunk = front.to_vec();
+            match self.node.transport_mut().send(circuit, &chunk) {
+                Ok(n) => {
+                    queue.drain(..n);
+                }
+                Err(e) => {
+                    let lost = queue.len();
+                    self.pending.remove(&circuit);
+                    self.log(format!(
+                        "circuit {circuit:?}: {lost} octets not sent: {e:?}"
+                    ));
+                    continue;
+                }
+            }
+            if self.pending.get(&circuit).is_some_and(|q| q.is_empty()) {
+                self.pending.remove(&circuit);
+            }
         }
     }
 
@@ -342,6 +382,9 @@ fn run(o: Options) -> Result<(), String> {
         links: BTreeMap::new(),
         call: o.call,
         outgoing: None,
+        pending: BTreeMap::new(),
+        echoed: Vec::new(),
+        counting: o.send_octets > 0,
     };
     d.node.table_mut().set_port_quality(PORT, o.quality);
     let end = Duration::from_secs(o.run_secs);
@@ -380,8 +423,34 @@ fn run(o: Options) -> Result<(), String> {
                 for text in o.send.clone() {
                     d.send(c, format!("{text}\r").as_bytes());
                 }
+                if o.send_octets > 0 {
+                    d.log(format!("sending {} octets", o.send_octets));
+                    d.send(c, &octets(o.send_octets));
+                }
                 sent = true;
                 connected_at = Some(now);
+            }
+            let back = after_prompt(&d.echoed).len();
+            if d.counting && back >= o.send_octets && connected_at.is_some() {
+                let sent = octets(o.send_octets);
+                let echoed = after_prompt(&d.echoed);
+                match echoed.iter().zip(&sent).position(|(a, b)| a != b) {
+                    None if echoed.len() == sent.len() => d.log(format!(
+                        "echo: {} octets back, byte-exact, {:.1} s after connect",
+                        sent.len(),
+                        now.saturating_duration_since(connected_at.unwrap_or(now))
+                            .as_secs_f64()
+                    )),
+                    None => d.log(format!(
+                        "echo: {} octets back, more than sent",
+                        echoed.len()
+                    )),
+                    Some(i) => d.log(format!("echo: differs at octet {i}")),
+                }
+                d.counting = false;
+                d.log(format!("disconnecting {c:?}"));
+                d.node.transport_mut().disconnect(c);
+                connected_at = None;
             }
             if connected_at.is_some_and(|t| {
                 now.saturating_duration_since(t) >= Duration::from_secs(o.hold_secs)
@@ -391,6 +460,7 @@ fn run(o: Options) -> Result<(), String> {
                 connected_at = None;
             }
         }
+        d.flush();
         d.drain(now).map_err(|e| format!("KISS {}: {e}", o.kiss))?;
         // Wait for octets until the next timer, at most 100 ms.
         let next = [d.node.poll_timeout()]
@@ -432,6 +502,30 @@ fn run(o: Options) -> Result<(), String> {
     let c = d.node.counters();
     d.log(format!("counters {c:?}"));
     Ok(())
+}
+
+/// What an echo sent after its prompt (the far `kiss_node` first sends
+/// "linklab ALIAS:CALL} echo" and a CR).
+fn after_prompt(echoed: &[u8]) -> &[u8] {
+    const END: &[u8] = b"} echo\r";
+    echoed
+        .windows(END.len())
+        .position(|w| w == END)
+        .map_or(&echoed[..0], |i| &echoed[i + END.len()..])
+}
+
+/// `len` octets of a fixed pseudo-random sequence (xorshift32), the same
+/// on every run.
+fn octets(len: usize) -> Vec<u8> {
+    let mut x: u32 = 0x3434_3434;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect()
 }
 
 fn main() -> ExitCode {
