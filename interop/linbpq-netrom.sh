@@ -1,7 +1,7 @@
 #!/bin/bash
 # crates/netrom against LinBPQ, a real NET/ROM node, by hand (LinBPQ is not
 # in Debian, so CI does not run this). Three stations in a line on one
-# `linklab channel` at 9600 bit/s, and a fourth station D beside C, all
+# `linklab channel` at 38 400 bit/s, and a fourth station D beside C, all
 # hearing only B (A, C and D hidden from each other), in a network
 # namespace of their own (loopback only):
 #
@@ -34,7 +34,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/netns-lib.sh"
 netns_need linbpq-netrom "apt-get install python3 iproute2" python3 ip
-netns_enter LINKLAB_BPQ_IN_NETNS 660 "$@"
+netns_enter LINKLAB_BPQ_IN_NETNS 700 "$@"
 
 linklab= node= linbpq= out=
 while [ $# -gt 0 ]; do
@@ -59,7 +59,7 @@ cat >"$out/channel.toml" <<EOF
 seed = 34
 [[channel]]
 name = "vhf"
-bitrate = 9600
+bitrate = 38400
 hidden = [["a", "c"], ["a", "d"], ["c", "d"]]
 [[station]]
 name = "a"
@@ -171,12 +171,12 @@ EOF
 }
 
 "$node" --kiss 127.0.0.1:8103 --call N0LLC --alias LLC --nodes-secs 60 \
-    --connect BPQA --send NODES --hold-secs 20 --run-secs 560 \
+    --connect BPQA --send NODES --hold-secs 20 --run-secs 600 \
     >"$out/kiss_node.log" 2>&1 &
 node_pid=$!
 pids+=($node_pid)
 "$node" --kiss 127.0.0.1:8104 --call N0LLD --alias LLD --nodes-secs 60 \
-    --connect LLC --send-octets 20480 --hold-secs 400 --run-secs 560 \
+    --connect LLC --send-octets 20480 --hold-secs 450 --run-secs 600 \
     >"$out/kiss_node_d.log" 2>&1 &
 node_d_pid=$!
 pids+=($node_d_pid)

@@ -112,6 +112,8 @@ struct Driver {
     /// Octets each circuit's user has given and the transport has not
     /// taken yet (its window was full).
     pending: BTreeMap<CircuitHandle, VecDeque<u8>>,
+    /// Datagrams for a neighbour whose AX.25 link is being set up.
+    waiting: BTreeMap<(String, u8), Vec<Vec<u8>>>,
     /// With `--send-octets`: what came back on the outgoing circuit.
     echoed: Vec<u8>,
     counting: bool,
@@ -136,7 +138,7 @@ impl Driver {
     }
 
     fn link(&mut self, remote: Address) -> &mut DataLink {
-        let key = (remote.callsign().as_str().to_owned(), remote.ssid());
+        let key = key(&remote);
         let call = self.call;
         self.links.entry(key).or_insert_with(|| {
             let config = Config {
@@ -201,6 +203,33 @@ impl Driver {
                         other => self.log(format!("link {remote}: {other:?}")),
                     }
                 }
+                let up = self
+                    .links
+                    .get(&key)
+                    .is_some_and(|l| matches!(l.state(), State::Connected | State::TimerRecovery));
+                let down = self
+                    .links
+                    .get(&key)
+                    .is_some_and(|l| l.state() == State::Disconnected);
+                if up || down {
+                    if let Some(held) = self.waiting.remove(&key) {
+                        busy = true;
+                        for info in held {
+                            let sent = match self.links.get_mut(&key) {
+                                Some(link) if up => {
+                                    link.send_with_pid(Pid::from(PID_NETROM), info).is_ok()
+                                }
+                                _ => false,
+                            };
+                            if !sent {
+                                self.log(format!(
+                                    "a datagram for {}-{} lost: no link",
+                                    key.0, key.1
+                                ));
+                            }
+                        }
+                    }
+                }
                 while let Some(frame) = self.links.get_mut(&key).and_then(|l| l.poll_transmit(now))
                 {
                     busy = true;
@@ -218,12 +247,18 @@ impl Driver {
                         self.send_frame(&frame)?;
                     }
                     Transmit::Datagram { neighbour, info } => {
+                        let key = key(&neighbour.call);
                         let link = self.link(neighbour.call);
-                        if link.state() == State::Disconnected {
-                            let _ = link.connect(now);
-                        }
-                        if let Err(e) = link.send_with_pid(Pid::from(PID_NETROM), info) {
-                            self.log(format!("datagram to {} lost: {e:?}", neighbour.call));
+                        if matches!(link.state(), State::Connected | State::TimerRecovery) {
+                            if let Err(e) = link.send_with_pid(Pid::from(PID_NETROM), info) {
+                                self.log(format!("datagram to {} lost: {e:?}", neighbour.call));
+                            }
+                        } else {
+                            // Held until the link is up (AX.25 v2.2 6.3.1).
+                            if link.state() == State::Disconnected {
+                                let _ = link.connect(now);
+                            }
+                            self.waiting.entry(key).or_default().push(info);
                         }
                     }
                 }
@@ -265,13 +300,15 @@ impl Driver {
                     self.echoed.extend_from_slice(&buf);
                     return;
                 }
+                if Some(circuit) != self.outgoing {
+                    self.log(format!("circuit {circuit:?}: {n} octets echoed"));
+                    self.send(circuit, &buf);
+                    return;
+                }
                 for line in String::from_utf8_lossy(&buf).split('\r') {
                     if !line.is_empty() {
                         self.log(format!("circuit {circuit:?} < {line}"));
                     }
-                }
-                if Some(circuit) != self.outgoing {
-                    self.send(circuit, &buf);
                 }
             }
             CircuitEvent::Closed { circuit, reason } => {
@@ -383,6 +420,7 @@ fn run(o: Options) -> Result<(), String> {
         call: o.call,
         outgoing: None,
         pending: BTreeMap::new(),
+        waiting: BTreeMap::new(),
         echoed: Vec::new(),
         counting: o.send_octets > 0,
     };
@@ -502,6 +540,11 @@ fn run(o: Options) -> Result<(), String> {
     let c = d.node.counters();
     d.log(format!("counters {c:?}"));
     Ok(())
+}
+
+/// A neighbour as a map key.
+fn key(call: &Address) -> (String, u8) {
+    (call.callsign().as_str().to_owned(), call.ssid())
 }
 
 /// What an echo sent after its prompt (the far `kiss_node` first sends
