@@ -28,13 +28,13 @@
 #                     layer 3)
 # OUTDIR keeps the configs, every log, LinBPQ's NODES/ROUTES answers, the
 # channel's monitor log and its pcap (every NET/ROM frame on the air).
-# Needs root (unshare), python3, iproute2. About 10 minutes.
+# Needs root (unshare), python3, iproute2. Up to 16 minutes.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/netns-lib.sh"
 netns_need linbpq-netrom "apt-get install python3 iproute2" python3 ip
-netns_enter LINKLAB_BPQ_IN_NETNS 700 "$@"
+netns_enter LINKLAB_BPQ_IN_NETNS 1000 "$@"
 
 linklab= node= linbpq= out=
 while [ $# -gt 0 ]; do
@@ -171,12 +171,12 @@ EOF
 }
 
 "$node" --kiss 127.0.0.1:8103 --call N0LLC --alias LLC --nodes-secs 60 \
-    --connect BPQA --send NODES --hold-secs 20 --run-secs 600 \
+    --connect BPQA --send NODES --hold-secs 20 --run-secs 900 \
     >"$out/kiss_node.log" 2>&1 &
 node_pid=$!
 pids+=($node_pid)
 "$node" --kiss 127.0.0.1:8104 --call N0LLD --alias LLD --nodes-secs 60 \
-    --connect LLC --send-octets 20480 --hold-secs 450 --run-secs 600 \
+    --connect LLC --send-octets 20480 --hold-secs 800 --run-secs 900 \
     >"$out/kiss_node_d.log" 2>&1 &
 node_d_pid=$!
 pids+=($node_d_pid)
@@ -201,7 +201,7 @@ check() { # NAME CONDITION...
 check nodes-a grep -q "LLC:N0LLC" "$out/a-nodes.txt"
 check nodes-b grep -q "LLC:N0LLC" "$out/b-nodes.txt"
 check c-to-a grep -q "< BPQA:N0BPA} Nodes" "$out/kiss_node.log"
-for _ in $(seq 400); do
+for _ in $(seq 700); do
     grep -q "echo: " "$out/kiss_node_d.log" && break
     sleep 1
 done
