@@ -144,11 +144,12 @@ bpq b N0BPB BPQB 8102 8112 8122
 wait_port 8111 && wait_port 8112 || { echo "linbpq-netrom: LinBPQ did not start" >&2; exit 1; }
 
 # Types lines at a LinBPQ console (telnet, user test/test) and prints the
-# answers: PORT LINE...
+# answers, waiting SECONDS for each: SECONDS PORT LINE...
 console() {
     python3 - "$@" <<'EOF'
 import socket, sys, time
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+wait = float(sys.argv[1])
+s = socket.create_connection(("127.0.0.1", int(sys.argv[2])), timeout=5)
 def read(secs):
     got, end = b"", time.time() + secs
     s.settimeout(0.2)
@@ -162,10 +163,10 @@ def read(secs):
         got += d
     return got.decode("latin-1").replace("\r", "\n")
 read(1); s.sendall(b"test\r"); read(1); s.sendall(b"test\r"); read(1.5)
-for line in sys.argv[2:]:
+for line in sys.argv[3:]:
     s.sendall(line.encode() + b"\r")
     print(">>", line)
-    print(read(4))
+    print(read(wait))
 s.close()
 EOF
 }
@@ -188,9 +189,10 @@ for _ in $(seq 280); do
     grep -q "< BPQA:N0BPA} Nodes" "$out/kiss_node.log" && break
     sleep 1
 done
-console 8111 NODES ROUTES "N LLC" >"$out/a-nodes.txt"
-console 8112 NODES ROUTES "N LLC" "N BPQA" >"$out/b-nodes.txt"
-console 8111 "C LLC" "hello from BPQA" >"$out/a-to-c.txt"
+console 4 8111 NODES ROUTES "N LLC" >"$out/a-nodes.txt"
+console 4 8112 NODES ROUTES "N LLC" "N BPQA" >"$out/b-nodes.txt"
+# The circuit shares the air with D's transfer: give each answer 30 s.
+console 30 8111 "C LLC" "hello from BPQA" >"$out/a-to-c.txt"
 
 pass=0 fail=0
 check() { # NAME CONDITION...
