@@ -24,6 +24,12 @@ use crate::wire::{station, Alias, Datagram, DecodeError, NodesBroadcast};
 /// `L2Code.c`, the destination of `SENDNODES`).
 pub const NODES_DESTINATION: &str = "NODES";
 
+/// The destination of LinBPQ's link keepalive: an empty information
+/// message with TTL 1 that LinBPQ sends to a neighbour when the AX.25 link
+/// to it comes up and while it idles (`BPQINP3.c` `SendKeepAlive`). It is
+/// for no node; it only keeps the link in use.
+pub const KEEPALIVE_DESTINATION: &str = "KEEPLI";
+
 /// A node's identity and parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeConfig {
@@ -101,6 +107,9 @@ pub struct Counters {
     pub not_routing: u64,
     /// Dropped: the octets were not a datagram or NODES broadcast.
     pub malformed: u64,
+    /// Dropped: a neighbour's link keepalive (to
+    /// [`KEEPALIVE_DESTINATION`]), which needs no answer.
+    pub keepalives: u64,
 }
 
 /// One NET/ROM node: its node table, its transport and its broadcasts.
@@ -203,6 +212,10 @@ impl Node {
                 return Err(e);
             }
         };
+        if datagram.destination.callsign().as_str() == KEEPALIVE_DESTINATION {
+            self.counters.keepalives += 1;
+            return Ok(());
+        }
         if same_station(&datagram.destination, &self.config.call) {
             self.counters.delivered += 1;
             self.transport.handle_datagram(now, datagram);
