@@ -13,9 +13,8 @@ use linklab_agw::connection::{Connection, ConnectionError};
 use linklab_link::{Event, Version};
 use linklab_wire::ax25::{same_station, Address, Pid};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-use tokio::signal::unix::{signal, Signal, SignalKind};
 
-use crate::link_cmd::{block_on, via_error, Log, Receiver, INTERRUPTED};
+use crate::link_cmd::{block_on, via_error, Log, Receiver, Signals, Stop as Signal, INTERRUPTED};
 use crate::usage::usage;
 
 /// How long a release waits for the server's 'd' before the command
@@ -35,33 +34,39 @@ pub(crate) struct StationArgs {
     pub(crate) mycall: Address,
 }
 
-/// Ctrl-C or SIGTERM.
+/// SIGINT (Ctrl-C), SIGTERM or SIGHUP, as the KISS commands catch them
+/// ([`crate::link_cmd::Signals`]), and which of them came.
 pub(crate) struct Stop {
-    term: Option<Signal>,
+    signals: Option<Signals>,
+    last: Option<Signal>,
 }
 
 impl Stop {
-    /// Listens for both; call inside the runtime.
+    /// Catches the three; call inside the runtime. If they cannot be
+    /// caught, the default action (the process ends) stays.
     pub(crate) fn new() -> Stop {
         Stop {
-            term: signal(SignalKind::terminate()).ok(),
+            signals: Signals::new().ok(),
+            last: None,
         }
     }
 
-    /// Resolves at the next Ctrl-C or SIGTERM.
+    /// Resolves at the next signal (cancel-safe, for `select!`).
     pub(crate) async fn wait(&mut self) {
-        let term = async {
-            match self.term.as_mut() {
-                Some(t) => {
-                    t.recv().await;
-                }
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            () = term => {}
+        match self.signals.as_mut() {
+            Some(signals) => self.last = Some(signals.recv().await),
+            None => std::future::pending().await,
         }
+    }
+
+    /// The name of the signal that came, for the log.
+    fn name(&self) -> &'static str {
+        self.last.map_or("interrupted", Signal::name)
+    }
+
+    /// The exit status for the signal that came: 128 + its number.
+    fn status(&self) -> i32 {
+        self.last.map_or(INTERRUPTED, Signal::status)
     }
 }
 
@@ -159,8 +164,8 @@ async fn release(
                 break;
             }
             () = stop.wait() => {
-                eprintln!("linklab: interrupted again; quitting at once");
-                std::process::exit(INTERRUPTED);
+                eprintln!("linklab: {} again; quitting at once", stop.name());
+                std::process::exit(stop.status());
             }
         }
     }
@@ -204,7 +209,7 @@ async fn listen_async(
         }
     };
     if interrupted {
-        log.line("linklab: interrupted; releasing links");
+        log.line(&format!("linklab: {}: releasing links", stop.name()));
     }
     let links: Vec<Link> = conn
         .client()
@@ -341,14 +346,15 @@ async fn send_async(
             () = stop.wait() => {
                 let acked = conn.client().acknowledged(&link);
                 log.line(&format!(
-                    "linklab: interrupted: {to} acknowledged {acked} of {total} octets; releasing the link"
+                    "linklab: {}: {to} acknowledged {acked} of {total} octets; releasing the link",
+                    stop.name()
                 ));
                 let up = conn.client().links().contains(&link);
                 let links: &[Link] = if up { &[link] } else { &[] };
                 release(&mut conn, &log, &mut stop, links, |_| Ok(())).await.ok();
                 conn.client().unregister(&station.mycall);
                 conn.close(Duration::from_secs(1)).await.ok();
-                std::process::exit(INTERRUPTED);
+                std::process::exit(stop.status());
             }
         };
         match event {
@@ -493,7 +499,7 @@ async fn connect_async(
                 }
             }
             () = stop.wait() => {
-                log.line("linklab: interrupted; releasing the link");
+                log.line(&format!("linklab: {}: releasing the link", stop.name()));
                 let up = conn.client().links().contains(&link);
                 let links: &[Link] = if up { &[link] } else { &[] };
                 let released = release(&mut conn, &log, &mut stop, links, |_| Ok(())).await;
@@ -503,5 +509,10 @@ async fn connect_async(
     };
     conn.client().unregister(&station.mycall);
     conn.close(Duration::from_secs(1)).await.ok();
+    // As `connect --kiss`: a session ended by a signal exits with its
+    // status once the link is released.
+    if outcome.is_ok() && stop.last.is_some() {
+        std::process::exit(stop.status());
+    }
     outcome
 }

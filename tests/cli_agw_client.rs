@@ -114,9 +114,14 @@ impl Watched {
     }
 
     fn interrupt(&self) {
+        self.signal("INT");
+    }
+
+    /// Sends signal `name` (as `kill -NAME`).
+    fn signal(&self, name: &str) {
         let pid = self.child.id().to_string();
         assert!(Command::new("kill")
-            .args(["-INT", &pid])
+            .args([&format!("-{name}"), &pid])
             .status()
             .unwrap()
             .success());
@@ -305,5 +310,36 @@ fn options_a_server_owns_are_refused_and_a_missing_server_is_clear() {
             err.contains(&format!("cannot reach the AGWPE server at {address}")),
             "{err}"
         );
+    }
+}
+
+#[test]
+fn send_through_a_server_ends_on_sigterm_and_sighup_with_their_status() {
+    // Issue 30, item 5, for the `--station` path: a service manager's
+    // SIGTERM, or the terminal's SIGHUP, ends `send --station` as Ctrl-C
+    // does (the link released through the server), with 128 + the signal.
+    let channel = fast_channel();
+    let a = Agw::start(&[channel.kiss(0)], &[]);
+    let station = format!("127.0.0.1:{}", a.port);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file.bin");
+    std::fs::write(&file, pattern(1024)).unwrap();
+    for (name, status) in [("TERM", 143), ("HUP", 129)] {
+        // Nobody answers N0CALL-9: send waits for its UA.
+        let mut send = Watched::start(&[
+            "send",
+            "--station",
+            &station,
+            "--mycall",
+            "N0CALL-1",
+            "--to",
+            "N0CALL-9",
+            file.to_str().unwrap(),
+        ]);
+        send.wait_for("connecting to N0CALL-9");
+        send.signal(name);
+        let (exit, _, log) = send.finish();
+        assert_eq!(exit.code(), Some(status), "SIG{name}: {log}");
+        assert!(log.contains(&format!("SIG{name}")), "{log}");
     }
 }
