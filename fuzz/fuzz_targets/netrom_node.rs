@@ -60,7 +60,7 @@ fuzz_target!(|data: &[u8]| {
                 let _ = node.handle_nodes(0, neighbour.call, operand);
             }
             1 => {
-                let _ = node.handle_datagram(now, operand);
+                let _ = node.handle_datagram(now, neighbour, operand);
             }
             2 | 3 => {
                 // A well-formed datagram from the far node with whatever
@@ -79,7 +79,7 @@ fuzz_target!(|data: &[u8]| {
                         ttl: 10,
                         message,
                     };
-                    let _ = node.handle_datagram(now, &d.encode());
+                    let _ = node.handle_datagram(now, neighbour, &d.encode());
                 }
             }
             4 => match pick % 4 {

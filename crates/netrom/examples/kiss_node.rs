@@ -189,7 +189,11 @@ impl Driver {
                     let remote = self.links[&key].remote();
                     match event {
                         Event::Data { pid, data } if pid == Pid::from(PID_NETROM) => {
-                            if let Err(e) = self.node.handle_datagram(now, &data) {
+                            let from = NeighbourKey {
+                                port: PORT,
+                                call: remote,
+                            };
+                            if let Err(e) = self.node.handle_datagram(now, from, &data) {
                                 self.log(format!("bad datagram from {remote}: {e}"));
                             }
                         }

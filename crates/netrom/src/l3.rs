@@ -200,11 +200,17 @@ impl Node {
         }
     }
 
-    /// Takes the information field of an I frame with PID 0xCF from a
-    /// neighbour: a datagram for us goes to the
-    /// transport, any other is forwarded with its TTL one less (kernel
-    /// `nr_route_frame`: dropped when the TTL reaches 0).
-    pub fn handle_datagram(&mut self, now: Instant, info: &[u8]) -> Result<(), DecodeError> {
+    /// Takes the information field of an I frame with PID 0xCF from
+    /// `neighbour`: a datagram for us goes to the transport, any other is
+    /// forwarded with its TTL one less (kernel `nr_route_frame`: dropped
+    /// when the TTL reaches 0). An origin the table has no route to gets
+    /// one back through `neighbour` ([`NodeTable::learn_origin`]).
+    pub fn handle_datagram(
+        &mut self,
+        now: Instant,
+        neighbour: NeighbourKey,
+        info: &[u8],
+    ) -> Result<(), DecodeError> {
         let datagram = match Datagram::decode(info) {
             Ok(d) => d,
             Err(e) => {
@@ -216,6 +222,7 @@ impl Node {
             self.counters.keepalives += 1;
             return Ok(());
         }
+        self.table.learn_origin(datagram.origin, neighbour);
         if same_station(&datagram.destination, &self.config.call) {
             self.counters.delivered += 1;
             self.transport.handle_datagram(now, datagram);

@@ -294,6 +294,27 @@ impl NodeTable {
         learned
     }
 
+    /// A datagram from `origin` came in through `neighbour` and the table
+    /// has no route to `origin`: one through that neighbour at quality 0,
+    /// as the Linux kernel's `nr_route_frame` adds, so that a node not yet
+    /// in any NODES broadcast heard here (a caller whose broadcast has not
+    /// reached us) can be answered. A quality-0 route is used only while
+    /// there is no other, is never broadcast
+    /// ([`NodeTable::broadcast_entries`]) and ages out as any other.
+    /// Returns true if the route was added.
+    pub fn learn_origin(&mut self, origin: Address, neighbour: NeighbourKey) -> bool {
+        if same_station(&origin, &self.my_call)
+            || self.best_route(&origin).is_some()
+            || self.is_full_for(&origin)
+            || self.neighbour_quality(neighbour) == 0
+        {
+            return false;
+        }
+        self.neighbour_entry(neighbour);
+        let origin = station(&origin);
+        self.update_route(origin, Alias::from([b' '; 6]), neighbour, 0)
+    }
+
     /// One broadcast interval passes: every unlocked route's obsolescence
     /// count falls by one and routes at zero go, then destinations without
     /// routes and unlocked neighbours without routes (LinBPQ

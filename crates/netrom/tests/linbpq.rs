@@ -226,7 +226,11 @@ fn keepalive_decodes_and_is_not_forwarded() {
         NodeConfig::new(addr("N0BPB"), alias("BPQB"), vec![1]),
         Instant::from_micros(1_000_000_000),
     );
-    node.handle_datagram(Instant::from_micros(0), &info)
+    let from = NeighbourKey {
+        port: 1,
+        call: addr("N0BPA"),
+    };
+    node.handle_datagram(Instant::from_micros(0), from, &info)
         .unwrap();
     assert_eq!(node.counters().keepalives, 1);
     assert_eq!(node.counters().ttl_expired, 0);

@@ -94,7 +94,8 @@ fn forwards_with_the_ttl_one_less() {
     n.table_mut()
         .lock_route(addr("K1XYZ"), "XYZ".parse().unwrap(), neighbour, 100);
     let now = Instant::ZERO;
-    n.handle_datagram(now, &datagram("K1XYZ", 5)).unwrap();
+    n.handle_datagram(now, neighbour, &datagram("K1XYZ", 5))
+        .unwrap();
     let out = drain(&mut n, now);
     let [Transmit::Datagram {
         neighbour: to,
@@ -112,12 +113,14 @@ fn forwards_with_the_ttl_one_less() {
     assert_eq!(*info, expected);
     assert_eq!(n.counters().forwarded, 1);
 
-    n.handle_datagram(now, &datagram("K1XYZ", 1)).unwrap();
-    n.handle_datagram(now, &datagram("K1NONE", 9)).unwrap();
+    n.handle_datagram(now, neighbour, &datagram("K1XYZ", 1))
+        .unwrap();
+    n.handle_datagram(now, neighbour, &datagram("K1NONE", 9))
+        .unwrap();
     assert!(drain(&mut n, now).is_empty());
     assert_eq!((n.counters().ttl_expired, n.counters().no_route), (1, 1));
 
-    assert!(n.handle_datagram(now, &[1, 2, 3]).is_err());
+    assert!(n.handle_datagram(now, neighbour, &[1, 2, 3]).is_err());
     assert!(n.handle_nodes(0, addr("B1BBB"), &[0x00]).is_err());
     assert_eq!(n.counters().malformed, 2);
 }
@@ -144,7 +147,8 @@ fn a_datagram_for_us_reaches_the_transport() {
             trailer: Vec::new(),
         }),
     };
-    n.handle_datagram(Instant::ZERO, &request.encode()).unwrap();
+    n.handle_datagram(Instant::ZERO, neighbour, &request.encode())
+        .unwrap();
     assert_eq!(n.counters().delivered, 1);
     let event = n.transport_mut().poll_event();
     assert!(
@@ -189,7 +193,7 @@ fn an_end_node_does_not_forward() {
     };
     n.table_mut()
         .lock_route(addr("K1XYZ"), "XYZ".parse().unwrap(), neighbour, 100);
-    n.handle_datagram(Instant::ZERO, &datagram("K1XYZ", 5))
+    n.handle_datagram(Instant::ZERO, neighbour, &datagram("K1XYZ", 5))
         .unwrap();
     assert!(drain(&mut n, Instant::ZERO).is_empty());
     assert_eq!(n.counters().not_routing, 1);
@@ -209,4 +213,56 @@ fn destinations_are_named_by_alias_or_callsign() {
     assert_eq!(t.resolve("G8BPQ-2").unwrap().alias.to_string(), "BPQNOD");
     assert!(t.resolve("G8BPQ").is_none());
     assert!(t.resolve("NOSUCH").is_none());
+}
+
+#[test]
+fn a_caller_not_in_the_table_is_answered_through_the_neighbour_it_came_from() {
+    // LinBPQ interop (docs/interop.md section 12): a connect request from
+    // a node whose NODES broadcast had not reached us went unanswered
+    // until the caller retried 120 s later. As the kernel's
+    // `nr_route_frame` does, the origin gets a route through the
+    // neighbour at quality 0: used for the answer, never broadcast.
+    let mut n = node();
+    let neighbour = NeighbourKey {
+        port: 0,
+        call: addr("B1BBB"),
+    };
+    let request = Datagram {
+        origin: addr("K1FAR"),
+        destination: addr("N0ME"),
+        ttl: 3,
+        message: Message::ConnectRequest(linklab_netrom::wire::ConnectRequest {
+            circuit: CircuitId { index: 7, id: 9 },
+            window: 2,
+            user: addr("G1USR"),
+            originating_node: addr("K1FAR"),
+            timeout: None,
+            trailer: Vec::new(),
+        }),
+    };
+    n.handle_datagram(Instant::ZERO, neighbour, &request.encode())
+        .unwrap();
+    let out = drain(&mut n, Instant::ZERO);
+    let [Transmit::Datagram {
+        neighbour: to,
+        info,
+    }] = &out[..]
+    else {
+        panic!("{out:?}")
+    };
+    assert_eq!(*to, neighbour);
+    let d = Datagram::decode(info).unwrap();
+    assert_eq!(d.destination, addr("K1FAR"));
+    assert!(
+        matches!(d.message, Message::ConnectAck { .. }),
+        "{:?}",
+        d.message
+    );
+    let route = n.table().best_route(&addr("K1FAR")).expect("a route back");
+    assert_eq!((route.neighbour, route.quality), (neighbour, 0));
+    assert!(n
+        .table()
+        .broadcast_entries()
+        .iter()
+        .all(|e| e.destination != addr("K1FAR")));
 }

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use linklab_core::{earliest, Duration, Engine, Instant, Stream};
 use linklab_netrom::l3::{Node, NodeConfig, Transmit};
 use linklab_netrom::l4::{CircuitEvent, CircuitHandle, CloseReason, ConnectError};
+use linklab_netrom::routing::NeighbourKey;
 use linklab_netrom::wire::Alias;
 use linklab_wire::ax25::Address;
 
@@ -49,6 +50,7 @@ enum Delivery {
         info: Vec<u8>,
     },
     Datagram {
+        port: usize,
         from: Address,
         info: Vec<u8>,
     },
@@ -215,6 +217,7 @@ impl Net {
                             self.schedule(
                                 end.node,
                                 Delivery::Datagram {
+                                    port: end.port,
                                     from: call(i),
                                     info,
                                 },
@@ -271,8 +274,9 @@ impl Net {
                     // A corrupt broadcast is counted by the node and dropped.
                     let _ = self.nodes[to].handle_nodes(port, from, &info);
                 }
-                Delivery::Datagram { info, .. } => {
-                    let _ = self.nodes[to].handle_datagram(self.now, &info);
+                Delivery::Datagram { port, from, info } => {
+                    let neighbour = NeighbourKey { port, call: from };
+                    let _ = self.nodes[to].handle_datagram(self.now, neighbour, &info);
                 }
             }
         }
