@@ -5,49 +5,22 @@
 
 mod cli;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use cli::{finish_within, linklab_in, text};
+
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How long a command that must be refused at once may take.
 const LIMIT: Duration = Duration::from_secs(120);
 
 /// Runs `linklab ARGS` in `dir` with `stdin` as its input; its exit status
-/// (None: still running at [`LIMIT`], then killed) and standard error.
+/// and standard error (a run still going at [`LIMIT`] is killed and fails
+/// the test).
 fn run(dir: &Path, args: &[&str], stdin: &[u8]) -> (Option<i32>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_linklab"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("linklab runs");
-    let mut input = child.stdin.take().unwrap();
-    let stdin = stdin.to_vec();
-    let feeder = thread::spawn(move || input.write_all(&stdin).ok());
-    let mut pipe = child.stderr.take().unwrap();
-    let stderr = thread::spawn(move || {
-        let mut text = String::new();
-        pipe.read_to_string(&mut text).ok();
-        text
-    });
-    let until = Instant::now() + LIMIT;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status.code();
-        }
-        if Instant::now() > until {
-            child.kill().ok();
-            child.wait().ok();
-            break None;
-        }
-        thread::sleep(Duration::from_millis(20));
-    };
-    feeder.join().ok();
-    (status, stderr.join().unwrap())
+    let out = finish_within(linklab_in(dir, args, Some(stdin.to_vec())), args[0], LIMIT);
+    (out.status.code(), text(&out.stderr))
 }
 
 fn temp_dir(name: &str) -> std::path::PathBuf {

@@ -143,13 +143,16 @@ impl<F: Framing> Link<F> {
 
     /// One retransmission per recovery event: true if a go-back from
     /// `nr` already started and neither has V(A) moved, nor T1 expired,
-    /// nor have its frames left the air since. A REJ and the F = 1 answer to our poll that both report the
-    /// same gap (the peer sends both when our poll reaches it after the
-    /// loss) then resend the window once, not twice. This is the rule of
-    /// ISO/IEC 13239 (and ISO 4335) for REJ: a station that acted on a
-    /// REJ inhibits the checkpoint retransmission that an F = 1 with the
-    /// same N(R) would cause; applied here either way round. A frame lost
-    /// again is recovered by T1, whose expiry ends the inhibition.
+    /// nor have its frames left the air since. A REJ and the F = 1 answer
+    /// to our poll that both report the same gap (the peer sends both when
+    /// our poll reaches it after the loss) then resend the window once,
+    /// not twice. This is the rule of ISO/IEC 13239 (and ISO 4335) for
+    /// REJ: a station that acted on a REJ inhibits the checkpoint
+    /// retransmission that an F = 1 with the same N(R) would cause;
+    /// applied here either way round. A report that comes after the
+    /// go-back has left the air, or an answer to a poll sent after it
+    /// (`checkpoint.rs`), is about the go-back itself and is acted on; T1
+    /// recovers the rest.
     pub(super) fn go_back_under_way(&self, nr: u8) -> bool {
         self.go_back_from == Some(nr)
     }
