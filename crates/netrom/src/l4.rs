@@ -778,18 +778,10 @@ impl Transport {
                 flags,
                 data,
             } => {
-                let Some(c) = self.circuit_from(your, origin) else {
+                let Some(c) = self.connected_peer_said(now, your, origin, rx_sequence, flags)
+                else {
                     return;
                 };
-                if c.state != State::Connected {
-                    return;
-                }
-                c.heard(now, config.transport_no_activity_timeout);
-                c.peer_choke(now, flags.choke, config.transport_busy_delay);
-                c.acknowledge(now, rx_sequence);
-                if flags.nak {
-                    c.resend = Some(rx_sequence);
-                }
                 c.receive(
                     tx_sequence,
                     Segment {
@@ -809,18 +801,7 @@ impl Transport {
                 rx_sequence,
                 flags,
             } => {
-                let Some(c) = self.circuit_from(your, origin) else {
-                    return;
-                };
-                if c.state != State::Connected {
-                    return;
-                }
-                c.heard(now, config.transport_no_activity_timeout);
-                c.peer_choke(now, flags.choke, config.transport_busy_delay);
-                c.acknowledge(now, rx_sequence);
-                if flags.nak {
-                    c.resend = Some(rx_sequence);
-                }
+                self.connected_peer_said(now, your, origin, rx_sequence, flags);
             }
             // Protocol extensions and unknown opcodes are not ours.
             Message::Other { .. } => {}
@@ -902,6 +883,31 @@ impl Transport {
     }
 
     /// Our circuit `my`, if the datagram came from its far node.
+    /// What an information message and an information acknowledgement
+    /// both say to a connected circuit: the far end is alive, whether it
+    /// chokes, what it has received (RX sequence) and, with NAK, which
+    /// message to resend. The circuit, if it is ours and connected.
+    fn connected_peer_said(
+        &mut self,
+        now: Instant,
+        my: CircuitId,
+        origin: Address,
+        rx_sequence: u8,
+        flags: Flags,
+    ) -> Option<&mut Circuit> {
+        let config = self.config;
+        let c = self
+            .circuit_from(my, origin)
+            .filter(|c| c.state == State::Connected)?;
+        c.heard(now, config.transport_no_activity_timeout);
+        c.peer_choke(now, flags.choke, config.transport_busy_delay);
+        c.acknowledge(now, rx_sequence);
+        if flags.nak {
+            c.resend = Some(rx_sequence);
+        }
+        Some(c)
+    }
+
     fn circuit_from(&mut self, my: CircuitId, origin: Address) -> Option<&mut Circuit> {
         self.circuits.get_mut(&my).filter(|c| c.node == origin)
     }
