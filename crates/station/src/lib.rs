@@ -22,6 +22,7 @@ pub mod driver;
 mod ip;
 mod keypath;
 mod lines;
+mod netrom;
 pub mod status;
 
 pub use crate::core::{Core, Output, Reload, SessionId, FIRST_BEACON_AFTER};

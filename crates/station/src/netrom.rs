@@ -1,0 +1,452 @@
+//! The station's NET/ROM node: what the kernel's `nr0` device with
+//! `netromd` did. A [`Node`] (NODES broadcasts, the node table,
+//! datagrams and circuits) on the ports of `[netrom]`, with an AX.25
+//! [`Station`] of the node's callsign on each of them for the links to
+//! its neighbours (datagrams travel in I frames with PID 0xCF, AX.25 v2.2
+//! 3.4; NODES in UI frames to `NODES`). The station reserves the node's
+//! callsign, feeds it every frame heard on its ports and sends what it
+//! gives back; circuits from far users become the station's sessions
+//! ([`crate::core`]).
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use linklab_core::{Engine, Instant};
+use linklab_io::{Station, StationEvent};
+use linklab_link::{Config, Event, State};
+use linklab_netrom::l3::NODES_DESTINATION;
+use linklab_netrom::routing::NeighbourKey;
+use linklab_netrom::{CircuitEvent, CircuitHandle, Node, Transmit};
+use linklab_wire::ax25::{same_station, Address, AddressField, Frame, Pid};
+use linklab_wire::control::Modulus;
+
+use crate::config::NetromSpec;
+use crate::status::{
+    CircuitStatus, DatagramCounts, DestinationStatus, NeighbourStatus, NetromStatus, RouteStatus,
+};
+
+/// PID 0xCF: NET/ROM (AX.25 v2.2 3.4, table 3.2).
+const PID_NETROM: u8 = 0xCF;
+
+/// Octets a circuit's session may have waiting for the transport's window
+/// before the session is held back (as a link's queue limit holds back a
+/// connected-mode session).
+const PENDING_LIMIT: usize = 4096;
+
+/// The node and its neighbour links.
+#[derive(Debug)]
+pub(crate) struct NetromService {
+    pub spec: NetromSpec,
+    node: Node,
+    /// The node's AX.25 side on each of its ports.
+    stations: BTreeMap<usize, Station>,
+    /// Datagrams for neighbours whose link is being set up.
+    waiting: Vec<(NeighbourKey, Vec<u8>)>,
+    /// Octets for each circuit the transport's window has not taken yet.
+    pending: BTreeMap<CircuitHandle, VecDeque<u8>>,
+    /// Circuits to disconnect once their pending octets are taken.
+    closing: BTreeSet<CircuitHandle>,
+    /// Lines for the station's log.
+    pub log: Vec<String>,
+}
+
+impl NetromService {
+    /// The node of `spec`, its first NODES broadcast due at
+    /// `first_broadcast`, its links set up as `link_config` gives for each
+    /// port.
+    pub fn new(
+        first_broadcast: Instant,
+        spec: NetromSpec,
+        link_config: impl Fn(usize) -> Option<Config>,
+    ) -> Result<NetromService, String> {
+        let mut node = Node::new(spec.node.clone(), first_broadcast);
+        for &(port, quality) in &spec.ports {
+            node.table_mut().set_port_quality(port, quality);
+        }
+        for &(key, quality, locked) in &spec.neighbours {
+            node.table_mut().set_neighbour(key, quality, locked);
+        }
+        for &(destination, alias, neighbour, quality) in &spec.routes {
+            node.table_mut()
+                .lock_route(destination, alias, neighbour, quality);
+        }
+        let mut stations = BTreeMap::new();
+        for &(port, _) in &spec.ports {
+            let config = link_config(port).ok_or(format!("port {} does not exist", port + 1))?;
+            let mut station = Station::new(spec.node.call, config)
+                .map_err(|e| format!("the node's AX.25 links on port {}: {e}", port + 1))?;
+            station.set_listening(true);
+            stations.insert(port, station);
+        }
+        Ok(NetromService {
+            spec,
+            node,
+            stations,
+            waiting: Vec::new(),
+            pending: BTreeMap::new(),
+            closing: BTreeSet::new(),
+            log: Vec::new(),
+        })
+    }
+
+    /// The node's tables and circuits as the status shows them.
+    pub fn status(&self, now: Instant) -> NetromStatus {
+        let table = self.node.table();
+        let destinations: Vec<DestinationStatus> = table
+            .destinations()
+            .map(|d| DestinationStatus {
+                callsign: d.call.to_string(),
+                alias: d.alias.text(),
+                routes: d
+                    .routes
+                    .iter()
+                    .map(|r| RouteStatus {
+                        port: r.neighbour.port + 1,
+                        neighbour: r.neighbour.call.to_string(),
+                        quality: r.quality,
+                        obsolescence: r.obsolescence,
+                        locked: r.locked,
+                    })
+                    .collect(),
+            })
+            .collect();
+        let neighbours = table
+            .neighbours()
+            .map(|n| NeighbourStatus {
+                port: n.key.port + 1,
+                callsign: n.key.call.to_string(),
+                quality: n.quality,
+                locked: n.locked,
+                failures: n.failures,
+                destinations: table
+                    .destinations()
+                    .filter(|d| {
+                        table
+                            .best_route(&d.call)
+                            .is_some_and(|r| same_neighbour(&r.neighbour, &n.key))
+                    })
+                    .count(),
+            })
+            .collect();
+        let transport = self.node.transport();
+        let circuits = transport
+            .circuits()
+            .map(|(c, state)| {
+                let (node, user) = transport
+                    .peer(c)
+                    .map_or((String::new(), String::new()), |(n, u)| {
+                        (n.to_string(), u.to_string())
+                    });
+                CircuitStatus {
+                    user,
+                    node,
+                    state: format!("{state:?}").to_lowercase(),
+                    unacknowledged: transport.unacknowledged(c),
+                }
+            })
+            .collect();
+        let c = self.node.counters();
+        NetromStatus {
+            callsign: self.spec.node.call.to_string(),
+            alias: self.spec.node.alias.text(),
+            ports: self.spec.ports.iter().map(|p| p.0 + 1).collect(),
+            next_broadcast_in_s: self
+                .node
+                .next_broadcast()
+                .saturating_duration_since(now)
+                .as_secs_f64(),
+            neighbours,
+            destinations,
+            circuits,
+            datagrams: DatagramCounts {
+                delivered: c.delivered,
+                forwarded: c.forwarded,
+                ttl_expired: c.ttl_expired,
+                no_route: c.no_route,
+                malformed: c.malformed,
+            },
+        }
+    }
+
+    /// A frame heard on `port`: a NODES broadcast, or a frame of a link
+    /// to the node's callsign.
+    pub fn heard(&mut self, now: Instant, port: usize, octets: &[u8]) {
+        let Some(station) = self.stations.get_mut(&port) else {
+            return;
+        };
+        let Ok((field, _)) = AddressField::decode(octets) else {
+            return;
+        };
+        if field.dest().callsign().as_str() == NODES_DESTINATION {
+            let Ok(frame) = Frame::decode(octets, Modulus::Mod8) else {
+                return;
+            };
+            if frame.pid() == Some(Pid::from(PID_NETROM)) {
+                let from = *field.source();
+                if let Err(e) = self.node.handle_nodes(port, from, frame.info()) {
+                    self.log.push(format!(
+                        "NET/ROM: NODES broadcast from {from} on port {} ignored: {e}",
+                        port + 1
+                    ));
+                }
+            }
+            return;
+        }
+        station.handle_kiss_frame(now, octets);
+    }
+
+    /// Moves everything the engines have to say until nothing moves: the
+    /// frames to send, with their ports, and the circuits' events.
+    pub fn poll(&mut self, now: Instant) -> (Vec<(usize, Vec<u8>)>, Vec<CircuitEvent>) {
+        let mut frames = Vec::new();
+        let mut events = Vec::new();
+        loop {
+            let mut moved = self.link_events(now);
+            self.flush_pending();
+            while let Some(t) = self.node.poll_transmit(now) {
+                moved = true;
+                self.transmit(now, t, &mut frames);
+            }
+            while let Some(event) = self.node.transport_mut().poll_event() {
+                moved = true;
+                events.push(event);
+            }
+            for (&port, station) in &mut self.stations {
+                while let Some(frame) = station.poll_transmit(now) {
+                    moved = true;
+                    frames.push((port, frame.encode()));
+                }
+            }
+            if !moved {
+                return (frames, events);
+            }
+        }
+    }
+
+    /// When the node's or its links' timers run next.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let links = self.stations.values().filter_map(Station::poll_timeout);
+        links.chain(self.node.poll_timeout()).min()
+    }
+
+    /// Runs the timers due at `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.node.poll_timeout().is_some_and(|t| t <= now) {
+            self.node.handle_timeout(now);
+        }
+        for station in self.stations.values_mut() {
+            if station.poll_timeout().is_some_and(|t| t <= now) {
+                station.handle_timeout(now);
+            }
+        }
+    }
+
+    /// Queues `data` for `circuit`.
+    pub fn send(&mut self, circuit: CircuitHandle, data: &[u8]) {
+        self.pending.entry(circuit).or_default().extend(data);
+        self.flush_pending();
+    }
+
+    /// Whether `circuit` takes more data now.
+    pub fn accepts(&self, circuit: CircuitHandle) -> bool {
+        self.pending.get(&circuit).map_or(0, VecDeque::len) < PENDING_LIMIT
+    }
+
+    /// What arrived on `circuit`.
+    pub fn read(&mut self, now: Instant, circuit: CircuitHandle) -> Vec<u8> {
+        let transport = self.node.transport_mut();
+        let mut buf = vec![0; transport.readable(circuit)];
+        let n = transport.recv(now, circuit, &mut buf);
+        buf.truncate(n);
+        buf
+    }
+
+    /// Disconnects `circuit` once what was queued for it is taken.
+    pub fn close(&mut self, circuit: CircuitHandle) {
+        self.closing.insert(circuit);
+        self.flush_pending();
+    }
+
+    /// Forgets `circuit`, closed.
+    pub fn release(&mut self, circuit: CircuitHandle) {
+        self.pending.remove(&circuit);
+        self.closing.remove(&circuit);
+        self.node.transport_mut().release(circuit);
+    }
+
+    /// Disconnects every circuit and releases every neighbour link, as
+    /// at a stop.
+    pub fn release_all(&mut self, now: Instant) {
+        let circuits: Vec<CircuitHandle> =
+            self.node.transport().circuits().map(|(c, _)| c).collect();
+        for circuit in circuits {
+            self.node.transport_mut().disconnect(circuit);
+        }
+        for station in self.stations.values_mut() {
+            station.disconnect_all(now);
+        }
+    }
+
+    /// Neighbour links not yet disconnected.
+    pub fn live_links(&self) -> usize {
+        self.stations
+            .values()
+            .flat_map(Station::links)
+            .filter(|l| l.state() != State::Disconnected)
+            .count()
+    }
+
+    /// The neighbour links' events into the node; whether there were any.
+    fn link_events(&mut self, now: Instant) -> bool {
+        let mut moved = false;
+        let ports: Vec<usize> = self.stations.keys().copied().collect();
+        for port in ports {
+            while let Some(event) = self.stations.get_mut(&port).and_then(Station::poll_event) {
+                moved = true;
+                let StationEvent::Link { remote, event } = event else {
+                    continue;
+                };
+                let neighbour = NeighbourKey { port, call: remote };
+                match event {
+                    Event::Data { pid, data } if pid == Pid::from(PID_NETROM) => {
+                        if let Err(e) = self.node.handle_datagram(now, neighbour, &data) {
+                            self.log.push(format!(
+                                "NET/ROM: a datagram from {remote} on port {} dropped: {e}",
+                                port + 1
+                            ));
+                        }
+                    }
+                    Event::Connected { .. } => self.send_waiting(neighbour),
+                    Event::LinkFailure { reason } => {
+                        self.log.push(format!(
+                            "NET/ROM: the link to neighbour {remote} on port {} failed: {reason:?}",
+                            port + 1
+                        ));
+                        self.node.handle_link_failure(neighbour);
+                        self.drop_waiting(neighbour);
+                    }
+                    Event::Disconnected { .. } => self.drop_waiting(neighbour),
+                    _ => {}
+                }
+            }
+        }
+        moved
+    }
+
+    /// A node's output: NODES as a UI frame on its port, a datagram over
+    /// the link to its neighbour (set up first if there is none).
+    fn transmit(&mut self, now: Instant, t: Transmit, frames: &mut Vec<(usize, Vec<u8>)>) {
+        match t {
+            Transmit::Nodes { port, info } => {
+                let Ok(nodes) = NODES_DESTINATION.parse::<Address>() else {
+                    return;
+                };
+                let call = self.spec.node.call;
+                match Frame::ui(nodes, call, &[], Pid::from(PID_NETROM), info) {
+                    Ok(frame) => frames.push((port, frame.encode())),
+                    Err(e) => self.log.push(format!("NET/ROM: NODES not sent: {e}")),
+                }
+            }
+            Transmit::Datagram { neighbour, info } => {
+                let Some(station) = self.stations.get_mut(&neighbour.port) else {
+                    return;
+                };
+                let state = station.link(&neighbour.call).map(|l| l.state());
+                match state {
+                    Some(State::Connected | State::TimerRecovery) => {
+                        if let Err(e) =
+                            station.send_with_pid(&neighbour.call, Pid::from(PID_NETROM), info)
+                        {
+                            self.log.push(format!(
+                                "NET/ROM: a datagram for {} not sent: {e}",
+                                neighbour.call
+                            ));
+                        }
+                    }
+                    // Held until the link is up (AX.25 v2.2 6.3.1).
+                    Some(State::AwaitingConnection) => self.waiting.push((neighbour, info)),
+                    _ => match station.connect(now, neighbour.call, &[]) {
+                        Ok(()) => self.waiting.push((neighbour, info)),
+                        Err(e) => self.log.push(format!(
+                            "NET/ROM: no link to neighbour {}: {e}",
+                            neighbour.call
+                        )),
+                    },
+                }
+            }
+        }
+    }
+
+    fn send_waiting(&mut self, neighbour: NeighbourKey) {
+        let (ready, rest) = std::mem::take(&mut self.waiting)
+            .into_iter()
+            .partition(|(k, _)| same_neighbour(k, &neighbour));
+        self.waiting = rest;
+        let Some(station) = self.stations.get_mut(&neighbour.port) else {
+            return;
+        };
+        for (_, info) in ready {
+            if let Err(e) = station.send_with_pid(&neighbour.call, Pid::from(PID_NETROM), info) {
+                self.log.push(format!(
+                    "NET/ROM: a datagram for {} not sent: {e}",
+                    neighbour.call
+                ));
+            }
+        }
+    }
+
+    /// The link to `neighbour` ended before it came up: its datagrams go
+    /// (the circuits' own timers send them again over another route).
+    fn drop_waiting(&mut self, neighbour: NeighbourKey) {
+        let before = self.waiting.len();
+        self.waiting.retain(|(k, _)| !same_neighbour(k, &neighbour));
+        let lost = before - self.waiting.len();
+        if lost > 0 {
+            self.log.push(format!(
+                "NET/ROM: {lost} datagram(s) for {} dropped: the link did not come up",
+                neighbour.call
+            ));
+        }
+    }
+
+    /// Hands each circuit's queued octets to the transport as its window
+    /// allows; a closing circuit with nothing left is disconnected.
+    fn flush_pending(&mut self) {
+        let transport = self.node.transport_mut();
+        let log = &mut self.log;
+        for (&circuit, queue) in &mut self.pending {
+            while !queue.is_empty() {
+                let (front, _) = queue.as_slices();
+                match transport.send(circuit, front) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        queue.drain(..n);
+                    }
+                    Err(e) => {
+                        // The circuit is gone; its Closed event ends the
+                        // session and says why.
+                        log.push(format!(
+                            "NET/ROM: {} octets for a circuit not sent: {e}",
+                            queue.len()
+                        ));
+                        queue.clear();
+                    }
+                }
+            }
+        }
+        self.pending.retain(|_, q| !q.is_empty());
+        let done: Vec<CircuitHandle> = self
+            .closing
+            .iter()
+            .filter(|c| !self.pending.contains_key(c))
+            .copied()
+            .collect();
+        for circuit in done {
+            self.closing.remove(&circuit);
+            self.node.transport_mut().disconnect(circuit);
+        }
+    }
+}
+
+fn same_neighbour(a: &NeighbourKey, b: &NeighbourKey) -> bool {
+    a.port == b.port && same_station(&a.call, &b.call)
+}
