@@ -3,8 +3,10 @@
 //! with an AX.25 [`Station`] of its own callsign) and the neighbour's
 //! frames come back, time jumping to the next timer when nothing moves.
 //! NODES are learned both ways, a circuit from a user at the neighbour
-//! reaches the station's `[netrom] service`, and the status shows the
-//! node table.
+//! reaches the station's `[netrom] service`, the status shows the node
+//! table, and a user linked to the node's callsign uses its command line
+//! to connect onwards to the neighbour (which echoes what its circuits
+//! from elsewhere bring).
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};
@@ -35,6 +37,8 @@ struct Neighbour {
     waiting: Vec<Vec<u8>>,
     events: Vec<CircuitEvent>,
     received: Vec<u8>,
+    /// Circuits opened from elsewhere: what they bring is sent back.
+    echoing: Vec<CircuitHandle>,
 }
 
 impl Neighbour {
@@ -51,6 +55,7 @@ impl Neighbour {
             waiting: Vec::new(),
             events: Vec::new(),
             received: Vec::new(),
+            echoing: Vec::new(),
         }
     }
 
@@ -120,11 +125,18 @@ impl Neighbour {
             }
             while let Some(event) = self.node.transport_mut().poll_event() {
                 moved = true;
+                if let CircuitEvent::Incoming { circuit, .. } = event {
+                    self.echoing.push(circuit);
+                }
                 if let CircuitEvent::Readable { circuit } = event {
                     let transport = self.node.transport_mut();
                     let mut buf = vec![0; transport.readable(circuit)];
                     let n = transport.recv(now, circuit, &mut buf);
-                    self.received.extend_from_slice(&buf[..n]);
+                    if self.echoing.contains(&circuit) {
+                        transport.send(circuit, &buf[..n]).unwrap();
+                    } else {
+                        self.received.extend_from_slice(&buf[..n]);
+                    }
                 }
                 self.events.push(event);
             }
@@ -160,6 +172,9 @@ struct Pair {
     now: Instant,
     core: Core,
     neighbour: Neighbour,
+    /// A user's AX.25 station on the same channel.
+    user: Station,
+    user_heard: Vec<u8>,
     decoder: kiss::Decoder,
     outputs: Vec<Output>,
 }
@@ -173,6 +188,8 @@ impl Pair {
             now: Instant::ZERO,
             core,
             neighbour: Neighbour::new(),
+            user: Station::new(call("N0USR-1"), Config::default()).unwrap(),
+            user_heard: Vec::new(),
             decoder: kiss::Decoder::new(4096),
             outputs: Vec::new(),
         }
@@ -188,11 +205,33 @@ impl Pair {
                 while let Some(Ok(frame)) = self.decoder.next() {
                     if let kiss::Command::Data(data) = frame.command {
                         self.neighbour.heard(self.now, &data);
+                        self.user.handle_kiss_frame(self.now, &data);
                     }
+                }
+            }
+            let mut users = Vec::new();
+            while let Some(frame) = self.user.poll_transmit(self.now) {
+                users.push(frame.encode());
+            }
+            for frame in users {
+                moved = true;
+                self.neighbour.heard(self.now, &frame);
+                let mut octets = Vec::new();
+                kiss::encode_into(&kiss::Frame::data(frame), &mut octets);
+                self.core.handle_kiss_bytes(self.now, 0, &octets);
+            }
+            while let Some(event) = self.user.poll_event() {
+                if let StationEvent::Link {
+                    event: Event::Data { data, .. },
+                    ..
+                } = event
+                {
+                    self.user_heard.extend_from_slice(&data);
                 }
             }
             for frame in self.neighbour.poll(self.now) {
                 moved = true;
+                self.user.handle_kiss_frame(self.now, &frame);
                 let mut octets = Vec::new();
                 kiss::encode_into(&kiss::Frame::data(frame), &mut octets);
                 self.core.handle_kiss_bytes(self.now, 0, &octets);
@@ -215,15 +254,22 @@ impl Pair {
         let until = self.now + Duration::from_secs(seconds);
         loop {
             self.exchange();
-            let next = [self.core.poll_timeout(), self.neighbour.poll_timeout()]
-                .into_iter()
-                .flatten()
-                .min();
+            let next = [
+                self.core.poll_timeout(),
+                self.neighbour.poll_timeout(),
+                self.user.poll_timeout(),
+            ]
+            .into_iter()
+            .flatten()
+            .min();
             match next {
                 Some(t) if t <= until => {
                     self.now = self.now.max(t);
                     self.core.handle_timeout(self.now);
                     self.neighbour.handle_timeout(self.now);
+                    if self.user.poll_timeout().is_some_and(|t| t <= self.now) {
+                        self.user.handle_timeout(self.now);
+                    }
                 }
                 _ => {
                     self.now = until;
@@ -379,4 +425,62 @@ fn the_file_is_checked() {
         "name = \"uhf\"\nquality = 192\n",
     );
     assert!(refused("", &no_port).contains("no port named \"uhf\""));
+}
+
+/// What the user heard since the last call, as text.
+fn heard(pair: &mut Pair) -> String {
+    String::from_utf8_lossy(&std::mem::take(&mut pair.user_heard)).into_owned()
+}
+
+#[test]
+fn a_user_at_the_nodes_command_line_lists_the_nodes_and_connects_onwards() {
+    let mut pair = Pair::new(FILE);
+    pair.run_for(10);
+    let node = call("N0STA-2");
+    pair.user.connect(pair.now, node, &[]).unwrap();
+    pair.run_for(10);
+    pair.user.send(&node, b"n\r".to_vec()).unwrap();
+    pair.run_for(10);
+    let text = heard(&mut pair);
+    assert!(text.starts_with("STA:N0STA-2} Nodes:\r"), "{text:?}");
+    assert!(text.contains("NBR:N0NBR"), "{text:?}");
+    pair.user.send(&node, b"R\rnodes nbr\r".to_vec()).unwrap();
+    pair.run_for(10);
+    let text = heard(&mut pair);
+    assert!(text.contains("Routes:\r1 N0NBR 192 1\r"), "{text:?}");
+    // Learned at 6, aged once by the station's own broadcast at 2 s.
+    assert!(
+        text.contains("Routes to NBR:N0NBR\r> 192 5 1 N0NBR\r"),
+        "{text:?}"
+    );
+    pair.user.send(&node, b"C NOWHERE\r".to_vec()).unwrap();
+    pair.run_for(10);
+    assert!(heard(&mut pair).contains("NOWHERE: not in the node table"));
+    pair.user.send(&node, b"c nbr\r".to_vec()).unwrap();
+    pair.run_for(30);
+    assert_eq!(heard(&mut pair), "STA:N0STA-2} Connected to NBR:N0NBR\r");
+    assert!(pair.neighbour.events.iter().any(|e| matches!(
+        e,
+        CircuitEvent::Incoming { user, .. } if *user == call("N0USR-1")
+    )));
+    let text: Vec<u8> = (0..1500u32).map(|i| b'A' + (i % 26) as u8).collect();
+    pair.user.send(&node, text.clone()).unwrap();
+    pair.run_for(300);
+    assert_eq!(
+        pair.user_heard, text,
+        "the far node's echo comes back whole"
+    );
+    pair.user_heard.clear();
+    // The far end leaves: the user is back at the node's command line.
+    let far = pair.neighbour.echoing[0];
+    pair.neighbour.node.transport_mut().disconnect(far);
+    pair.run_for(60);
+    assert_eq!(heard(&mut pair), "Reconnected to STA:N0STA-2\r");
+    pair.user.send(&node, b"bye\r".to_vec()).unwrap();
+    pair.run_for(30);
+    assert_eq!(
+        pair.core.link_count(),
+        1,
+        "only the neighbour's link is left"
+    );
 }

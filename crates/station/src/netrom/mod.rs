@@ -6,7 +6,10 @@
 //! 3.4; NODES in UI frames to `NODES`). The station reserves the node's
 //! callsign, feeds it every frame heard on its ports and sends what it
 //! gives back; circuits from far users become the station's sessions
-//! ([`crate::core`]).
+//! ([`crate::core`]). A station that links to the node's callsign and
+//! sends text instead of datagrams is a user at the node's command line
+//! ([`console`]), from where it can connect onwards to any node the table
+//! knows.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -15,7 +18,7 @@ use linklab_io::{Station, StationEvent};
 use linklab_link::{Config, Event, State};
 use linklab_netrom::l3::NODES_DESTINATION;
 use linklab_netrom::routing::NeighbourKey;
-use linklab_netrom::{CircuitEvent, CircuitHandle, Node, Transmit};
+use linklab_netrom::{CircuitEvent, CircuitHandle, CloseReason, Node, Transmit};
 use linklab_wire::ax25::{same_station, Address, AddressField, Frame, Pid};
 use linklab_wire::control::Modulus;
 
@@ -23,9 +26,28 @@ use crate::config::NetromSpec;
 use crate::status::{
     CircuitStatus, DatagramCounts, DestinationStatus, NeighbourStatus, NetromStatus, RouteStatus,
 };
+use console::Command;
+
+mod console;
 
 /// PID 0xCF: NET/ROM (AX.25 v2.2 3.4, table 3.2).
 const PID_NETROM: u8 = 0xCF;
+
+/// Octets of console text in one I frame: within the default N1 (256)
+/// of a version 2.0 link, which does not segment.
+const CONSOLE_CHUNK: usize = 236;
+
+/// A user at the node's command line, over an AX.25 link to the node's
+/// callsign.
+#[derive(Debug)]
+struct ConsoleUser {
+    port: usize,
+    user: Address,
+    /// A line being typed.
+    line: Vec<u8>,
+    /// The circuit the user connected onwards, and to what node.
+    circuit: Option<(CircuitHandle, String)>,
+}
 
 /// Octets a circuit's session may have waiting for the transport's window
 /// before the session is held back (as a link's queue limit holds back a
@@ -45,6 +67,8 @@ pub(crate) struct NetromService {
     pending: BTreeMap<CircuitHandle, VecDeque<u8>>,
     /// Circuits to disconnect once their pending octets are taken.
     closing: BTreeSet<CircuitHandle>,
+    /// Users at the command line.
+    consoles: Vec<ConsoleUser>,
     /// Lines for the station's log.
     pub log: Vec<String>,
 }
@@ -84,6 +108,7 @@ impl NetromService {
             waiting: Vec::new(),
             pending: BTreeMap::new(),
             closing: BTreeSet::new(),
+            consoles: Vec::new(),
             log: Vec::new(),
         })
     }
@@ -208,7 +233,9 @@ impl NetromService {
             }
             while let Some(event) = self.node.transport_mut().poll_event() {
                 moved = true;
-                events.push(event);
+                if !self.console_circuit_event(now, event) {
+                    events.push(event);
+                }
             }
             for (&port, station) in &mut self.stations {
                 while let Some(frame) = station.poll_transmit(now) {
@@ -315,8 +342,10 @@ impl NetromService {
                             ));
                         }
                     }
+                    Event::Data { data, .. } => self.console_input(now, port, remote, &data),
                     Event::Connected { .. } => self.send_waiting(neighbour),
                     Event::LinkFailure { reason } => {
+                        self.console_gone(port, remote);
                         self.log.push(format!(
                             "NET/ROM: the link to neighbour {remote} on port {} failed: {reason:?}",
                             port + 1
@@ -324,7 +353,10 @@ impl NetromService {
                         self.node.handle_link_failure(neighbour);
                         self.drop_waiting(neighbour);
                     }
-                    Event::Disconnected { .. } => self.drop_waiting(neighbour),
+                    Event::Disconnected { .. } => {
+                        self.console_gone(port, remote);
+                        self.drop_waiting(neighbour);
+                    }
                     _ => {}
                 }
             }
@@ -443,6 +475,201 @@ impl NetromService {
         for circuit in done {
             self.closing.remove(&circuit);
             self.node.transport_mut().disconnect(circuit);
+        }
+    }
+}
+
+impl NetromService {
+    /// Text from `user`'s link to the node: a command, or data for the
+    /// circuit the user connected onwards.
+    fn console_input(&mut self, now: Instant, port: usize, user: Address, data: &[u8]) {
+        let i = match self
+            .consoles
+            .iter()
+            .position(|c| c.port == port && same_station(&c.user, &user))
+        {
+            Some(i) => i,
+            None => {
+                self.log.push(format!(
+                    "NET/ROM: {user} on port {} at the node's command line",
+                    port + 1
+                ));
+                self.consoles.push(ConsoleUser {
+                    port,
+                    user,
+                    line: Vec::new(),
+                    circuit: None,
+                });
+                self.consoles.len() - 1
+            }
+        };
+        if let Some((circuit, _)) = self.consoles[i].circuit {
+            self.send(circuit, data);
+            return;
+        }
+        self.consoles[i].line.extend_from_slice(data);
+        while let Some(end) = self.consoles[i]
+            .line
+            .iter()
+            .position(|&b| b == b'\r' || b == b'\n')
+        {
+            let line: Vec<u8> = self.consoles[i].line.drain(..=end).collect();
+            let text = String::from_utf8_lossy(&line[..end]).into_owned();
+            self.console_command(now, i, &text);
+            let Some(c) = self.consoles.get_mut(i) else {
+                return; // BYE
+            };
+            if let Some((circuit, _)) = c.circuit {
+                // What followed the CONNECT is the circuit's.
+                let rest = std::mem::take(&mut c.line);
+                if !rest.is_empty() {
+                    self.send(circuit, &rest);
+                }
+                return;
+            }
+        }
+        // A line that never ends is not kept without bound.
+        if self.consoles[i].line.len() > CONSOLE_CHUNK {
+            self.consoles[i].line.clear();
+        }
+    }
+
+    fn console_command(&mut self, now: Instant, i: usize, text: &str) {
+        let (alias, call) = (self.spec.node.alias, self.spec.node.call);
+        let head = console::prompt(&alias, &call);
+        let (port, user) = (self.consoles[i].port, self.consoles[i].user);
+        let answer = match Command::parse(text) {
+            Command::Nodes(None) => console::nodes(self.node.table(), &head),
+            Command::Nodes(Some(name)) => console::routes_to(self.node.table(), &head, &name),
+            Command::Routes => console::routes(self.node.table(), &head),
+            Command::Info => format!(
+                "{head}linklab NET/ROM node {} on port {}\r",
+                console::node_name(&alias, &call),
+                self.spec
+                    .ports
+                    .iter()
+                    .map(|p| (p.0 + 1).to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Command::Empty => head.trim_end().to_string() + "\r",
+            Command::Help(why) => console::help(&head, why.as_deref()),
+            Command::Bye => {
+                if let Some(station) = self.stations.get_mut(&port) {
+                    let _ = station.release(now, &user);
+                }
+                self.consoles.remove(i);
+                return;
+            }
+            Command::Connect(name) => self.console_connect(now, i, &name),
+        };
+        self.console_say(port, user, &answer);
+    }
+
+    /// `CONNECT name`: a circuit on the user's behalf, if the table has a
+    /// route.
+    fn console_connect(&mut self, now: Instant, i: usize, name: &str) -> String {
+        let head = console::prompt(&self.spec.node.alias, &self.spec.node.call);
+        let Some(d) = self.node.table().resolve(name) else {
+            return format!("{head}{name}: not in the node table (NODES lists it)\r");
+        };
+        let (target, to) = (d.call, console::node_name(&d.alias, &d.call));
+        let user = self.consoles[i].user;
+        match self.node.connect(now, user, target) {
+            Ok(circuit) => {
+                self.log
+                    .push(format!("NET/ROM: {user} connects from the node to {to}"));
+                self.consoles[i].circuit = Some((circuit, to));
+                String::new()
+            }
+            Err(e) => format!("{head}Failure with {to}: {e}\r"),
+        }
+    }
+
+    /// A console circuit's event; false if the circuit is not one.
+    fn console_circuit_event(&mut self, now: Instant, event: CircuitEvent) -> bool {
+        let circuit = match event {
+            CircuitEvent::Connected { circuit }
+            | CircuitEvent::Readable { circuit }
+            | CircuitEvent::Closed { circuit, .. } => circuit,
+            CircuitEvent::Incoming { .. } => return false,
+        };
+        let Some(i) = self
+            .consoles
+            .iter()
+            .position(|c| c.circuit.as_ref().is_some_and(|(x, _)| *x == circuit))
+        else {
+            return false;
+        };
+        let (port, user) = (self.consoles[i].port, self.consoles[i].user);
+        let to = self.consoles[i]
+            .circuit
+            .as_ref()
+            .map(|(_, to)| to.clone())
+            .unwrap_or_default();
+        let head = console::prompt(&self.spec.node.alias, &self.spec.node.call);
+        match event {
+            CircuitEvent::Connected { .. } => {
+                self.console_say(port, user, &format!("{head}Connected to {to}\r"));
+            }
+            CircuitEvent::Readable { .. } => {
+                let data = self.read(now, circuit);
+                self.console_send(port, user, &data);
+            }
+            CircuitEvent::Closed { reason, .. } => {
+                let data = self.read(now, circuit);
+                self.console_send(port, user, &data);
+                self.release(circuit);
+                self.consoles[i].circuit = None;
+                let text = match reason {
+                    CloseReason::Refused => format!("{head}Busy from {to}\r"),
+                    CloseReason::TimedOut { .. } => format!("{head}Failure with {to}\r"),
+                    _ => format!(
+                        "Reconnected to {}\r",
+                        console::node_name(&self.spec.node.alias, &self.spec.node.call)
+                    ),
+                };
+                self.console_say(port, user, &text);
+            }
+            CircuitEvent::Incoming { .. } => {}
+        }
+        true
+    }
+
+    /// The user's link ended: so does the circuit it had.
+    fn console_gone(&mut self, port: usize, user: Address) {
+        let gone: Vec<ConsoleUser> = {
+            let (gone, kept) = std::mem::take(&mut self.consoles)
+                .into_iter()
+                .partition(|c| c.port == port && same_station(&c.user, &user));
+            self.consoles = kept;
+            gone
+        };
+        for c in gone {
+            if let Some((circuit, _)) = c.circuit {
+                self.close(circuit);
+            }
+        }
+    }
+
+    fn console_say(&mut self, port: usize, user: Address, text: &str) {
+        self.console_send(port, user, text.as_bytes());
+    }
+
+    /// Octets to a user at the command line, in I frames of at most
+    /// [`CONSOLE_CHUNK`] octets.
+    fn console_send(&mut self, port: usize, user: Address, data: &[u8]) {
+        let Some(station) = self.stations.get_mut(&port) else {
+            return;
+        };
+        for chunk in data.chunks(CONSOLE_CHUNK) {
+            if let Err(e) = station.send_with_pid(&user, Pid::NoLayer3, chunk.to_vec()) {
+                self.log.push(format!(
+                    "NET/ROM: {} octets for {user} at the command line not sent: {e}",
+                    chunk.len()
+                ));
+                return;
+            }
         }
     }
 }
