@@ -116,6 +116,11 @@ pub struct Server {
     /// Frames received, for the program embedding the server
     /// ([`Server::set_tap`]).
     pub(crate) tap: Option<VecDeque<(usize, Vec<u8>)>>,
+    /// Ports the embedding program serves itself, listed after the radio
+    /// ports ([`Server::add_program_port`]), and the clients' link
+    /// requests on them.
+    pub(crate) program_ports: Vec<String>,
+    pub(crate) program_requests: VecDeque<(ClientId, Message)>,
     /// Callsigns another stack in the embedding program answers
     /// ([`Server::reserve`]): no client may register them.
     pub(crate) reserved: std::collections::BTreeSet<Key>,
@@ -138,6 +143,8 @@ impl Server {
             closing: VecDeque::new(),
             log_frames: false,
             tap: None,
+            program_ports: Vec::new(),
+            program_requests: VecDeque::new(),
             reserved: Default::default(),
         }
     }

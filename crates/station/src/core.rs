@@ -209,7 +209,10 @@ impl Core {
             match NetromService::new(first, spec, |port| {
                 server.port_config(port).map(|c| c.link.clone())
             }) {
-                Ok(node) => core.netrom = Some(node),
+                Ok(node) => {
+                    core.server.add_program_port(&node.port_description());
+                    core.netrom = Some(node);
+                }
                 Err(e) => core
                     .log
                     .push_back(format!("the NET/ROM node cannot start: {e}")),
@@ -245,6 +248,9 @@ impl Core {
     /// Client `id` went away.
     pub fn client_closed(&mut self, now: Instant, id: ClientId) {
         self.server.client_closed(now, id);
+        if let Some(netrom) = &mut self.netrom {
+            netrom.client_gone(id);
+        }
         self.process(now);
     }
 
@@ -867,9 +873,17 @@ impl Core {
         for (port, frame) in tapped {
             netrom.heard(now, *port, frame);
         }
+        let mut requests = false;
+        while let Some((id, message)) = self.server.poll_program_request() {
+            requests = true;
+            netrom.client_request(now, id, message);
+        }
         let (frames, events) = netrom.poll(now);
         self.log.extend(netrom.log.drain(..));
-        let moved = !frames.is_empty() || !events.is_empty();
+        for (id, message) in netrom.to_clients.drain(..) {
+            self.server.send_to_client(id, &message);
+        }
+        let moved = requests || !frames.is_empty() || !events.is_empty();
         for (port, frame) in frames {
             self.server.transmit_frame(now, port, frame);
         }

@@ -484,3 +484,70 @@ fn a_user_at_the_nodes_command_line_lists_the_nodes_and_connects_onwards() {
         "only the neighbour's link is left"
     );
 }
+
+/// Every message the core sent AGWPE client `id` since the last call.
+fn client_messages(
+    pair: &mut Pair,
+    id: linklab_agw::ClientId,
+    decoder: &mut linklab_agw::wire::Decoder,
+) -> Vec<linklab_agw::wire::Message> {
+    decoder.push(&pair.core.server().take_output(id));
+    std::iter::from_fn(|| decoder.poll_message())
+        .map(|m| m.expect("the core's messages decode"))
+        .collect()
+}
+
+fn request(pair: &mut Pair, id: linklab_agw::ClientId, kind: u8, port: u8, to: &str, data: &[u8]) {
+    use linklab_agw::wire::{CallField, Header, Message};
+    let mut header = Header::new(port, kind);
+    header.call_from = CallField::from_address(&call("N0APP"));
+    header.call_to = CallField::from_address(&call(to));
+    let mut octets = Vec::new();
+    Message::new(header, data.to_vec()).encode_into(&mut octets);
+    pair.core.handle_client_bytes(pair.now, id, &octets);
+}
+
+#[test]
+fn an_agwpe_client_reaches_a_node_through_the_nodes_port() {
+    let mut pair = Pair::new(FILE);
+    pair.run_for(10);
+    let id = pair.core.server().client_connected();
+    let mut decoder = linklab_agw::wire::Decoder::new();
+    // The port list names the node's port after the radio port.
+    request(&mut pair, id, b'G', 0, "N0APP", &[]);
+    let ports = client_messages(&mut pair, id, &mut decoder);
+    let list = String::from_utf8_lossy(&ports[0].data).into_owned();
+    assert!(
+        list.starts_with("2;Port1 ") && list.contains(";Port2 NET/ROM node STA:N0STA-2;"),
+        "{list:?}"
+    );
+    // A node the table does not know is refused at once.
+    request(&mut pair, id, b'C', 1, "N0FAR", &[]);
+    let refused = client_messages(&mut pair, id, &mut decoder);
+    assert_eq!(refused[0].header.kind, b'd');
+    // The neighbour, by its alias.
+    request(&mut pair, id, b'C', 1, "NBR", &[]);
+    pair.run_for(30);
+    let up = client_messages(&mut pair, id, &mut decoder);
+    assert_eq!(up[0].header.kind, b'C');
+    assert_eq!(up[0].header.call_from.text(), "NBR");
+    assert!(String::from_utf8_lossy(&up[0].data).contains("CONNECTED With Station NBR"));
+    let text: Vec<u8> = (0..3000u32).map(|i| (i % 251) as u8).collect();
+    request(&mut pair, id, b'D', 1, "NBR", &text);
+    pair.run_for(600);
+    let echoed: Vec<u8> = client_messages(&mut pair, id, &mut decoder)
+        .into_iter()
+        .filter(|m| m.header.kind == b'D')
+        .flat_map(|m| m.data)
+        .collect();
+    assert_eq!(echoed, text, "the far node's echo comes back whole");
+    request(&mut pair, id, b'd', 1, "NBR", &[]);
+    pair.run_for(60);
+    let down = client_messages(&mut pair, id, &mut decoder);
+    assert!(down.iter().any(|m| m.header.kind == b'd'), "{down:?}");
+    assert!(pair
+        .neighbour
+        .events
+        .iter()
+        .any(|e| matches!(e, CircuitEvent::Closed { .. })));
+}

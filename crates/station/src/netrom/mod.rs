@@ -28,6 +28,7 @@ use crate::status::{
 };
 use console::Command;
 
+mod agw;
 mod console;
 
 /// PID 0xCF: NET/ROM (AX.25 v2.2 3.4, table 3.2).
@@ -69,6 +70,10 @@ pub(crate) struct NetromService {
     closing: BTreeSet<CircuitHandle>,
     /// Users at the command line.
     consoles: Vec<ConsoleUser>,
+    /// Circuits AGWPE clients opened on the node's port.
+    clients: Vec<agw::ClientCircuit>,
+    /// Messages for AGWPE clients.
+    pub to_clients: Vec<(linklab_agw::ClientId, linklab_agw::wire::Message)>,
     /// Lines for the station's log.
     pub log: Vec<String>,
 }
@@ -109,6 +114,8 @@ impl NetromService {
             pending: BTreeMap::new(),
             closing: BTreeSet::new(),
             consoles: Vec::new(),
+            clients: Vec::new(),
+            to_clients: Vec::new(),
             log: Vec::new(),
         })
     }
@@ -233,7 +240,8 @@ impl NetromService {
             }
             while let Some(event) = self.node.transport_mut().poll_event() {
                 moved = true;
-                if !self.console_circuit_event(now, event) {
+                if !self.console_circuit_event(now, event) && !self.client_circuit_event(now, event)
+                {
                     events.push(event);
                 }
             }
