@@ -214,11 +214,29 @@ impl NetromService {
             };
             if frame.pid() == Some(Pid::from(PID_NETROM)) {
                 let from = *field.source();
-                if let Err(e) = self.node.handle_nodes(port, from, frame.info()) {
-                    self.log.push(format!(
+                let before: Vec<Address> =
+                    self.node.table().destinations().map(|d| d.call).collect();
+                match self.node.handle_nodes(port, from, frame.info()) {
+                    Ok(_) => {
+                        let new: Vec<String> = self
+                            .node
+                            .table()
+                            .destinations()
+                            .filter(|d| !before.iter().any(|b| same_station(b, &d.call)))
+                            .map(|d| console::node_name(&d.alias, &d.call))
+                            .collect();
+                        if !new.is_empty() {
+                            self.log.push(format!(
+                                "NET/ROM: NODES from {from} on port {}: new {}",
+                                port + 1,
+                                new.join(" ")
+                            ));
+                        }
+                    }
+                    Err(e) => self.log.push(format!(
                         "NET/ROM: NODES broadcast from {from} on port {} ignored: {e}",
                         port + 1
-                    ));
+                    )),
                 }
             }
             return;
