@@ -55,6 +55,15 @@ pub fn station(args: StationArgs) -> anyhow::Result<()> {
             config.tuns.len(),
             plural(config.tuns.len()),
         );
+        if let Some(n) = &config.netrom {
+            println!(
+                "NET/ROM node {}:{} on {} port{}",
+                n.node.alias.text(),
+                n.node.call,
+                n.ports.len(),
+                plural(n.ports.len())
+            );
+        }
         return Ok(());
     }
     let path = args.config;
