@@ -6,6 +6,7 @@ mod agw_cmd;
 mod channel_cmd;
 mod codec;
 mod dtn_cmd;
+mod generate_cmd;
 mod input;
 mod ip_cmd;
 mod link_cmd;
@@ -27,7 +28,8 @@ mod windows;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use generate_cmd::Parsed;
 use linklab_wire::control::Modulus;
 
 #[derive(Parser)]
@@ -96,7 +98,12 @@ enum Command {
 
 fn main() -> ExitCode {
     stdout::quiet_when_closed();
-    let cli = Cli::parse();
+    let cli = match generate_cmd::parse(Cli::command()) {
+        Parsed::Generate(args) => return exit(generate_cmd::run(args, Cli::command())),
+        Parsed::Cli(matches) => Cli::from_arg_matches(&matches)
+            .map_err(|e| e.format(&mut Cli::command()))
+            .unwrap_or_else(|e| e.exit()),
+    };
     let result = match cli.command {
         Command::Model(m) => model::run(m),
         Command::Decode(a) => codec::decode(a),
@@ -118,6 +125,11 @@ fn main() -> ExitCode {
         Command::Monitor(a) => monitor_cmd::monitor(a),
         Command::Heard(a) => monitor_cmd::heard(a),
     };
+    exit(result)
+}
+
+/// The exit status for a command's `result`, its error printed.
+fn exit(result: anyhow::Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if stdout::is_closed(&e) => ExitCode::SUCCESS,
