@@ -2,49 +2,35 @@
 //! (the clap `Command` that parses it), for a package to install. It is a
 //! build step (dist/build-deb.sh), not something an operator runs, so it
 //! stands beside the public command line rather than in it: `--help`, the
-//! manual pages and the completions never show it.
+//! manual pages, the completions and clap's suggestions for a mistyped
+//! subcommand never show it.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use clap::{ArgMatches, Args, FromArgMatches, Subcommand};
+use clap::{Parser, Subcommand};
 use clap_complete::{Generator, Shell};
 
 use crate::usage;
 
-/// The command line parsed: `linklab generate ...`, or the public one.
-pub enum Parsed {
-    Generate(GenerateArgs),
-    Cli(ArgMatches),
-}
-
-/// Parses the process's arguments with `cli`, the public command line,
-/// with the hidden `generate` added beside its subcommands. Exits, as
-/// clap does, on a mistake, `--help` or `--version`.
-pub fn parse(cli: clap::Command) -> Parsed {
-    let generate = GenerateArgs::augment_args(
-        clap::Command::new("generate")
-            .about("Manual pages and shell completions for a package")
-            .hide(true),
-    );
-    let mut cli = cli.subcommand(generate);
-    let matches = cli.get_matches_mut();
-    match matches.subcommand() {
-        Some(("generate", m)) => Parsed::Generate(
-            GenerateArgs::from_arg_matches(m)
-                .map_err(|e| e.format(&mut cli))
-                .unwrap_or_else(|e| e.exit()),
-        ),
-        _ => Parsed::Cli(matches),
-    }
-}
-
-#[derive(Args)]
+/// `linklab generate ...`: the arguments after `linklab`, parsed.
+#[derive(Parser)]
+#[command(name = "linklab generate", bin_name = "linklab generate")]
+#[command(about = "Manual pages and shell completions for a package")]
 pub struct GenerateArgs {
     #[command(subcommand)]
     what: Generate,
+}
+
+/// The process's arguments parsed when its first is `generate`, and
+/// `None` otherwise (then they are the public command line's). Exits, as
+/// clap does, on a mistake or `--help`.
+pub fn requested() -> Option<GenerateArgs> {
+    // `generate` stands where clap expects the program's name.
+    (std::env::args_os().nth(1)? == "generate")
+        .then(|| GenerateArgs::parse_from(std::env::args_os().skip(1)))
 }
 
 #[derive(Subcommand)]

@@ -28,8 +28,7 @@ mod windows;
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
-use generate_cmd::Parsed;
+use clap::{CommandFactory, Parser, Subcommand};
 use linklab_wire::control::Modulus;
 
 #[derive(Parser)]
@@ -98,12 +97,10 @@ enum Command {
 
 fn main() -> ExitCode {
     stdout::quiet_when_closed();
-    let cli = match generate_cmd::parse(Cli::command()) {
-        Parsed::Generate(args) => return exit(generate_cmd::run(args, Cli::command())),
-        Parsed::Cli(matches) => Cli::from_arg_matches(&matches)
-            .map_err(|e| e.format(&mut Cli::command()))
-            .unwrap_or_else(|e| e.exit()),
-    };
+    if let Some(args) = generate_cmd::requested() {
+        return exit(generate_cmd::run(args, Cli::command()));
+    }
+    let cli = Cli::parse();
     let result = match cli.command {
         Command::Model(m) => model::run(m),
         Command::Decode(a) => codec::decode(a),

@@ -168,6 +168,21 @@ fn completions_for_bash_zsh_and_fish() {
     );
 }
 
+/// `generate` is not offered for a mistyped subcommand, nor listed by
+/// `--help`.
+#[test]
+fn generate_is_hidden_from_the_public_command_line() {
+    for typo in ["generat", "gen"] {
+        let out = finish(linklab(&[typo]), "linklab with a mistyped subcommand");
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains("unrecognized subcommand"), "{stderr}");
+        assert!(!stderr.contains("generate"), "{stderr}");
+    }
+    assert!(!run(&["--help"]).contains("generate"));
+    assert!(listed_subcommands(&[]).contains(&"station".to_owned()));
+}
+
 /// A directory that cannot be made is a usage error naming it, before
 /// anything is written.
 #[test]
