@@ -20,7 +20,9 @@ if ! command -v dpkg-shlibdeps >/dev/null 2>&1; then
     exit 2
 fi
 
-target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+target=$(cargo metadata --format-version 1 --no-deps --locked |
+    sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+[ -n "$target" ] || { echo "build-deb: cargo metadata names no target directory" >&2; exit 1; }
 
 cargo build --release --locked --bin linklab
 linklab="$target/release/linklab"
@@ -32,6 +34,6 @@ rm -rf target/dist
 "$linklab" generate man target/dist/man >/dev/null
 "$linklab" generate completions target/dist/completions >/dev/null
 
-# The release profile keeps line tables (debug = 1) for the benchmarks'
-# profiles; the package's binary is stripped.
-cargo deb --no-build --locked --strip 2>&1 | tail -n 1
+# The release profile keeps some debug information (debug = 1); the
+# package's binary is stripped of it.
+cargo deb --no-build --locked --strip
