@@ -24,6 +24,16 @@ target=$(cargo metadata --format-version 1 --no-deps --locked |
     sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
 [ -n "$target" ] || { echo "build-deb: cargo metadata names no target directory" >&2; exit 1; }
 
+# The package's version is the crate's with Debian revision 1; its
+# changelog's newest entry must say the same.
+version=$(cargo pkgid --locked -p linklab)
+version=${version##*[@#]}
+logged=$(dpkg-parsechangelog -l dist/changelog -S Version)
+if [ "$logged" != "$version-1" ]; then
+    echo "build-deb: dist/changelog's newest entry is $logged, the crate is $version: add an entry for $version-1" >&2
+    exit 2
+fi
+
 cargo build --release --locked --bin linklab
 linklab="$target/release/linklab"
 

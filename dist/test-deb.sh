@@ -100,6 +100,8 @@ check "man linklab-station names the configuration file" \
     grep -q '/etc/linklab/station.toml' "$work/man-station"
 check "man linklab lists the station's page" \
     sh -c 'man -P cat linklab 2>/dev/null | grep -q "linklab-station(1)"'
+check "the changelog names this version" \
+    sh -c "zcat /usr/share/doc/linklab/changelog.Debian.gz | head -n 1 | grep -qF 'linklab ($version)'"
 check "the pages are gzipped" test -f /usr/share/man/man1/linklab-station.1.gz
 
 # The unit as installed, with its program and documentation in place.
