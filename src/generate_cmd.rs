@@ -107,18 +107,18 @@ fn write_pages(
     Ok(())
 }
 
-/// Writes one completion script per shell of [`SHELLS`] into `dir`, under
-/// the name each shell's completion loader looks for (once installed as
-/// the package puts them).
+/// Writes one completion script per shell of [`SHELLS`] into `dir`, named
+/// as clap_complete names them (the package installs `linklab.bash` as
+/// `linklab`, where bash-completion looks).
 fn completions(mut command: clap::Command, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let name = command.get_name().to_owned();
     let mut written = Vec::new();
     for shell in SHELLS {
+        // In memory first: clap_complete panics on a failed write.
+        let mut script = Vec::new();
+        clap_complete::generate(shell, &mut command, &name, &mut script);
         let path = dir.join(shell.file_name(&name));
-        write_file(&path, |w| {
-            clap_complete::generate(shell, &mut command, &name, w);
-            Ok(())
-        })?;
+        write_file(&path, |w| w.write_all(&script))?;
         written.push(path);
     }
     Ok(written)
