@@ -383,7 +383,7 @@ impl Core {
             ip.release(now);
         }
         if let Some(netrom) = &mut self.netrom {
-            netrom.release_all(now);
+            netrom.release_all();
         }
         self.process(now);
     }

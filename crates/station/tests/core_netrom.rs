@@ -551,3 +551,47 @@ fn an_agwpe_client_reaches_a_node_through_the_nodes_port() {
         .iter()
         .any(|e| matches!(e, CircuitEvent::Closed { .. })));
 }
+
+#[test]
+fn a_stop_disconnects_the_circuits_before_it_releases_the_links() {
+    let mut pair = Pair::new(&file("service = \"N0STA-5\"\n"));
+    pair.run_for(10);
+    pair.connect_from_neighbour();
+    assert_eq!(
+        pair.core.status(pair.now, "t").services[0].sessions.len(),
+        1
+    );
+    pair.core.release_all(pair.now);
+    pair.run_for(60);
+    assert!(
+        pair.neighbour.events.iter().any(|e| matches!(
+            e,
+            CircuitEvent::Closed {
+                reason: CloseReason::Remote,
+                ..
+            }
+        )),
+        "the neighbour heard the disconnect request: {:?}",
+        pair.neighbour.events
+    );
+    assert_eq!(pair.core.link_count(), 0, "and the link is released");
+}
+
+#[test]
+fn circuits_idle_for_fifteen_minutes_are_ended_unless_the_file_says() {
+    let idle = |text: &str| {
+        let config = config::parse(Path::new("t.toml"), text).unwrap();
+        config
+            .netrom
+            .unwrap()
+            .node
+            .transport
+            .transport_no_activity_timeout
+    };
+    assert_eq!(idle(FILE), Some(Duration::from_secs(900)));
+    assert_eq!(idle(&file("idle-timeout-s = 0\n")), None);
+    assert_eq!(
+        idle(&file("idle-timeout-s = 60\n")),
+        Some(Duration::from_secs(60))
+    );
+}

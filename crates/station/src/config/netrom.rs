@@ -13,6 +13,10 @@ use serde::Deserialize;
 
 use super::{ConfigError, NetromSpec, PortSpec, Reader, ServiceSpec, Spanned, TunSpec};
 
+/// A circuit that receives nothing this long is disconnected, unless the
+/// file says otherwise (LinBPQ's IDLETIME default).
+const IDLE_TIMEOUT_S: u64 = 900;
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub(super) struct NetromFile {
@@ -222,10 +226,15 @@ impl Reader<'_> {
         if let Some(n) = &file.transport_tries {
             transport.transport_maximum_tries = self.at_least_one(n, "netrom.transport-tries")?;
         }
-        if let Some(t) = &file.idle_timeout_s {
-            transport.transport_no_activity_timeout =
-                (*t.get_ref() > 0).then(|| Duration::from_secs(*t.get_ref()));
-        }
+        // A circuit whose far end vanished (its disconnect request lost
+        // with a node on the way) would hold its service's session for
+        // ever: LinBPQ's IDLETIME, 900 s, unless the file says (0: none,
+        // as the kernel).
+        let idle = file
+            .idle_timeout_s
+            .as_ref()
+            .map_or(IDLE_TIMEOUT_S, |t| *t.get_ref());
+        transport.transport_no_activity_timeout = (idle > 0).then(|| Duration::from_secs(idle));
         Ok(NetromSpec {
             node,
             ports: node_ports,

@@ -64,6 +64,11 @@ pub(crate) struct NetromService {
     stations: BTreeMap<usize, Station>,
     /// Datagrams for neighbours whose link is being set up.
     waiting: Vec<(NeighbourKey, Vec<u8>)>,
+    /// A stop asked for every link to be released.
+    releasing: bool,
+    /// Neighbours whose link is being released with datagrams waiting:
+    /// set up again once it is down.
+    after_release: Vec<NeighbourKey>,
     /// Octets for each circuit the transport's window has not taken yet.
     pending: BTreeMap<CircuitHandle, VecDeque<u8>>,
     /// Circuits to disconnect once their pending octets are taken.
@@ -111,6 +116,8 @@ impl NetromService {
             node,
             stations,
             waiting: Vec::new(),
+            after_release: Vec::new(),
+            releasing: false,
             pending: BTreeMap::new(),
             closing: BTreeSet::new(),
             consoles: Vec::new(),
@@ -256,6 +263,10 @@ impl NetromService {
                 moved = true;
                 self.transmit(now, t, &mut frames);
             }
+            if std::mem::take(&mut self.releasing) {
+                moved = true;
+                self.release_links(now);
+            }
             while let Some(event) = self.node.transport_mut().poll_event() {
                 moved = true;
                 if !self.console_circuit_event(now, event) && !self.client_circuit_event(now, event)
@@ -327,16 +338,15 @@ impl NetromService {
     }
 
     /// Disconnects every circuit and releases every neighbour link, as
-    /// at a stop.
-    pub fn release_all(&mut self, now: Instant) {
+    /// at a stop: the links go once the disconnect requests are on them
+    /// and acknowledged ([`NetromService::poll`]).
+    pub fn release_all(&mut self) {
         let circuits: Vec<CircuitHandle> =
             self.node.transport().circuits().map(|(c, _)| c).collect();
         for circuit in circuits {
             self.node.transport_mut().disconnect(circuit);
         }
-        for station in self.stations.values_mut() {
-            station.disconnect_all(now);
-        }
+        self.releasing = true;
     }
 
     /// Neighbour links not yet disconnected.
@@ -346,6 +356,19 @@ impl NetromService {
             .flat_map(Station::links)
             .filter(|l| l.state() != State::Disconnected)
             .count()
+    }
+
+    /// Releases every link once what was given to it is acknowledged
+    /// (DL-DISCONNECT after the I frames, [`Station::release`]).
+    fn release_links(&mut self, now: Instant) {
+        self.waiting.clear();
+        self.after_release.clear();
+        for station in self.stations.values_mut() {
+            let remotes: Vec<Address> = station.links().map(|l| l.remote()).collect();
+            for remote in remotes {
+                let _ = station.release(now, &remote);
+            }
+        }
     }
 
     /// The neighbour links' events into the node; whether there were any.
@@ -377,11 +400,13 @@ impl NetromService {
                             port + 1
                         ));
                         self.node.handle_link_failure(neighbour);
+                        self.after_release
+                            .retain(|k| !same_neighbour(k, &neighbour));
                         self.drop_waiting(neighbour);
                     }
                     Event::Disconnected { .. } => {
                         self.console_gone(port, remote);
-                        self.drop_waiting(neighbour);
+                        self.connect_after_release(now, neighbour);
                     }
                     _ => {}
                 }
@@ -421,7 +446,21 @@ impl NetromService {
                         }
                     }
                     // Held until the link is up (AX.25 v2.2 6.3.1).
-                    Some(State::AwaitingConnection) => self.waiting.push((neighbour, info)),
+                    Some(State::AwaitingConnection | State::AwaitingConnection2_2) => {
+                        self.waiting.push((neighbour, info))
+                    }
+                    // Held until the link being released is down, then
+                    // set up again.
+                    Some(State::AwaitingRelease) => {
+                        if !self
+                            .after_release
+                            .iter()
+                            .any(|k| same_neighbour(k, &neighbour))
+                        {
+                            self.after_release.push(neighbour);
+                        }
+                        self.waiting.push((neighbour, info))
+                    }
                     _ => match station.connect(now, neighbour.call, &[]) {
                         Ok(()) => self.waiting.push((neighbour, info)),
                         Err(e) => self.log.push(format!(
@@ -449,6 +488,24 @@ impl NetromService {
                     neighbour.call
                 ));
             }
+        }
+    }
+
+    /// The link to `neighbour` is down: if datagrams waited for its
+    /// release to end, it is set up again for them; otherwise it ended
+    /// before it came up, and they go.
+    fn connect_after_release(&mut self, now: Instant, neighbour: NeighbourKey) {
+        let before = self.after_release.len();
+        self.after_release
+            .retain(|k| !same_neighbour(k, &neighbour));
+        let reconnect = self.after_release.len() < before;
+        let connected = reconnect
+            && self
+                .stations
+                .get_mut(&neighbour.port)
+                .is_some_and(|s| s.connect(now, neighbour.call, &[]).is_ok());
+        if !connected {
+            self.drop_waiting(neighbour);
         }
     }
 
