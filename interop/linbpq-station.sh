@@ -5,6 +5,7 @@
 # neighbours, in a network namespace of their own (loopback only):
 #
 #   A  linklab station  node N0LLA-2 / LLA, service N0LLA-5 (echo),
+#                       LinBPQ's transport timeout (60 s, 3 tries),
 #                       AGWPE 8201 (port 2 is the node)          KISS 8101
 #   B  LinBPQ           N0BPB / BPQB, telnet 8112                KISS 8102
 #   C  LinBPQ           N0BPC / BPQC, telnet 8113                KISS 8103
@@ -101,8 +102,8 @@ alias = "LLA"
 service = "N0LLA-5"
 nodes-interval-s = 60
 obsolescence = 3
-transport-timeout-s = 30
-transport-tries = 2
+transport-timeout-s = 60
+transport-tries = 3
 [[netrom.port]]
 name = "vhf"
 quality = 192
@@ -206,7 +207,9 @@ if octets:
             got += data
         if kind == "d" or len(got) >= len(payload):
             break
-    print("RESULT", f"{len(got)} octets back in {time.time() - start:.0f} s,", "byte-exact" if got == payload else "DIFFERENT")
+    same = next((i for i, (a, b) in enumerate(zip(got, payload)) if a != b), min(len(got), len(payload)))
+    verdict = "byte-exact" if got == payload else (f"cut short, the first {same} octets right" if same == len(got) else f"DIFFERENT from octet {same}")
+    print("RESULT", f"{len(got)} octets back in {time.time() - start:.0f} s,", verdict)
 send(b"d")
 wait("d", 120)
 EOF
