@@ -141,6 +141,14 @@ impl Server {
         self.ports.len() - 1
     }
 
+    /// Whether frames handed to port `port` are still to leave the air
+    /// (its transmit clock, or the TNC's ACKMODE answers): an engine of
+    /// the embedding program on that port is told so with
+    /// `set_channel_busy`, as the port's own stations are.
+    pub fn port_busy(&self, port: usize) -> bool {
+        self.ports.get(port).is_some_and(|p| p.busy)
+    }
+
     /// Port `port`'s counters.
     pub fn port_counters(&self, port: usize) -> Option<PortCounters> {
         self.ports.get(port).map(|p| p.counters)

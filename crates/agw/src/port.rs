@@ -85,7 +85,7 @@ pub(crate) struct RadioPort {
     /// When our frames leave the air; T1 is held while they have not.
     air: AirClock,
     /// The channel-busy hint given to the stations.
-    busy: bool,
+    pub(crate) busy: bool,
     /// Frames sent, for the 'T' records.
     pub sent: VecDeque<Arrival>,
     heard: Vec<Heard>,

@@ -207,3 +207,37 @@ fn sent_i_128(p: &Pair, ns: u8) -> usize {
         .filter(|(_, frame)| frame.control().ns() == Some(ns))
         .count()
 }
+
+#[test]
+fn an_srej_resend_lost_again_is_resent_after_t1_under_a_driver_that_never_reports_the_air() {
+    // Modulo 128 with SREJ, and no word from the driver on when frames
+    // leave the air (the station's NET/ROM links were so at first). Frame
+    // 1 is lost, and so is its resend: B's next SREJ F R1, the answer to
+    // A's poll at T1, must be acted on, or A polls and B asks until the
+    // link fails (seen against LinBPQ, which sends SREJ unasked).
+    let config = Config {
+        modulus: Modulus::Mod128,
+        recovery: linklab_link::RecoveryMode::Srej,
+        ..polling()
+    };
+    let mut p = Pair::new(config.clone(), config, 45);
+    p.reports_air = false;
+    p.connect();
+    assert!(p.run_until(MINUTE, |p| !p.links.iter().any(|l| l.negotiating())));
+    let mut losses = 0;
+    p.dropper = Some(Box::new(move |side, frame: &Frame| {
+        let drop = side == Side::A && frame.control().ns() == Some(1) && losses < 2;
+        losses += usize::from(drop);
+        drop
+    }));
+    for i in 0..4u8 {
+        p.a().send(vec![i; 40]).unwrap();
+    }
+    assert!(
+        p.run_until(MINUTE, |p| p.received(Side::B).len() == 4
+            && p.links[0].unacked() == 0),
+        "{}",
+        p.dump()
+    );
+    assert_eq!(sent_i_128(&p, 1), 3, "{}", p.dump());
+}

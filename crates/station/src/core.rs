@@ -148,6 +148,9 @@ pub struct Core {
     ip: Vec<IpService>,
     dtn_running: bool,
     netrom: Option<NetromService>,
+    /// Each port's busy state as last told to the engines outside the
+    /// server (the TUN devices' and the NET/ROM node's links).
+    port_busy: Vec<bool>,
     out: VecDeque<Output>,
     log: VecDeque<String>,
 }
@@ -184,6 +187,7 @@ impl Core {
             ip: Vec::new(),
             dtn_running: false,
             netrom: None,
+            port_busy: Vec::new(),
             out: VecDeque::new(),
             log: VecDeque::new(),
             config,
@@ -750,6 +754,7 @@ impl Core {
     /// nothing moves.
     fn process(&mut self, now: Instant) {
         loop {
+            self.tell_port_busy(now);
             let octets = self.server.take_output(self.desk);
             let mut tapped = Vec::new();
             while let Some(frame) = self.server.poll_tapped() {
@@ -836,6 +841,27 @@ impl Core {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Tells the TUN devices' and the NET/ROM node's links on each port
+    /// when the frames handed to it start and end on the air, as the
+    /// server tells its own.
+    fn tell_port_busy(&mut self, now: Instant) {
+        let ports = self.server.port_count();
+        self.port_busy.resize(ports, false);
+        for port in 0..ports {
+            let busy = self.server.port_busy(port);
+            if self.port_busy.get(port) == Some(&busy) {
+                continue;
+            }
+            self.port_busy[port] = busy;
+            for ip in self.ip.iter_mut().filter(|ip| ip.spec.port == port) {
+                ip.set_channel_busy(now, busy);
+            }
+            if let Some(netrom) = &mut self.netrom {
+                netrom.set_channel_busy(now, port, busy);
+            }
         }
     }
 

@@ -71,6 +71,11 @@ impl IpService {
         (frames, datagrams)
     }
 
+    /// Frames of ours are still to leave the air, or have left it.
+    pub fn set_channel_busy(&mut self, now: Instant, busy: bool) {
+        self.port.ax25_mut().set_channel_busy(now, busy);
+    }
+
     /// When the links' timers run next.
     pub fn poll_timeout(&self) -> Option<Instant> {
         self.port.poll_at()

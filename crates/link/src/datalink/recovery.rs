@@ -263,6 +263,11 @@ impl<F: Framing> Link<F> {
         // answer to the enquiry is acted on.
         self.go_back_from = None;
         self.srej_resent_after_poll = 0;
+        // T1 runs only while the channel is clear (it is paused while
+        // busy): what we sent has left the air, even under a driver that
+        // never says when its transmissions end.
+        self.srej_resent_on_air = 0;
+        self.poll_on_air = false;
         if self.config.role == Role::Secondary {
             return self.secondary_t1_expiry(now);
         }

@@ -102,6 +102,10 @@ pub struct LinkPair<F: TestFraming> {
     line_free: [Instant; 2],
     /// The engine was told its transmitter is busy (T1 paused).
     tx_busy: [bool; 2],
+    /// Whether the engines are told when their transmissions start and
+    /// end (`set_channel_busy`); a driver without a transmit clock does
+    /// not.
+    pub reports_air: bool,
     pub events: [Vec<Event>; 2],
     pub log: Vec<String>,
     /// Frames sent by each side: (time, frame).
@@ -177,6 +181,7 @@ impl<F: TestFraming> LinkPair<F> {
             dropper: None,
             line_free: [Instant::ZERO; 2],
             tx_busy: [false; 2],
+            reports_air: true,
             events: [Vec::new(), Vec::new()],
             log: Vec::new(),
             sent: [Vec::new(), Vec::new()],
@@ -229,7 +234,11 @@ impl<F: TestFraming> LinkPair<F> {
                 self.log.push(line);
                 self.sent[i].push((self.now, frame));
             }
-            if F::CARRIER_SENSE && self.line_free[i] > self.now && !self.tx_busy[i] {
+            if F::CARRIER_SENSE
+                && self.reports_air
+                && self.line_free[i] > self.now
+                && !self.tx_busy[i]
+            {
                 self.tx_busy[i] = true;
                 self.links[i].set_channel_busy(self.now, true);
             }

@@ -286,6 +286,14 @@ impl NetromService {
         }
     }
 
+    /// Frames of ours on `port` are still to leave the air, or have left
+    /// it (the links' checkpointing and T1 depend on it).
+    pub fn set_channel_busy(&mut self, now: Instant, port: usize, busy: bool) {
+        if let Some(station) = self.stations.get_mut(&port) {
+            station.set_channel_busy(now, busy);
+        }
+    }
+
     /// When the node's or its links' timers run next.
     pub fn poll_timeout(&self) -> Option<Instant> {
         let links = self.stations.values().filter_map(Station::poll_timeout);
