@@ -116,6 +116,9 @@ pub struct Server {
     /// Frames received, for the program embedding the server
     /// ([`Server::set_tap`]).
     pub(crate) tap: Option<VecDeque<(usize, Vec<u8>)>>,
+    /// Every frame sent and received, for the embedding program's
+    /// monitor and air-time count ([`Server::set_air_tap`]).
+    pub(crate) air: Option<VecDeque<crate::embed::AirFrame>>,
     /// Callsigns another stack in the embedding program answers
     /// ([`Server::reserve`]): no client may register them.
     pub(crate) reserved: std::collections::BTreeSet<Key>,
@@ -138,6 +141,7 @@ impl Server {
             closing: VecDeque::new(),
             log_frames: false,
             tap: None,
+            air: None,
             reserved: Default::default(),
         }
     }
@@ -481,6 +485,7 @@ impl Server {
             }
         }
         self.share(port, &arrival);
+        self.air_tap(port, false, &arrival);
         if let Some(tap) = &mut self.tap {
             tap.push_back((port, arrival.bytes.clone()));
         }
@@ -520,6 +525,7 @@ impl Server {
                 for arrival in sent {
                     self.log_frame(index, "TX", &arrival);
                     self.share(index, &arrival);
+                    self.air_tap(index, true, &arrival);
                     let record = monitor::record(
                         port_octet(index),
                         &arrival.bytes,

@@ -67,6 +67,8 @@ fn a_clean_transfer_counts_each_frame_once() {
     assert_eq!(b.i_octets_received, 300);
     assert_eq!((a.rej_received, b.rej_sent, a.t1_expiries), (0, 0, 0));
     assert_eq!(i_frames_of_a(&p), a.i_frames_sent);
+    // A: disconnected, awaiting connection, connected; B: connected.
+    assert_eq!((a.state_changes, b.state_changes), (2, 1));
 }
 
 #[test]
@@ -103,4 +105,6 @@ fn a_lost_last_frame_is_a_t1_expiry() {
     let a: Stats = *p.links[0].stats();
     assert!(a.t1_expiries >= 1, "{}", p.dump());
     assert_eq!(p.links[1].stats().t1_expiries, 0);
+    // Into timer recovery and out of it at least once.
+    assert!(a.state_changes >= 4, "{}", p.dump());
 }

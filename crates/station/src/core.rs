@@ -33,6 +33,7 @@ use crate::status::{
     BeaconStatus, DtnStatus, LinkStatus, PortStatus, ServiceStatus, SessionStatus, StatusReport,
     TunStatus,
 };
+use crate::traffic::Traffic;
 
 /// How long after the start the first beacons go, so that the TNCs are
 /// connected.
@@ -145,6 +146,7 @@ pub struct Core {
     dtn_running: bool,
     out: VecDeque<Output>,
     log: VecDeque<String>,
+    traffic: Traffic,
 }
 
 impl Core {
@@ -158,6 +160,7 @@ impl Core {
         );
         server.set_log_frames(config.log_frames);
         server.set_tap(true);
+        server.set_air_tap(true);
         let desk = server.internal_client();
         let mut core = Core {
             digipeaters: vec![Digipeater::new(); config.ports.len()],
@@ -180,6 +183,7 @@ impl Core {
             dtn_running: false,
             out: VecDeque::new(),
             log: VecDeque::new(),
+            traffic: Traffic::new(config.ports.iter().map(port_air)),
             config,
         };
         if let Some(ax25) = core.config.dtn.as_ref().and_then(|d| d.node.ax25.as_ref()) {
@@ -505,6 +509,12 @@ impl Core {
             );
         }
         self.server.set_log_frames(config.log_frames);
+        self.traffic.set_ports(config.ports.iter().map(port_air));
+        if config.status != self.config.status {
+            reload
+                .notes
+                .push("new [status] address: it takes effect at the next start".into());
+        }
         self.config = config;
         self.process(now);
         Ok(reload)
@@ -541,6 +551,7 @@ impl Core {
                         .iter()
                         .map(|h| h.station.to_string())
                         .collect(),
+                    air: self.traffic.port(now, i),
                 }
             })
             .collect();
@@ -667,6 +678,7 @@ impl Core {
             vs_vr_va: l.sequence,
             t1_ms: l.t1_ms,
             held_by,
+            counters: self.traffic.link(l.port, &l.local, &l.remote),
         }
     }
 
@@ -702,7 +714,11 @@ impl Core {
                 tapped.push(frame);
             }
             let ip_moved = self.serve_ip(now, &tapped);
+            while let Some(frame) = self.server.poll_air() {
+                self.traffic.air(now, &frame);
+            }
             if octets.is_empty() && tapped.is_empty() && !ip_moved {
+                self.traffic.track_links(&self.server.link_summaries());
                 return;
             }
             self.desk_input.push(&octets);
@@ -951,6 +967,11 @@ fn link_message(kind: u8, session: &Session, data: Vec<u8>) -> Message {
     header.call_from = CallField::from_address(&session.local);
     header.call_to = CallField::from_address(&session.remote);
     Message::new(header, data)
+}
+
+/// A port's bit rate, if configured, and air settings, for its busy time.
+fn port_air(spec: &crate::config::PortSpec) -> (Option<u32>, linklab_io::AirSettings) {
+    (spec.agw.bit_rate, spec.agw.air())
 }
 
 /// `FROM>TO,VIA`.

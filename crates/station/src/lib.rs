@@ -23,6 +23,7 @@ mod ip;
 mod keypath;
 mod lines;
 pub mod status;
+mod traffic;
 
 pub use crate::core::{Core, Output, Reload, SessionId, FIRST_BEACON_AFTER};
 pub use config::{ConfigError, StationConfig};

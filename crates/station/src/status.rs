@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::traffic::{LinkCounters, MonitorLine, PortAir};
+
 /// The whole station at one moment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatusReport {
@@ -98,6 +100,9 @@ pub struct PortStatus {
     pub tnc_losses: u64,
     /// Stations heard, the most recent first.
     pub heard: Vec<String>,
+    /// Its air: busy time, the last frames, its links' counters.
+    #[serde(default)]
+    pub air: PortAir,
 }
 
 /// A link.
@@ -123,6 +128,9 @@ pub struct LinkStatus {
     pub t1_ms: u64,
     /// Who holds it: a service, an AGWPE client, or nobody.
     pub held_by: String,
+    /// What it has done.
+    #[serde(default)]
+    pub counters: LinkCounters,
 }
 
 /// An inbound-connection service.

@@ -490,6 +490,14 @@ impl<F: Framing> Link<F> {
         &self.stats
     }
 
+    /// Enters `state` (C4.3), counting the change.
+    fn set_state(&mut self, state: State) {
+        if state != self.state {
+            self.stats.state_changes += 1;
+        }
+        self.state = state;
+    }
+
     /// The current state.
     pub fn state(&self) -> State {
         self.state

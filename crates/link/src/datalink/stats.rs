@@ -31,6 +31,9 @@ pub struct Stats {
     pub srej_received: u64,
     /// Expiries of T1, the acknowledgement timer (6.7.1.1).
     pub t1_expiries: u64,
+    /// Changes of state (C4.3: disconnected, awaiting connection,
+    /// awaiting release, connected, timer recovery).
+    pub state_changes: u64,
 }
 
 impl Stats {

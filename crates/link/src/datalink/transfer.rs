@@ -442,7 +442,7 @@ impl<F: Framing> Link<F> {
         self.select_t1_value();
         self.set_va(nr);
         self.rc = 0;
-        self.state = State::Connected;
+        self.set_state(State::Connected);
         if self.top == self.va {
             self.start_t3(now);
         } else {
@@ -466,7 +466,7 @@ impl<F: Framing> Link<F> {
                     self.stop_t1(now);
                     self.start_t3(now);
                     self.rc = 0;
-                    self.state = State::Connected;
+                    self.set_state(State::Connected);
                     self.checkpoint_acknowledged();
                 }
             }
