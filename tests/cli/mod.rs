@@ -9,6 +9,7 @@
 pub mod agw;
 pub mod channel;
 pub mod station;
+pub mod web;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

@@ -1,0 +1,200 @@
+//! What the status-page tests share: a station with `[status]` on a
+//! lossy `linklab channel`, a file sent into its drop from another
+//! station of the channel, and a small HTTP/1.1 client for loopback.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::channel::Channel;
+use super::station::Station;
+use super::{linklab, Running};
+
+/// The channel's and the port's bit rate.
+pub const BIT_RATE: &str = "19200";
+
+/// How long a test waits for the page or the metrics to show something.
+pub const SHOW_LIMIT: Duration = Duration::from_secs(90);
+
+/// Two stations at [`BIT_RATE`], short key-up times, and bit errors
+/// enough (seeded) that some frames are lost: REJ, retries and T1
+/// expiries happen in a transfer.
+pub fn lossy_channel() -> Channel {
+    Channel::start(&[
+        "--stations",
+        "2",
+        "--base-port",
+        "0",
+        "--bitrate",
+        BIT_RATE,
+        "--txdelay-ms",
+        "20",
+        "--txtail-ms",
+        "10",
+        "--slot-ms",
+        "10",
+        "--ber",
+        "4e-5",
+        "--seed",
+        "33",
+    ])
+}
+
+/// A station on the channel's station 0 with the status page on a free
+/// loopback port and a file drop, N0CALL-5, into `dir/drop`.
+pub fn station(dir: &Path, ch: &Channel) -> Station {
+    let drop_dir = dir.join("drop");
+    std::fs::create_dir_all(&drop_dir).unwrap();
+    let config = format!(
+        r#"
+[station]
+callsign = "N0CALL"
+control = "{sock}"
+
+[status]
+listen = "127.0.0.1:0"
+
+[[port]]
+name = "vhf"
+kiss = "{kiss}"
+callsigns = ["N0CALL-1"]
+bitrate = {BIT_RATE}
+txdelay-ms = 20
+txtail-ms = 10
+slot-ms = 10
+t1-ms = 1500
+
+[[service]]
+callsign = "N0CALL-5"
+builtin = "drop"
+directory = "{drop}"
+"#,
+        sock = dir.join("station.sock").display(),
+        kiss = ch.kiss(0),
+        drop = drop_dir.display(),
+    );
+    Station::start(dir, &config)
+}
+
+/// A byte pattern of `len` octets.
+pub fn pattern(len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u8).wrapping_mul(29).wrapping_add(7))
+        .collect()
+}
+
+/// `linklab send` of `data` from the channel's station 1 (N0CALL-7) to
+/// the drop; the file it sends.
+pub fn send(dir: &Path, ch: &Channel, data: &[u8]) -> (Running, PathBuf) {
+    let file = dir.join("to-drop.bin");
+    std::fs::write(&file, data).unwrap();
+    let run = linklab(&[
+        "send",
+        "--kiss",
+        &ch.kiss(1),
+        "--mycall",
+        "N0CALL-7",
+        "--to",
+        "N0CALL-5",
+        "--t1-ms",
+        "1500",
+        file.to_str().unwrap(),
+    ]);
+    (run, file)
+}
+
+/// The file the drop stored, once the station says so.
+pub fn stored(station: &Station, dir: &Path) -> Vec<u8> {
+    station.wait_for("the drop stored", |l| l.contains(": stored "));
+    let files: Vec<PathBuf> = std::fs::read_dir(dir.join("drop"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_none_or(|e| e != "partial"))
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    std::fs::read(&files[0]).unwrap()
+}
+
+/// An HTTP answer: status code, headers (lower-case names), body.
+pub struct Answer {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+/// Sends `request` (a whole HTTP/1.1 request) to 127.0.0.1:`port` and
+/// reads the answer until the server closes (the request should say
+/// `Connection: close`).
+pub fn exchange(port: u16, request: &[u8]) -> std::io::Result<Answer> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    stream.write_all(request)?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw)?;
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    Ok(Answer {
+        status,
+        headers,
+        body: body.to_string(),
+    })
+}
+
+/// GET `path`.
+pub fn get(port: u16, path: &str) -> Answer {
+    let request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    exchange(port, request.as_bytes()).unwrap()
+}
+
+/// The station's status report as JSON, once it has one.
+pub fn status_json(port: u16) -> serde_json::Value {
+    let answer = get(port, "/status.json");
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    serde_json::from_str(&answer.body).unwrap()
+}
+
+/// Asks for `/status.json` until `done` holds for it (the station
+/// publishes a new report every second), at most [`SHOW_LIMIT`].
+pub fn status_until(
+    port: u16,
+    what: &str,
+    done: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let end = Instant::now() + SHOW_LIMIT;
+    loop {
+        let report = status_json(port);
+        if done(&report) {
+            return report;
+        }
+        assert!(
+            Instant::now() < end,
+            "no report with {what}; the last:\n{report:#}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+/// The value of the sample `name{labels}` (labels as written, e.g.
+/// `port="1"`) in OpenMetrics text, if there.
+pub fn sample(metrics: &str, name: &str, labels: &str) -> Option<f64> {
+    let want = if labels.is_empty() {
+        format!("{name} ")
+    } else {
+        format!("{name}{{{labels}}} ")
+    };
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix(&want))
+        .and_then(|v| v.trim().parse().ok())
+}
