@@ -1,6 +1,8 @@
 //! What the status-page tests share: a station with `[status]` on a
-//! lossy `linklab channel`, a file sent into its drop from another
-//! station of the channel, and a small HTTP/1.1 client for loopback.
+//! lossy `linklab channel`, two transfers through it at once (a file
+//! into its drop from the channel's station 1, a file from an AGWPE
+//! program on the station to `linklab listen` on station 2), and a
+//! small HTTP/1.1 client for loopback.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -9,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use super::channel::Channel;
 use super::station::Station;
-use super::{linklab, Running};
+use super::{finish_within, linklab, Running};
 
 /// The channel's and the port's bit rate.
 pub const BIT_RATE: &str = "19200";
@@ -17,13 +19,13 @@ pub const BIT_RATE: &str = "19200";
 /// How long a test waits for the page or the metrics to show something.
 pub const SHOW_LIMIT: Duration = Duration::from_secs(90);
 
-/// Two stations at [`BIT_RATE`], short key-up times, and bit errors
+/// Three stations at [`BIT_RATE`], short key-up times, and bit errors
 /// enough (seeded) that some frames are lost: REJ, retries and T1
 /// expiries happen in a transfer.
 pub fn lossy_channel() -> Channel {
     Channel::start(&[
         "--stations",
-        "2",
+        "3",
         "--base-port",
         "0",
         "--bitrate",
@@ -35,14 +37,15 @@ pub fn lossy_channel() -> Channel {
         "--slot-ms",
         "10",
         "--ber",
-        "4e-5",
+        "3e-5",
         "--seed",
-        "33",
+        "34",
     ])
 }
 
-/// A station on the channel's station 0 with the status page on a free
-/// loopback port and a file drop, N0CALL-5, into `dir/drop`.
+/// A station on the channel's station 0 with the status page and the
+/// AGWPE server on free loopback ports and a file drop, N0CALL-5, into
+/// `dir/drop`.
 pub fn station(dir: &Path, ch: &Channel) -> Station {
     let drop_dir = dir.join("drop");
     std::fs::create_dir_all(&drop_dir).unwrap();
@@ -53,6 +56,9 @@ callsign = "N0CALL"
 control = "{sock}"
 
 [status]
+listen = "127.0.0.1:0"
+
+[agw]
 listen = "127.0.0.1:0"
 
 [[port]]
@@ -77,43 +83,104 @@ directory = "{drop}"
     Station::start(dir, &config)
 }
 
+/// How long a transfer may take.
+pub const TRANSFER_LIMIT: Duration = Duration::from_secs(240);
+
+/// The two transfers under way.
+pub struct Transfers {
+    inward: Running,
+    outward: Running,
+    listener: Running,
+    dir: PathBuf,
+    data: [Vec<u8>; 2],
+}
+
+impl Transfers {
+    /// Starts both: `len` octets each way.
+    pub fn start(dir: &Path, ch: &Channel, station: &Station, len: usize) -> Transfers {
+        let data = [pattern(len, 1), pattern(len, 2)];
+        let inward_file = dir.join("inward.bin");
+        let outward_file = dir.join("outward.bin");
+        std::fs::write(&inward_file, &data[0]).unwrap();
+        std::fs::write(&outward_file, &data[1]).unwrap();
+        let listener = linklab(&[
+            "listen",
+            "--kiss",
+            &ch.kiss(2),
+            "--mycall",
+            "N0CALL-8",
+            "--once",
+            "--out",
+            dir.join("got-outward.bin").to_str().unwrap(),
+        ]);
+        let inward = linklab(&[
+            "send",
+            "--kiss",
+            &ch.kiss(1),
+            "--mycall",
+            "N0CALL-7",
+            "--to",
+            "N0CALL-5",
+            "--t1-ms",
+            "1500",
+            inward_file.to_str().unwrap(),
+        ]);
+        let outward = linklab(&[
+            "send",
+            "--station",
+            &station.agw_address(),
+            "--mycall",
+            "N0CALL-11",
+            "--to",
+            "N0CALL-8",
+            outward_file.to_str().unwrap(),
+        ]);
+        Transfers {
+            inward,
+            outward,
+            listener,
+            dir: dir.to_path_buf(),
+            data,
+        }
+    }
+
+    /// Waits for both to end and checks that each file arrived whole.
+    pub fn finish_byte_exact(self, station: &Station) {
+        for (run, what) in [
+            (self.inward, "send into the drop"),
+            (self.outward, "send through AGWPE"),
+            (self.listener, "listen"),
+        ] {
+            let out = finish_within(run, what, TRANSFER_LIMIT);
+            assert!(
+                out.status.success(),
+                "{what}: {}\n{}\nthe station's log:\n{}",
+                super::text(&out.stdout),
+                super::text(&out.stderr),
+                station.log()
+            );
+        }
+        station.wait_for("the drop stored", |l| l.contains(": stored "));
+        let stored: Vec<PathBuf> = std::fs::read_dir(self.dir.join("drop"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_none_or(|e| e != "partial"))
+            .collect();
+        assert_eq!(stored.len(), 1, "{stored:?}");
+        assert!(
+            std::fs::read(&stored[0]).unwrap() == self.data[0],
+            "the drop's file differs"
+        );
+        let got = std::fs::read(self.dir.join("got-outward.bin")).unwrap();
+        assert!(got == self.data[1], "the file through AGWPE differs");
+    }
+}
+
 /// A byte pattern of `len` octets.
-pub fn pattern(len: usize) -> Vec<u8> {
+pub fn pattern(len: usize, seed: u8) -> Vec<u8> {
     (0..len)
-        .map(|i| (i as u8).wrapping_mul(29).wrapping_add(7))
+        .map(|i| (i as u8).wrapping_mul(29).wrapping_add(seed))
         .collect()
-}
-
-/// `linklab send` of `data` from the channel's station 1 (N0CALL-7) to
-/// the drop; the file it sends.
-pub fn send(dir: &Path, ch: &Channel, data: &[u8]) -> (Running, PathBuf) {
-    let file = dir.join("to-drop.bin");
-    std::fs::write(&file, data).unwrap();
-    let run = linklab(&[
-        "send",
-        "--kiss",
-        &ch.kiss(1),
-        "--mycall",
-        "N0CALL-7",
-        "--to",
-        "N0CALL-5",
-        "--t1-ms",
-        "1500",
-        file.to_str().unwrap(),
-    ]);
-    (run, file)
-}
-
-/// The file the drop stored, once the station says so.
-pub fn stored(station: &Station, dir: &Path) -> Vec<u8> {
-    station.wait_for("the drop stored", |l| l.contains(": stored "));
-    let files: Vec<PathBuf> = std::fs::read_dir(dir.join("drop"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_none_or(|e| e != "partial"))
-        .collect();
-    assert_eq!(files.len(), 1, "{files:?}");
-    std::fs::read(&files[0]).unwrap()
 }
 
 /// An HTTP answer: status code, headers (lower-case names), body.
@@ -173,7 +240,15 @@ pub fn status_until(
 ) -> serde_json::Value {
     let end = Instant::now() + SHOW_LIMIT;
     loop {
-        let report = status_json(port);
+        let answer = get(port, "/status.json");
+        // 503 until the station's first report.
+        if answer.status == 503 {
+            assert!(Instant::now() < end, "no report yet: {}", answer.body);
+            std::thread::sleep(Duration::from_millis(100));
+            continue;
+        }
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        let report: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
         if done(&report) {
             return report;
         }

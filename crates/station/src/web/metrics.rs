@@ -248,8 +248,14 @@ pub fn render(report: &StatusReport) -> String {
         to_kernel.get_or_create(&l).inc_by(t.to_kernel);
         dropped.get_or_create(&l).inc_by(t.dropped);
     }
+    let dtn_running = gauge(
+        &mut registry,
+        "dtn_running",
+        None,
+        "1 if the DTN node runs (no sample without [dtn])",
+    );
     if let Some(dtn) = &report.dtn {
-        gauge(&mut registry, "dtn_running", None, "1 if the DTN node runs")
+        dtn_running
             .get_or_create(&Vec::new())
             .set(i64::from(dtn.running));
     }
