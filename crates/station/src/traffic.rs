@@ -122,8 +122,8 @@ pub struct PortAir {
     /// start.
     pub busy_s: f64,
     /// The busy share (0 to 1) of each of the last [`BUSY_BUCKETS`]
-    /// minutes, oldest first, the current minute last (so far); empty
-    /// without a bit rate.
+    /// minutes since the start, oldest first, the current minute last
+    /// (so far); empty without a bit rate.
     pub busy_share: Vec<f64>,
     /// The last frames, oldest first.
     pub monitor: Vec<MonitorLine>,
@@ -242,21 +242,19 @@ impl Traffic {
             Some(_) => {
                 let minute = now.as_micros() / MINUTE.as_micros() as u64;
                 let into = now.as_micros() % MINUTE.as_micros() as u64;
-                (0..BUSY_BUCKETS as u64)
-                    .rev()
-                    .map(|ago| {
-                        let m = minute.checked_sub(ago);
+                let first = minute.saturating_sub(BUSY_BUCKETS as u64 - 1);
+                (first..=minute)
+                    .map(|m| {
                         let busy = p
                             .minutes
                             .iter()
-                            .find(|(x, _)| Some(*x) == m)
+                            .find(|(x, _)| *x == m)
                             .map_or(Duration::ZERO, |(_, b)| *b);
-                        // The current minute so far; minutes before the
-                        // start count as idle.
-                        let span = match m {
-                            None => return 0.0,
-                            Some(_) if ago == 0 => into.max(1),
-                            Some(_) => MINUTE.as_micros() as u64,
+                        // The current minute so far.
+                        let span = if m == minute {
+                            into.max(1)
+                        } else {
+                            MINUTE.as_micros() as u64
                         };
                         (busy.as_micros() as f64 / span as f64).min(1.0)
                     })
@@ -334,9 +332,10 @@ mod tests {
         t.air(at(80), &frame(false, bytes));
         let p = t.port(at(90), 0);
         assert!((p.busy_s - 3.0 * each.as_secs_f64()).abs() < 1e-9);
-        assert_eq!(p.busy_share.len(), BUSY_BUCKETS);
-        let last = p.busy_share[BUSY_BUCKETS - 1];
-        let before = p.busy_share[BUSY_BUCKETS - 2];
+        // Minutes 0 and 1 since the start.
+        assert_eq!(p.busy_share.len(), 2);
+        let last = p.busy_share[1];
+        let before = p.busy_share[0];
         assert!((before - each.as_secs_f64() / 60.0).abs() < 1e-9);
         assert!((last - 2.0 * each.as_secs_f64() / 30.0).abs() < 1e-9);
         assert_eq!(p.monitor.len(), 3);
@@ -347,6 +346,7 @@ mod tests {
         );
         // An hour later the first minute has left the window.
         let later = t.port(at(3_670), 0);
+        assert_eq!(later.busy_share.len(), BUSY_BUCKETS);
         assert!(later.busy_share.iter().all(|s| *s == 0.0));
         assert!((later.busy_s - p.busy_s).abs() < 1e-12);
     }

@@ -42,12 +42,15 @@ function percent(x) {
   return `${(100 * x).toFixed(x < 0.1 ? 1 : 0)} %`;
 }
 
-// The busy share of the last hour, one point a minute, newest right.
+// The busy share of the last hour, one point a minute, newest right
+// (a station up for less than an hour has fewer minutes).
 function busyPlot(port) {
   const shares = port.air.busy_share;
+  const slots = 60;
+  const offset = slots - shares.length;
   const plot = svg("svg", { class: "busy", id: `busy-${port.number}`, viewBox: "0 0 610 100", preserveAspectRatio: "none" });
   const top = Math.max(0.05, ...shares);
-  const x = (i) => 5 + (600 * i) / Math.max(1, shares.length - 1);
+  const x = (i) => 5 + (600 * (offset + i)) / (slots - 1);
   const y = (s) => 88 - (80 * s) / top;
   plot.append(svg("line", { class: "axis", x1: 5, y1: 88, x2: 605, y2: 88 }));
   const points = shares.map((s, i) => `${x(i).toFixed(1)},${y(s).toFixed(1)}`).join(" ");
@@ -56,7 +59,7 @@ function busyPlot(port) {
     if (s > 0) {
       const dot = svg("circle", { class: "point", cx: x(i).toFixed(1), cy: y(s).toFixed(1), r: 2.5 });
       dot.append(svg("title", {}));
-      dot.firstChild.textContent = `${60 - 1 - i} min ago: ${percent(s)}`;
+      dot.firstChild.textContent = `${shares.length - 1 - i} min ago: ${percent(s)}`;
       plot.append(dot);
     }
   });
