@@ -627,6 +627,10 @@ impl Core {
                 .unwrap_or_default(),
             port: d.port + 1,
             running: self.dtn_running,
+            stored: 0,
+            contacts: Vec::new(),
+            forwarded: 0,
+            delivered: 0,
         });
         StatusReport {
             uptime_s: now.saturating_duration_since(Instant::ZERO).as_secs_f64(),

@@ -44,6 +44,18 @@ pub struct DtnStatus {
     /// Whether it runs (it stops on its own if its store cannot be
     /// opened; the log says why).
     pub running: bool,
+    /// Bundles in its store.
+    #[serde(default)]
+    pub stored: usize,
+    /// Neighbours with a session now.
+    #[serde(default)]
+    pub contacts: Vec<String>,
+    /// Bundles forwarded to a neighbour since the start.
+    #[serde(default)]
+    pub forwarded: u64,
+    /// Bundles delivered to local applications since the start.
+    #[serde(default)]
+    pub delivered: u64,
 }
 
 /// A TUN device and its AX.25 side.

@@ -264,6 +264,7 @@ pub async fn run(
             service.answer.kind()
         ));
     }
+    let dtn_watch = linklab_dtnnode::SharedWatch::default();
     let mut dtn = match (&config.dtn, &dtn_listener) {
         (Some(spec), Some(listener)) => {
             let mut node = spec.node.clone();
@@ -284,8 +285,9 @@ pub async fn run(
                     .unwrap_or_default()
             ));
             core.set_dtn_running(true);
+            let watch = dtn_watch.clone();
             Some(std::thread::spawn(move || {
-                linklab_dtnnode::run(node).map_err(|e| e.to_string())
+                linklab_dtnnode::run_watched(node, watch).map_err(|e| e.to_string())
             }))
         }
         _ => None,
@@ -369,7 +371,9 @@ pub async fn run(
         let dtn_check = (shutdown_at.is_some() && dtn.is_some())
             .then(|| tokio::time::Instant::now() + Duration::from_millis(100));
         if web.is_some() && next_report <= tokio::time::Instant::now() {
-            reports.send_replace(Some(Arc::new(core.status(now(), &file))));
+            let mut report = core.status(now(), &file);
+            dtn_seen(&mut report, &dtn_watch);
+            reports.send_replace(Some(Arc::new(report)));
             next_report = tokio::time::Instant::now() + web::PUBLISH_EVERY;
         }
         let report_due = web.is_some().then_some(next_report);
@@ -449,7 +453,8 @@ pub async fn run(
                 },
                 Input::Datagram(tun, data) => core.tun_datagram(now(), tun, data),
                 Input::Status(stream) => {
-                    let report = core.status(now(), &file);
+                    let mut report = core.status(now(), &file);
+                    dtn_seen(&mut report, &dtn_watch);
                     tokio::spawn(reply_status(stream, report));
                 }
             },
@@ -740,6 +745,17 @@ async fn accept_control(control: Option<&ControlSocket>) -> std::io::Result<Unix
     match control {
         Some(c) => c.listener.accept().await.map(|(s, _)| s),
         None => std::future::pending().await,
+    }
+}
+
+/// The DTN node's store and contacts, as it last wrote them, into
+/// `report`.
+fn dtn_seen(report: &mut crate::status::StatusReport, watch: &linklab_dtnnode::SharedWatch) {
+    if let (Some(dtn), Ok(seen)) = (report.dtn.as_mut(), watch.lock()) {
+        dtn.stored = seen.stored;
+        dtn.contacts = seen.contacts.clone();
+        dtn.forwarded = seen.forwarded;
+        dtn.delivered = seen.delivered;
     }
 }
 

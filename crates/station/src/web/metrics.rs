@@ -254,10 +254,41 @@ pub fn render(report: &StatusReport) -> String {
         None,
         "1 if the DTN node runs (no sample without [dtn])",
     );
+    let stored = gauge(
+        &mut registry,
+        "dtn_stored_bundles",
+        None,
+        "bundles in the DTN node's store",
+    );
+    let contacts = gauge(
+        &mut registry,
+        "dtn_contacts",
+        None,
+        "neighbours with a session now",
+    );
+    let forwarded = counter(
+        &mut registry,
+        "dtn_bundles_forwarded",
+        None,
+        "bundles forwarded to a neighbour",
+    );
+    let delivered = counter(
+        &mut registry,
+        "dtn_bundles_delivered",
+        None,
+        "bundles delivered to local applications",
+    );
     if let Some(dtn) = &report.dtn {
-        dtn_running
-            .get_or_create(&Vec::new())
-            .set(i64::from(dtn.running));
+        let none = Vec::new();
+        dtn_running.get_or_create(&none).set(i64::from(dtn.running));
+        stored
+            .get_or_create(&none)
+            .set(i64::try_from(dtn.stored).unwrap_or(i64::MAX));
+        contacts
+            .get_or_create(&none)
+            .set(i64::try_from(dtn.contacts.len()).unwrap_or(i64::MAX));
+        forwarded.get_or_create(&none).inc_by(dtn.forwarded);
+        delivered.get_or_create(&none).inc_by(dtn.delivered);
     }
 
     let mut text = String::new();

@@ -166,8 +166,10 @@ function renderRest(report) {
       s.sessions.map((x) => `${x.port} ${x.caller} ${duration(x.age_s)} ${x.octets_in}/${x.octets_out}`).join("; ") || "-"])));
   replace("tuns", table(["device", "port", "callsign", "addresses", "mode", "from kernel", "to kernel", "dropped", "VC links"],
     report.tuns.map((t) => [t.name, t.port, t.callsign, t.addresses.join(" "), t.mode, t.from_kernel, t.to_kernel, t.dropped, t.links])));
-  replace("dtn", report.dtn
-    ? table(["node", "callsign", "port", "running"], [[report.dtn.eid, report.dtn.callsign, report.dtn.port, report.dtn.running ? "yes" : "no"]])
+  const d = report.dtn;
+  replace("dtn", d
+    ? table(["node", "callsign", "port", "running", "stored bundles", "contacts", "forwarded", "delivered"],
+      [[d.eid, d.callsign, d.port, d.running ? "yes" : "no", d.stored, d.contacts.join(" ") || "none", d.forwarded, d.delivered]])
     : el("p", { class: "quiet" }, "no DTN node configured"));
   replace("beacons", table(["port", "header", "every", "next in", "sent"],
     report.beacons.map((b) => [b.port, b.header, duration(b.every_s), duration(b.next_in_s), b.sent])));
