@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use cli::station::status;
 use cli::web::{
     exchange, get, lossy_channel, sample, station, status_until, Transfers, SHOW_LIMIT,
+    TRANSFER_LIMIT,
 };
 use serde_json::Value;
 
@@ -272,12 +273,28 @@ fn status_and_metrics_follow_two_transfers_and_bad_clients_do_not_touch_them() {
         );
         std::thread::sleep(Duration::from_millis(250));
     }
-    // Served again once the flood has gone.
+    // Served again once the flood has gone; then samples every half
+    // second until both links have ended, so that each per-link counter
+    // is seen as it last was.
     let m2 = metrics(port);
+    let mut samples = vec![m0.clone(), m1.clone(), m2.clone()];
+    let end = Instant::now() + TRANSFER_LIMIT;
+    while !links(&status(&station.control)).is_empty() {
+        assert!(Instant::now() < end, "the links did not end");
+        samples.push(metrics(port));
+        std::thread::sleep(Duration::from_millis(500));
+    }
     transfers.finish_byte_exact(&station);
+    // Both links have ended and been forgotten; the port's totals keep
+    // what they did, their final state changes included (the inward
+    // link: connected, disconnected; the outward: awaiting connection,
+    // connected, awaiting release, disconnected).
     let after = status_until(port, "both transfers counted whole", |r| {
-        r["ports"][0]["air"]["links"]["i_octets_received"].as_u64() >= Some(LEN as u64)
-            && r["ports"][0]["air"]["links"]["i_octets_sent"].as_u64() >= Some(LEN as u64)
+        let total = &r["ports"][0]["air"]["links"];
+        links(r).is_empty()
+            && total["i_octets_received"].as_u64() >= Some(LEN as u64)
+            && total["i_octets_sent"].as_u64() >= Some(LEN as u64)
+            && total["state_changes"].as_u64() >= Some(6)
     });
     let m3 = metrics(port);
 
@@ -331,7 +348,9 @@ fn status_and_metrics_follow_two_transfers_and_bad_clients_do_not_touch_them() {
             "{n}"
         );
     }
-    parse_with_prometheus_client(dir.path(), &[&m0, &m1, &m2, &m3]);
+    samples.push(m3);
+    let samples: Vec<&str> = samples.iter().map(String::as_str).collect();
+    parse_with_prometheus_client(dir.path(), &samples);
     let (code, log) = station.stop();
     assert!(code.success(), "{log}");
 }

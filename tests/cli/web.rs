@@ -37,7 +37,7 @@ pub fn lossy_channel() -> Channel {
         "--slot-ms",
         "10",
         "--ber",
-        "3e-5",
+        "6e-5",
         "--seed",
         "34",
     ])

@@ -133,7 +133,9 @@ impl Server {
         let kiss_changed = p.config.kiss != config.kiss;
         p.config = config;
         // A station with no link is made again with the new settings.
-        p.stations.retain(|_, s| s.links().next().is_some());
+        crate::port::RadioPort::retain_stations(&mut p.stations, &mut p.ended, |_, s| {
+            s.links().next().is_some()
+        });
         if kiss_changed && p.up {
             for frame in p.config.kiss.frames() {
                 p.pass_command(frame.command);
@@ -146,6 +148,12 @@ impl Server {
     pub fn add_port(&mut self, config: PortConfig) -> usize {
         self.ports.push(crate::port::RadioPort::new(config));
         self.ports.len() - 1
+    }
+
+    /// The counters of every link port `port` has had, those ended
+    /// included, added up.
+    pub fn port_link_stats(&self, port: usize) -> Option<Stats> {
+        self.ports.get(port).map(crate::port::RadioPort::link_stats)
     }
 
     /// Port `port`'s counters.

@@ -551,7 +551,11 @@ impl Core {
                         .iter()
                         .map(|h| h.station.to_string())
                         .collect(),
-                    air: self.traffic.port(now, i),
+                    air: self.traffic.port(
+                        now,
+                        i,
+                        &self.server.port_link_stats(i).unwrap_or_default(),
+                    ),
                 }
             })
             .collect();
@@ -682,7 +686,7 @@ impl Core {
             vs_vr_va: l.sequence,
             t1_ms: l.t1_ms,
             held_by,
-            counters: self.traffic.link(l.port, &l.local, &l.remote),
+            counters: (&l.stats).into(),
         }
     }
 
@@ -722,7 +726,6 @@ impl Core {
                 self.traffic.air(now, &frame);
             }
             if octets.is_empty() && tapped.is_empty() && !ip_moved {
-                self.traffic.track_links(&self.server.link_summaries());
                 return;
             }
             self.desk_input.push(&octets);

@@ -1,8 +1,9 @@
 //! What the station saw on the air, for the status page and the metrics,
 //! sans-IO (time passed in): each port's last frames as `linklab monitor
-//! --raw` shows them, its channel busy time in one-minute buckets over
-//! the last hour, and every link's counters, kept past the link's end so
-//! that a port's totals never go down.
+//! --raw` shows them and its channel busy time in one-minute buckets
+//! over the last hour. (The links' counters are the engine's: the
+//! embedded server keeps those of links ended, so a port's totals never
+//! go down.)
 //!
 //! Air time is estimated, not measured: a frame's octets with the FCS
 //! and one opening flag, plus one stuffed bit in 62 (the expectation for
@@ -11,14 +12,13 @@
 //! not counted (a received frame's are not known). A port with no
 //! `bitrate` has no busy time.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::time::Duration;
 
-use linklab_agw::{AirFrame, LinkSummary};
+use linklab_agw::AirFrame;
 use linklab_core::Instant;
 use linklab_io::AirSettings;
 use linklab_link::Stats;
-use linklab_wire::ax25::Address;
 use linklab_wire::monitor::{self, MonitorOptions};
 use serde::{Deserialize, Serialize};
 
@@ -89,30 +89,6 @@ impl From<&Stats> for LinkCounters {
     }
 }
 
-impl LinkCounters {
-    fn add(&mut self, o: &LinkCounters) {
-        self.i_frames_sent += o.i_frames_sent;
-        self.i_octets_sent += o.i_octets_sent;
-        self.i_frames_resent += o.i_frames_resent;
-        self.i_frames_received += o.i_frames_received;
-        self.i_octets_received += o.i_octets_received;
-        self.rej_sent += o.rej_sent;
-        self.rej_received += o.rej_received;
-        self.srej_sent += o.srej_sent;
-        self.srej_received += o.srej_received;
-        self.t1_expiries += o.t1_expiries;
-        self.state_changes += o.state_changes;
-    }
-
-    /// Whether every counter of `self` is at least `earlier`'s (the same
-    /// link, counting on).
-    fn follows(&self, earlier: &LinkCounters) -> bool {
-        self.i_frames_sent >= earlier.i_frames_sent
-            && self.i_frames_received >= earlier.i_frames_received
-            && self.state_changes >= earlier.state_changes
-    }
-}
-
 /// A port's air, as the status shows it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PortAir {
@@ -140,17 +116,12 @@ struct Port {
     minutes: VecDeque<(u64, Duration)>,
     monitor: VecDeque<MonitorLine>,
     moduli: monitor::LinkModuli,
-    /// The counters of links no longer there.
-    gone: LinkCounters,
 }
-
-type LinkKey = (usize, String, String);
 
 /// The station's air record (see the module's description).
 #[derive(Debug, Clone, Default)]
 pub struct Traffic {
     ports: Vec<Port>,
-    links: BTreeMap<LinkKey, LinkCounters>,
 }
 
 impl Traffic {
@@ -210,33 +181,12 @@ impl Traffic {
         }
     }
 
-    /// The links as they are now: the counters of a link gone (or made
-    /// again, counting from zero) join its port's total.
-    pub fn track_links(&mut self, links: &[LinkSummary]) {
-        let mut now: BTreeMap<LinkKey, LinkCounters> = BTreeMap::new();
-        for l in links {
-            now.insert(link_key(l.port, &l.local, &l.remote), (&l.stats).into());
-        }
-        for (key, old) in &self.links {
-            let renewed = now.get(key).is_some_and(|new| !new.follows(old));
-            if renewed || !now.contains_key(key) {
-                if let Some(p) = self.ports.get_mut(key.0) {
-                    p.gone.add(old);
-                }
-            }
-        }
-        self.links = now;
-    }
-
-    /// Port `port`'s air at `now`.
-    pub fn port(&self, now: Instant, port: usize) -> PortAir {
+    /// Port `port`'s air at `now`; `links` is the total of its links'
+    /// counters.
+    pub fn port(&self, now: Instant, port: usize, links: &Stats) -> PortAir {
         let Some(p) = self.ports.get(port) else {
             return PortAir::default();
         };
-        let mut links = p.gone;
-        for (_, c) in self.links.iter().filter(|(k, _)| k.0 == port) {
-            links.add(c);
-        }
         let busy_share = match p.bit_rate {
             None => Vec::new(),
             Some(_) => {
@@ -266,21 +216,9 @@ impl Traffic {
             busy_s: p.busy.as_secs_f64(),
             busy_share,
             monitor: p.monitor.iter().cloned().collect(),
-            links,
+            links: links.into(),
         }
     }
-
-    /// The counters of link `local` <-> `remote` on `port`.
-    pub fn link(&self, port: usize, local: &Address, remote: &Address) -> LinkCounters {
-        self.links
-            .get(&link_key(port, local, remote))
-            .copied()
-            .unwrap_or_default()
-    }
-}
-
-fn link_key(port: usize, local: &Address, remote: &Address) -> LinkKey {
-    (port, local.to_string(), remote.to_string())
 }
 
 fn seconds(at: Instant) -> f64 {
@@ -330,7 +268,7 @@ mod tests {
         t.air(at(10), &frame(true, bytes.clone()));
         t.air(at(70), &frame(false, bytes.clone()));
         t.air(at(80), &frame(false, bytes));
-        let p = t.port(at(90), 0);
+        let p = t.port(at(90), 0, &Stats::default());
         assert!((p.busy_s - 3.0 * each.as_secs_f64()).abs() < 1e-9);
         // Minutes 0 and 1 since the start.
         assert_eq!(p.busy_share.len(), 2);
@@ -345,7 +283,7 @@ mod tests {
             p.monitor[0]
         );
         // An hour later the first minute has left the window.
-        let later = t.port(at(3_670), 0);
+        let later = t.port(at(3_670), 0, &Stats::default());
         assert_eq!(later.busy_share.len(), BUSY_BUCKETS);
         assert!(later.busy_share.iter().all(|s| *s == 0.0));
         assert!((later.busy_s - p.busy_s).abs() < 1e-12);
@@ -357,7 +295,7 @@ mod tests {
         for i in 0..(MONITOR_LINES + 5) {
             t.air(at(i as u64), &frame(false, ui(&i.to_string())));
         }
-        let p = t.port(at(100), 0);
+        let p = t.port(at(100), 0, &Stats::default());
         assert!(p.busy_share.is_empty());
         assert_eq!(p.busy_s, 0.0);
         assert_eq!(p.monitor.len(), MONITOR_LINES);

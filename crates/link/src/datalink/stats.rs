@@ -37,6 +37,21 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// Adds `other`'s counts to these (a port's total of its links).
+    pub fn add(&mut self, other: &Stats) {
+        self.i_frames_sent += other.i_frames_sent;
+        self.i_octets_sent += other.i_octets_sent;
+        self.i_frames_resent += other.i_frames_resent;
+        self.i_frames_received += other.i_frames_received;
+        self.i_octets_received += other.i_octets_received;
+        self.rej_sent += other.rej_sent;
+        self.rej_received += other.rej_received;
+        self.srej_sent += other.srej_sent;
+        self.srej_received += other.srej_received;
+        self.t1_expiries += other.t1_expiries;
+        self.state_changes += other.state_changes;
+    }
+
     /// Counts a frame handed to the framing for the air.
     pub(super) fn sent(&mut self, pdu: &Pdu) {
         match pdu.control {
