@@ -239,6 +239,7 @@ pub fn run(args: AgwArgs) -> anyhow::Result<()> {
         beacons: Vec::new(),
         tuns: Vec::new(),
         dtn: None,
+        netrom: None,
     };
     let options = driver::Options {
         connect_at_start: true,

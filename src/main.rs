@@ -6,6 +6,7 @@ mod agw_cmd;
 mod channel_cmd;
 mod codec;
 mod dtn_cmd;
+mod generate_cmd;
 mod input;
 mod ip_cmd;
 mod link_cmd;
@@ -27,7 +28,7 @@ mod windows;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use linklab_wire::control::Modulus;
 
 #[derive(Parser)]
@@ -96,6 +97,9 @@ enum Command {
 
 fn main() -> ExitCode {
     stdout::quiet_when_closed();
+    if let Some(args) = generate_cmd::requested() {
+        return exit(generate_cmd::run(args, Cli::command()));
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Model(m) => model::run(m),
@@ -118,6 +122,11 @@ fn main() -> ExitCode {
         Command::Monitor(a) => monitor_cmd::monitor(a),
         Command::Heard(a) => monitor_cmd::heard(a),
     };
+    exit(result)
+}
+
+/// The exit status for a command's `result`, its error printed.
+fn exit(result: anyhow::Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if stdout::is_closed(&e) => ExitCode::SUCCESS,

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
-use linklab_station::status::StatusReport;
+use linklab_station::status::{NetromStatus, StatusReport};
 use linklab_station::{config, driver};
 use tokio::io::AsyncReadExt;
 
@@ -55,6 +55,15 @@ pub fn station(args: StationArgs) -> anyhow::Result<()> {
             config.tuns.len(),
             plural(config.tuns.len()),
         );
+        if let Some(n) = &config.netrom {
+            println!(
+                "NET/ROM node {}:{} on {} port{}",
+                n.node.alias.text(),
+                n.node.call,
+                n.ports.len(),
+                plural(n.ports.len())
+            );
+        }
         return Ok(());
     }
     let path = args.config;
@@ -212,6 +221,9 @@ fn render(r: &StatusReport) -> String {
             t.dropped
         ));
     }
+    if let Some(n) = &r.netrom {
+        render_netrom(n, &mut out);
+    }
     out.push_str("\nbeacons\n");
     if r.beacons.is_empty() {
         out.push_str("  none\n");
@@ -223,4 +235,72 @@ fn render(r: &StatusReport) -> String {
         ));
     }
     out
+}
+
+/// The NET/ROM node: its neighbours (as LinBPQ's ROUTES), destinations
+/// (NODES, with each route) and circuits.
+fn render_netrom(n: &NetromStatus, out: &mut String) {
+    let ports: Vec<String> = n.ports.iter().map(ToString::to_string).collect();
+    out.push_str(&format!(
+        "\nNET/ROM node {}:{} on port {}, next NODES in {:.0} s; datagrams: {} for us, {} forwarded, dropped {} TTL, {} no route, {} malformed\n",
+        n.alias,
+        n.callsign,
+        ports.join(", "),
+        n.next_broadcast_in_s,
+        n.datagrams.delivered,
+        n.datagrams.forwarded,
+        n.datagrams.ttl_expired,
+        n.datagrams.no_route,
+        n.datagrams.malformed
+    ));
+    out.push_str("  neighbours (port callsign quality destinations)\n");
+    if n.neighbours.is_empty() {
+        out.push_str("    none heard yet\n");
+    }
+    for x in &n.neighbours {
+        out.push_str(&format!(
+            "    {} {:<9} {:>3} {:>3}{}{}\n",
+            x.port,
+            x.callsign,
+            x.quality,
+            x.destinations,
+            if x.locked { "  locked" } else { "" },
+            if x.failures > 0 {
+                format!("  {} link failures", x.failures)
+            } else {
+                String::new()
+            }
+        ));
+    }
+    out.push_str("  destinations (alias:callsign, then quality/obsolescence via neighbour)\n");
+    if n.destinations.is_empty() {
+        out.push_str("    none known yet\n");
+    }
+    for d in &n.destinations {
+        let routes: Vec<String> = d
+            .routes
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}/{} via {} port {}{}",
+                    r.quality,
+                    r.obsolescence,
+                    r.neighbour,
+                    r.port,
+                    if r.locked { " (locked)" } else { "" }
+                )
+            })
+            .collect();
+        out.push_str(&format!(
+            "    {:<16} {}\n",
+            format!("{}:{}", d.alias, d.callsign),
+            routes.join(", ")
+        ));
+    }
+    for c in &n.circuits {
+        out.push_str(&format!(
+            "  circuit {} at {}  {}  unacknowledged {} octets\n",
+            c.user, c.node, c.state, c.unacknowledged
+        ));
+    }
 }

@@ -10,11 +10,11 @@ mod cli;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use cli::caller::Caller;
 use cli::channel::Channel;
 use cli::station::{status, Station};
 use cli::{finish_within, interrupt, linklab, text};
@@ -88,89 +88,6 @@ listen = "127.0.0.1:0"
 "#,
         dir.join("station.sock").display()
     )
-}
-
-/// A `linklab connect` whose standard input the test writes, line by
-/// line, and whose output it reads as it comes.
-struct Caller {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Caller {
-    fn start(kiss: &str, mycall: &str, dest: &str) -> Caller {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_linklab"))
-            .args(["connect", "--kiss", kiss, "--mycall", mycall, dest])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let (tx, lines) = mpsc::channel();
-        for pipe in [
-            Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
-            Box::new(child.stderr.take().unwrap()),
-        ] {
-            let tx = tx.clone();
-            thread::spawn(move || {
-                for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-                    if tx.send(line).is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-        Caller {
-            stdin: child.stdin.take(),
-            child,
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    fn say(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{line}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    /// Waits for an output line containing `want`.
-    fn expect(&mut self, want: &str) {
-        let end = Instant::now() + TRANSFER_LIMIT;
-        while !self.seen.iter().any(|l| l.contains(want)) {
-            let left = end.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => self.seen.push(line),
-                Err(_) => panic!("no line with {want:?}; seen:\n{}", self.seen.join("\n")),
-            }
-        }
-    }
-
-    /// Closes its input and waits for it to end.
-    fn finish(mut self) -> Vec<String> {
-        drop(self.stdin.take());
-        let end = Instant::now() + TRANSFER_LIMIT;
-        loop {
-            if self.child.try_wait().unwrap().is_some() {
-                break;
-            }
-            assert!(Instant::now() < end, "connect did not end");
-            thread::sleep(Duration::from_millis(20));
-        }
-        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(2)) {
-            self.seen.push(line);
-        }
-        std::mem::take(&mut self.seen)
-    }
-}
-
-impl Drop for Caller {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// A TCP service on loopback: greets, then sends each line back in
@@ -459,12 +376,12 @@ ax25-peers = ["N0CALL-13=ipn:2.*"]
         dir.path().join("dtn.sock").to_str().unwrap(),
     ]);
     // 4. A shell script answering a call from s3.
-    let mut script_call = Caller::start(&ch.kiss(3), "N0CALL-9", "N0CALL-2");
+    let mut script_call = Caller::kiss(&ch.kiss(3), "N0CALL-9", "N0CALL-2");
     script_call.expect("hello N0CALL-9, this is N0CALL-2 (N0CALL)");
     script_call.say("one");
     script_call.expect("got: one");
     // 5. A call from s4 forwarded to the TCP service.
-    let mut tcp_call = Caller::start(&ch.kiss(4), "N0CALL-10", "N0CALL-6");
+    let mut tcp_call = Caller::kiss(&ch.kiss(4), "N0CALL-10", "N0CALL-6");
     tcp_call.expect("capitals service ready");
     tcp_call.say("packet radio");
     tcp_call.expect("PACKET RADIO");
@@ -604,7 +521,7 @@ fn a_reload_adds_a_service_and_removes_a_beacon_while_a_transfer_runs() {
     station.wait_for_from(from, "the beacon removed", |l| {
         l.starts_with("station: reload: beacon N0CALL>ID on port 1: removed")
     });
-    let mut caller = Caller::start(&ch.kiss(2), "N0CALL-9", "N0CALL-3");
+    let mut caller = Caller::kiss(&ch.kiss(2), "N0CALL-9", "N0CALL-3");
     caller.expect("Hello N0CALL-9");
     caller.expect("released by the peer (DISC)");
     caller.finish();
@@ -648,7 +565,7 @@ fn a_stop_releases_every_link_with_disc() {
         port(&ch.kiss(0))
     );
     let station = Station::start(dir.path(), &config);
-    let mut caller = Caller::start(&ch.kiss(1), "N0CALL-9", "N0CALL-4");
+    let mut caller = Caller::kiss(&ch.kiss(1), "N0CALL-9", "N0CALL-4");
     caller.expect("connected to N0CALL-4");
     caller.say("are you there");
     caller.expect("are you there");
@@ -688,11 +605,11 @@ program = ["yes", "flood"]
     );
     let station = Station::start(dir.path(), &config);
     // Exits at once: the link is released.
-    let mut caller = Caller::start(&ch.kiss(1), "N0CALL-9", "N0CALL-2");
+    let mut caller = Caller::kiss(&ch.kiss(1), "N0CALL-9", "N0CALL-2");
     caller.expect("released by the peer (DISC)");
     caller.finish();
     // Hangs: the caller leaves, the program gets SIGTERM.
-    let mut caller = Caller::start(&ch.kiss(1), "N0CALL-9", "N0CALL-3");
+    let mut caller = Caller::kiss(&ch.kiss(1), "N0CALL-9", "N0CALL-3");
     caller.expect("connected to N0CALL-3");
     caller.finish();
     station.wait_for("the hanging program ended", |l| {
@@ -700,7 +617,7 @@ program = ["yes", "flood"]
     });
     // Floods: its output waits for the link; the caller leaves after
     // some of it, and the program is ended.
-    let mut caller = Caller::start(&ch.kiss(1), "N0CALL-9", "N0CALL-4");
+    let mut caller = Caller::kiss(&ch.kiss(1), "N0CALL-9", "N0CALL-4");
     caller.expect("flood");
     let report = status(&station.control);
     let queued = report["links"][0]["queued"].as_u64().unwrap();

@@ -1,7 +1,7 @@
 //! Fuzzes the station's core (`linklab_station::Core`) as a bad TNC, bad
 //! callers and bad answers would: arbitrary KISS octets from the TNC,
-//! well-formed frames to the station's services, its digipeater alias
-//! and its IP callsign from arbitrary sources, an AGWPE client writing
+//! well-formed frames to the station's services, its digipeater alias,
+//! its IP callsign, its NET/ROM node and NODES (PID 0xCF or not), an AGWPE client writing
 //! arbitrary octets, answers writing arbitrary octets and closing,
 //! datagrams from the kernel, reloads, the TNC going away and coming
 //! back, time advancing.
@@ -60,10 +60,21 @@ name = "ax0"
 callsign = "N0CALL-10"
 addresses = ["44.128.0.1/24"]
 mode = "datagram"
+
+[netrom]
+callsign = "N0CALL-5"
+alias = "FUZZ"
+service = "N0CALL-2"
+nodes-interval-s = 60
+[[netrom.port]]
+name = "vhf"
+quality = 192
 "#;
 
 /// Destinations the well-formed frames go to.
-const DESTS: [&str; 5] = ["N0CALL-2", "N0CALL-3", "N0CALL-10", "N0CALL-1", "QST"];
+const DESTS: [&str; 7] = [
+    "N0CALL-2", "N0CALL-3", "N0CALL-10", "N0CALL-1", "QST", "N0CALL-5", "NODES",
+];
 
 fn kiss_data(frame: Vec<u8>) -> Vec<u8> {
     let mut out = Vec::new();
@@ -105,8 +116,9 @@ fuzz_target!(|data: &[u8]| {
                     1 => vec!["RELAY".parse().unwrap()],
                     _ => vec!["WIDE2-2".parse().unwrap()],
                 };
+                let pid = if operand.get(1).is_some_and(|b| b & 4 != 0) { 0xCF } else { 0xCC };
                 let info = operand.get(2..).unwrap_or_default().to_vec();
-                if let Ok(frame) = Frame::ui(dest, source, &via, Pid::from(0xCC), info) {
+                if let Ok(frame) = Frame::ui(dest, source, &via, Pid::from(pid), info) {
                     core.handle_kiss_bytes(now, 0, &kiss_data(frame.encode()));
                 }
             }

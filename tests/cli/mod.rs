@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod agw;
+pub mod caller;
 pub mod channel;
 pub mod station;
 pub mod web;

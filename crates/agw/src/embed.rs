@@ -11,6 +11,7 @@ use linklab_wire::control::Modulus;
 use crate::monitor::Heard;
 use crate::port::{key, Arrival, PortConfig, PortCounters};
 use crate::server::{ClientId, Server};
+use crate::wire::Message;
 
 /// One link on a port, as a status report shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,6 +117,37 @@ impl Server {
         let id = ClientId(0);
         self.clients.entry(id).or_default();
         id
+    }
+
+    /// A port the embedding program serves itself (the station's NET/ROM
+    /// node), listed to clients after the radio ports; returns its index.
+    /// Clients' link requests on it ('C', 'c', 'v', 'D', 'd', 'Y', 'g')
+    /// are not answered here but kept for
+    /// [`Server::poll_program_request`]; the program answers with
+    /// [`Server::send_to_client`].
+    pub fn add_program_port(&mut self, description: &str) -> usize {
+        self.program_ports.push(description.to_string());
+        self.ports.len() + self.program_ports.len() - 1
+    }
+
+    /// The index of the `n`th program port (from 0): after the radio
+    /// ports, so it moves when a radio port is added.
+    pub fn program_port(&self, n: usize) -> Option<usize> {
+        (n < self.program_ports.len()).then(|| self.ports.len() + n)
+    }
+
+    pub(crate) fn is_program_port(&self, port: usize) -> bool {
+        port >= self.ports.len() && port - self.ports.len() < self.program_ports.len()
+    }
+
+    /// The next link request a client made on a program port.
+    pub fn poll_program_request(&mut self) -> Option<(ClientId, Message)> {
+        self.program_requests.pop_front()
+    }
+
+    /// Sends `message` to client `id`, if it is still there.
+    pub fn send_to_client(&mut self, id: ClientId, message: &Message) {
+        self.send(id, message);
     }
 
     /// Port `port`'s configuration.

@@ -22,6 +22,12 @@ pub const VERSION: (u32, u32) = (2005, 127);
 impl Server {
     pub(crate) fn handle_message(&mut self, now: Instant, id: ClientId, message: Message) {
         let header = message.header;
+        if self.is_program_port(usize::from(header.port))
+            && matches!(header.kind, b'C' | b'c' | b'v' | b'D' | b'd' | b'Y' | b'g')
+        {
+            self.program_requests.push_back((id, message));
+            return;
+        }
         match header.kind {
             b'R' => {
                 let mut data = VERSION.0.to_le_bytes().to_vec();
@@ -29,13 +35,11 @@ impl Server {
                 self.send(id, &Message::new(Header::new(0, b'R'), data));
             }
             b'G' => {
-                let mut text = format!("{};", self.ports.len());
-                for (i, port) in self.ports.iter().enumerate() {
-                    text.push_str(&format!(
-                        "Port{} {};",
-                        i + 1,
-                        port.config.description.replace(';', ",")
-                    ));
+                let descriptions = self.ports.iter().map(|p| &p.config.description);
+                let descriptions: Vec<&String> = descriptions.chain(&self.program_ports).collect();
+                let mut text = format!("{};", descriptions.len());
+                for (i, description) in descriptions.iter().enumerate() {
+                    text.push_str(&format!("Port{} {};", i + 1, description.replace(';', ",")));
                 }
                 let mut data = text.into_bytes();
                 data.push(0);

@@ -119,6 +119,11 @@ pub struct Server {
     /// Every frame sent and received, for the embedding program's
     /// monitor and air-time count ([`Server::set_air_tap`]).
     pub(crate) air: Option<VecDeque<crate::embed::AirFrame>>,
+    /// Ports the embedding program serves itself, listed after the radio
+    /// ports ([`Server::add_program_port`]), and the clients' link
+    /// requests on them.
+    pub(crate) program_ports: Vec<String>,
+    pub(crate) program_requests: VecDeque<(ClientId, Message)>,
     /// Callsigns another stack in the embedding program answers
     /// ([`Server::reserve`]): no client may register them.
     pub(crate) reserved: std::collections::BTreeSet<Key>,
@@ -142,6 +147,8 @@ impl Server {
             log_frames: false,
             tap: None,
             air: None,
+            program_ports: Vec::new(),
+            program_requests: VecDeque::new(),
             reserved: Default::default(),
         }
     }

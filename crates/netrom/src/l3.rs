@@ -165,6 +165,11 @@ impl Node {
         &mut self.transport
     }
 
+    /// When the next NODES broadcast is due.
+    pub fn next_broadcast(&self) -> Instant {
+        self.next_broadcast
+    }
+
     /// What became of the datagrams seen.
     pub fn counters(&self) -> Counters {
         self.counters

@@ -22,6 +22,7 @@ use std::time::{Duration, SystemTime};
 use linklab_agw::wire::{CallField, Decoder, Header, Message};
 use linklab_agw::{ClientId, LinkSummary, Server, LINK_QUEUE_LIMIT};
 use linklab_core::Instant;
+use linklab_netrom::{CircuitEvent, CircuitHandle, CloseReason};
 use linklab_wire::ax25::{same_station, Address, Frame, Pid};
 use linklab_wire::control::Modulus;
 
@@ -29,6 +30,7 @@ use crate::config::{Answer, BeaconSpec, ServiceSpec, StationConfig};
 use crate::digipeater::Digipeater;
 use crate::ip::IpService;
 use crate::lines::Converter;
+use crate::netrom::NetromService;
 use crate::status::{
     BeaconStatus, DtnStatus, LinkStatus, PortStatus, ServiceStatus, SessionStatus, StatusReport,
     TunStatus,
@@ -101,6 +103,8 @@ struct Session {
     octets_in: u64,
     octets_out: u64,
     closing: bool,
+    /// The NET/ROM circuit it came in on; `None` for an AX.25 link.
+    circuit: Option<CircuitHandle>,
 }
 
 #[derive(Debug, Clone)]
@@ -144,6 +148,7 @@ pub struct Core {
     beacons: Vec<Beacon>,
     ip: Vec<IpService>,
     dtn_running: bool,
+    netrom: Option<NetromService>,
     out: VecDeque<Output>,
     log: VecDeque<String>,
     traffic: Traffic,
@@ -181,6 +186,7 @@ impl Core {
             next_session: 1,
             ip: Vec::new(),
             dtn_running: false,
+            netrom: None,
             out: VecDeque::new(),
             log: VecDeque::new(),
             traffic: Traffic::new(config.ports.iter().map(port_air)),
@@ -197,6 +203,23 @@ impl Core {
                 Err(e) => core
                     .log
                     .push_back(format!("a TUN device's AX.25 side cannot start: {e}")),
+            }
+        }
+        if let Some(spec) = core.config.netrom.clone() {
+            core.server.reserve(&spec.node.call);
+            let server = &core.server;
+            // The first NODES once the TNCs are connected, as beacons.
+            let first = Instant::ZERO + FIRST_BEACON_AFTER;
+            match NetromService::new(first, spec, |port| {
+                server.port_config(port).map(|c| c.link.clone())
+            }) {
+                Ok(node) => {
+                    core.server.add_program_port(&node.port_description());
+                    core.netrom = Some(node);
+                }
+                Err(e) => core
+                    .log
+                    .push_back(format!("the NET/ROM node cannot start: {e}")),
             }
         }
         for spec in core.config.services.clone() {
@@ -229,6 +252,9 @@ impl Core {
     /// Client `id` went away.
     pub fn client_closed(&mut self, now: Instant, id: ClientId) {
         self.server.client_closed(now, id);
+        if let Some(netrom) = &mut self.netrom {
+            netrom.client_gone(id);
+        }
         self.process(now);
     }
 
@@ -254,10 +280,12 @@ impl Core {
     pub fn poll_timeout(&self) -> Option<Instant> {
         let beacons = self.beacons.iter().map(|b| b.next);
         let ip = self.ip.iter().filter_map(IpService::poll_timeout);
+        let netrom = self.netrom.as_ref().and_then(NetromService::poll_timeout);
         std::iter::once(self.server.poll_timeout())
             .flatten()
             .chain(beacons)
             .chain(ip)
+            .chain(netrom)
             .min()
     }
 
@@ -266,6 +294,9 @@ impl Core {
         self.server.handle_timeout(now);
         for ip in &mut self.ip {
             ip.handle_timeout(now);
+        }
+        if let Some(netrom) = &mut self.netrom {
+            netrom.handle_timeout(now);
         }
         for i in 0..self.beacons.len() {
             if self.beacons.get(i).is_some_and(|b| b.next <= now) {
@@ -285,6 +316,13 @@ impl Core {
             return;
         }
         session.octets_out += data.len() as u64;
+        if let Some(circuit) = session.circuit {
+            if let Some(netrom) = &mut self.netrom {
+                netrom.send(circuit, &data);
+            }
+            self.process(now);
+            return;
+        }
         let message = link_message(b'D', session, data);
         self.submit(now, &message);
     }
@@ -293,6 +331,9 @@ impl Core {
     /// frames waiting for the radio is under [`LINK_QUEUE_LIMIT`]).
     pub fn session_accepts(&self, id: SessionId) -> bool {
         self.sessions.get(&id).is_some_and(|s| {
+            if let Some(circuit) = s.circuit {
+                return self.netrom.as_ref().is_some_and(|n| n.accepts(circuit));
+            }
             self.server
                 .link_queued(s.port, &s.local, &s.remote)
                 .is_some_and(|q| q < LINK_QUEUE_LIMIT)
@@ -306,6 +347,13 @@ impl Core {
             return;
         };
         session.closing = true;
+        if let Some(circuit) = session.circuit {
+            if let Some(netrom) = &mut self.netrom {
+                netrom.close(circuit);
+            }
+            self.process(now);
+            return;
+        }
         let message = link_message(b'd', session, Vec::new());
         self.submit(now, &message);
     }
@@ -338,6 +386,9 @@ impl Core {
         for ip in &mut self.ip {
             ip.release(now);
         }
+        if let Some(netrom) = &mut self.netrom {
+            netrom.release_all();
+        }
         self.process(now);
     }
 
@@ -355,7 +406,9 @@ impl Core {
 
     /// Links on every port, in any state.
     pub fn link_count(&self) -> usize {
-        self.server.link_count() + self.ip.iter().map(IpService::live_links).sum::<usize>()
+        self.server.link_count()
+            + self.ip.iter().map(IpService::live_links).sum::<usize>()
+            + self.netrom.as_ref().map_or(0, NetromService::live_links)
     }
 
     // ---- reload ----
@@ -648,6 +701,7 @@ impl Core {
             beacons,
             tuns,
             dtn,
+            netrom: self.netrom.as_ref().map(|n| n.status(now)),
         }
     }
 
@@ -725,7 +779,8 @@ impl Core {
             while let Some(frame) = self.server.poll_air() {
                 self.traffic.air(now, &frame);
             }
-            if octets.is_empty() && tapped.is_empty() && !ip_moved {
+            let netrom_moved = self.serve_netrom(now, &tapped);
+            if octets.is_empty() && tapped.is_empty() && !ip_moved && !netrom_moved {
                 return;
             }
             self.desk_input.push(&octets);
@@ -754,10 +809,11 @@ impl Core {
         };
         match header.kind {
             b'X' => self.registered(header, &message.data),
-            b'C' => self.connected(now, port, local, remote),
+            b'C' => self.connected(now, port, local, remote, None),
             b'D' => {
                 let Some((&id, session)) = self.sessions.iter_mut().find(|(_, s)| {
-                    s.port == port
+                    s.circuit.is_none()
+                        && s.port == port
                         && same_station(&s.local, &local)
                         && same_station(&s.remote, &remote)
                 }) else {
@@ -774,7 +830,8 @@ impl Core {
                     .sessions
                     .iter()
                     .find(|(_, s)| {
-                        s.port == port
+                        s.circuit.is_none()
+                            && s.port == port
                             && same_station(&s.local, &local)
                             && same_station(&s.remote, &remote)
                     })
@@ -830,6 +887,107 @@ impl Core {
         moved
     }
 
+    /// Gives the NET/ROM node the frames heard on its ports, sends what
+    /// it has and serves its circuits' events; whether anything moved.
+    fn serve_netrom(&mut self, now: Instant, tapped: &[(usize, Vec<u8>)]) -> bool {
+        let Some(netrom) = &mut self.netrom else {
+            return false;
+        };
+        for (port, frame) in tapped {
+            netrom.heard(now, *port, frame);
+        }
+        let mut requests = false;
+        while let Some((id, message)) = self.server.poll_program_request() {
+            requests = true;
+            netrom.client_request(now, id, message);
+        }
+        let (frames, events) = netrom.poll(now);
+        self.log.extend(netrom.log.drain(..));
+        for (id, message) in netrom.to_clients.drain(..) {
+            self.server.send_to_client(id, &message);
+        }
+        let moved = requests || !frames.is_empty() || !events.is_empty();
+        for (port, frame) in frames {
+            self.server.transmit_frame(now, port, frame);
+        }
+        for event in events {
+            self.circuit_event(now, event);
+        }
+        moved
+    }
+
+    /// A NET/ROM circuit's event: a far user's call reaches the service
+    /// `[netrom]` names, as an AX.25 call reaches its service.
+    fn circuit_event(&mut self, now: Instant, event: CircuitEvent) {
+        let Some(netrom) = &mut self.netrom else {
+            return;
+        };
+        let session = |sessions: &BTreeMap<SessionId, Session>, circuit| {
+            sessions
+                .iter()
+                .find(|(_, s)| s.circuit == Some(circuit))
+                .map(|(id, _)| *id)
+        };
+        match event {
+            CircuitEvent::Incoming {
+                circuit,
+                user,
+                originating_node,
+                ..
+            } => {
+                let port = netrom.spec.ports.first().map_or(0, |p| p.0);
+                let Some(service) = netrom.spec.service else {
+                    return;
+                };
+                self.log.push_back(format!(
+                    "NET/ROM: circuit from {user} at node {originating_node}"
+                ));
+                self.connected(now, port, service, user, Some(circuit));
+            }
+            CircuitEvent::Readable { circuit } => {
+                let data = netrom.read(now, circuit);
+                let Some(id) = session(&self.sessions, circuit) else {
+                    return;
+                };
+                let Some(s) = self.sessions.get_mut(&id) else {
+                    return;
+                };
+                s.octets_in += data.len() as u64;
+                let data = s.to_program.convert(&data);
+                if !data.is_empty() && !s.closing {
+                    self.out.push_back(Output::Data { session: id, data });
+                }
+            }
+            CircuitEvent::Closed { circuit, reason } => {
+                let unread = netrom.read(now, circuit);
+                netrom.release(circuit);
+                let Some(id) = session(&self.sessions, circuit) else {
+                    return;
+                };
+                if let Some(s) = self.sessions.get_mut(&id) {
+                    // What arrived before the end still goes to the answer.
+                    s.octets_in += unread.len() as u64;
+                    let data = s.to_program.convert(&unread);
+                    if !data.is_empty() && !s.closing {
+                        self.out.push_back(Output::Data { session: id, data });
+                    }
+                }
+                let Some(s) = self.sessions.remove(&id) else {
+                    return;
+                };
+                self.log.push_back(format!(
+                    "NET/ROM: {} <-> {}: {id} ended ({reason})",
+                    s.local, s.remote
+                ));
+                self.out.push_back(Output::Ended {
+                    session: id,
+                    released: matches!(reason, CloseReason::Local | CloseReason::Remote),
+                });
+            }
+            CircuitEvent::Connected { .. } => {}
+        }
+    }
+
     fn registered(&mut self, header: Header, data: &[u8]) {
         let ok = data.first() == Some(&1);
         let Ok(call) = header.call_from.address() else {
@@ -849,12 +1007,27 @@ impl Core {
         }
     }
 
-    fn connected(&mut self, now: Instant, port: usize, local: Address, remote: Address) {
+    /// `remote` called the service `local`, over an AX.25 link on `port`
+    /// or over the NET/ROM `circuit`.
+    fn connected(
+        &mut self,
+        now: Instant,
+        port: usize,
+        local: Address,
+        remote: Address,
+        circuit: Option<CircuitHandle>,
+    ) {
         let Some(service) = self
             .services
             .iter_mut()
             .find(|s| same_station(&s.spec.callsign, &local))
         else {
+            if let (Some(circuit), Some(netrom)) = (circuit, &mut self.netrom) {
+                self.log.push_back(format!(
+                    "NET/ROM: {remote} called the node: refused, no service {local}"
+                ));
+                netrom.close(circuit);
+            }
             return;
         };
         let id = SessionId(self.next_session);
@@ -877,6 +1050,11 @@ impl Core {
             octets_in: 0,
             octets_out: 0,
             closing: false,
+            circuit,
+        };
+        let via = match circuit {
+            Some(_) => "NET/ROM".to_string(),
+            None => format!("port {}", port + 1),
         };
         let port_name = self
             .config
@@ -893,8 +1071,7 @@ impl Core {
                 format!("{local} no longer answers here.\r")
             };
             self.log.push_back(format!(
-                "port {}: {remote} called {local}: refused ({})",
-                port + 1,
+                "{via}: {remote} called {local}: refused ({})",
                 why.trim_end()
             ));
             self.sessions.insert(id, session);
@@ -905,8 +1082,7 @@ impl Core {
         service.served += 1;
         let answer = service.spec.answer.clone();
         self.log.push_back(format!(
-            "port {}: {remote} called {local}: {id} ({})",
-            port + 1,
+            "{via}: {remote} called {local}: {id} ({})",
             answer.kind()
         ));
         self.sessions.insert(id, session);

@@ -22,6 +22,7 @@ pub mod driver;
 mod ip;
 mod keypath;
 mod lines;
+mod netrom;
 pub mod status;
 mod traffic;
 pub mod web;

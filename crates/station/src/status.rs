@@ -30,6 +30,9 @@ pub struct StatusReport {
     pub tuns: Vec<TunStatus>,
     /// The DTN node, if configured.
     pub dtn: Option<DtnStatus>,
+    /// The NET/ROM node, if configured.
+    #[serde(default)]
+    pub netrom: Option<NetromStatus>,
 }
 
 /// The DTN node.
@@ -189,4 +192,97 @@ pub struct BeaconStatus {
     pub next_in_s: f64,
     /// Times sent.
     pub sent: u64,
+}
+
+/// The NET/ROM node: what LinBPQ's NODES and ROUTES commands show.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NetromStatus {
+    /// Its callsign.
+    pub callsign: String,
+    /// Its alias.
+    pub alias: String,
+    /// The ports it runs on (from 1).
+    pub ports: Vec<usize>,
+    /// Seconds until its next NODES broadcast.
+    pub next_broadcast_in_s: f64,
+    /// The neighbours (ROUTES).
+    pub neighbours: Vec<NeighbourStatus>,
+    /// The destinations it knows (NODES), each with its routes, best
+    /// first.
+    pub destinations: Vec<DestinationStatus>,
+    /// The circuits.
+    pub circuits: Vec<CircuitStatus>,
+    /// Datagrams delivered to us, forwarded, and dropped for each reason.
+    pub datagrams: DatagramCounts,
+}
+
+/// A neighbour node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NeighbourStatus {
+    /// The port it is heard on (from 1).
+    pub port: usize,
+    /// Its callsign.
+    pub callsign: String,
+    /// The quality given to routes through it.
+    pub quality: u8,
+    /// Configured by hand.
+    pub locked: bool,
+    /// Link failures since it was last heard.
+    pub failures: u8,
+    /// Destinations whose best route goes through it.
+    pub destinations: usize,
+}
+
+/// A destination node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DestinationStatus {
+    /// Its callsign.
+    pub callsign: String,
+    /// Its alias.
+    pub alias: String,
+    /// Its routes, best first.
+    pub routes: Vec<RouteStatus>,
+}
+
+/// One route to a destination.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RouteStatus {
+    /// The neighbour's port (from 1).
+    pub port: usize,
+    /// The neighbour.
+    pub neighbour: String,
+    /// The route's quality.
+    pub quality: u8,
+    /// Broadcast intervals left before it goes.
+    pub obsolescence: u8,
+    /// Configured by hand.
+    pub locked: bool,
+}
+
+/// A NET/ROM circuit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CircuitStatus {
+    /// The far user.
+    pub user: String,
+    /// The far node.
+    pub node: String,
+    /// Connecting, connected, disconnecting or closed.
+    pub state: String,
+    /// Octets sent and not yet acknowledged.
+    pub unacknowledged: usize,
+}
+
+/// What became of the datagrams the node saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatagramCounts {
+    /// For us.
+    pub delivered: u64,
+    /// Sent on to a neighbour.
+    pub forwarded: u64,
+    /// Dropped: TTL ran out.
+    pub ttl_expired: u64,
+    /// Dropped: no route.
+    pub no_route: u64,
+    /// Dropped: not a datagram or NODES broadcast.
+    pub malformed: u64,
 }

@@ -62,9 +62,11 @@ use serde::Deserialize;
 use crate::digipeater::Repeats;
 
 mod dtn;
+mod netrom;
 mod tun;
 
 use dtn::DtnFile;
+use netrom::NetromFile;
 use thiserror::Error;
 use tun::TunFile;
 
@@ -299,6 +301,32 @@ pub struct StationConfig {
     pub tuns: Vec<TunSpec>,
     /// The DTN node, if any.
     pub dtn: Option<DtnSpec>,
+    /// The NET/ROM node, if any.
+    pub netrom: Option<NetromSpec>,
+}
+
+/// The station's NET/ROM node (`[netrom]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NetromSpec {
+    /// Callsign, alias, interval, routing and transport parameters; its
+    /// broadcast ports are the `[[netrom.port]]`s not marked
+    /// `broadcast = false`.
+    pub node: linklab_netrom::NodeConfig,
+    /// The ports it runs on, by index, with the quality of the
+    /// neighbours heard there (`nrbroadcast`'s default quality).
+    pub ports: Vec<(usize, u8)>,
+    /// Neighbours with their own quality, and whether each is locked.
+    pub neighbours: Vec<(linklab_netrom::routing::NeighbourKey, u8, bool)>,
+    /// Locked routes: destination, alias, neighbour, quality.
+    pub routes: Vec<(
+        Address,
+        linklab_netrom::wire::Alias,
+        linklab_netrom::routing::NeighbourKey,
+        u8,
+    )>,
+    /// The service that answers circuits to the node; without one,
+    /// connect requests are refused.
+    pub service: Option<Address>,
 }
 
 type Spanned<T> = toml::Spanned<T>;
@@ -320,6 +348,7 @@ struct File {
     #[serde(default)]
     tun: Vec<TunFile>,
     dtn: Option<DtnFile>,
+    netrom: Option<NetromFile>,
 }
 
 #[derive(Deserialize)]
@@ -628,6 +657,10 @@ impl Reader<'_> {
             Some(d) => Some(self.dtn(d, &ports, &services, &tuns)?),
             None => None,
         };
+        let netrom = match &file.netrom {
+            Some(n) => Some(self.netrom(n, &ports, &services, &tuns)?),
+            None => None,
+        };
         Ok(StationConfig {
             callsign,
             control,
@@ -640,6 +673,7 @@ impl Reader<'_> {
             beacons,
             tuns,
             dtn,
+            netrom,
         })
     }
 
