@@ -214,7 +214,7 @@ fn parse_with_prometheus_client(dir: &Path, samples: &[&str]) {
 #[test]
 fn status_and_metrics_follow_two_transfers_and_bad_clients_do_not_touch_them() {
     let dir = tempfile::tempdir().unwrap();
-    let ch = lossy_channel();
+    let ch = lossy_channel("6e-5");
     let station = station(dir.path(), &ch);
     let port = station.status.expect("the station logs its status page");
 
