@@ -214,6 +214,7 @@ pub fn run(args: AgwArgs) -> anyhow::Result<()> {
     let config = StationConfig {
         callsign: None,
         control: None,
+        status: None,
         log_frames: args.tnc.monitor,
         agw: Some(args.listen),
         kiss_server: args.kiss_server,

@@ -771,6 +771,26 @@ fn a_station_killed_mid_transfer_leaves_the_drop_partial() {
     assert!(names[0].ends_with(".partial"), "{names:?}");
 }
 
+/// The status report's `dtn` once `done` holds for it.
+fn dtn_status_until(
+    station: &Station,
+    what: &str,
+    done: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let end = Instant::now() + TRANSFER_LIMIT;
+    loop {
+        let dtn = status(&station.control)["dtn"].clone();
+        if done(&dtn) {
+            return dtn;
+        }
+        assert!(
+            Instant::now() < end,
+            "the status never showed {what}: {dtn}"
+        );
+        thread::sleep(Duration::from_millis(200));
+    }
+}
+
 #[test]
 fn a_bundle_stored_by_the_station_s_dtn_node_survives_a_kill_and_is_delivered() {
     let ch = channel("2");
@@ -851,6 +871,9 @@ retry-after-s = 2
     station.wait_for("the AX.25 session", |l| {
         l.contains("session with") && l.contains(" up")
     });
+    // The status report shows the bundle stored and the neighbour.
+    let seen = dtn_status_until(&station, "the bundle stored", |d| d["stored"] == 1);
+    assert_eq!(seen["contacts"].as_array().map(Vec::len), Some(1), "{seen}");
     station.signal("KILL");
     drop(station);
     // The same station again: its node finds the bundle in its store.
@@ -858,6 +881,9 @@ retry-after-s = 2
     let out = finish_within(recv, "dtn recv", TRANSFER_LIMIT);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(std::fs::read(&got).unwrap(), bundle, "the bundle, whole");
+    dtn_status_until(&station, "the bundle forwarded", |d| {
+        d["forwarded"] == 1 && d["stored"] == 0
+    });
     interrupt(&peer);
     finish_within(peer, "the peer node", TRANSFER_LIMIT);
     let (exit, log) = station.stop();

@@ -879,3 +879,48 @@ fn missing_file() {
         );
     }
 }
+
+/// `[status]`: an address and port, on loopback unless `public = true`
+/// says otherwise, not the AGWPE server's.
+#[test]
+fn status_listener_mistakes() {
+    run_cases(vec![
+        case(
+            "status_not_loopback",
+            format!("[status]\nlisten = \"0.0.0.0:8080\"\n{PORT}"),
+            (2, 10),
+            "status.listen",
+            &["0.0.0.0:8080 is not a loopback address", "public = true"],
+        ),
+        case(
+            "status_not_an_address",
+            format!("[status]\nlisten = \"8080\"\n{PORT}"),
+            (2, 10),
+            "status.listen",
+            &["\"8080\" is not an address and port"],
+        ),
+        case(
+            "status_agw_port",
+            format!(
+                "[agw]\nlisten = \"127.0.0.1:8000\"\n[status]\nlisten = \"127.0.0.1:8000\"\n{PORT}"
+            ),
+            (4, 10),
+            "status.listen",
+            &["the AGWPE server's 127.0.0.1:8000"],
+        ),
+    ]);
+}
+
+/// A public status listener, written out, is accepted.
+#[test]
+fn a_public_status_listener_written_out_is_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("public.toml");
+    std::fs::write(
+        &path,
+        format!("[status]\nlisten = \"0.0.0.0:8080\"\npublic = true\n{PORT}"),
+    )
+    .unwrap();
+    let (code, _, stderr) = check(&path);
+    assert_eq!(code, Some(0), "stderr: {stderr}");
+}

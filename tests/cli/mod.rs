@@ -10,6 +10,7 @@ pub mod agw;
 pub mod caller;
 pub mod channel;
 pub mod station;
+pub mod web;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

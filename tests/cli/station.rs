@@ -26,6 +26,8 @@ pub struct Station {
     pub agw: Option<u16>,
     /// Its KISS server's port, if it has one.
     pub kiss: Option<u16>,
+    /// Its status page's port, if it has one.
+    pub status: Option<u16>,
 }
 
 impl Station {
@@ -63,6 +65,7 @@ impl Station {
             control: dir.join("station.sock"),
             agw: None,
             kiss: None,
+            status: None,
         };
         let port_of = |line: &str| -> u16 { line.rsplit(':').next().unwrap().parse().unwrap() };
         station.wait_for("ready", |l| l == "station: ready");
@@ -75,6 +78,10 @@ impl Station {
             .lines()
             .find_map(|l| l.strip_prefix("station: KISS server on "))
             .map(port_of);
+        station.status = log.lines().find_map(|l| {
+            let rest = l.strip_prefix("station: status page on http://")?;
+            rest.split('/').next()?.rsplit(':').next()?.parse().ok()
+        });
         station.wait_for("port 1's TNC", |l| {
             l.starts_with("station: port 1: TNC ") && l.ends_with(" connected")
         });

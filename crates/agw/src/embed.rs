@@ -4,12 +4,12 @@
 //! links with their state, for a status report.
 
 use linklab_core::Instant;
-use linklab_link::State;
+use linklab_link::{State, Stats};
 use linklab_wire::ax25::Address;
 use linklab_wire::control::Modulus;
 
 use crate::monitor::Heard;
-use crate::port::{key, PortConfig, PortCounters};
+use crate::port::{key, Arrival, PortConfig, PortCounters};
 use crate::server::{ClientId, Server};
 use crate::wire::Message;
 
@@ -36,6 +36,22 @@ pub struct LinkSummary {
     pub t1_ms: u64,
     /// The client that holds it, if one does.
     pub owner: Option<ClientId>,
+    /// Its counters.
+    pub stats: Stats,
+}
+
+/// A frame on the air of a port, sent or received
+/// ([`Server::poll_air`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AirFrame {
+    /// The radio port, counted from 0.
+    pub port: usize,
+    /// Sent by this server (false: received).
+    pub sent: bool,
+    /// The AX.25 frame (no FCS).
+    pub bytes: Vec<u8>,
+    /// The modulus its link uses, to show its control field with.
+    pub modulus: Modulus,
 }
 
 impl Server {
@@ -48,6 +64,29 @@ impl Server {
     /// The next frame received, with its port, if tapped.
     pub fn poll_tapped(&mut self) -> Option<(usize, Vec<u8>)> {
         self.tap.as_mut()?.pop_front()
+    }
+
+    /// Keep every frame sent and received on any port for
+    /// [`Server::poll_air`] (the program must drain it after each call
+    /// that feeds the server or runs its timers).
+    pub fn set_air_tap(&mut self, on: bool) {
+        self.air = on.then(Default::default);
+    }
+
+    /// The next frame sent or received, if the air is tapped.
+    pub fn poll_air(&mut self) -> Option<AirFrame> {
+        self.air.as_mut()?.pop_front()
+    }
+
+    pub(crate) fn air_tap(&mut self, port: usize, sent: bool, arrival: &Arrival) {
+        if let Some(air) = &mut self.air {
+            air.push_back(AirFrame {
+                port,
+                sent,
+                bytes: arrival.bytes.clone(),
+                modulus: arrival.modulus,
+            });
+        }
     }
 
     /// Sends the AX.25 frame `bytes` (no FCS) on `port`, as a 'K' message
@@ -126,7 +165,9 @@ impl Server {
         let kiss_changed = p.config.kiss != config.kiss;
         p.config = config;
         // A station with no link is made again with the new settings.
-        p.stations.retain(|_, s| s.links().next().is_some());
+        crate::port::RadioPort::retain_stations(&mut p.stations, &mut p.ended, |_, s| {
+            s.links().next().is_some()
+        });
         if kiss_changed && p.up {
             for frame in p.config.kiss.frames() {
                 p.pass_command(frame.command);
@@ -147,6 +188,12 @@ impl Server {
     /// `set_channel_busy`, as the port's own stations are.
     pub fn port_busy(&self, port: usize) -> bool {
         self.ports.get(port).is_some_and(|p| p.busy)
+    }
+
+    /// The counters of every link port `port` has had, those ended
+    /// included, added up.
+    pub fn port_link_stats(&self, port: usize) -> Option<Stats> {
+        self.ports.get(port).map(crate::port::RadioPort::link_stats)
     }
 
     /// Port `port`'s counters.
@@ -192,6 +239,7 @@ impl Server {
                         sequence: link.sequence_variables(),
                         t1_ms: u64::try_from(link.t1v().as_millis()).unwrap_or(u64::MAX),
                         owner,
+                        stats: *link.stats(),
                     });
                 }
             }

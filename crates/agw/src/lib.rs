@@ -28,7 +28,7 @@ mod server;
 mod share;
 pub mod wire;
 
-pub use embed::LinkSummary;
+pub use embed::{AirFrame, LinkSummary};
 pub use port::{PortConfig, PortCounters};
 pub use requests::VERSION;
 pub use server::{ClientId, Server, LINK_QUEUE_LIMIT};

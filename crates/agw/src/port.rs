@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime};
 
 use linklab_core::{Engine, Instant};
 use linklab_io::{AckMode, AirClock, AirSettings, KissParams, Station, KISS_MAX_FRAME};
-use linklab_link::Config;
+use linklab_link::{Config, Stats};
 use linklab_wire::ax25::{Address, AddressField, Callsign, Frame};
 use linklab_wire::control::Modulus;
 use linklab_wire::kiss::{self, Command, KissError};
@@ -94,6 +94,8 @@ pub(crate) struct RadioPort {
     pub kiss_errors: u64,
     /// Frames and octets through the port since it was made.
     pub counters: PortCounters,
+    /// The link counters of the stations forgotten.
+    pub ended: Stats,
 }
 
 /// What went through a radio port since the server started, for a
@@ -132,7 +134,39 @@ impl RadioPort {
             received: VecDeque::new(),
             kiss_errors: 0,
             counters: PortCounters::default(),
+            ended: Stats::default(),
         }
+    }
+
+    /// Every link's counters on this port, links ended included.
+    pub fn link_stats(&self) -> Stats {
+        let mut total = self.ended;
+        for station in self.stations.values() {
+            total.add(station.ended_stats());
+            for link in station.links() {
+                total.add(link.stats());
+            }
+        }
+        total
+    }
+
+    /// Forgets the `stations` `keep` refuses, adding their links' counts
+    /// to `ended`.
+    pub fn retain_stations(
+        stations: &mut BTreeMap<Key, Station>,
+        ended: &mut Stats,
+        keep: impl Fn(&Key, &Station) -> bool,
+    ) {
+        stations.retain(|k, s| {
+            let kept = keep(k, s);
+            if !kept {
+                ended.add(s.ended_stats());
+                for link in s.links() {
+                    ended.add(link.stats());
+                }
+            }
+            kept
+        });
     }
 
     /// The TNC is connected: the KISS parameters go first, and whether it
@@ -350,7 +384,7 @@ impl RadioPort {
     /// port does not answer for.
     pub fn prune(&mut self, registered: impl Fn(&Key) -> bool) {
         let answer_for = &self.config.answer_for;
-        self.stations.retain(|k, s| {
+        RadioPort::retain_stations(&mut self.stations, &mut self.ended, |k, s| {
             s.links().next().is_some() || registered(k) || answer_for.iter().any(|a| key(a) == *k)
         });
     }

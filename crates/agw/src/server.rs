@@ -116,6 +116,9 @@ pub struct Server {
     /// Frames received, for the program embedding the server
     /// ([`Server::set_tap`]).
     pub(crate) tap: Option<VecDeque<(usize, Vec<u8>)>>,
+    /// Every frame sent and received, for the embedding program's
+    /// monitor and air-time count ([`Server::set_air_tap`]).
+    pub(crate) air: Option<VecDeque<crate::embed::AirFrame>>,
     /// Ports the embedding program serves itself, listed after the radio
     /// ports ([`Server::add_program_port`]), and the clients' link
     /// requests on them.
@@ -143,6 +146,7 @@ impl Server {
             closing: VecDeque::new(),
             log_frames: false,
             tap: None,
+            air: None,
             program_ports: Vec::new(),
             program_requests: VecDeque::new(),
             reserved: Default::default(),
@@ -488,6 +492,7 @@ impl Server {
             }
         }
         self.share(port, &arrival);
+        self.air_tap(port, false, &arrival);
         if let Some(tap) = &mut self.tap {
             tap.push_back((port, arrival.bytes.clone()));
         }
@@ -527,6 +532,7 @@ impl Server {
                 for arrival in sent {
                     self.log_frame(index, "TX", &arrival);
                     self.share(index, &arrival);
+                    self.air_tap(index, true, &arrival);
                     let record = monitor::record(
                         port_octet(index),
                         &arrival.bytes,

@@ -29,11 +29,13 @@ pub mod client;
 pub mod node;
 pub mod options;
 pub mod report;
+pub mod watch;
 
 pub use client::{Client, ClientError};
-pub use node::{run, NodeConfig, NodeError};
+pub use node::{run, run_watched, NodeConfig, NodeError};
 pub use options::{
     AppAddress, Ax25Options, Ax25PeerSpec, Ax25ViaSpec, NormOptions, NormPeerSpec, PeerSpec,
     RouteSpec,
 };
 pub use report::{BundleRef, ReportNotice};
+pub use watch::{NodeWatch, SharedWatch};

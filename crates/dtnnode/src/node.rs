@@ -41,6 +41,7 @@ use crate::app::{self, Message};
 use crate::cl::{ax25, norm, tcpcl, LinkCommand, LinkEvent, SessionId};
 use crate::options::{AppAddress, Ax25Options, NormOptions, PeerSpec, RouteSpec};
 use crate::report;
+use crate::watch::{NodeWatch, SharedWatch};
 
 /// DTN time (RFC 9171 4.2.6) at the Unix epoch's 2000-01-01.
 const DTN_EPOCH_UNIX_MS: u64 = 946_684_800_000;
@@ -101,7 +102,12 @@ fn io_error(what: impl Into<String>) -> impl FnOnce(io::Error) -> NodeError {
 /// Runs a node until SIGINT or SIGTERM: socket I/O on this thread, the
 /// agent and its store on another (see the module documentation).
 pub fn run(config: NodeConfig) -> Result<(), NodeError> {
-    runtime()?.block_on(run_async(config))
+    runtime()?.block_on(run_async(config, None))
+}
+
+/// [`run`], keeping `watch` up to date while the node runs.
+pub fn run_watched(config: NodeConfig, watch: SharedWatch) -> Result<(), NodeError> {
+    runtime()?.block_on(run_async(config, Some(watch)))
 }
 
 /// A single-threaded tokio runtime.
@@ -132,7 +138,7 @@ fn spawn_agent<S: Store + Send + 'static>(
     Ok(result)
 }
 
-async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
+async fn run_async(config: NodeConfig, watch: Option<SharedWatch>) -> Result<(), NodeError> {
     // Checked before anything is opened.
     let ax25_link = match &config.ax25 {
         Some(options) => {
@@ -159,7 +165,7 @@ async fn run_async(config: NodeConfig) -> Result<(), NodeError> {
         .last();
     let mut started = false;
     let mut app_bound = false;
-    let result = serve(&config, ax25_link, &mut started, &mut app_bound).await;
+    let result = serve(&config, ax25_link, &mut started, &mut app_bound, watch).await;
     if let (Err(_), false, Some(dir)) = (&result, started, created) {
         let _ = std::fs::remove_dir_all(dir);
     }
@@ -180,6 +186,7 @@ async fn serve(
     ax25_link: Option<linklab_link::Config>,
     started: &mut bool,
     app_bound: &mut bool,
+    watch: Option<SharedWatch>,
 ) -> Result<(), NodeError> {
     std::fs::create_dir_all(&config.store).map_err(io_error(format!(
         "cannot create the store directory {}",
@@ -205,6 +212,7 @@ async fn serve(
     let (link_tx, link_rx) = mpsc::unbounded_channel();
     let (client_tx, client_rx) = mpsc::unbounded_channel();
     let mut core = Core::new(agent);
+    core.watch = watch;
     core.keep_spooled(&config.store)?;
     for route in &config.routes {
         let link = core.neighbour_link(&route.next_hop.to_string());
@@ -542,6 +550,10 @@ struct Core<S: Store> {
     /// When `handle_timeout` last ran, so a deadline already passed (a
     /// retry waiting for a link) does not spin.
     last_timeout: Option<Instant>,
+    /// What the program running the node sees of it, if it looks.
+    watch: Option<SharedWatch>,
+    forwarded: u64,
+    delivered: u64,
 }
 
 impl<S: Store> Core<S> {
@@ -560,6 +572,24 @@ impl<S: Store> Core<S> {
             registrations: BTreeMap::new(),
             unconfirmed: BTreeMap::new(),
             last_timeout: None,
+            watch: None,
+            forwarded: 0,
+            delivered: 0,
+        }
+    }
+
+    /// Writes the node's state for the program watching it.
+    fn publish(&self) {
+        let Some(watch) = &self.watch else {
+            return;
+        };
+        if let Ok(mut w) = watch.lock() {
+            *w = NodeWatch {
+                stored: self.agent.stored(),
+                contacts: self.sessions.values().map(|n| n.peer.clone()).collect(),
+                forwarded: self.forwarded,
+                delivered: self.delivered,
+            };
         }
     }
 
@@ -599,6 +629,7 @@ impl<S: Store> Core<S> {
         let mut stopping: Option<tokio::time::Instant> = None;
         loop {
             self.pump()?;
+            self.publish();
             if stopping.is_some() && self.sessions.is_empty() {
                 return Ok(());
             }
@@ -884,7 +915,10 @@ impl<S: Store> Core<S> {
             } => {
                 if self.flights.remove(&transmit).is_some() {
                     match outcome {
-                        Ok(()) => self.agent.transfer_succeeded(now, transmit)?,
+                        Ok(()) => {
+                            self.forwarded += 1;
+                            self.agent.transfer_succeeded(now, transmit)?
+                        }
                         Err(why) => {
                             eprintln!("linklab dtn node: a transfer failed: {why}");
                             self.agent.transfer_failed(now, transmit);
@@ -1056,6 +1090,7 @@ impl<S: Store> Core<S> {
                                 other => RequestError::Refused(other.to_string()),
                             })?;
                         self.unconfirmed.remove(&delivery);
+                        self.delivered += 1;
                         Ok(None)
                     }
                     _ => Err(RequestError::Refused(format!(

@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use linklab_link::{
     Config, DataLink, DisconnectReason, Event, Framing, InvalidFrame, LinkError, NewLinkError, Pdu,
-    RoleError, SendError, State,
+    RoleError, SendError, State, Stats,
 };
 use linklab_wire::ax25::{
     Address, AddressError, AddressField, Callsign, CommandResponse, Frame, FrameError, Pid,
@@ -306,6 +306,8 @@ pub struct Station {
     /// Which bad inputs are reported one by one.
     limiter: BadInputLimiter,
     links: BTreeMap<Key, Entry>,
+    /// The counters of the links forgotten ([`Station::ended_stats`]).
+    ended: Stats,
     /// Most links kept for remote stations ([`Station::set_max_links`]).
     max_links: usize,
     /// Frames of links not kept (refused or evicted), sent first.
@@ -340,6 +342,7 @@ impl Station {
             input: KissInput::new(),
             limiter: BadInputLimiter::default(),
             links: BTreeMap::new(),
+            ended: Stats::default(),
             max_links: DEFAULT_MAX_LINKS,
             out: VecDeque::new(),
             last_served: None,
@@ -748,7 +751,7 @@ impl Station {
             link.set_channel_busy(now, true);
         }
         let k = key(&link.remote());
-        self.links.insert(
+        let replaced = self.links.insert(
             k,
             Entry {
                 link,
@@ -759,7 +762,16 @@ impl Station {
                 late_finals: 0,
             },
         );
+        if let Some(old) = replaced {
+            self.ended.add(old.link.stats());
+        }
         k
+    }
+
+    /// The counters of every link this station has forgotten (a
+    /// disconnected link is forgotten at once), added up.
+    pub fn ended_stats(&self) -> &Stats {
+        &self.ended
     }
 
     /// Forgets the disconnected links, keeping the frames they have left to
@@ -778,7 +790,9 @@ impl Station {
                 }
             }
             self.collect(k, Some(now));
-            self.links.remove(&k);
+            if let Some(entry) = self.links.remove(&k) {
+                self.ended.add(entry.link.stats());
+            }
         }
     }
 
@@ -889,8 +903,14 @@ impl Engine for Station {
             }
             self.collect(k, Some(now));
         }
-        self.links
-            .retain(|_, e| e.link.state() != State::Disconnected);
+        let ended = &mut self.ended;
+        self.links.retain(|_, e| {
+            let keep = e.link.state() != State::Disconnected;
+            if !keep {
+                ended.add(e.link.stats());
+            }
+            keep
+        });
         None
     }
 

@@ -35,7 +35,7 @@ pub use config::{
     T1OnIFrame, WindowLimit,
 };
 pub use datalink::{
-    DataLink, HdlcLink, InvalidFrame, Link, NewLinkError, RoleError, SendError, State,
+    DataLink, HdlcLink, InvalidFrame, Link, NewLinkError, RoleError, SendError, State, Stats,
 };
 pub use event::{
     DisconnectReason, Event, FailureReason, LinkError, LinkParams, Negotiation, Version,

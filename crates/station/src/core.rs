@@ -35,6 +35,7 @@ use crate::status::{
     BeaconStatus, DtnStatus, LinkStatus, PortStatus, ServiceStatus, SessionStatus, StatusReport,
     TunStatus,
 };
+use crate::traffic::Traffic;
 
 /// How long after the start the first beacons go, so that the TNCs are
 /// connected.
@@ -153,6 +154,7 @@ pub struct Core {
     port_busy: Vec<bool>,
     out: VecDeque<Output>,
     log: VecDeque<String>,
+    traffic: Traffic,
 }
 
 impl Core {
@@ -166,6 +168,7 @@ impl Core {
         );
         server.set_log_frames(config.log_frames);
         server.set_tap(true);
+        server.set_air_tap(true);
         let desk = server.internal_client();
         let mut core = Core {
             digipeaters: vec![Digipeater::new(); config.ports.len()],
@@ -190,6 +193,7 @@ impl Core {
             port_busy: Vec::new(),
             out: VecDeque::new(),
             log: VecDeque::new(),
+            traffic: Traffic::new(config.ports.iter().map(port_air)),
             config,
         };
         if let Some(ax25) = core.config.dtn.as_ref().and_then(|d| d.node.ax25.as_ref()) {
@@ -562,6 +566,12 @@ impl Core {
             );
         }
         self.server.set_log_frames(config.log_frames);
+        self.traffic.set_ports(config.ports.iter().map(port_air));
+        if config.status != self.config.status {
+            reload
+                .notes
+                .push("new [status] address: it takes effect at the next start".into());
+        }
         self.config = config;
         self.process(now);
         Ok(reload)
@@ -598,6 +608,11 @@ impl Core {
                         .iter()
                         .map(|h| h.station.to_string())
                         .collect(),
+                    air: self.traffic.port(
+                        now,
+                        i,
+                        &self.server.port_link_stats(i).unwrap_or_default(),
+                    ),
                 }
             })
             .collect();
@@ -673,6 +688,10 @@ impl Core {
                 .unwrap_or_default(),
             port: d.port + 1,
             running: self.dtn_running,
+            stored: 0,
+            contacts: Vec::new(),
+            forwarded: 0,
+            delivered: 0,
         });
         StatusReport {
             uptime_s: now.saturating_duration_since(Instant::ZERO).as_secs_f64(),
@@ -725,6 +744,7 @@ impl Core {
             vs_vr_va: l.sequence,
             t1_ms: l.t1_ms,
             held_by,
+            counters: (&l.stats).into(),
         }
     }
 
@@ -761,6 +781,9 @@ impl Core {
                 tapped.push(frame);
             }
             let ip_moved = self.serve_ip(now, &tapped);
+            while let Some(frame) = self.server.poll_air() {
+                self.traffic.air(now, &frame);
+            }
             let netrom_moved = self.serve_netrom(now, &tapped);
             if octets.is_empty() && tapped.is_empty() && !ip_moved && !netrom_moved {
                 return;
@@ -1153,6 +1176,11 @@ fn link_message(kind: u8, session: &Session, data: Vec<u8>) -> Message {
     header.call_from = CallField::from_address(&session.local);
     header.call_to = CallField::from_address(&session.remote);
     Message::new(header, data)
+}
+
+/// A port's bit rate, if configured, and air settings, for its busy time.
+fn port_air(spec: &crate::config::PortSpec) -> (Option<u32>, linklab_io::AirSettings) {
+    (spec.agw.bit_rate, spec.agw.air())
 }
 
 /// `FROM>TO,VIA`.

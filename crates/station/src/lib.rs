@@ -24,6 +24,8 @@ mod keypath;
 mod lines;
 mod netrom;
 pub mod status;
+mod traffic;
+pub mod web;
 
 pub use crate::core::{Core, Output, Reload, SessionId, FIRST_BEACON_AFTER};
 pub use config::{ConfigError, StationConfig};

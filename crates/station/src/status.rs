@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::traffic::{LinkCounters, MonitorLine, PortAir};
+
 /// The whole station at one moment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatusReport {
@@ -45,6 +47,18 @@ pub struct DtnStatus {
     /// Whether it runs (it stops on its own if its store cannot be
     /// opened; the log says why).
     pub running: bool,
+    /// Bundles in its store.
+    #[serde(default)]
+    pub stored: usize,
+    /// Neighbours with a session now.
+    #[serde(default)]
+    pub contacts: Vec<String>,
+    /// Bundles forwarded to a neighbour since the start.
+    #[serde(default)]
+    pub forwarded: u64,
+    /// Bundles delivered to local applications since the start.
+    #[serde(default)]
+    pub delivered: u64,
 }
 
 /// A TUN device and its AX.25 side.
@@ -101,6 +115,9 @@ pub struct PortStatus {
     pub tnc_losses: u64,
     /// Stations heard, the most recent first.
     pub heard: Vec<String>,
+    /// Its air: busy time, the last frames, its links' counters.
+    #[serde(default)]
+    pub air: PortAir,
 }
 
 /// A link.
@@ -126,6 +143,9 @@ pub struct LinkStatus {
     pub t1_ms: u64,
     /// Who holds it: a service, an AGWPE client, or nobody.
     pub held_by: String,
+    /// What it has done.
+    #[serde(default)]
+    pub counters: LinkCounters,
 }
 
 /// An inbound-connection service.

@@ -33,7 +33,7 @@ impl<F: Framing> Link<F> {
                 self.set_version(version);
                 self.establish_data_link(now);
                 self.layer_3_initiated = true;
-                self.state = self.awaiting_state();
+                self.set_state(self.awaiting_state());
             }
             // Already connecting, or releasing.
             _ => {}
@@ -94,7 +94,7 @@ impl<F: Framing> Link<F> {
                 self.discard_queues();
                 self.send_u(Unnumbered::Disc, CommandResponse::Command, true, Vec::new());
                 self.stop_t1(now);
-                self.state = State::Disconnected;
+                self.set_state(State::Disconnected);
                 self.event(Event::Disconnected {
                     reason: DisconnectReason::Abandoned,
                 });
@@ -109,7 +109,7 @@ impl<F: Framing> Link<F> {
                 self.stop_t3(now);
                 self.timers.stop(Timer::T2, now);
                 self.start_t1(now);
-                self.state = State::AwaitingRelease;
+                self.set_state(State::AwaitingRelease);
             }
             State::Disconnected | State::AwaitingRelease => {}
         }
@@ -195,7 +195,7 @@ impl<F: Framing> Link<F> {
                 if version == Version::V2_0 {
                     // Revision 4, fig. C4.6b: SABM in state 5 sets v2.0.
                     self.set_version(Version::V2_0);
-                    self.state = State::AwaitingConnection;
+                    self.set_state(State::AwaitingConnection);
                 }
             }
             // Erratum (Dire Wolf): the SDL lists SABM only; SABME alike.
@@ -409,7 +409,7 @@ impl<F: Framing> Link<F> {
         self.set_version(Version::V2_0);
         self.establish_data_link(now);
         self.layer_3_initiated = true;
-        self.state = State::AwaitingConnection;
+        self.set_state(State::AwaitingConnection);
     }
 
     /// "N(R) error recovery" and the other re-establishments (fig. C4.7a):
@@ -424,7 +424,7 @@ impl<F: Framing> Link<F> {
         }
         self.establish_data_link(now);
         self.layer_3_initiated = false;
-        self.state = self.awaiting_state();
+        self.set_state(self.awaiting_state());
     }
 
     /// "Establish data link" (fig. C4.7a): clear exception conditions,
@@ -553,7 +553,7 @@ impl<F: Framing> Link<F> {
         self.start_t3(now);
         self.rc = 0;
         self.rd_sent = false;
-        self.state = State::Connected;
+        self.set_state(State::Connected);
         self.unbalanced_connected(now);
     }
 
@@ -564,7 +564,7 @@ impl<F: Framing> Link<F> {
         self.clear_exception_conditions();
         self.negotiating = false;
         self.rd_sent = false;
-        self.state = State::Disconnected;
+        self.set_state(State::Disconnected);
     }
 
     /// SRT and T1V back to their initial values (fig. C4.6b).

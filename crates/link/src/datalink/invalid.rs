@@ -104,6 +104,6 @@ impl<F: Framing> Link<F> {
         self.discard_queues();
         self.establish_data_link(now);
         self.layer_3_initiated = true;
-        self.state = self.awaiting_state();
+        self.set_state(self.awaiting_state());
     }
 }

@@ -17,6 +17,7 @@ mod i_queue;
 mod invalid;
 mod negotiate;
 mod recovery;
+mod stats;
 mod transfer;
 mod unbalanced;
 
@@ -36,6 +37,7 @@ use crate::timer::{Timer, Timers};
 
 use i_queue::IQueue;
 pub use invalid::InvalidFrame;
+pub use stats::Stats;
 
 /// States of the data link state machine (AX.25 v2.2 C4.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -337,6 +339,7 @@ pub struct Link<F: Framing> {
     out: VecDeque<Pdu>,
     events: VecDeque<Event>,
     reassembler: Reassembler,
+    stats: Stats,
 }
 
 impl DataLink {
@@ -478,7 +481,21 @@ impl<F: Framing> Link<F> {
             out: VecDeque::new(),
             events: VecDeque::new(),
             reassembler: Reassembler::default(),
+            stats: Stats::default(),
         }
+    }
+
+    /// What the link has done since it was made.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// Enters `state` (C4.3), counting the change.
+    fn set_state(&mut self, state: State) {
+        if state != self.state {
+            self.stats.state_changes += 1;
+        }
+        self.state = state;
     }
 
     /// The current state.
@@ -660,6 +677,9 @@ impl<F: Framing> Link<F> {
         };
         if self.config.role != Role::Combined {
             self.unbalanced_received(now, &pdu);
+        }
+        if pdu.modulus == self.modulus || matches!(pdu.control, Control::U { .. }) {
+            self.stats.received(&pdu);
         }
         let command = pdu.command;
         match pdu.control {
@@ -889,6 +909,7 @@ impl<F: Framing> Engine for Link<F> {
                 _ => self.next_pdu(now),
             }?;
             let pdu = self.emitting(now, pdu);
+            self.stats.sent(&pdu);
             if let Control::I { nr, .. }
             | Control::S {
                 kind: Supervisory::Rr | Supervisory::Rnr | Supervisory::Rej,
@@ -913,7 +934,10 @@ impl<F: Framing> Engine for Link<F> {
     fn handle_timeout(&mut self, now: Instant) {
         while let Some(timer) = self.timers.take_expired(now) {
             match timer {
-                Timer::T1 => self.t1_expiry(now),
+                Timer::T1 => {
+                    self.stats.t1_expiries += 1;
+                    self.t1_expiry(now)
+                }
                 Timer::T2 => self.t2_expiry(now),
                 Timer::T3 => self.t3_expiry(now),
                 Timer::Tm201 => self.tm201_expiry(now),

@@ -83,7 +83,7 @@ impl<F: Framing> Link<F> {
                 self.stop_t1(now);
                 self.select_t1_value();
                 self.rc = 0;
-                self.state = State::Connected;
+                self.set_state(State::Connected);
             }
         }
         // The HDLC framing delivers no information field in an SREJ, and
@@ -277,7 +277,7 @@ impl<F: Framing> Link<F> {
                 self.rc = 1;
                 self.select_t1_value();
                 self.transmit_enquiry(now);
-                self.state = State::TimerRecovery;
+                self.set_state(State::TimerRecovery);
             }
             State::TimerRecovery if self.rc >= self.n2 => {
                 let reason = if self.unacked() > 0 {
@@ -317,7 +317,7 @@ impl<F: Framing> Link<F> {
         if self.state == State::Connected {
             self.rc = 1;
             self.transmit_enquiry(now);
-            self.state = State::TimerRecovery;
+            self.set_state(State::TimerRecovery);
         }
     }
 

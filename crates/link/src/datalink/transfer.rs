@@ -132,6 +132,7 @@ impl<F: Framing> Link<F> {
             if let Some(ns) = self.resend.pop_front() {
                 if self.seq_diff(ns, self.va) < self.seq_diff(self.top, self.va) {
                     self.srej_resent_on_air |= 1u128 << ns;
+                    self.stats.i_frames_resent += 1;
                     break ns;
                 }
                 continue;
@@ -140,6 +141,7 @@ impl<F: Framing> Link<F> {
                 let ns = self.vs;
                 self.vs = self.seq_add(ns, 1);
                 self.go_back_on_air |= self.go_back_from.is_some();
+                self.stats.i_frames_resent += 1;
                 break ns;
             }
             if !self.may_send_new_i_frame() {
@@ -440,7 +442,7 @@ impl<F: Framing> Link<F> {
         self.select_t1_value();
         self.set_va(nr);
         self.rc = 0;
-        self.state = State::Connected;
+        self.set_state(State::Connected);
         if self.top == self.va {
             self.start_t3(now);
         } else {
@@ -464,7 +466,7 @@ impl<F: Framing> Link<F> {
                     self.stop_t1(now);
                     self.start_t3(now);
                     self.rc = 0;
-                    self.state = State::Connected;
+                    self.set_state(State::Connected);
                     self.checkpoint_acknowledged();
                 }
             }

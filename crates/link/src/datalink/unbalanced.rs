@@ -331,7 +331,7 @@ impl<F: Framing> Link<F> {
     fn nrm_final(&mut self, now: Instant, nr: u8) {
         self.poll_outstanding = false;
         self.stop_t1(now);
-        self.state = State::Connected;
+        self.set_state(State::Connected);
         self.rc = 0;
         self.select_t1_value();
         self.set_va(nr);

@@ -13,6 +13,9 @@
 //! [kiss-server]
 //! listen = "127.0.0.1:8100"            # KISS programs: KISS port N is radio port N+1
 //!
+//! [status]
+//! listen = "127.0.0.1:8080"            # the status page and /metrics (off when absent)
+//!
 //! [[port]]
 //! name = "vhf"
 //! kiss = "tcp:127.0.0.1:8001"          # or serial:/dev/ttyUSB0:9600
@@ -286,6 +289,8 @@ pub struct StationConfig {
     pub agw: Option<SocketAddr>,
     /// Where KISS clients connect, if anywhere.
     pub kiss_server: Option<SocketAddr>,
+    /// Where the status page and the metrics are served, if anywhere.
+    pub status: Option<SocketAddr>,
     /// The radio ports, in order (AGWPE Port1, Port2, ...).
     pub ports: Vec<PortSpec>,
     /// The inbound-connection services.
@@ -333,6 +338,7 @@ struct File {
     agw: Option<ListenFile>,
     #[serde(rename = "kiss-server")]
     kiss_server: Option<ListenFile>,
+    status: Option<StatusFile>,
     #[serde(default)]
     port: Vec<PortFile>,
     #[serde(default)]
@@ -358,6 +364,16 @@ struct StationFile {
 #[serde(deny_unknown_fields)]
 struct ListenFile {
     listen: Spanned<String>,
+}
+
+/// `[status]`: a listener anyone who reaches it may read, so an address
+/// other than loopback needs `public = true` as well.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StatusFile {
+    listen: Spanned<String>,
+    #[serde(default)]
+    public: bool,
 }
 
 #[derive(Deserialize)]
@@ -547,6 +563,10 @@ impl Reader<'_> {
                 ));
             }
         }
+        let status = match &file.status {
+            Some(s) => Some(self.status(s, [("AGWPE", agw), ("KISS", kiss_server)])?),
+            None => None,
+        };
         if file.port.is_empty() {
             return Err(ConfigError {
                 file: self.path.to_path_buf(),
@@ -647,6 +667,7 @@ impl Reader<'_> {
             log_frames,
             agw,
             kiss_server,
+            status,
             ports,
             services,
             beacons,
@@ -654,6 +675,39 @@ impl Reader<'_> {
             dtn,
             netrom,
         })
+    }
+
+    /// `[status]`: an address and port; one not on loopback only with
+    /// `public = true`, and not one the AGWPE or KISS server takes.
+    fn status(
+        &self,
+        file: &StatusFile,
+        others: [(&str, Option<SocketAddr>); 2],
+    ) -> Result<SocketAddr, ConfigError> {
+        let address = self.socket(&file.listen, "status.listen")?;
+        for (what, other) in others {
+            let Some(other) = other else { continue };
+            let overlap = address.ip() == other.ip()
+                || address.ip().is_unspecified()
+                || other.ip().is_unspecified();
+            if address.port() == other.port() && address.port() != 0 && overlap {
+                return Err(self.error(
+                    Some(file.listen.span()),
+                    "status.listen",
+                    format!("{address} takes the port of the {what} server's {other}"),
+                ));
+            }
+        }
+        if !address.ip().is_loopback() && !file.public {
+            return Err(self.error(
+                Some(file.listen.span()),
+                "status.listen",
+                format!(
+                    "{address} is not a loopback address: the status page and metrics would be open to every host that reaches it; add public = true to [status] if that is meant"
+                ),
+            ));
+        }
+        Ok(address)
     }
 
     fn port(&self, i: usize, port: &PortFile) -> Result<PortSpec, ConfigError> {

@@ -18,6 +18,9 @@
 //!   configuration kept. SIGTERM and SIGINT release every link (DISC),
 //!   wait for that at most [`Options::shutdown_grace`], and end the
 //!   programs.
+//! - With `[status] listen`, the status page and metrics are served by
+//!   their own tasks ([`crate::web`]) from a report published every
+//!   [`web::PUBLISH_EVERY`]; their clients never reach the loop.
 //! - Under systemd (`Type=notify`) the station says READY=1 once it
 //!   serves, RELOADING=1 and READY=1 around a reload, STOPPING=1, and
 //!   pets the watchdog at half its interval.
@@ -42,6 +45,7 @@ use tokio::time::sleep_until;
 
 use crate::config::{self, StationConfig};
 use crate::core::{Core, Output, SessionId};
+use crate::web;
 
 mod answer;
 mod tnc;
@@ -87,6 +91,8 @@ pub struct Bound {
     pub agw: Option<SocketAddr>,
     /// The KISS server.
     pub kiss: Option<SocketAddr>,
+    /// The status page and metrics.
+    pub status: Option<SocketAddr>,
 }
 
 /// Why the station could not start.
@@ -153,6 +159,10 @@ pub async fn run(
     };
     let kiss = match config.kiss_server {
         Some(address) => Some(listen(address, "KISS clients").await?),
+        None => None,
+    };
+    let status = match config.status {
+        Some(address) => Some(listen(address, "the status page").await?),
         None => None,
     };
     let control = match &config.control {
@@ -234,6 +244,19 @@ pub async fn run(
     if let Some(control) = &control {
         log(&format!("control socket {}", control.path.display()));
     }
+    let file = path
+        .as_ref()
+        .map_or_else(|| "(command line)".to_string(), |p| p.display().to_string());
+    let (reports, reports_rx) = watch::channel(None);
+    let status_address = status.as_ref().and_then(|l| l.local_addr().ok());
+    let web = status.map(|listener| {
+        log(&format!(
+            "status page on http://{}/ (metrics at /metrics)",
+            local_address(&listener)
+        ));
+        tokio::spawn(web::serve(listener, reports_rx, web::Limits::default()))
+    });
+    let mut next_report = tokio::time::Instant::now();
     for service in &config.services {
         log(&format!(
             "service {}: {}",
@@ -241,6 +264,7 @@ pub async fn run(
             service.answer.kind()
         ));
     }
+    let dtn_watch = linklab_dtnnode::SharedWatch::default();
     let mut dtn = match (&config.dtn, &dtn_listener) {
         (Some(spec), Some(listener)) => {
             let mut node = spec.node.clone();
@@ -261,8 +285,9 @@ pub async fn run(
                     .unwrap_or_default()
             ));
             core.set_dtn_running(true);
+            let watch = dtn_watch.clone();
             Some(std::thread::spawn(move || {
-                linklab_dtnnode::run(node).map_err(|e| e.to_string())
+                linklab_dtnnode::run_watched(node, watch).map_err(|e| e.to_string())
             }))
         }
         _ => None,
@@ -272,6 +297,7 @@ pub async fn run(
     ready(Bound {
         agw: agw.as_ref().and_then(|l| l.local_addr().ok()),
         kiss: kiss.as_ref().and_then(|l| l.local_addr().ok()),
+        status: status_address,
     });
     let watchdog = watchdog_interval();
     let mut next_pet = watchdog.map(|w| tokio::time::Instant::now() + w);
@@ -344,7 +370,14 @@ pub async fn run(
         // While stopping, look now and then whether the DTN node is done.
         let dtn_check = (shutdown_at.is_some() && dtn.is_some())
             .then(|| tokio::time::Instant::now() + Duration::from_millis(100));
-        let wake = [timer, shutdown_at, next_pet, dtn_check]
+        if web.is_some() && next_report <= tokio::time::Instant::now() {
+            let mut report = core.status(now(), &file);
+            dtn_seen(&mut report, &dtn_watch);
+            reports.send_replace(Some(Arc::new(report)));
+            next_report = tokio::time::Instant::now() + web::PUBLISH_EVERY;
+        }
+        let report_due = web.is_some().then_some(next_report);
+        let wake = [timer, shutdown_at, next_pet, dtn_check, report_due]
             .into_iter()
             .flatten()
             .min();
@@ -420,8 +453,8 @@ pub async fn run(
                 },
                 Input::Datagram(tun, data) => core.tun_datagram(now(), tun, data),
                 Input::Status(stream) => {
-                    let file = path.as_ref().map_or_else(|| "(command line)".to_string(), |p| p.display().to_string());
-                    let report = core.status(now(), &file);
+                    let mut report = core.status(now(), &file);
+                    dtn_seen(&mut report, &dtn_watch);
                     tokio::spawn(reply_status(stream, report));
                 }
             },
@@ -465,6 +498,9 @@ pub async fn run(
     }
     for t in tuns {
         t.stop();
+    }
+    if let Some(web) = web {
+        web.abort();
     }
     // The devices go when their last descriptor closes.
     drop(devices);
@@ -709,6 +745,17 @@ async fn accept_control(control: Option<&ControlSocket>) -> std::io::Result<Unix
     match control {
         Some(c) => c.listener.accept().await.map(|(s, _)| s),
         None => std::future::pending().await,
+    }
+}
+
+/// The DTN node's store and contacts, as it last wrote them, into
+/// `report`.
+fn dtn_seen(report: &mut crate::status::StatusReport, watch: &linklab_dtnnode::SharedWatch) {
+    if let (Some(dtn), Ok(seen)) = (report.dtn.as_mut(), watch.lock()) {
+        dtn.stored = seen.stored;
+        dtn.contacts = seen.contacts.clone();
+        dtn.forwarded = seen.forwarded;
+        dtn.delivered = seen.delivered;
     }
 }
 
