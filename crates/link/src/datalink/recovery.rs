@@ -51,6 +51,8 @@ impl<F: Framing> Link<F> {
         self.select_t1_value();
         if self.top == self.va {
             self.start_t3(now);
+            // The REJ acknowledged everything, the frame with our P too.
+            self.checkpoint_acknowledged();
         } else {
             self.invoke_retransmission(nr);
             self.start_t1(now);
@@ -114,6 +116,7 @@ impl<F: Framing> Link<F> {
             if self.top == self.va {
                 self.stop_t1(now);
                 self.start_t3(now);
+                self.checkpoint_acknowledged();
             } else if !self.timers.is_running(Timer::T1) {
                 // Frames resent earlier are still unacknowledged.
                 self.start_t1(now);

@@ -482,7 +482,7 @@ impl<F: Framing> Link<F> {
     /// (the P frame lost and sent again without P), and with T1 stopped
     /// nothing else would end the wait before T3; an F = 1 that still
     /// comes is a late answer, counted as error A.
-    fn checkpoint_acknowledged(&mut self) {
+    pub(super) fn checkpoint_acknowledged(&mut self) {
         if self.config.role == Role::Combined && self.config.poll_holds_new_frames {
             self.poll_outstanding = false;
         }
