@@ -33,6 +33,9 @@ control = "{control}"
 [agw]
 listen = "127.0.0.1:0"
 
+[status]
+listen = "127.0.0.1:0"
+
 [[port]]
 name = "vhf"
 kiss = "{kiss}"
@@ -99,6 +102,27 @@ fn a_circuit_through_one_stations_netrom_port_reaches_the_others_service() {
         shown.contains("NET/ROM node NODEB:N0BBB-2") && shown.contains("NODEA:N0AAA-2"),
         "{shown}"
     );
+    // The status page's report and /metrics show the node too (the
+    // report is published every second: wait for one with the route).
+    let page = b.status.expect("B serves its status page");
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let metrics = loop {
+        let text = cli::web::get(page, "/metrics").body;
+        if text.contains("linklab_netrom_destinations{} 1") {
+            break text;
+        }
+        assert!(
+            std::time::Instant::now() < end,
+            "no NET/ROM route in /metrics:\n{text}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    assert!(
+        metrics.contains("linklab_netrom_neighbours{} 1"),
+        "{metrics}"
+    );
+    let json = cli::web::status_json(page);
+    assert_eq!(json["netrom"]["alias"], "NODEB", "{json}");
     // B's NET/ROM port is AGWPE port 2, after its radio port.
     let agw = b.agw_address();
     let mut caller = Caller::start(&[

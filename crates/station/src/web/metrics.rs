@@ -290,11 +290,59 @@ pub fn render(report: &StatusReport) -> String {
         forwarded.get_or_create(&none).inc_by(dtn.forwarded);
         delivered.get_or_create(&none).inc_by(dtn.delivered);
     }
+    netrom(&mut registry, report);
 
     let mut text = String::new();
     // Writing to a String does not fail.
     let _ = encode(&mut text, &registry);
     text
+}
+
+/// The NET/ROM node's table sizes, circuits, and datagrams by what
+/// became of them (no sample without `[netrom]`).
+fn netrom(registry: &mut Registry, report: &StatusReport) {
+    let destinations = gauge(
+        registry,
+        "netrom_destinations",
+        None,
+        "nodes in the NET/ROM node table with a route",
+    );
+    let neighbours = gauge(
+        registry,
+        "netrom_neighbours",
+        None,
+        "neighbours in the NET/ROM node table",
+    );
+    let circuits = gauge(registry, "netrom_circuits", None, "NET/ROM circuits open");
+    let datagrams = counter(
+        registry,
+        "netrom_datagrams",
+        None,
+        "NET/ROM datagrams seen, by fate: delivered (to us), forwarded, ttl_expired, no_route, malformed",
+    );
+    let Some(n) = &report.netrom else {
+        return;
+    };
+    let none = Vec::new();
+    let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+    let routed = n.destinations.iter().filter(|d| !d.routes.is_empty());
+    destinations.get_or_create(&none).set(count(routed.count()));
+    neighbours
+        .get_or_create(&none)
+        .set(count(n.neighbours.len()));
+    circuits.get_or_create(&none).set(count(n.circuits.len()));
+    let d = n.datagrams;
+    for (fate, value) in [
+        ("delivered", d.delivered),
+        ("forwarded", d.forwarded),
+        ("ttl_expired", d.ttl_expired),
+        ("no_route", d.no_route),
+        ("malformed", d.malformed),
+    ] {
+        datagrams
+            .get_or_create(&vec![("fate".to_string(), fate.to_string())])
+            .inc_by(value);
+    }
 }
 
 fn counter(

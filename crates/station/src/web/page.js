@@ -171,8 +171,29 @@ function renderRest(report) {
     ? table(["node", "callsign", "port", "running", "stored bundles", "contacts", "forwarded", "delivered"],
       [[d.eid, d.callsign, d.port, d.running ? "yes" : "no", d.stored, d.contacts.join(" ") || "none", d.forwarded, d.delivered]])
     : el("p", { class: "quiet" }, "no DTN node configured"));
+  replace("netrom", renderNetrom(report.netrom));
   replace("beacons", table(["port", "header", "every", "next in", "sent"],
     report.beacons.map((b) => [b.port, b.header, duration(b.every_s), duration(b.next_in_s), b.sent])));
+}
+
+/* The node: its figures, neighbours (LinBPQ's ROUTES), destinations
+   with every route (NODES) and circuits. */
+function renderNetrom(n) {
+  if (!n) return el("p", { class: "quiet" }, "no NET/ROM node configured");
+  const d = n.datagrams;
+  return el("div", {},
+    el("p", {}, `node ${n.alias}:${n.callsign} on port ${n.ports.join(", ")}, next NODES in ${duration(n.next_broadcast_in_s)}; ` +
+      `datagrams ${d.delivered} for us, ${d.forwarded} forwarded, dropped ${d.ttl_expired} TTL, ${d.no_route} no route, ${d.malformed} malformed`),
+    el("h3", {}, "neighbours"),
+    table(["port", "callsign", "quality", "destinations", "locked", "link failures"],
+      n.neighbours.map((x) => [x.port, x.callsign, x.quality, x.destinations, x.locked ? "yes" : "no", x.failures])),
+    el("h3", {}, "destinations"),
+    table(["node", "routes (quality/obsolescence via neighbour, port)"],
+      n.destinations.map((x) => [`${x.alias}:${x.callsign}`,
+        x.routes.map((r) => `${r.quality}/${r.obsolescence} via ${r.neighbour} ${r.port}${r.locked ? " locked" : ""}`).join("; ") || "-"])),
+    el("h3", {}, "circuits"),
+    table(["user", "node", "state", "unacknowledged"],
+      n.circuits.map((c) => [c.user, c.node, c.state, octets(c.unacknowledged)])));
 }
 
 function render(report) {
