@@ -239,7 +239,14 @@ impl Server {
         }
         let listeners = self.listeners;
         let io_events = events.clone();
-        let signals = options.signals;
+        // Taken over before the ports are announced: a signal that comes
+        // as soon as the ready line is read must find the handler there.
+        let signals = if options.signals {
+            let _context = runtime.enter();
+            Signals::register()
+        } else {
+            None
+        };
         // Dropped when this function returns, which ends the I/O thread
         // and closes every connection.
         let (_running, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -422,7 +429,7 @@ async fn serve(
     events: mpsc::Sender<Event>,
     next_id: Arc<AtomicU64>,
     queue_frames: usize,
-    signals: bool,
+    signals: Option<Signals>,
 ) {
     let clients = Arc::new(AtomicU64::new(0));
     for (station, listener) in listeners.into_iter().enumerate() {
@@ -454,31 +461,44 @@ async fn serve(
             }
         });
     }
-    if signals {
+    if let Some(signals) = signals {
         let events = events.clone();
-        tokio::spawn(async move { forward_signals(events).await });
+        tokio::spawn(async move { signals.forward(events).await });
     }
     // Runs until the model thread returns (see `Server::run`).
     std::future::pending::<()>().await;
 }
 
-async fn forward_signals(events: mpsc::Sender<Event>) {
-    use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut int), Ok(mut term), Ok(mut usr1)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-        signal(SignalKind::user_defined1()),
-    ) else {
-        return;
-    };
-    loop {
-        let event = tokio::select! {
-            _ = int.recv() => Event::Stop,
-            _ = term.recv() => Event::Stop,
-            _ = usr1.recv() => Event::Report,
-        };
-        if events.send(event).is_err() {
-            return;
+/// SIGINT and SIGTERM (stop) and SIGUSR1 (report), taken over from
+/// their default actions.
+struct Signals {
+    int: tokio::signal::unix::Signal,
+    term: tokio::signal::unix::Signal,
+    usr1: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    /// Takes the three signals over; inside a runtime's context.
+    fn register() -> Option<Signals> {
+        use tokio::signal::unix::{signal, SignalKind};
+        Some(Signals {
+            int: signal(SignalKind::interrupt()).ok()?,
+            term: signal(SignalKind::terminate()).ok()?,
+            usr1: signal(SignalKind::user_defined1()).ok()?,
+        })
+    }
+
+    /// Turns each signal into its event for the model thread.
+    async fn forward(mut self, events: mpsc::Sender<Event>) {
+        loop {
+            let event = tokio::select! {
+                _ = self.int.recv() => Event::Stop,
+                _ = self.term.recv() => Event::Stop,
+                _ = self.usr1.recv() => Event::Report,
+            };
+            if events.send(event).is_err() {
+                return;
+            }
         }
     }
 }
