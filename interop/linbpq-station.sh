@@ -25,20 +25,22 @@
 #                      (A's node, B, C's node and C's AX.25 downlink)
 #   c-to-a             C's console connects to LLA; the line typed comes
 #                      back from A's echo service
-#   cut-fails          with B stopped, a new circuit from A to BPQC fails
-#                      and the client is told (transport timeout)
+#   cut-fails          a circuit from A to BPQC is open when B stops; the
+#                      line sent then goes unanswered and the circuit
+#                      ends, the client told (transport timeout)
+#   cut-new-fails      a new circuit to BPQC fails as well
 #   routes-age-out     A's routes through B are gone after obsolescence
 #                      (3 broadcasts of 60 s here)
 #   routes-return      B started again: A learns BPQC again
 # OUTDIR keeps the configs, every log, LinBPQ's answers, A's status at
 # each step and the channel's pcap. Needs root (unshare), python3,
-# iproute2. Up to 25 minutes.
+# iproute2. Up to 40 minutes.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/netns-lib.sh"
 netns_need linbpq-station "apt-get install python3 iproute2" python3 ip
-netns_enter LINKLAB_BPQ_STATION_IN_NETNS 1500 "$@"
+netns_enter LINKLAB_BPQ_STATION_IN_NETNS 2400 "$@"
 
 linklab= linbpq= out=
 while [ $# -gt 0 ]; do
@@ -148,11 +150,13 @@ sys.exit(0 if have == (sys.argv[1] == "1") else 1)' "$2" "$3"; then
 }
 
 # An AGWPE client at A on the node's port (AGWPE port 2, 1 in the
-# header): CALL-TO, then the lines to type, then OCTETS of payload to
-# send and get back (0: none).
+# header): CALL-TO, OCTETS of payload to send and get back after the
+# lines (0: none), then the lines to type; a line `!kill PID` stops that
+# process instead, and `!until-cut` waits for the circuit to end by
+# itself.
 agw() {
     python3 - "$@" <<'EOF'
-import random, socket, struct, sys, time
+import os, random, signal, socket, struct, sys, time
 to, octets, lines = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 s = socket.create_connection(("127.0.0.1", 8201), timeout=5)
 def send(kind, data=b""):
@@ -192,6 +196,14 @@ if kind != "C":
     print("RESULT not connected:", kind)
     sys.exit(1)
 for line in lines:
+    if line.startswith("!kill "):
+        os.kill(int(line.split()[1]), signal.SIGTERM)
+        print(">> (the middle node stopped)", flush=True)
+        continue
+    if line == "!until-cut":
+        kind, _ = wait("d", 900)
+        print("RESULT cut:", "disconnected" if kind == "d" else "still open", flush=True)
+        sys.exit(0)
     send(b"D", line.encode() + b"\r")
     print(">>", line, flush=True)
     wait("D", 60, b"Connected to" if line.startswith("C ") else None)
@@ -238,11 +250,13 @@ check a-to-d-20k grep -q "RESULT 20480 octets back .* byte-exact" "$out/a-to-d.t
 console 30 8113 "C LLA" "hello from BPQC" >"$out/c-to-a.txt"
 check c-to-a bash -c "grep -A3 '>> hello from BPQC' '$out/c-to-a.txt' | grep -q '^hello from BPQC'"
 
-# The middle node goes away.
-kill "$b_pid"
+# The middle node goes away under an open circuit, which fails by
+# itself; a new one then fails too.
+agw BPQC 0 "!kill $b_pid" "a line after the cut" "!until-cut" >"$out/cut.txt" 2>&1
 wait "$b_pid" 2>/dev/null
-agw BPQC 0 >"$out/cut.txt" 2>&1
-check cut-fails bash -c "grep -q 'RESULT not connected: d' '$out/cut.txt' && grep -q 'no answer from the far node' '$out/a.log'"
+check cut-fails bash -c "grep -q 'RESULT cut: disconnected' '$out/cut.txt' && grep -q 'no answer from the far node' '$out/a.log'"
+agw BPQC 0 >"$out/cut-new.txt" 2>&1
+check cut-new-fails grep -q 'RESULT not connected: d' "$out/cut-new.txt"
 wait_dest 400 0 N0BPC
 check routes-age-out wait_dest 1 0 N0BPB
 status >"$out/a-status-2.json"
