@@ -19,25 +19,6 @@ use linklab_agw::wire::{CallField, Header};
 use linklab_wire::ax25::{Address, Frame, Pid};
 use linklab_wire::kiss;
 
-fn fast_channel(stations: &str) -> Channel {
-    Channel::start(&[
-        "--stations",
-        stations,
-        "--base-port",
-        "0",
-        "--bitrate",
-        "38400",
-        "--txdelay-ms",
-        "20",
-        "--txtail-ms",
-        "10",
-        "--slot-ms",
-        "10",
-        "--seed",
-        "3",
-    ])
-}
-
 fn pattern(len: usize, seed: u8) -> Vec<u8> {
     (0..len)
         .map(|i| (i as u8).wrapping_mul(37).wrapping_add(seed))
@@ -46,7 +27,7 @@ fn pattern(len: usize, seed: u8) -> Vec<u8> {
 
 #[test]
 fn connect_out_to_listen_and_accept_from_send() {
-    let channel = fast_channel("2");
+    let channel = Channel::fast(2, 3);
     let agw = Agw::start(&[channel.kiss(0)], &["--mycall", "N0CALL-9"]);
     let dir = tempfile::tempdir().unwrap();
     let mut c = agw.client();
@@ -119,7 +100,7 @@ fn connect_out_to_listen_and_accept_from_send() {
 
 #[test]
 fn thirty_two_clients_and_one_that_breaks_the_framing() {
-    let channel = fast_channel("1");
+    let channel = Channel::fast(1, 3);
     let agw = Agw::start(&[channel.kiss(0)], &[]);
     let mut clients: Vec<Client> = (0..32).map(|_| agw.client()).collect();
     let mut bad = agw.client();
@@ -145,7 +126,7 @@ fn thirty_two_clients_and_one_that_breaks_the_framing() {
 
 #[test]
 fn a_lost_tnc_is_reported_and_reconnected_while_the_other_port_serves() {
-    let channel = fast_channel("1");
+    let channel = Channel::fast(1, 3);
     let fake = TcpListener::bind("127.0.0.1:0").unwrap();
     let fake_kiss = format!("tcp:{}", fake.local_addr().unwrap());
     let accepting = thread::spawn(move || {
@@ -252,7 +233,7 @@ fn wait_for_kiss(stream: &mut TcpStream, body: &[u8]) {
 
 #[test]
 fn the_tnc_is_shared_with_kiss_clients_each_side_hearing_the_other() {
-    let channel = fast_channel("2");
+    let channel = Channel::fast(2, 3);
     let agw = Agw::start(&[channel.kiss(0)], &["--kiss-server", "127.0.0.1:0"]);
     let mut shared = TcpStream::connect(("127.0.0.1", agw.kiss_port.unwrap())).unwrap();
     shared
@@ -299,7 +280,7 @@ fn the_tnc_is_shared_with_kiss_clients_each_side_hearing_the_other() {
 
 #[test]
 fn ports_from_a_file_have_settings_of_their_own() {
-    let channel = fast_channel("2");
+    let channel = Channel::fast(2, 3);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("agw.toml");
     std::fs::write(
@@ -353,7 +334,7 @@ fn ports_from_a_file_have_settings_of_their_own() {
 
 #[test]
 fn a_stop_releases_every_link_with_disc_before_the_process_ends() {
-    let channel = fast_channel("2");
+    let channel = Channel::fast(2, 3);
     let agw = Agw::start(&[channel.kiss(0)], &[]);
     let dir = tempfile::tempdir().unwrap();
     let got = dir.path().join("got.bin");

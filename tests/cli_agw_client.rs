@@ -18,25 +18,6 @@ use cli::agw::Agw;
 use cli::channel::Channel;
 use cli::{finish, linklab, tail, text, LIMIT};
 
-fn fast_channel() -> Channel {
-    Channel::start(&[
-        "--stations",
-        "2",
-        "--base-port",
-        "0",
-        "--bitrate",
-        "38400",
-        "--txdelay-ms",
-        "20",
-        "--txtail-ms",
-        "10",
-        "--slot-ms",
-        "10",
-        "--seed",
-        "5",
-    ])
-}
-
 fn pattern(len: usize) -> Vec<u8> {
     (0..len)
         .map(|i| (i as u8).wrapping_mul(53).wrapping_add(7))
@@ -130,7 +111,7 @@ impl Watched {
 
 #[test]
 fn send_to_listen_through_two_servers_with_monitor_and_heard() {
-    let channel = fast_channel();
+    let channel = Channel::fast(2, 5);
     let a = Agw::start(&[channel.kiss(0)], &[]);
     let b = Agw::start(&[channel.kiss(1)], &[]);
     let station_a = format!("127.0.0.1:{}", a.port);
@@ -318,7 +299,7 @@ fn send_through_a_server_ends_on_sigterm_and_sighup_with_their_status() {
     // Issue 30, item 5, for the `--station` path: a service manager's
     // SIGTERM, or the terminal's SIGHUP, ends `send --station` as Ctrl-C
     // does (the link released through the server), with 128 + the signal.
-    let channel = fast_channel();
+    let channel = Channel::fast(2, 5);
     let a = Agw::start(&[channel.kiss(0)], &[]);
     let station = format!("127.0.0.1:{}", a.port);
     let dir = tempfile::tempdir().unwrap();

@@ -22,26 +22,6 @@ use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame, Pid};
 use linklab_wire::control::{Control, Modulus, Unnumbered};
 use linklab_wire::kiss;
 
-/// A fast channel: `n` stations at 38400 bit/s with short key-up times.
-fn channel(n: &str) -> Channel {
-    Channel::start(&[
-        "--stations",
-        n,
-        "--base-port",
-        "0",
-        "--bitrate",
-        "38400",
-        "--txdelay-ms",
-        "20",
-        "--txtail-ms",
-        "10",
-        "--slot-ms",
-        "10",
-        "--seed",
-        "11",
-    ])
-}
-
 fn pattern(len: usize, seed: u8) -> Vec<u8> {
     (0..len)
         .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
@@ -223,7 +203,7 @@ fn wait_for_ua(tnc: &mut TcpStream) {
 
 #[test]
 fn every_service_at_once_on_one_port() {
-    let ch = channel("6");
+    let ch = Channel::fast(6, 11);
     let dir = tempfile::tempdir().unwrap();
     let drop_dir = dir.path().join("drop");
     std::fs::create_dir(&drop_dir).unwrap();
@@ -486,7 +466,7 @@ ax25-peers = ["N0CALL-13=ipn:2.*"]
 
 #[test]
 fn a_reload_adds_a_service_and_removes_a_beacon_while_a_transfer_runs() {
-    let ch = channel("3");
+    let ch = Channel::fast(3, 11);
     let dir = tempfile::tempdir().unwrap();
     let (drop_dir, drop_table) = drop_service(dir.path());
     let base = format!("{}{}{drop_table}", head(dir.path()), port(&ch.kiss(0)));
@@ -557,7 +537,7 @@ fn a_reload_adds_a_service_and_removes_a_beacon_while_a_transfer_runs() {
 
 #[test]
 fn a_stop_releases_every_link_with_disc() {
-    let ch = channel("2");
+    let ch = Channel::fast(2, 11);
     let dir = tempfile::tempdir().unwrap();
     let config = format!(
         "{}{}\n[[service]]\ncallsign = \"N0CALL-4\"\nbuiltin = \"echo\"\n",
@@ -584,7 +564,7 @@ fn a_stop_releases_every_link_with_disc() {
 
 #[test]
 fn programs_that_exit_at_once_hang_or_flood_are_dealt_with() {
-    let ch = channel("2");
+    let ch = Channel::fast(2, 11);
     let dir = tempfile::tempdir().unwrap();
     let config = format!(
         r#"{}{}
@@ -738,7 +718,7 @@ fn an_agwpe_client_that_never_reads_is_let_go_and_the_rest_serve_on() {
 
 #[test]
 fn a_station_killed_mid_transfer_leaves_the_drop_partial() {
-    let ch = channel("2");
+    let ch = Channel::fast(2, 11);
     let dir = tempfile::tempdir().unwrap();
     let (drop_dir, drop_table) = drop_service(dir.path());
     let config = format!("{}{}{drop_table}", head(dir.path()), port(&ch.kiss(0)));
@@ -793,7 +773,7 @@ fn dtn_status_until(
 
 #[test]
 fn a_bundle_stored_by_the_station_s_dtn_node_survives_a_kill_and_is_delivered() {
-    let ch = channel("2");
+    let ch = Channel::fast(2, 11);
     let dir = tempfile::tempdir().unwrap();
     let config = format!(
         r#"{}{}

@@ -59,22 +59,7 @@ quality = 192
 
 #[test]
 fn a_circuit_through_one_stations_netrom_port_reaches_the_others_service() {
-    let ch = Channel::start(&[
-        "--stations",
-        "2",
-        "--base-port",
-        "0",
-        "--bitrate",
-        "38400",
-        "--txdelay-ms",
-        "20",
-        "--txtail-ms",
-        "10",
-        "--slot-ms",
-        "10",
-        "--seed",
-        "5",
-    ]);
+    let ch = Channel::fast(2, 5);
     let (a_dir, b_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let a = Station::start(
         a_dir.path(),

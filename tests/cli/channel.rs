@@ -54,6 +54,28 @@ impl Channel {
         }
     }
 
+    /// A fast channel: `stations` stations at 38 400 bit/s with short
+    /// key-up times (TXDELAY 20 ms, TXTAIL 10 ms, slot 10 ms), seeded.
+    pub fn fast(stations: usize, seed: u64) -> Channel {
+        let (stations, seed) = (stations.to_string(), seed.to_string());
+        Channel::start(&[
+            "--stations",
+            &stations,
+            "--base-port",
+            "0",
+            "--bitrate",
+            "38400",
+            "--txdelay-ms",
+            "20",
+            "--txtail-ms",
+            "10",
+            "--slot-ms",
+            "10",
+            "--seed",
+            &seed,
+        ])
+    }
+
     /// A client of `station`'s KISS port.
     pub fn connect(&self, station: usize) -> TcpStream {
         let s = TcpStream::connect(("127.0.0.1", self.ports[station])).unwrap();
