@@ -11,8 +11,8 @@ use linklab_wire::control::Modulus;
 
 use crate::monitor::{self, HEARD_MAX};
 use crate::port::{key, RadioPort};
-use crate::server::{text_data, ClientId, Owner, Server, UNKNOWN_KIND_LINES};
-use crate::wire::{printable, CallField, Header, Message, CALL_LEN};
+use crate::server::{ClientId, Owner, Server, UNKNOWN_KIND_LINES};
+use crate::wire::{printable, text_data, CallField, Header, Message, CALL_LEN};
 
 /// The version the 'R' answer gives: the AGWPE release Dire Wolf's
 /// server reports too, late enough for every client that checks one

@@ -28,7 +28,7 @@ use linklab_wire::ax25::{Address, AddressField, Pid};
 
 use crate::monitor;
 use crate::port::{key, Arrival, Key, PortConfig, RadioPort};
-use crate::wire::{CallField, Decoder, Header, Message};
+use crate::wire::{text_data, CallField, Decoder, Header, Message};
 use linklab_wire::kiss;
 
 /// I frames a link may hold queued (not yet sent), or data messages
@@ -678,14 +678,6 @@ impl Server {
             Event::Negotiated { .. } | Event::UnitData { .. } => {}
         }
     }
-}
-
-/// A text message's data: the text and a NUL, counted in the length, as
-/// AGWPE and Dire Wolf send them (C clients read them as strings).
-pub(crate) fn text_data(text: &str) -> Vec<u8> {
-    let mut data = text.as_bytes().to_vec();
-    data.push(0);
-    data
 }
 
 /// The port number in a header.

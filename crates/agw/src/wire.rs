@@ -186,6 +186,14 @@ pub enum StreamError {
     },
 }
 
+/// A text message's data: the text and a NUL, counted in the length, as
+/// AGWPE and Dire Wolf send them (C clients read them as strings).
+pub fn text_data(text: &str) -> Vec<u8> {
+    let mut data = text.as_bytes().to_vec();
+    data.push(0);
+    data
+}
+
 /// The kind octet as shown in messages: the letter, or its value in hex.
 pub fn printable(kind: u8) -> String {
     if kind.is_ascii_graphic() {

@@ -156,6 +156,18 @@ pub enum CircuitEvent {
     },
 }
 
+impl CircuitEvent {
+    /// The circuit it is about.
+    pub fn circuit(&self) -> CircuitHandle {
+        match *self {
+            CircuitEvent::Incoming { circuit, .. }
+            | CircuitEvent::Connected { circuit }
+            | CircuitEvent::Readable { circuit }
+            | CircuitEvent::Closed { circuit, .. } => circuit,
+        }
+    }
+}
+
 /// Why a circuit could not be started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 pub enum ConnectError {

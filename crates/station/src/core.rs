@@ -816,18 +816,14 @@ impl Core {
             b'X' => self.registered(header, &message.data),
             b'C' => self.connected(now, port, local, remote, None),
             b'D' => {
-                let Some((&id, session)) = self.sessions.iter_mut().find(|(_, s)| {
+                let found = self.sessions.iter().find(|(_, s)| {
                     s.circuit.is_none()
                         && s.port == port
                         && same_station(&s.local, &local)
                         && same_station(&s.remote, &remote)
-                }) else {
-                    return;
-                };
-                session.octets_in += message.data.len() as u64;
-                let data = session.to_program.convert(&message.data);
-                if !data.is_empty() && !session.closing {
-                    self.out.push_back(Output::Data { session: id, data });
+                });
+                if let Some((&id, _)) = found {
+                    self.caller_said(id, &message.data);
                 }
             }
             b'd' => {
@@ -972,16 +968,8 @@ impl Core {
             }
             CircuitEvent::Readable { circuit } => {
                 let data = netrom.read(now, circuit);
-                let Some(id) = session(&self.sessions, circuit) else {
-                    return;
-                };
-                let Some(s) = self.sessions.get_mut(&id) else {
-                    return;
-                };
-                s.octets_in += data.len() as u64;
-                let data = s.to_program.convert(&data);
-                if !data.is_empty() && !s.closing {
-                    self.out.push_back(Output::Data { session: id, data });
+                if let Some(id) = session(&self.sessions, circuit) {
+                    self.caller_said(id, &data);
                 }
             }
             CircuitEvent::Closed { circuit, reason } => {
@@ -990,14 +978,8 @@ impl Core {
                 let Some(id) = session(&self.sessions, circuit) else {
                     return;
                 };
-                if let Some(s) = self.sessions.get_mut(&id) {
-                    // What arrived before the end still goes to the answer.
-                    s.octets_in += unread.len() as u64;
-                    let data = s.to_program.convert(&unread);
-                    if !data.is_empty() && !s.closing {
-                        self.out.push_back(Output::Data { session: id, data });
-                    }
-                }
+                // What arrived before the end still goes to the answer.
+                self.caller_said(id, &unread);
                 let Some(s) = self.sessions.remove(&id) else {
                     return;
                 };
@@ -1011,6 +993,20 @@ impl Core {
                 });
             }
             CircuitEvent::Connected { .. } => {}
+        }
+    }
+
+    /// Octets from session `id`'s caller, over its link or circuit:
+    /// counted, line ends converted, and handed to its answer unless the
+    /// session is closing.
+    fn caller_said(&mut self, id: SessionId, data: &[u8]) {
+        let Some(s) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        s.octets_in += data.len() as u64;
+        let data = s.to_program.convert(data);
+        if !data.is_empty() && !s.closing {
+            self.out.push_back(Output::Data { session: id, data });
         }
     }
 

@@ -7,7 +7,7 @@
 //! AGWPE programs need nothing new; what they reach is the far node's
 //! command line, or its application, as a user of a NET/ROM node would.
 
-use linklab_agw::wire::{CallField, Header, Message};
+use linklab_agw::wire::{text_data, CallField, Header, Message};
 use linklab_agw::ClientId;
 use linklab_core::Instant;
 use linklab_netrom::{CircuitEvent, CircuitHandle};
@@ -144,12 +144,7 @@ impl NetromService {
 
     /// A client circuit's event; false if the circuit is not one.
     pub(super) fn client_circuit_event(&mut self, now: Instant, event: CircuitEvent) -> bool {
-        let circuit = match event {
-            CircuitEvent::Connected { circuit }
-            | CircuitEvent::Readable { circuit }
-            | CircuitEvent::Closed { circuit, .. } => circuit,
-            CircuitEvent::Incoming { .. } => return false,
-        };
+        let circuit = event.circuit();
         let Some(i) = self.clients.iter().position(|c| c.circuit == circuit) else {
             return false;
         };
@@ -213,7 +208,5 @@ fn link_message(port: u8, kind: u8, from: CallField, to: CallField, text: &str) 
     let mut header = Header::new(port, kind);
     header.call_from = from;
     header.call_to = to;
-    let mut data = text.as_bytes().to_vec();
-    data.push(0);
-    Message::new(header, data)
+    Message::new(header, text_data(text))
 }

@@ -444,14 +444,7 @@ impl NetromService {
                 let state = station.link(&neighbour.call).map(|l| l.state());
                 match state {
                     Some(State::Connected | State::TimerRecovery) => {
-                        if let Err(e) =
-                            station.send_with_pid(&neighbour.call, Pid::from(PID_NETROM), info)
-                        {
-                            self.log.push(format!(
-                                "NET/ROM: a datagram for {} not sent: {e}",
-                                neighbour.call
-                            ));
-                        }
+                        self.log.extend(send_datagram(station, &neighbour, info));
                     }
                     // Held until the link is up (AX.25 v2.2 6.3.1).
                     Some(State::AwaitingConnection | State::AwaitingConnection2_2) => {
@@ -490,12 +483,7 @@ impl NetromService {
             return;
         };
         for (_, info) in ready {
-            if let Err(e) = station.send_with_pid(&neighbour.call, Pid::from(PID_NETROM), info) {
-                self.log.push(format!(
-                    "NET/ROM: a datagram for {} not sent: {e}",
-                    neighbour.call
-                ));
-            }
+            self.log.extend(send_datagram(station, &neighbour, info));
         }
     }
 
@@ -679,12 +667,7 @@ impl NetromService {
 
     /// A console circuit's event; false if the circuit is not one.
     fn console_circuit_event(&mut self, now: Instant, event: CircuitEvent) -> bool {
-        let circuit = match event {
-            CircuitEvent::Connected { circuit }
-            | CircuitEvent::Readable { circuit }
-            | CircuitEvent::Closed { circuit, .. } => circuit,
-            CircuitEvent::Incoming { .. } => return false,
-        };
+        let circuit = event.circuit();
         let Some(i) = self
             .consoles
             .iter()
@@ -763,6 +746,14 @@ impl NetromService {
             }
         }
     }
+}
+
+/// Queues a datagram on the link to `neighbour` (I frames with PID
+/// 0xCF); the log line if it could not be.
+fn send_datagram(station: &mut Station, neighbour: &NeighbourKey, info: Vec<u8>) -> Option<String> {
+    let sent = station.send_with_pid(&neighbour.call, Pid::from(PID_NETROM), info);
+    sent.err()
+        .map(|e| format!("NET/ROM: a datagram for {} not sent: {e}", neighbour.call))
 }
 
 fn same_neighbour(a: &NeighbourKey, b: &NeighbourKey) -> bool {
