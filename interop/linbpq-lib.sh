@@ -1,5 +1,14 @@
 # What the LinBPQ interop scripts share (sourced after netns-lib.sh and
-# netns_pids, with $out and $linbpq set):
+# netns_pids, with $out, $linklab and $linbpq set):
+#
+#   line_channel SEED HIDDEN
+#       writes $out/channel.toml (stations a-d on KISS ports 8101-8104,
+#       38 400 bit/s, HIDDEN the TOML list of the pairs that cannot hear
+#       each other) and starts `linklab channel` on it, its monitor log and
+#       pcap in $out; exits 1 if it does not start
+#   check NAME COMMAND...
+#       prints PASS NAME or FAIL NAME as COMMAND succeeds, counting them
+#       in $pass and $fail
 #
 #   bpq NAME CALL ALIAS KISSPORT TELNETPORT HTTPPORT
 #       writes $out/NAME/bpq32.cfg (one KISS port on 127.0.0.1:KISSPORT at
@@ -98,3 +107,36 @@ s.close()
 EOF
 }
 
+
+line_channel() { # SEED HIDDEN
+    cat >"$out/channel.toml" <<EOF
+seed = $1
+[[channel]]
+name = "vhf"
+bitrate = 38400
+hidden = $2
+[[station]]
+name = "a"
+port = 8101
+[[station]]
+name = "b"
+port = 8102
+[[station]]
+name = "c"
+port = 8103
+[[station]]
+name = "d"
+port = 8104
+EOF
+    "$linklab" channel "$out/channel.toml" --monitor --capture "$out/air.pcap" \
+        >"$out/channel.log" 2>&1 &
+    pids+=($!)
+    wait_port 8101 || { echo "$(basename "$0"): the channel did not start" >&2; exit 1; }
+}
+
+pass=0 fail=0
+check() { # NAME CONDITION...
+    local name=$1
+    shift
+    if "$@"; then echo "PASS $name"; pass=$((pass + 1)); else echo "FAIL $name"; fail=$((fail + 1)); fi
+}

@@ -55,31 +55,9 @@ out=$(cd "$out" && pwd)
 netns_lo
 netns_pids
 
-cat >"$out/channel.toml" <<EOF
-seed = 34
-[[channel]]
-name = "vhf"
-bitrate = 38400
-hidden = [["a", "c"], ["a", "d"], ["c", "d"]]
-[[station]]
-name = "a"
-port = 8101
-[[station]]
-name = "b"
-port = 8102
-[[station]]
-name = "c"
-port = 8103
-[[station]]
-name = "d"
-port = 8104
-EOF
-"$linklab" channel "$out/channel.toml" --monitor --capture "$out/air.pcap" \
-    >"$out/channel.log" 2>&1 &
-pids+=($!)
-wait_port 8101 || { echo "linbpq-netrom: the channel did not start" >&2; exit 1; }
-
 . "$here/linbpq-lib.sh"
+line_channel 34 '[["a", "c"], ["a", "d"], ["c", "d"]]'
+
 bpq a N0BPA BPQA 8101 8111 8121
 bpq b N0BPB BPQB 8102 8112 8122
 wait_port 8111 && wait_port 8112 || { echo "linbpq-netrom: LinBPQ did not start" >&2; exit 1; }
@@ -107,12 +85,6 @@ console 4 8112 NODES ROUTES "N LLC" "N BPQA" >"$out/b-nodes.txt"
 # The circuit shares the air with D's transfer: give each answer 30 s.
 console 30 8111 "C LLC" "hello from BPQA" >"$out/a-to-c.txt"
 
-pass=0 fail=0
-check() { # NAME CONDITION...
-    local name=$1
-    shift
-    if "$@"; then echo "PASS $name"; pass=$((pass + 1)); else echo "FAIL $name"; fail=$((fail + 1)); fi
-}
 check nodes-a grep -q "LLC:N0LLC" "$out/a-nodes.txt"
 check nodes-b grep -q "LLC:N0LLC" "$out/b-nodes.txt"
 check c-to-a grep -q "< BPQA:N0BPA} Nodes" "$out/kiss_node.log"

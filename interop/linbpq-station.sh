@@ -61,29 +61,7 @@ netns_lo
 netns_pids
 . "$here/linbpq-lib.sh"
 
-cat >"$out/channel.toml" <<EOF
-seed = 35
-[[channel]]
-name = "vhf"
-bitrate = 38400
-hidden = [["a", "c"], ["a", "d"], ["b", "d"]]
-[[station]]
-name = "a"
-port = 8101
-[[station]]
-name = "b"
-port = 8102
-[[station]]
-name = "c"
-port = 8103
-[[station]]
-name = "d"
-port = 8104
-EOF
-"$linklab" channel "$out/channel.toml" --monitor --capture "$out/air.pcap" \
-    >"$out/channel.log" 2>&1 &
-pids+=($!)
-wait_port 8101 || { echo "linbpq-station: the channel did not start" >&2; exit 1; }
+line_channel 35 '[["a", "c"], ["a", "d"], ["b", "d"]]'
 
 cat >"$out/a.toml" <<EOF
 [station]
@@ -227,12 +205,6 @@ wait("d", 120)
 EOF
 }
 
-pass=0 fail=0
-check() { # NAME CONDITION...
-    local name=$1
-    shift
-    if "$@"; then echo "PASS $name"; pass=$((pass + 1)); else echo "FAIL $name"; fail=$((fail + 1)); fi
-}
 
 # C's entry reaches A through B in two or three NODES rounds.
 wait_dest 400 1 N0BPC
