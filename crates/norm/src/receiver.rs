@@ -823,7 +823,11 @@ impl Receiver {
                 let cc_session = exts.iter().any(|e| matches!(e, Extension::Rate { .. }));
                 // The CLR answers at once; others after a random backoff
                 // (RFC 5740 section 5.5.2), in NORM-CC sessions only if
-                // their rate is below the sender's.
+                // their rate is below the sender's or the sender has no
+                // CLR yet: a receiver in slow start reports twice what it
+                // receives, never below the rate it is sent at, so a
+                // sender that has not heard it would never hear it (as
+                // libnorm, which arms the backoff for every probe).
                 let delay = if listed.is_some() {
                     0.0
                 } else {
@@ -835,8 +839,9 @@ impl Receiver {
                     Extension::Rate { send_rate } => Some(wire::unquantize_rate(*send_rate)),
                     _ => None,
                 });
+                let has_clr = nodes.iter().any(|n| n.flags & cc_flags::CLR != 0);
                 let below = match (cc_session, sender_rate) {
-                    (true, Some(rate)) => listed.is_some() || self_rate(r, now) < rate,
+                    (true, Some(rate)) => listed.is_some() || !has_clr || self_rate(r, now) < rate,
                     _ => true,
                 };
                 if below && !r.timers.is_running(RemoteTimer::CcFeedback) {
