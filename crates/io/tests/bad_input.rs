@@ -473,7 +473,9 @@ fn frmr() {
 
 #[test]
 fn ua_out_of_the_blue() {
-    // UA while connected: error C and re-establishment (fig. C4.4b).
+    // UA while connected: error C, and nothing else (the SDL's
+    // re-establishment, fig. C4.4b, turned every repeated UA into a
+    // reset: `tests/hostile_peers.rs` of linklab-link).
     let frame = Frame::u(
         from_c(CommandResponse::Response),
         Modulus::Mod8,
@@ -483,7 +485,7 @@ fn ua_out_of_the_blue() {
     )
     .unwrap();
     let out = scenario(|hub| hub.inject_frame(S, &frame.encode()));
-    assert_eq!(out.response(), ["N0CALL-2>N0CALL-3: <SABM C P>"]);
+    assert!(out.response().is_empty(), "{:?}", out.response());
     let errors = out.errors();
     assert_eq!(errors, [&LinkError::UnexpectedUa]);
     assert_eq!(errors[0].to_string(), "C: unexpected UA");

@@ -39,9 +39,10 @@ pub enum DisconnectReason {
 pub enum FailureReason {
     /// G: no answer to N2 SABM/SABME.
     ConnectTimeout,
-    /// I: N2 T1 expiries with sent data unacknowledged. Also an NRM or
-    /// ARM secondary that heard nothing from its primary for T3 while it
-    /// had data unacknowledged.
+    /// I: N2 T1 expiries with sent data unacknowledged, or the oldest
+    /// unacknowledged I frame sent again N2 times. Also an NRM or ARM
+    /// secondary that heard nothing from its primary for T3 while it had
+    /// data unacknowledged.
     UnacknowledgedData,
     /// T: N2 T1 expiries without an answer to the enquiry. Also an NRM or
     /// ARM secondary that heard nothing from its primary for T3.

@@ -297,9 +297,15 @@ impl<F: Framing> Link<F> {
                     reason: DisconnectReason::LocalRequest,
                 });
             }
+            // Error C, and nothing else: the SDL re-establishes the link
+            // (fig. C4.4b), but a UA carries no sequence numbers and in
+            // states 3 and 4 can only be a late or repeated answer to our
+            // own SABM(E): on a path that repeats frames (AXUDP) each
+            // repeat became a reset, the reset's UA was repeated in turn,
+            // and the link never left the cycle. The Linux kernel's
+            // AX.25 ignored it the same way.
             State::Connected | State::TimerRecovery => {
                 self.event(Event::Error(LinkError::UnexpectedUa));
-                self.reestablish(now);
             }
         }
     }
@@ -529,6 +535,8 @@ impl<F: Framing> Link<F> {
         self.vr = 0;
         self.nr_sent = 0;
         self.top = 0;
+        self.oldest_resent = 0;
+        self.busy_answers = 0;
         self.checkpoint_unacked = 0;
         self.sent.iter_mut().for_each(|s| *s = None);
         self.stored.iter_mut().for_each(|s| *s = None);
@@ -544,6 +552,7 @@ impl<F: Framing> Link<F> {
         self.resend.clear();
         self.va = self.top;
         self.vs = self.top;
+        self.oldest_resent = 0;
     }
 
     /// Enters state 3 with T3 running and RC = 0 (Dire Wolf: RC = 0 on

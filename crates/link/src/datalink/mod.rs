@@ -237,6 +237,10 @@ pub struct Link<F: Framing> {
     top: u8,
     /// RC, the retry count.
     rc: u8,
+    /// Answers in a row to our polls from a busy peer (RNR) that
+    /// acknowledged nothing while we had frames to send: at N2 the link is
+    /// given up on (see [`Link::busy_answer`]).
+    busy_answers: u8,
     layer_3_initiated: bool,
     peer_receiver_busy: bool,
     own_receiver_busy: bool,
@@ -331,6 +335,9 @@ pub struct Link<F: Framing> {
     segments: IQueue,
     /// Sent, unacknowledged I frames by N(S).
     sent: Vec<Option<Payload>>,
+    /// Retransmissions of the frame at V(A) since it became the oldest
+    /// unacknowledged one (see [`Link::may_send_again`]).
+    oldest_resent: u8,
     /// N(S) asked for by SREJ, to retransmit first.
     resend: VecDeque<u8>,
     /// Out-of-sequence I frames kept for SREJ recovery, by N(S).
@@ -441,6 +448,7 @@ impl<F: Framing> Link<F> {
             vr: 0,
             top: 0,
             rc: 0,
+            busy_answers: 0,
             layer_3_initiated: false,
             peer_receiver_busy: false,
             own_receiver_busy: false,
@@ -476,6 +484,7 @@ impl<F: Framing> Link<F> {
             i_queue: IQueue::default(),
             segments: IQueue::default(),
             sent: vec![None; 128],
+            oldest_resent: 0,
             resend: VecDeque::new(),
             stored: vec![None; 128],
             out: VecDeque::new(),

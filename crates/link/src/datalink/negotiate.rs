@@ -23,6 +23,11 @@
 //!   offered in the XID command and XID response frames".
 //! - An absent parameter keeps the current value (4.3.3.7: "an omitted
 //!   parameter field assumes the currently negotiated value").
+//! - Values no station can mean are not taken (the hostile-peer suite of
+//!   `tests/hostile_peers.rs`): an I field under [`MIN_N1`] octets, which
+//!   could not carry even a segment, is ignored as a zero is; N2 is held
+//!   to [`MAX_N2`], as T1 is to `Config::t1_max`, so that a peer cannot
+//!   make a dead link take hours to be given up on.
 //!
 //! Errata followed: the SDL of fig. C5.2 returns to Ready after resending
 //! the XID command on TM201 expiry; it must stay in Negotiating. RC counts
@@ -71,6 +76,15 @@ fn recovery_of(functions: HdlcOptionalFunctions) -> RecoveryMode {
         RecoveryMode::Rej
     }
 }
+
+/// The least I field length taken from a peer's XID, in octets: below it
+/// the value is ignored (16 octets, the least PACLEN the Linux kernel's
+/// AX.25 accepted).
+pub(super) const MIN_N1: usize = 16;
+
+/// The most retries taken from a peer's XID (31, the Linux kernel's limit
+/// for N2).
+pub(super) const MAX_N2: u32 = 31;
 
 /// A numeric parameter's value, if present and not zero, capped at `max`.
 fn number(n: Option<XidNumber>, max: u32) -> Option<u32> {
@@ -283,8 +297,10 @@ impl<F: Framing> Link<F> {
             params.segmenter = v2_2 && functions.contains(HdlcOptionalFunction::Segmenter);
         }
         if let Some(bits) = number(xid.i_field_length_rx, u32::MAX) {
-            let n1 = usize::try_from(bits / 8).unwrap_or(usize::MAX).max(1);
-            params.n1_tx = self.config.n1.min(n1);
+            let n1 = usize::try_from(bits / 8).unwrap_or(usize::MAX);
+            if n1 >= MIN_N1 {
+                params.n1_tx = self.config.n1.min(n1);
+            }
         }
         if let Some(k) = number(xid.window_size_rx, 127) {
             params.k_tx = self.config.window(modulus).min(k as u8);
@@ -297,7 +313,7 @@ impl<F: Framing> Link<F> {
                 t1
             };
         }
-        if let Some(n2) = number(xid.retries, 255) {
+        if let Some(n2) = number(xid.retries, MAX_N2) {
             let n2 = n2 as u8;
             params.n2 = if as_responder {
                 n2.max(self.config.n2)

@@ -80,12 +80,13 @@ impl<F: Framing> Link<F> {
         }
         if pf {
             self.poll_outstanding = false;
-            self.set_va(nr);
             if self.state == State::TimerRecovery {
                 self.stop_t1(now);
                 self.select_t1_value();
-                self.rc = 0;
+                self.enquiry_answered(nr);
                 self.set_state(State::Connected);
+            } else {
+                self.set_va(nr);
             }
         }
         // The HDLC framing delivers no information field in an SREJ, and
@@ -275,6 +276,7 @@ impl<F: Framing> Link<F> {
             return self.secondary_t1_expiry(now);
         }
         match self.state {
+            State::Connected if self.busy_answers >= self.n2 => self.give_up(now),
             State::Connected => {
                 // Revision 4: RC <- 1.
                 self.rc = 1;
@@ -282,24 +284,7 @@ impl<F: Framing> Link<F> {
                 self.transmit_enquiry(now);
                 self.set_state(State::TimerRecovery);
             }
-            State::TimerRecovery if self.rc >= self.n2 => {
-                let reason = if self.unacked() > 0 {
-                    FailureReason::UnacknowledgedData
-                } else if self.peer_receiver_busy {
-                    FailureReason::PeerBusy
-                } else {
-                    FailureReason::NoResponseToEnquiry
-                };
-                self.discard_queues();
-                // Erratum (Dire Wolf): the SDL says DL-DISCONNECT "request";
-                // tell the user and the peer (DM, F = 0). A primary sends
-                // no responses: its secondary finds out by its T3.
-                if self.config.role == Role::Combined {
-                    self.send_u(Unnumbered::Dm, CommandResponse::Response, false, Vec::new());
-                }
-                self.enter_disconnected(now);
-                self.event(Event::LinkFailure { reason });
-            }
+            State::TimerRecovery if self.rc >= self.n2 => self.give_up(now),
             State::TimerRecovery => {
                 self.rc += 1;
                 self.select_t1_value();
@@ -307,6 +292,29 @@ impl<F: Framing> Link<F> {
             }
             _ => self.t1_expiry_unconnected(now),
         }
+    }
+
+    /// N2 tries have gone unanswered, or N2 answers came from a busy peer
+    /// that acknowledged nothing, or a frame was due a sending beyond its
+    /// 1 + N2: the link fails (DL-ERROR I, T or U, then
+    /// DL-DISCONNECT).
+    pub(super) fn give_up(&mut self, now: Instant) {
+        let reason = if self.unacked() > 0 {
+            FailureReason::UnacknowledgedData
+        } else if self.peer_receiver_busy {
+            FailureReason::PeerBusy
+        } else {
+            FailureReason::NoResponseToEnquiry
+        };
+        self.discard_queues();
+        // Erratum (Dire Wolf): the SDL says DL-DISCONNECT "request";
+        // tell the user and the peer (DM, F = 0). A primary sends
+        // no responses: its secondary finds out by its T3.
+        if self.config.role == Role::Combined {
+            self.send_u(Unnumbered::Dm, CommandResponse::Response, false, Vec::new());
+        }
+        self.enter_disconnected(now);
+        self.event(Event::LinkFailure { reason });
     }
 
     /// T3 expiry in state 3: poll the idle link (4.4.5.2). Erratum (Dire

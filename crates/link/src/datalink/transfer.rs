@@ -131,6 +131,9 @@ impl<F: Framing> Link<F> {
         let ns = loop {
             if let Some(ns) = self.resend.pop_front() {
                 if self.seq_diff(ns, self.va) < self.seq_diff(self.top, self.va) {
+                    if !self.may_send_again(now, ns) {
+                        return None;
+                    }
                     self.srej_resent_on_air |= 1u128 << ns;
                     self.stats.i_frames_resent += 1;
                     break ns;
@@ -139,6 +142,9 @@ impl<F: Framing> Link<F> {
             }
             if self.vs != self.top {
                 let ns = self.vs;
+                if !self.may_send_again(now, ns) {
+                    return None;
+                }
                 self.vs = self.seq_add(ns, 1);
                 self.go_back_on_air |= self.go_back_from.is_some();
                 self.stats.i_frames_resent += 1;
@@ -183,6 +189,31 @@ impl<F: Framing> Link<F> {
         self.stop_t3(now);
         self.t1_on_i_frame(now);
         Some(pdu)
+    }
+
+    /// Counts a retransmission of I frame `ns`. The oldest unacknowledged
+    /// frame, V(A), is sent again at most N2 times (N2, "maximum number
+    /// of retries", 6.7.2.4): once more fails the link
+    /// ([`FailureReason::UnacknowledgedData`]) and false is returned.
+    /// However the retransmissions come about (T1 recovery, REJ, SREJ), a
+    /// peer that keeps asking for a frame it never takes, or answers every
+    /// poll with the same stale N(R), is given up on within N2 tries: the
+    /// SDL counts only T1 expiries, which REJs and stale answers reset or
+    /// bypass, so such a peer held a link for ever, retransmitting at wire
+    /// speed. Frames after V(A) are not counted: a go-back resends them
+    /// for each loss before them while V(A) advances.
+    ///
+    /// [`FailureReason::UnacknowledgedData`]: crate::FailureReason::UnacknowledgedData
+    fn may_send_again(&mut self, now: Instant, ns: u8) -> bool {
+        if ns != self.va {
+            return true;
+        }
+        if self.oldest_resent >= self.n2 {
+            self.give_up(now);
+            return false;
+        }
+        self.oldest_resent += 1;
+        true
     }
 
     /// True if the I frame just taken is the last one [`Link::next_i_frame`]
@@ -440,8 +471,7 @@ impl<F: Framing> Link<F> {
         self.poll_outstanding = false;
         self.stop_t1(now);
         self.select_t1_value();
-        self.set_va(nr);
-        self.rc = 0;
+        self.enquiry_answered(nr);
         self.set_state(State::Connected);
         if self.top == self.va {
             self.start_t3(now);
@@ -450,6 +480,31 @@ impl<F: Framing> Link<F> {
                 self.invoke_retransmission(nr);
             }
             self.start_t1(now);
+        }
+    }
+
+    /// The answer to our enquiry (F = 1 in state 4) with `nr`: V(A) <-
+    /// N(R) and RC <- 0 (figs. C4.5, C4.6), counting a busy answer.
+    pub(super) fn enquiry_answered(&mut self, nr: u8) {
+        self.busy_answer();
+        self.set_va(nr);
+        self.rc = 0;
+    }
+
+    /// Counts an answer to our poll from a peer that is busy (RNR) while
+    /// we have frames to send; any other answer ends the count, and so
+    /// does an acknowledgement (`set_va`). The SDL's RC <- 0 on every answer
+    /// would let a peer that stays busy hold the link for ever, polled
+    /// each T1; after N2 such answers the link is given up on (DL-ERROR
+    /// U) at the next T1 expiry. (A peer that answers with RR or REJ and
+    /// a stale N(R) is caught by the frames it makes us send again:
+    /// [`Self::next_i_frame`].)
+    pub(super) fn busy_answer(&mut self) {
+        let waiting = self.top != self.va || !self.i_queue.is_empty();
+        if self.peer_receiver_busy && waiting {
+            self.busy_answers = self.busy_answers.saturating_add(1);
+        } else {
+            self.busy_answers = 0;
         }
     }
 
@@ -492,9 +547,16 @@ impl<F: Framing> Link<F> {
     fn check_i_frame_acked(&mut self, now: Instant, nr: u8) {
         if self.peer_receiver_busy {
             self.set_va(nr);
-            self.stop_t3(now);
-            if !self.timers.is_running(Timer::T1) {
-                self.start_t1(now);
+            if self.t1_may_run() {
+                self.stop_t3(now);
+                if !self.timers.is_running(Timer::T1) {
+                    self.start_t1(now);
+                }
+            } else if !self.timers.is_running(Timer::T3) {
+                // An NRM primary between polls has no T1 running: its
+                // poll interval (T3) must go on, or nothing would ever
+                // ask the busy secondary again.
+                self.start_t3(now);
             }
         } else if nr == self.top {
             self.set_va(nr);
@@ -517,6 +579,8 @@ impl<F: Framing> Link<F> {
         }
         if self.va != nr {
             self.go_back_from = None;
+            self.busy_answers = 0;
+            self.oldest_resent = 0;
         }
         while self.va != nr {
             self.srej_resent_after_poll &= !(1u128 << self.va);

@@ -27,7 +27,7 @@ use linklab_wire::control::{Control, Modulus, Supervisory, Unnumbered};
 
 use super::{InvalidFrame, Link, State};
 use crate::config::{Mode, PollPolicy, Role, WindowLimit};
-use crate::event::{Event, FailureReason};
+use crate::event::{Event, FailureReason, LinkError};
 use crate::framing::{Framing, Pdu};
 use crate::timer::Timer;
 use linklab_core::Instant;
@@ -329,11 +329,20 @@ impl<F: Framing> Link<F> {
     /// transmission ended; stop T1, checkpoint, and decide when to poll
     /// next.
     fn nrm_final(&mut self, now: Instant, nr: u8) {
+        if !self.poll_outstanding {
+            // Error A: a repeated or stray F = 1 ends no poll; acting on
+            // it would checkpoint the window a second time.
+            return self.event(Event::Error(LinkError::UnexpectedFinal));
+        }
         self.poll_outstanding = false;
         self.stop_t1(now);
         self.set_state(State::Connected);
         self.rc = 0;
         self.select_t1_value();
+        self.busy_answer();
+        if self.busy_answers > self.n2 {
+            return self.give_up(now);
+        }
         self.set_va(nr);
         self.checkpoint_retransmission(nr);
         let busy = self.peer_receiver_busy;

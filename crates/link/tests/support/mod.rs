@@ -87,6 +87,24 @@ test_framing!(Ax25Framing, Frame, carrier_sense: true, text: |frame| {
 /// Drops frames chosen by a test: (sender side, frame) -> drop?
 pub type Dropper<F = Ax25Framing> = Box<dyn FnMut(Side, &<F as Framing>::Frame) -> bool>;
 
+/// A peer that misbehaves (`tests/hostile_peers.rs`): it stands between
+/// B's engine and the line, and may also send frames of its own.
+pub trait Tamper<F: Framing> {
+    /// What goes on B's line instead of `frame`, a transmission of B's
+    /// engine: each frame with how long it is held back first.
+    fn outgoing(&mut self, now: Instant, frame: F::Frame) -> Vec<(Duration, F::Frame)>;
+
+    /// A frame from A reaching B: whether B's engine gets it, and what B
+    /// sends at once in its place.
+    fn incoming(&mut self, now: Instant, frame: &F::Frame) -> (bool, Vec<F::Frame>);
+
+    /// When B next sends something of its own accord.
+    fn next_time(&self) -> Option<Instant>;
+
+    /// What B sends of its own accord at `now`.
+    fn poll(&mut self, now: Instant) -> Vec<F::Frame>;
+}
+
 /// Two links A and B over a full-duplex line, one per direction.
 pub struct LinkPair<F: TestFraming> {
     pub links: [Link<F>; 2],
@@ -99,6 +117,10 @@ pub struct LinkPair<F: TestFraming> {
     /// pair adds transmission and propagation time).
     pub line: [Impaired<Vec<u8>>; 2],
     pub dropper: Option<Dropper<F>>,
+    /// Makes B a hostile peer.
+    pub tamper: Option<Box<dyn Tamper<F>>>,
+    /// Frames B's tamper holds back, with when they go on the line.
+    held_at_b: Vec<(Instant, F::Frame)>,
     line_free: [Instant; 2],
     /// The engine was told its transmitter is busy (T1 paused).
     tx_busy: [bool; 2],
@@ -110,8 +132,25 @@ pub struct LinkPair<F: TestFraming> {
     pub log: Vec<String>,
     /// Frames sent by each side: (time, frame).
     pub sent: [Vec<(Instant, F::Frame)>; 2],
+    /// When each of them started on the line.
+    pub on_air: [Vec<Instant>; 2],
     /// When B received a frame with P = 1.
     pub polls_at_b: Vec<Instant>,
+    /// Frames each side received: when, whether a command with P = 1,
+    /// and the receiver's state just before.
+    pub arrivals: [Vec<Arrival>; 2],
+}
+
+/// A frame handed to a link (see [`LinkPair::arrivals`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Arrival {
+    pub at: Instant,
+    /// A command with P = 1: the receiver owes an F = 1 response.
+    pub poll: bool,
+    /// The receiver's state before it took the frame.
+    pub state: State,
+    /// Its state after.
+    pub after: State,
 }
 
 /// The AX.25 pair.
@@ -179,13 +218,17 @@ impl<F: TestFraming> LinkPair<F> {
                 Impaired::bytes(Impairment::default(), streams.stream_index(i).next_u64())
             }),
             dropper: None,
+            tamper: None,
+            held_at_b: Vec::new(),
             line_free: [Instant::ZERO; 2],
             tx_busy: [false; 2],
             reports_air: true,
             events: [Vec::new(), Vec::new()],
             log: Vec::new(),
             sent: [Vec::new(), Vec::new()],
+            on_air: [Vec::new(), Vec::new()],
             polls_at_b: Vec::new(),
+            arrivals: [Vec::new(), Vec::new()],
         }
     }
 
@@ -206,6 +249,37 @@ impl<F: TestFraming> LinkPair<F> {
         for side in [Side::A, Side::B] {
             let i = side.index();
             while let Some(frame) = self.links[i].poll_transmit(self.now) {
+                match (side, self.tamper.as_mut()) {
+                    (Side::B, Some(tamper)) => {
+                        for (hold, frame) in tamper.outgoing(self.now, frame) {
+                            if hold.is_zero() {
+                                self.put_on_line(side, frame);
+                            } else {
+                                self.held_at_b.push((self.now + hold, frame));
+                            }
+                        }
+                    }
+                    _ => self.put_on_line(side, frame),
+                }
+            }
+            if F::CARRIER_SENSE
+                && self.reports_air
+                && self.line_free[i] > self.now
+                && !self.tx_busy[i]
+            {
+                self.tx_busy[i] = true;
+                self.links[i].set_channel_busy(self.now, true);
+            }
+        }
+        self.collect_events();
+    }
+
+    /// Serialises `frame` from `side` onto its line after what is already
+    /// on it.
+    fn put_on_line(&mut self, side: Side, frame: F::Frame) {
+        let i = side.index();
+        {
+            {
                 let bytes = F::octets(&frame);
                 let bits = (bytes.len() as u64 + 4) * 8;
                 let start = self.line_free[i].max(self.now);
@@ -233,17 +307,27 @@ impl<F: TestFraming> LinkPair<F> {
                 let line = format!("{} {side:?}> {}{fate}", self.stamp(), F::text(&frame));
                 self.log.push(line);
                 self.sent[i].push((self.now, frame));
-            }
-            if F::CARRIER_SENSE
-                && self.reports_air
-                && self.line_free[i] > self.now
-                && !self.tx_busy[i]
-            {
-                self.tx_busy[i] = true;
-                self.links[i].set_channel_busy(self.now, true);
+                self.on_air[i].push(start);
             }
         }
-        self.collect_events();
+    }
+
+    /// B's tamper's own frames and the frames it held back that are due.
+    fn tamper_sends(&mut self) {
+        let now = self.now;
+        let (due, held): (Vec<_>, Vec<_>) = std::mem::take(&mut self.held_at_b)
+            .into_iter()
+            .partition(|(at, _)| *at <= now);
+        self.held_at_b = held;
+        let mut due: Vec<F::Frame> = due.into_iter().map(|(_, frame)| frame).collect();
+        if let Some(tamper) = self.tamper.as_mut() {
+            if tamper.next_time().is_some_and(|t| t <= now) {
+                due.extend(tamper.poll(now));
+            }
+        }
+        for frame in due {
+            self.put_on_line(Side::B, frame);
+        }
     }
 
     fn collect_events(&mut self) {
@@ -288,12 +372,16 @@ impl<F: TestFraming> LinkPair<F> {
     fn next_time(&self) -> Option<Instant> {
         let flight = self.line.iter().filter_map(Impaired::next_arrival).min();
         let idle = |i: usize| self.tx_busy[i].then_some(self.line_free[i]);
+        let tamper = self.tamper.as_ref().and_then(|t| t.next_time());
+        let held = self.held_at_b.iter().map(|(at, _)| *at).min();
         [
             flight,
             idle(0),
             idle(1),
             self.links[0].poll_timeout(),
             self.links[1].poll_timeout(),
+            tamper,
+            held,
         ]
         .into_iter()
         .flatten()
@@ -319,18 +407,40 @@ impl<F: TestFraming> LinkPair<F> {
             (0..2).find_map(|i| self.line[i].recv(now).map(|bytes| (i, bytes)))
         {
             let to = [Side::B, Side::A][from];
-            let link = &mut self.links[to.index()];
+            let modulus = self.links[to.index()].modulus();
             let frame = fcs::check(&bytes)
-                .then(|| F::parse(&bytes[..bytes.len() - 2], link.modulus()))
+                .then(|| F::parse(&bytes[..bytes.len() - 2], modulus))
                 .flatten();
             if let Some(frame) = frame {
                 if to == Side::B && F::pf(&frame) {
                     self.polls_at_b.push(now);
                 }
-                link.handle_frame(now, &frame);
+                let (deliver, answers) = match (to, self.tamper.as_mut()) {
+                    (Side::B, Some(tamper)) => tamper.incoming(now, &frame),
+                    _ => (true, Vec::new()),
+                };
+                if deliver {
+                    let link = &mut self.links[to.index()];
+                    let poll = link
+                        .framing()
+                        .decode(&frame)
+                        .is_some_and(|pdu| pdu.command && pdu.pf());
+                    let state = link.state();
+                    link.handle_frame(now, &frame);
+                    self.arrivals[to.index()].push(Arrival {
+                        at: now,
+                        poll,
+                        state,
+                        after: link.state(),
+                    });
+                }
+                for answer in answers {
+                    self.put_on_line(Side::B, answer);
+                }
             }
             self.transmit();
         }
+        self.tamper_sends();
         for link in &mut self.links {
             if link.poll_timeout().is_some_and(|t| t <= now) {
                 link.handle_timeout(now);
