@@ -1,7 +1,9 @@
-//! Seeded random transfers over a lossy, duplicating, corrupting channel:
-//! every data unit is delivered exactly once and in order, or its sender
-//! is told the link failed or was reset. Deterministic: fixed seeds.
-//! Modulo-128 links negotiate with XID, each side with its own N1 and k.
+//! Seeded random transfers over a lossy, duplicating, corrupting channel,
+//! direct or through one or two digipeaters, and (modulo 128) over an
+//! AXUDP-like path that also reorders: every data unit is delivered
+//! exactly once and in order, or its sender is told the link failed or
+//! was reset. Deterministic: fixed seeds. Modulo-128 links negotiate with
+//! XID, each side with its own N1 and k.
 
 mod checks;
 mod support;
@@ -12,7 +14,7 @@ use checks::{told_or_discarded, Outcome};
 use linklab_core::Stream;
 use linklab_link::{Config, Event, RecoveryMode, State};
 use linklab_wire::control::Modulus;
-use support::{Impairment, Pair, Side};
+use support::{addr, Impairment, Pair, Side};
 
 const CASES: u64 = 1000;
 
@@ -34,6 +36,19 @@ fn random_config(rng: &mut Stream, modulus: Modulus, recovery: RecoveryMode) -> 
     }
 }
 
+/// The path between the two stations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Path {
+    /// One hop: loss, duplication and corruption.
+    Direct,
+    /// Through one or two digipeaters (chosen per case), each frame on
+    /// the channel once per hop.
+    Digipeated,
+    /// AXUDP over the internet: loss, duplication and reordering (held
+    /// back up to 300 ms), no corruption (UDP's checksum).
+    Axudp,
+}
+
 /// The reject mode each side is configured with: `Some(mode)` for both,
 /// `None` for a random one per side (XID picks the lesser).
 type Recovery = Option<RecoveryMode>;
@@ -46,9 +61,14 @@ fn pick(rng: &mut Stream, recovery: Recovery) -> RecoveryMode {
     })
 }
 
-fn run_case(seed: u64, modulus: Modulus, recovery: Recovery) -> Result<Outcome, String> {
+fn run_case(
+    seed: u64,
+    modulus: Modulus,
+    recovery: Recovery,
+    path: Path,
+) -> Result<Outcome, String> {
     let mut log = String::new();
-    let result = run_case_logged(seed, modulus, recovery, &mut log);
+    let result = run_case_logged(seed, modulus, recovery, path, &mut log);
     if std::env::var("DUMP").is_ok() {
         println!("{log}");
     }
@@ -59,10 +79,11 @@ fn run_case_logged(
     seed: u64,
     modulus: Modulus,
     recovery: Recovery,
+    path: Path,
     log: &mut String,
 ) -> Result<Outcome, String> {
     let mut p = None;
-    let result = transfer(seed, modulus, recovery, &mut p);
+    let result = transfer(seed, modulus, recovery, path, &mut p);
     if let Some(p) = p {
         *log = p.dump();
     }
@@ -73,6 +94,7 @@ fn transfer(
     seed: u64,
     modulus: Modulus,
     recovery: Recovery,
+    path: Path,
     slot: &mut Option<Pair>,
 ) -> Result<Outcome, String> {
     let mut rng = Stream::from_seed(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x4c49_4e4b);
@@ -86,16 +108,27 @@ fn transfer(
         Modulus::Mod8 => Config { n1: ca.n1, ..cb },
         Modulus::Mod128 => cb,
     };
-    let p = slot.insert(Pair::new(ca, cb, rng.next_u64()));
+    let digipeaters = [addr("DIGI1"), addr("DIGI2")];
+    let via = match path {
+        Path::Digipeated => &digipeaters[..rng.uniform_int(1, 2) as usize],
+        _ => &[],
+    };
+    let p = slot.insert(Pair::via(ca, cb, rng.next_u64(), via));
     p.bit_rate = [1200, 9600, 64_000][rng.uniform_int(0, 2) as usize];
     let max_loss = 0.3;
     for line in &mut p.line {
         line.impairment = Impairment {
             loss: rng.uniform() * max_loss,
             duplicate: rng.uniform() * 0.1,
-            corrupt: rng.uniform() * 0.1,
             ..Impairment::default()
         };
+        match path {
+            Path::Direct | Path::Digipeated => line.impairment.corrupt = rng.uniform() * 0.1,
+            Path::Axudp => {
+                line.impairment.reorder = rng.uniform() * 0.2;
+                line.impairment.reorder_delay = Duration::from_millis(300);
+            }
+        }
     }
     if !checks::connect(p, told_or_discarded)? {
         // Connection failed: A was told.
@@ -214,8 +247,12 @@ fn check_negotiated(p: &Pair) -> Result<(), String> {
 }
 
 fn check_all(modulus: Modulus, recovery: Recovery) {
-    checks::check_cases(&format!("{modulus} {recovery:?}"), CASES, |seed| {
-        run_case(seed, modulus, recovery)
+    check_path(modulus, recovery, Path::Direct);
+}
+
+fn check_path(modulus: Modulus, recovery: Recovery, path: Path) {
+    checks::check_cases(&format!("{modulus} {recovery:?} {path:?}"), CASES, |seed| {
+        run_case(seed, modulus, recovery, path)
     });
 }
 
@@ -245,6 +282,23 @@ fn mod128_mixed_recovery_delivers_exactly_once_or_reports() {
     check_all(Modulus::Mod128, None);
 }
 
+#[test]
+fn digipeated_mod8_rej_delivers_exactly_once_or_reports() {
+    check_path(Modulus::Mod8, Some(RecoveryMode::Rej), Path::Digipeated);
+}
+
+#[test]
+fn digipeated_mod128_mixed_recovery_delivers_exactly_once_or_reports() {
+    check_path(Modulus::Mod128, None, Path::Digipeated);
+}
+
+/// Modulo 128 only: over a path that reorders, a modulo-8 link can take a
+/// late N(R) for a fresh one (`tests/hostile_peers.rs`).
+#[test]
+fn axudp_mod128_mixed_recovery_delivers_exactly_once_or_reports() {
+    check_path(Modulus::Mod128, None, Path::Axudp);
+}
+
 /// Replays one case with its log, for debugging: `SEED=n cargo test ... replay -- --ignored --nocapture`.
 #[test]
 #[ignore]
@@ -267,5 +321,12 @@ fn replay() {
     } else {
         Some(RecoveryMode::Srej)
     };
-    println!("{:?}", run_case(seed, modulus, recovery));
+    let path = if std::env::var("DIGI").is_ok() {
+        Path::Digipeated
+    } else if std::env::var("AXUDP").is_ok() {
+        Path::Axudp
+    } else {
+        Path::Direct
+    };
+    println!("{:?}", run_case(seed, modulus, recovery, path));
 }

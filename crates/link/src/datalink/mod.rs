@@ -694,6 +694,13 @@ impl<F: Framing> Link<F> {
         match pdu.control {
             Control::U { kind, pf } => self.handle_unnumbered(now, &pdu, kind, pf, command),
             _ if pdu.modulus != self.modulus => {}
+            Control::S { nr, pf, .. } | Control::I { nr, pf, .. } if self.late(nr) => {
+                self.stats.late_frames += 1;
+                // A poll is answered all the same, with the state now.
+                if command && pf {
+                    self.enquiry_response(now, true);
+                }
+            }
             Control::S { kind, nr, pf } => {
                 self.handle_supervisory(now, kind, nr, pf, command, &pdu.info)
             }
@@ -798,6 +805,23 @@ impl<F: Framing> Link<F> {
     /// (a - b) mod the modulus.
     fn seq_diff(&self, a: u8, b: u8) -> u8 {
         ((u16::from(a) + self.m() - u16::from(b) % self.m()) % self.m()) as u8
+    }
+
+    /// A frame that left the peer before one already taken, on a path
+    /// that reorders (AXUDP over the internet): on a modulo-128 link, an
+    /// N(R) in the 64 values just below V(A). The SDL's N(R) error
+    /// recovery (fig. C4.7a) would reset the link for it, and a frame
+    /// held back before the reset could then be taken again as new data
+    /// after it; the frame is dropped instead, as stale (whatever it
+    /// carried the peer sends again, with a current N(R)), save that a
+    /// poll in it is answered. An N(R)
+    /// beyond V(S), which no late frame can carry, is still an error; on
+    /// a modulo-8 link the two cannot be told apart.
+    fn late(&self, nr: u8) -> bool {
+        self.modulus == Modulus::Mod128
+            && matches!(self.state, State::Connected | State::TimerRecovery)
+            && !self.nr_valid(nr)
+            && (1..=64).contains(&self.seq_diff(self.va, nr))
     }
 
     /// V(A) <= N(R) <= V(S), with V(S) the highest sent (6.4.11).

@@ -34,6 +34,9 @@ pub struct Stats {
     /// Changes of state (C4.3: disconnected, awaiting connection,
     /// awaiting release, connected, timer recovery).
     pub state_changes: u64,
+    /// Late frames dropped: I and S frames of a modulo-128 link whose
+    /// N(R) was behind V(A), overtaken on a path that reorders (AXUDP).
+    pub late_frames: u64,
 }
 
 impl Stats {
@@ -50,6 +53,7 @@ impl Stats {
         self.srej_received += other.srej_received;
         self.t1_expiries += other.t1_expiries;
         self.state_changes += other.state_changes;
+        self.late_frames += other.late_frames;
     }
 
     /// Counts a frame handed to the framing for the air.

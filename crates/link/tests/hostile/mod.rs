@@ -134,11 +134,11 @@ impl Behaviour {
     pub fn expect(self, mode: LinkMode) -> Expect {
         let unbalanced = matches!(mode, LinkMode::Nrm(_) | LinkMode::Arm(_));
         match self {
-            // HDLC assumes frames arrive in the order sent: a frame held
-            // back behind a later one carries an N(R) below V(A), an N(R)
-            // error (error J) on which the link is set up again (ISO/IEC
-            // 13239, AX.25 v2.2 fig. C4.7a), and the data the reset
-            // discards is reported.
+            // A copy of the SABM(E) that comes after the link is up is a
+            // reset to the peer (fig. C4.4b): if either side had sent
+            // data, the two disagree until an N(R) error sets the link up
+            // again, and the data the reset discards is reported. (Late
+            // frames themselves are dropped: `late` in the engine.)
             Behaviour::ReorderAndDuplicate => Expect::Either,
             // A secondary's unasked RR with P/F set reads as F = 1, the
             // answer to the primary's poll, and an answer with a stale

@@ -12,7 +12,7 @@ use std::time::Duration;
 use linklab_link::{Ax25Framing, Config, DataLink, Event, Framing, InvalidFrame, Link, State};
 use linklab_testkit::Impaired;
 pub use linklab_testkit::Impairment;
-use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame};
+use linklab_wire::ax25::{digipeat, Address, AddressField, CommandResponse, Frame};
 use linklab_wire::control::Modulus;
 use linklab_wire::fcs;
 use linklab_wire::monitor::{self, Monitor, MonitorOptions};
@@ -119,6 +119,9 @@ pub struct LinkPair<F: TestFraming> {
     pub dropper: Option<Dropper<F>>,
     /// Makes B a hostile peer.
     pub tamper: Option<Box<dyn Tamper<F>>>,
+    /// Digipeaters every frame passes through (AX.25 only; the links
+    /// must be set up with the same path, each from its own end).
+    pub digipeaters: Vec<Address>,
     /// Frames B's tamper holds back, with when they go on the line.
     held_at_b: Vec<(Instant, F::Frame)>,
     line_free: [Instant; 2],
@@ -163,9 +166,19 @@ pub fn addr(text: &str) -> Address {
 impl Pair {
     /// A (N0AAA) and B (N0BBB, listening), 9600 bit/s, 10 ms propagation.
     pub fn new(config_a: Config, config_b: Config, seed: u64) -> Pair {
-        let a = DataLink::new(config_a, addr("N0AAA"), addr("N0BBB"), &[]).unwrap();
-        let b = DataLink::new(config_b, addr("N0BBB"), addr("N0AAA"), &[]).unwrap();
-        LinkPair::with_links(a, b, seed)
+        Pair::via(config_a, config_b, seed, &[])
+    }
+
+    /// As [`Pair::new`], A reaching B through the digipeaters `path` and
+    /// B answering through them in reverse (AX.25 v2.2 3.12.5), every
+    /// frame repeated by each of them on the way.
+    pub fn via(config_a: Config, config_b: Config, seed: u64, path: &[Address]) -> Pair {
+        let back: Vec<Address> = path.iter().rev().copied().collect();
+        let a = DataLink::new(config_a, addr("N0AAA"), addr("N0BBB"), path).unwrap();
+        let b = DataLink::new(config_b, addr("N0BBB"), addr("N0AAA"), &back).unwrap();
+        let mut pair = LinkPair::with_links(a, b, seed);
+        pair.digipeaters = path.to_vec();
+        pair
     }
 
     /// Hands the octets of a frame to `to` at once, as a station does
@@ -219,6 +232,7 @@ impl<F: TestFraming> LinkPair<F> {
             }),
             dropper: None,
             tamper: None,
+            digipeaters: Vec::new(),
             held_at_b: Vec::new(),
             line_free: [Instant::ZERO; 2],
             tx_busy: [false; 2],
@@ -275,41 +289,49 @@ impl<F: TestFraming> LinkPair<F> {
     }
 
     /// Serialises `frame` from `side` onto its line after what is already
-    /// on it.
+    /// on it: once, or through each of [`LinkPair::digipeaters`] in turn
+    /// (the frame on the channel once more per digipeater, arriving with
+    /// their H bits set).
     fn put_on_line(&mut self, side: Side, frame: F::Frame) {
         let i = side.index();
-        {
-            {
-                let bytes = F::octets(&frame);
-                let bits = (bytes.len() as u64 + 4) * 8;
-                let start = self.line_free[i].max(self.now);
-                let end = start + Duration::from_micros(bits * 1_000_000 / self.bit_rate);
-                self.line_free[i] = end;
-                let arrival = end + self.propagation;
-                let dropped = self
-                    .dropper
-                    .as_mut()
-                    .is_some_and(|dropper| dropper(side, &frame));
-                let fate = if dropped {
-                    " [dropped by test]"
-                } else {
-                    let mut octets = bytes;
-                    fcs::append_fcs(&mut octets);
-                    self.line[i].send(arrival, octets);
-                    let fate = self.line[i].fates.last().unwrap();
-                    match fate.arrivals.len() {
-                        0 => " [lost]",
-                        _ if fate.corrupted => " [corrupted]",
-                        1 => "",
-                        _ => " [duplicated]",
-                    }
-                };
-                let line = format!("{} {side:?}> {}{fate}", self.stamp(), F::text(&frame));
-                self.log.push(line);
-                self.sent[i].push((self.now, frame));
-                self.on_air[i].push(start);
+        let mut bytes = F::octets(&frame);
+        let mut path: Vec<&Address> = self.digipeaters.iter().collect();
+        if side == Side::B {
+            path.reverse();
+        }
+        for digi in path {
+            if let Some(repeated) = digipeat(&bytes, digi) {
+                bytes = repeated;
             }
         }
+        let hops = 1 + self.digipeaters.len() as u64;
+        let bits = (bytes.len() as u64 + 4) * 8 * hops;
+        let start = self.line_free[i].max(self.now);
+        let end = start + Duration::from_micros(bits * 1_000_000 / self.bit_rate);
+        self.line_free[i] = end;
+        let arrival = end + self.propagation * hops as u32;
+        let dropped = self
+            .dropper
+            .as_mut()
+            .is_some_and(|dropper| dropper(side, &frame));
+        let fate = if dropped {
+            " [dropped by test]"
+        } else {
+            let mut octets = bytes;
+            fcs::append_fcs(&mut octets);
+            self.line[i].send(arrival, octets);
+            let fate = self.line[i].fates.last().unwrap();
+            match fate.arrivals.len() {
+                0 => " [lost]",
+                _ if fate.corrupted => " [corrupted]",
+                1 => "",
+                _ => " [duplicated]",
+            }
+        };
+        let line = format!("{} {side:?}> {}{fate}", self.stamp(), F::text(&frame));
+        self.log.push(line);
+        self.sent[i].push((self.now, frame));
+        self.on_air[i].push(start);
     }
 
     /// B's tamper's own frames and the frames it held back that are due.
