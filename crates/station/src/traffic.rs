@@ -69,6 +69,9 @@ pub struct LinkCounters {
     pub t1_expiries: u64,
     /// State changes (AX.25 v2.2 C4.3).
     pub state_changes: u64,
+    /// Late frames dropped (overtaken on a path that reorders).
+    #[serde(default)]
+    pub late_frames: u64,
 }
 
 impl From<&Stats> for LinkCounters {
@@ -85,6 +88,7 @@ impl From<&Stats> for LinkCounters {
             srej_received: s.srej_received,
             t1_expiries: s.t1_expiries,
             state_changes: s.state_changes,
+            late_frames: s.late_frames,
         }
     }
 }

@@ -28,7 +28,7 @@ type LinkMetric = (
     fn(&LinkCounters) -> u64,
 );
 
-const LINK_METRICS: [LinkMetric; 11] = [
+const LINK_METRICS: [LinkMetric; 12] = [
     (
         "i_frames_sent",
         None,
@@ -85,6 +85,12 @@ const LINK_METRICS: [LinkMetric; 11] = [
         None,
         "link state changes (AX.25 v2.2 C4.3)",
         |c| c.state_changes,
+    ),
+    (
+        "late_frames",
+        None,
+        "frames dropped as late: overtaken on a path that reorders (modulo 128)",
+        |c| c.late_frames,
     ),
 ];
 
