@@ -20,6 +20,11 @@
 #                                   children, empty pids
 #   wait_port PORT [SECONDS]        wait (10 s unless told) until
 #                                   127.0.0.1:PORT accepts; 1 if it never did
+#   wait_listen NETNS PORT [SECONDS]
+#                                   wait (10 s unless told) until a TCP
+#                                   socket listens on PORT in namespace
+#                                   NETNS (`ss`, so nothing connects to it);
+#                                   1 if none ever did
 #
 # A script reads:
 #   here=$(cd "$(dirname "$0")" && pwd)
@@ -72,6 +77,14 @@ netns_cleanup() {
 wait_port() { # PORT [SECONDS]
     for _ in $(seq $(( ${2:-10} * 10 ))); do
         (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+wait_listen() { # NETNS PORT [SECONDS]
+    for _ in $(seq $(( ${3:-10} * 10 ))); do
+        [ -n "$(ip netns exec "$1" ss -Hltn "sport = :$2")" ] && return 0
         sleep 0.1
     done
     return 1

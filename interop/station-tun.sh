@@ -116,14 +116,6 @@ wait_line() {
     done
     return 1
 }
-# wait_listen NS PORT: until a TCP socket listens on PORT in NS (10 s)
-wait_listen() {
-    for _ in $(seq 100); do
-        [ -n "$(ip netns exec "$1" ss -Hltn "sport = :$2")" ] && return 0
-        sleep 0.1
-    done
-    return 1
-}
 sha() { sha256sum < "$1" | cut -c1-16; }
 # caller NAME STATION MYCALL SERVICE GREETING [SAY EXPECT]...: `linklab
 # connect` from channel station sSTATION to SERVICE; waits for GREETING

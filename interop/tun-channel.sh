@@ -137,7 +137,7 @@ name=nc; start
 head -c 102400 /dev/urandom > "$out/nc.in"
 ip netns exec "$nsb" timeout 120 nc -l -p 5000 > "$out/nc.out" 2> "$out/nc.server.log" &
 srv=$!; pids+=($srv)
-sleep 0.3
+wait_listen "$nsb" 5000 || echo "  nc never listened in B"
 ip netns exec "$nsa" timeout 120 nc -q 2 -w 60 44.0.0.2 5000 < "$out/nc.in" 2> "$out/nc.client.log"
 wait "$srv"
 ok=0; cmp -s "$out/nc.in" "$out/nc.out" && ok=1
@@ -146,7 +146,7 @@ result "$name" "$ok" "$(stat -c %s "$out/nc.out") of 102400 octets"
 name=iperf3; start
 ip netns exec "$nsb" timeout 60 iperf3 -s -1 -B 44.0.0.2 > "$out/iperf3.server.log" 2>&1 &
 srv=$!; pids+=($srv)
-sleep 0.5
+wait_listen "$nsb" 5201 || echo "  iperf3 never listened in B"
 ip netns exec "$nsa" timeout 60 iperf3 -c 44.0.0.2 -t 8 -J > "$out/iperf3.json" 2> "$out/iperf3.client.log"
 wait "$srv"
 rate=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); e=d["end"]["sum_received"]; print(int(e["bytes"]), int(e["bits_per_second"]))' "$out/iperf3.json" 2>/dev/null)

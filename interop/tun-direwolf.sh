@@ -107,7 +107,7 @@ name=nc; start
 head -c "$size" /dev/urandom > "$out/nc.in"
 ip netns exec "$nsb" timeout 120 nc -l -p 5000 > "$out/nc.out" 2> "$out/nc.server.log" &
 srv=$!; pids+=($srv)
-sleep 0.3
+wait_listen "$nsb" 5000 || echo "  nc never listened in B"
 ip netns exec "$nsa" timeout 120 nc -q 5 -w 60 44.0.0.2 5000 < "$out/nc.in" 2> "$out/nc.client.log"
 wait "$srv"
 ok=0; cmp -s "$out/nc.in" "$out/nc.out" && ok=1

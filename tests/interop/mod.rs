@@ -68,18 +68,18 @@ pub fn run_script_with(script: &str, args: &[&str], runs: &[&str]) -> String {
         .output()
         .expect("bash runs");
     let report = String::from_utf8_lossy(&run.stdout).into_owned();
-    assert!(
-        run.status.success(),
-        "{report}{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    for name in runs {
-        assert!(
-            report
-                .lines()
-                .any(|l| l.starts_with(name) && l.contains(" PASS ")),
-            "{} did not pass:\n{report}",
-            name.trim_end()
+    let passed = |name: &&str| {
+        report
+            .lines()
+            .any(|l| l.starts_with(name) && l.contains(" PASS "))
+    };
+    if !run.status.success() || !runs.iter().all(passed) {
+        // The logs stay for whoever looks into it.
+        let kept = out.keep();
+        panic!(
+            "{script} {args:?} failed (logs in {}):\n{report}{}",
+            kept.display(),
+            String::from_utf8_lossy(&run.stderr)
         );
     }
     report
