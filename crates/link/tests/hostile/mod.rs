@@ -378,10 +378,32 @@ pub fn check(mode: LinkMode, behaviour: Behaviour, seed: u64) -> Outcome {
             })
         }
     };
+    // HOSTILE_LOG=1 shows every run's frames, as DUMP does for the
+    // property tests.
+    if std::env::var("HOSTILE_LOG").is_ok() {
+        eprintln!("{mode:?} against {behaviour:?}:\n{}", outcome.log);
+    }
     if let Err(why) = outcome.check(behaviour.expect(mode)) {
-        panic!("{mode:?} against {behaviour:?}: {why}\n{}", outcome.log);
+        panic!(
+            "{mode:?} against {behaviour:?}: {why}\n{}",
+            shortened(&outcome.log)
+        );
     }
     outcome
+}
+
+/// The first and last 200 lines of a long log.
+fn shortened(log: &str) -> String {
+    let lines: Vec<&str> = log.lines().collect();
+    if lines.len() <= 400 {
+        return log.to_string();
+    }
+    format!(
+        "{}\n... ({} lines left out)\n{}",
+        lines[..200].join("\n"),
+        lines.len() - 400,
+        lines[lines.len() - 200..].join("\n")
+    )
 }
 
 fn run<F: TestFraming + Clone + 'static>(
@@ -509,17 +531,6 @@ fn run<F: TestFraming + Clone + 'static>(
             outcome.owed_answers.push(arrival.at);
         }
     }
-    let log = pair.dump();
-    let lines: Vec<&str> = log.lines().collect();
-    outcome.log = if lines.len() <= 400 {
-        log
-    } else {
-        format!(
-            "{}\n... ({} lines left out)\n{}",
-            lines[..200].join("\n"),
-            lines.len() - 400,
-            lines[lines.len() - 200..].join("\n")
-        )
-    };
+    outcome.log = pair.dump();
     outcome
 }
