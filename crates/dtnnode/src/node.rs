@@ -1575,25 +1575,106 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_slow_store_write_does_not_let_a_peers_keepalive_expire() {
-        // The peer offers a 1 s Session Keepalive and so ends the session
-        // after 2 s without a message from the node (RFC 9174 5.1.1); one
-        // store write takes 3 s.
-        const KEEPALIVE: u16 = 1;
-        const WRITE: Duration = Duration::from_secs(3);
-        const BOUND: Duration = Duration::from_secs(15);
-        let dir = tempfile::tempdir().unwrap();
+    /// The peer of the slow-store tests offers a 1 s Session Keepalive and
+    /// so ends the session after 2 s without a message from the node (RFC
+    /// 9174 5.1.1).
+    const KEEPALIVE: u16 = 1;
+
+    /// Node `ipn:1.0` on a [`SlowStore`] in `dir` whose slow writes take
+    /// 3 s; the flag that makes them slow and their count.
+    fn slow_core(dir: &std::path::Path) -> (Core<SlowStore>, Arc<AtomicBool>, Arc<AtomicUsize>) {
         let slow = Arc::new(AtomicBool::new(false));
         let begun = Arc::new(AtomicUsize::new(0));
         let store = SlowStore {
-            inner: RedbStore::open(&dir.path().join("node.redb")).unwrap(),
-            delay: WRITE,
+            inner: RedbStore::open(&dir.join("node.redb")).unwrap(),
+            delay: Duration::from_secs(3),
             slow: slow.clone(),
             begun: begun.clone(),
         };
         let config = Config::new("ipn:1.0".parse().unwrap());
-        let core = Core::new(Agent::open(config, store).unwrap());
+        (Core::new(Agent::open(config, store).unwrap()), slow, begun)
+    }
+
+    #[test]
+    fn a_slow_store_commit_of_a_received_bundle_holds_only_its_last_ack() {
+        const BOUND: Duration = Duration::from_secs(15);
+        let dir = tempfile::tempdir().unwrap();
+        // The bundle the peer sends, made by an agent of its own.
+        let bundle = {
+            let mut sender = core(dir.path(), "ipn:2.0", Duration::ZERO);
+            let (_, mut rx) = up(&mut sender, "ipn:1.0", None);
+            let request = SendRequest::new(
+                "ipn:2.1".parse().unwrap(),
+                "ipn:1.1".parse().unwrap(),
+                b"slow to store".to_vec(),
+            );
+            let now = sender.now();
+            sender.agent.send(now, &request).unwrap();
+            sender.pump().unwrap();
+            next_send(&mut rx).1
+        };
+        let (core, slow, begun) = slow_core(dir.path());
+        let spool_dir = dir.path().to_path_buf();
+        let test = async move {
+            let (link_tx, link_rx) = mpsc::unbounded_channel();
+            let (_client_tx, client_rx) = mpsc::unbounded_channel();
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let address = listener.local_addr().unwrap();
+            let session_config = tcpcl::session_config("ipn:1.0");
+            let listening =
+                tokio::spawn(tcpcl::listen(listener, session_config, spool_dir, link_tx));
+            let (stop, stop_rx) = oneshot::channel();
+            let agent = spawn_agent(core, link_rx, client_rx, stop_rx).unwrap();
+            let mut peer = Peer::connect(address, KEEPALIVE).await;
+            peer.run_until(|s| s.state() == TcpclState::Established)
+                .await;
+
+            // The node stores the bundle slowly; its last XFER_ACK waits
+            // for that, and the node's KEEPALIVEs go on meanwhile.
+            slow.store(true, Ordering::SeqCst);
+            let transfer = peer.session.send_transfer(peer.now(), &bundle).unwrap();
+            let done = |events: &[TcpclEvent]| {
+                events.iter().any(|e| {
+                    matches!(e, TcpclEvent::TransferSucceeded { id } if *id == transfer)
+                        || matches!(e, TcpclEvent::SessionTerminated(_))
+                })
+            };
+            while !done(&peer.events) {
+                peer.flush().await;
+                if !done(&peer.events) {
+                    peer.wait().await;
+                }
+            }
+            slow.store(false, Ordering::SeqCst);
+            assert!(begun.load(Ordering::SeqCst) >= 1, "the commit was slow");
+            assert_eq!(
+                peer.session.state(),
+                TcpclState::Established,
+                "{:?}",
+                peer.events
+            );
+
+            stop.send(()).unwrap();
+            peer.run_until(Session::is_closed).await;
+            agent.await.unwrap().unwrap();
+            listening.abort();
+        };
+        runtime()
+            .unwrap()
+            .block_on(async { tokio::time::timeout(BOUND, test).await })
+            .expect("the test ran within its bound");
+        assert!(
+            crate::cl::spooled(dir.path()).unwrap().is_empty(),
+            "the spool goes once the bundle is stored"
+        );
+    }
+
+    #[test]
+    fn a_slow_store_write_does_not_let_a_peers_keepalive_expire() {
+        // One store write takes 3 s.
+        const BOUND: Duration = Duration::from_secs(15);
+        let dir = tempfile::tempdir().unwrap();
+        let (core, slow, begun) = slow_core(dir.path());
         let spool_dir = dir.path().to_path_buf();
         let test = async move {
             let (link_tx, link_rx) = mpsc::unbounded_channel();

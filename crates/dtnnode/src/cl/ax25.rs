@@ -126,6 +126,9 @@ struct Contact {
     reset: bool,
     /// The incoming bundle's acknowledged octets, on disk.
     spool: Spool,
+    /// The node went without storing what this link brought in: the
+    /// spool stays for its next start.
+    unstored: bool,
 }
 
 impl Contact {
@@ -139,6 +142,7 @@ impl Contact {
             transfers: BTreeMap::new(),
             reset,
             spool: Spool::new(&setup.spool_dir, "ax25", &remote.to_string()),
+            unstored: false,
         }
     }
 }
@@ -440,8 +444,11 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
 
 /// Reports the end of a contact whose link is gone.
 fn end(mut contact: Contact, events: &mpsc::UnboundedSender<LinkEvent>) {
-    // What arrived of a bundle is stored by now, if anything was.
-    contact.spool.clear();
+    // What arrived of a bundle is stored by now, if anything was and the
+    // node is still there.
+    if !contact.unstored {
+        contact.spool.clear();
+    }
     if contact.up {
         let _ = events.send(LinkEvent::Down {
             session: contact.id,
@@ -515,7 +522,13 @@ async fn drain(
                     octets: data,
                     stored,
                 });
-                let _ = done.await;
+                if done.await.is_err() {
+                    // The node is going and did not store it: never
+                    // acknowledged, its spool kept for the next start.
+                    contact.unstored = true;
+                    let _ = requests.send(Request::Disconnect { remote });
+                    return;
+                }
                 contact.spool.clear();
             }
             Event::BundleSent { id: tag } => {
@@ -563,8 +576,10 @@ async fn drain(
                     octets: data,
                     stored,
                 });
-                let _ = done.await;
-                contact.spool.clear();
+                match done.await {
+                    Ok(()) => contact.spool.clear(),
+                    Err(_) => contact.unstored = true,
+                }
             }
             Event::SessionEnded { cause } => {
                 // Down goes to the node once the link is released too.
@@ -577,7 +592,7 @@ async fn drain(
         if is_ack(&data) {
             // The octets it acknowledges go on disk first.
             let prefix = contact.session.incoming().unwrap_or_default();
-            if let Err(e) = contact.spool.keep(prefix) {
+            if let Err(e) = contact.spool.keep(prefix).await {
                 eprintln!(
                     "linklab dtn node: ax25: cannot keep the bundle coming from {remote} ({e}): releasing the link"
                 );
