@@ -18,8 +18,15 @@
 //! The durability contract is the one of the channels in [`crate::cl`]:
 //! a session acknowledges a received bundle (its last XFER_ACK, or the
 //! AX.25 CL's) only once the agent thread answers that the bundle is
-//! stored, which it does after the agent's commit returned. A session
-//! waiting for that answer waits alone.
+//! stored, which it does after the agent's commit returned. A TCPCL
+//! session goes on meanwhile with only that XFER_ACK held.
+//!
+//! SIGINT or SIGTERM starts an orderly stop: no bundle is handed to a
+//! session any more and no convergence layer makes or accepts a link;
+//! each session is asked to end once the bundles on it are acknowledged
+//! (or after 1 s), and the node exits once all have ended
+//! (or after 3 s). A bundle not acknowledged stays in the
+//! store for the next start.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
