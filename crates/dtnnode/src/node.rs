@@ -673,7 +673,7 @@ impl<S: Store> Core<S> {
             let finish_by = self
                 .stop
                 .as_ref()
-                .filter(|stop| stop.closed.len() < self.sessions.len())
+                .filter(|stop| self.sessions.keys().any(|s| !stop.closed.contains(s)))
                 .map(|stop| stop.finish_by);
             let exit_by = self.stop.as_ref().map(|stop| stop.exit_by);
             tokio::select! {
