@@ -232,12 +232,19 @@ fn two_nodes_carry_files_both_ways_byte_exact_with_delivery_reports() {
     assert_eq!(got, fs::read(&file).unwrap());
 
     let socket = a.socket.clone();
+    let logs = [a.log.clone(), b.log.clone()];
     assert!(a.terminate().success());
     assert!(
         !socket.exists(),
         "the application socket is removed at exit"
     );
     assert!(b.terminate().success());
+    // The stop ends the session with nothing reported failed.
+    for log in logs {
+        let log = fs::read_to_string(log).unwrap();
+        assert!(log.contains("linklab dtn node: stopping"), "{log}");
+        assert!(!log.contains("transfer failed"), "{log}");
+    }
 }
 
 #[test]
