@@ -79,15 +79,25 @@ impl Node {
     }
 
     /// SIGTERM, and the exit status.
-    fn terminate(mut self) -> std::process::ExitStatus {
+    fn terminate(self) -> std::process::ExitStatus {
+        self.signal("-TERM");
+        self.exit_status()
+    }
+
+    /// Sends `signal` (`-INT`, `-TERM`) to the node.
+    fn signal(&self, signal: &str) {
         let pid = self.child.id().to_string();
-        Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        Command::new("kill").args([signal, &pid]).status().unwrap();
+    }
+
+    /// Waits (at most 10 s) until the node exits; its exit status.
+    fn exit_status(mut self) -> std::process::ExitStatus {
         let until = Instant::now() + Duration::from_secs(10);
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
                 return status;
             }
-            assert!(Instant::now() < until, "node did not stop on SIGTERM");
+            assert!(Instant::now() < until, "node did not stop:\n{}", self.log());
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -222,12 +232,19 @@ fn two_nodes_carry_files_both_ways_byte_exact_with_delivery_reports() {
     assert_eq!(got, fs::read(&file).unwrap());
 
     let socket = a.socket.clone();
+    let logs = [a.log.clone(), b.log.clone()];
     assert!(a.terminate().success());
     assert!(
         !socket.exists(),
         "the application socket is removed at exit"
     );
     assert!(b.terminate().success());
+    // The stop ends the session with nothing reported failed.
+    for log in logs {
+        let log = fs::read_to_string(log).unwrap();
+        assert!(log.contains("linklab dtn node: stopping"), "{log}");
+        assert!(!log.contains("transfer failed"), "{log}");
+    }
 }
 
 #[test]
@@ -293,6 +310,63 @@ fn two_nodes_carry_a_file_over_ax25_on_a_kiss_hub_with_a_delivery_report() {
     );
     assert!(a.terminate().success());
     assert!(b.terminate().success());
+}
+
+#[test]
+fn two_ax25_nodes_stopped_after_a_delivery_fail_nothing_and_dial_no_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let hub = cli::Hub::start();
+    let kiss = hub.address();
+    // Each has the other as a peer, so each could dial the other; both
+    // print their frames.
+    let node = |name: &str, eid: &str, call: &str, peer: &str| {
+        let args = [
+            "--kiss",
+            &kiss,
+            "--mycall",
+            call,
+            "--monitor",
+            "--ax25-peer",
+            peer,
+        ];
+        Node::start(d, name, eid, &args)
+    };
+    let b = node("b", "ipn:2.0", "N0DTN-2", "N0DTN-1=ipn:1.*");
+    let a = node("a", "ipn:1.0", "N0DTN-1", "N0DTN-2=ipn:2.*");
+    hub.wait_for_clients(2);
+    let file = d.join("to-b");
+    fs::write(&file, payload(4, 6_000)).unwrap();
+    let out = d.join("got-b");
+    let (sent, recv) = send_with_report(&a, &b, "ipn:2.1", &file, &out, "20");
+    let report = text(&sent);
+    assert!(sent.status.success(), "{report}\n{}\n{}", a.log(), b.log());
+    assert!(report.contains("delivered"), "{report}");
+    assert!(recv.status.success(), "{}", text(&recv));
+    assert_eq!(fs::read(&out).unwrap(), fs::read(&file).unwrap());
+
+    // Stopped at once after the report reached a: b's report bundle may
+    // still wait for a's acknowledgement.
+    a.signal("-INT");
+    b.signal("-INT");
+    let (a_log, b_log) = (a.log.clone(), b.log.clone());
+    assert!(a.exit_status().success());
+    assert!(b.exit_status().success());
+    for (name, log) in [("a", a_log), ("b", b_log)] {
+        let log = fs::read_to_string(log).unwrap();
+        assert!(!log.contains("transfer failed"), "{name}:\n{log}");
+        // The link is released (DISC, UA; by b before its own stop if
+        // a's SHUTDOWN came first), and no new one is asked for from then.
+        let stop = log.find("linklab dtn node: stopping").expect("stopping");
+        let disc = log.find("<DISC C P>").expect("a DISC");
+        let after = &log[stop.min(disc)..];
+        assert!(after.contains("<UA R F>"), "{name}:\n{after}");
+        assert!(after.contains(") down: "), "{name}:\n{after}");
+        assert!(
+            !after.contains("<SABM"),
+            "{name} dialled at the stop:\n{after}"
+        );
+    }
 }
 
 /// `linklab channel` with three stations at 38400 bit/s: a and c do not

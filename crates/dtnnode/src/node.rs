@@ -18,8 +18,15 @@
 //! The durability contract is the one of the channels in [`crate::cl`]:
 //! a session acknowledges a received bundle (its last XFER_ACK, or the
 //! AX.25 CL's) only once the agent thread answers that the bundle is
-//! stored, which it does after the agent's commit returned. A session
-//! waiting for that answer waits alone.
+//! stored, which it does after the agent's commit returned. A TCPCL
+//! session goes on meanwhile with only that XFER_ACK held.
+//!
+//! SIGINT or SIGTERM starts an orderly stop: no bundle is handed to a
+//! session any more and no convergence layer makes or accepts a link;
+//! each session is asked to end once the bundles on it are acknowledged
+//! (or after 1 s), and the node exits once all have ended
+//! (or after 3 s). A bundle not acknowledged stays in the
+//! store for the next start.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
@@ -35,7 +42,7 @@ use thiserror::Error;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, UnixListener};
 use tokio::signal::unix::{signal, SignalKind};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::app::{self, Message};
 use crate::cl::{ax25, norm, tcpcl, LinkCommand, LinkEvent, SessionId};
@@ -48,6 +55,10 @@ const DTN_EPOCH_UNIX_MS: u64 = 946_684_800_000;
 
 /// How long sessions get to end cleanly at shutdown.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+
+/// How long, within [`SHUTDOWN_GRACE`], a session with a bundle on the
+/// wire is left to have it acknowledged before it is asked to end.
+const FINISH_GRACE: Duration = Duration::from_secs(1);
 
 /// How a node is set up.
 #[derive(Debug, Clone)]
@@ -348,7 +359,13 @@ fn start_ax25(
         cl,
         spool_dir: store.to_path_buf(),
     };
-    Ok(ax25::run(setup, peers, demand_rx, events.clone()))
+    Ok(ax25::run(
+        setup,
+        peers,
+        demand_rx,
+        core.stopping(),
+        events.clone(),
+    ))
 }
 
 /// Sets up the NORM convergence layer: the UDP socket and a session for
@@ -516,6 +533,18 @@ struct Neighbour {
     links: Vec<LinkId>,
 }
 
+/// An orderly stop: no bundle is handed to a session any more and no
+/// convergence layer dials; each session ends once the bundles on it are
+/// acknowledged, or at `finish_by`; the node exits when all have ended, or
+/// at `exit_by`. A bundle not acknowledged stays in the store for the next
+/// start.
+struct Stop {
+    finish_by: tokio::time::Instant,
+    exit_by: tokio::time::Instant,
+    /// The sessions asked to end.
+    closed: BTreeSet<SessionId>,
+}
+
 /// An application connection.
 struct Client {
     tx: mpsc::UnboundedSender<Message>,
@@ -552,6 +581,11 @@ struct Core<S: Store> {
     last_timeout: Option<Instant>,
     /// What the program running the node sees of it, if it looks.
     watch: Option<SharedWatch>,
+    /// The orderly stop under way, once SIGINT or SIGTERM came.
+    stop: Option<Stop>,
+    /// Set at the stop, for the convergence layers that make links of
+    /// their own accord ([`Core::stopping`]).
+    stopping: watch::Sender<bool>,
     forwarded: u64,
     delivered: u64,
 }
@@ -573,6 +607,8 @@ impl<S: Store> Core<S> {
             unconfirmed: BTreeMap::new(),
             last_timeout: None,
             watch: None,
+            stop: None,
+            stopping: watch::Sender::new(false),
             forwarded: 0,
             delivered: 0,
         }
@@ -626,36 +662,76 @@ impl<S: Store> Core<S> {
         mut clients: mpsc::UnboundedReceiver<ClientEvent>,
         mut stop: oneshot::Receiver<()>,
     ) -> Result<(), NodeError> {
-        let mut stopping: Option<tokio::time::Instant> = None;
         loop {
             self.pump()?;
+            self.close_finished();
             self.publish();
-            if stopping.is_some() && self.sessions.is_empty() {
+            if self.stop.is_some() && self.sessions.is_empty() {
                 return Ok(());
             }
             let wake = self.wake_at();
+            let finish_by = self
+                .stop
+                .as_ref()
+                .filter(|stop| self.sessions.keys().any(|s| !stop.closed.contains(s)))
+                .map(|stop| stop.finish_by);
+            let exit_by = self.stop.as_ref().map(|stop| stop.exit_by);
             tokio::select! {
-                Some(event) = links.recv() => self.on_link(event, stopping.is_some())?,
+                Some(event) = links.recv() => self.on_link(event)?,
                 Some(event) = clients.recv() => self.on_client(event)?,
                 _ = sleep_until(wake) => {
                     let now = self.now();
                     self.agent.handle_timeout(now)?;
                     self.last_timeout = Some(now);
                 }
-                _ = &mut stop, if stopping.is_none() => stopping = Some(self.stop()),
-                _ = sleep_until(stopping), if stopping.is_some() => return Ok(()),
+                _ = &mut stop, if self.stop.is_none() => self.begin_stop(),
+                _ = sleep_until(finish_by), if finish_by.is_some() => {}
+                _ = sleep_until(exit_by), if exit_by.is_some() => {
+                    for neighbour in self.sessions.values() {
+                        eprintln!(
+                            "linklab dtn node: the session with {} ({}) did not end within {SHUTDOWN_GRACE:?}: leaving it",
+                            neighbour.peer, neighbour.remote
+                        );
+                    }
+                    return Ok(());
+                }
             }
         }
     }
 
-    /// Asks every session to end; the node exits when they have, or after
-    /// a grace period.
-    fn stop(&mut self) -> tokio::time::Instant {
+    /// Becomes true when the node stops: a convergence layer then makes
+    /// and accepts no new link.
+    fn stopping(&self) -> watch::Receiver<bool> {
+        self.stopping.subscribe()
+    }
+
+    /// Starts an orderly stop ([`Stop`]), telling the convergence layers
+    /// ([`Core::stopping`]).
+    fn begin_stop(&mut self) {
         eprintln!("linklab dtn node: stopping");
-        for neighbour in self.sessions.values() {
-            let _ = neighbour.commands.send(LinkCommand::Close);
+        let now = tokio::time::Instant::now();
+        self.stopping.send_replace(true);
+        self.stop = Some(Stop {
+            finish_by: now + FINISH_GRACE,
+            exit_by: now + SHUTDOWN_GRACE,
+            closed: BTreeSet::new(),
+        });
+    }
+
+    /// During a stop, asks each session to end once no bundle handed to it
+    /// waits for the peer's acknowledgement, or when the time to finish
+    /// them is up.
+    fn close_finished(&mut self) {
+        let Some(stop) = &mut self.stop else {
+            return;
+        };
+        let late = tokio::time::Instant::now() >= stop.finish_by;
+        for (id, neighbour) in &self.sessions {
+            let busy = self.flights.values().any(|(session, _, _)| session == id);
+            if (late || !busy) && stop.closed.insert(*id) {
+                let _ = neighbour.commands.send(LinkCommand::Close);
+            }
         }
-        tokio::time::Instant::now() + SHUTDOWN_GRACE
     }
 
     fn wake_at(&self) -> Option<tokio::time::Instant> {
@@ -670,11 +746,15 @@ impl<S: Store> Core<S> {
         Some(self.origin + Duration::from_micros(at.as_micros()))
     }
 
-    /// Hands the agent's transmissions to sessions, its deliveries to
-    /// applications, and reports its events.
+    /// Hands the agent's transmissions to sessions (none during a stop:
+    /// they stay in the store), its deliveries to applications, and
+    /// reports its events.
     fn pump(&mut self) -> Result<(), NodeError> {
         let now = self.now();
-        while let Some(transmit) = self.agent.poll_transmit(now)? {
+        while self.stop.is_none() {
+            let Some(transmit) = self.agent.poll_transmit(now)? else {
+                break;
+            };
             let carrier = self
                 .carriers
                 .get(&transmit.link)
@@ -796,8 +876,9 @@ impl<S: Store> Core<S> {
         }
     }
 
-    fn on_link(&mut self, event: LinkEvent, stopping: bool) -> Result<(), NodeError> {
+    fn on_link(&mut self, event: LinkEvent) -> Result<(), NodeError> {
         let now = self.now();
+        let stopping = self.stop.is_some();
         match event {
             LinkEvent::Up {
                 session,
@@ -807,8 +888,9 @@ impl<S: Store> Core<S> {
                 mtu,
                 commands,
             } => {
-                if stopping {
+                if let Some(stop) = &mut self.stop {
                     let _ = commands.send(LinkCommand::Close);
+                    stop.closed.insert(session);
                 }
                 let mut links = vec![self.neighbour_link(&peer)];
                 links.extend(configured);
@@ -919,6 +1001,12 @@ impl<S: Store> Core<S> {
                             self.forwarded += 1;
                             self.agent.transfer_succeeded(now, transmit)?
                         }
+                        Err(why) if stopping => {
+                            eprintln!(
+                                "linklab dtn node: a transfer ended with the stop ({why}): the bundle stays in the store for the next start"
+                            );
+                            self.agent.transfer_failed(now, transmit);
+                        }
                         Err(why) => {
                             eprintln!("linklab dtn node: a transfer failed: {why}");
                             self.agent.transfer_failed(now, transmit);
@@ -947,7 +1035,7 @@ impl<S: Store> Core<S> {
                             self.carriers.remove(link);
                             // Its transfers go again on the next contact.
                             self.agent.link_down(*link);
-                            if self.dialers.contains_key(link) {
+                            if self.dialers.contains_key(link) && !stopping {
                                 // The convergence layer connects on
                                 // demand, pacing its attempts: the rest
                                 // of a broken transfer asks at once.
@@ -1173,7 +1261,7 @@ mod tests {
             mtu: None,
             commands,
         };
-        core.on_link(event, false).unwrap();
+        core.on_link(event).unwrap();
         (session, rx)
     }
 
@@ -1215,18 +1303,17 @@ mod tests {
             octets: whole[..3000].to_vec(),
             stored,
         };
-        b.on_link(partial, false).unwrap();
+        b.on_link(partial).unwrap();
         kept.blocking_recv().expect("answered once stored");
         let interrupted = LinkEvent::Interrupted {
             session: a_session,
             transmit,
             acknowledged: 2500,
         };
-        a.on_link(interrupted, false).unwrap();
+        a.on_link(interrupted).unwrap();
         for (core, session) in [(&mut a, a_session), (&mut b, b_session)] {
             let why = "the link went down".to_string();
-            core.on_link(LinkEvent::Down { session, why }, false)
-                .unwrap();
+            core.on_link(LinkEvent::Down { session, why }).unwrap();
         }
         b.pump().unwrap();
         assert!(b.unconfirmed.is_empty(), "a fragment is not delivered");
@@ -1243,13 +1330,13 @@ mod tests {
             octets: rest,
             stored,
         };
-        b.on_link(received, false).unwrap();
+        b.on_link(received).unwrap();
         let sent = LinkEvent::Sent {
             session: a_session,
             transmit,
             outcome: Ok(()),
         };
-        a.on_link(sent, false).unwrap();
+        a.on_link(sent).unwrap();
         b.pump().unwrap();
         let deliveries: Vec<&Delivery> = b.unconfirmed.values().map(|(d, _)| d).collect();
         assert_eq!(deliveries.len(), 1);
@@ -1277,9 +1364,9 @@ mod tests {
             transmit,
             acknowledged: 2000,
         };
-        a.on_link(interrupted, false).unwrap();
+        a.on_link(interrupted).unwrap();
         let why = "T1 ran out N2 times".to_string();
-        a.on_link(LinkEvent::Down { session, why }, false).unwrap();
+        a.on_link(LinkEvent::Down { session, why }).unwrap();
         a.pump().unwrap();
         assert_eq!(wanted.try_recv().ok(), Some(link), "asked again at once");
         let (_, mut rx) = up(&mut a, "ipn:2.0", Some(link));
@@ -1299,11 +1386,11 @@ mod tests {
             transmit,
             outcome: Err("refused".into()),
         };
-        a.on_link(sent, false).unwrap();
+        a.on_link(sent).unwrap();
         a.pump().unwrap();
         assert!(rx.try_recv().is_err(), "not on the same session");
         let why = "closed".to_string();
-        a.on_link(LinkEvent::Down { session, why }, false).unwrap();
+        a.on_link(LinkEvent::Down { session, why }).unwrap();
         let (_, mut rx) = up(&mut a, "ipn:2.0", None);
         a.pump().unwrap();
         let (_, again) = next_send(&mut rx);
@@ -1314,6 +1401,57 @@ mod tests {
             (bundle.id, payload)
         });
         assert_eq!(again, first);
+    }
+
+    #[test]
+    fn a_stop_waits_for_the_bundles_on_the_wire_keeps_the_unacknowledged_and_dials_no_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = core(dir.path(), "ipn:1.0", Duration::ZERO);
+        let link = a.new_link();
+        a.agent.add_route("ipn:2.*".parse().unwrap(), link);
+        a.agent.link_up(link, None);
+        let (demand, mut wanted) = mpsc::unbounded_channel();
+        a.dialers.insert(link, demand);
+        let stopping = a.stopping();
+        let (session, mut rx) = up(&mut a, "ipn:2.0", Some(link));
+        send(&mut a, b"acknowledged");
+        send(&mut a, b"cut off");
+        let (first, _) = next_send(&mut rx);
+        let (second, _) = next_send(&mut rx);
+
+        a.begin_stop();
+        assert!(*stopping.borrow(), "the convergence layers are told");
+        send(&mut a, b"after the stop");
+        a.close_finished();
+        assert!(
+            rx.try_recv().is_err(),
+            "no Close, no Send: bundles on the wire"
+        );
+        let sent = LinkEvent::Sent {
+            session,
+            transmit: first,
+            outcome: Ok(()),
+        };
+        a.on_link(sent).unwrap();
+        a.close_finished();
+        assert!(rx.try_recv().is_err(), "one bundle is still on the wire");
+
+        // The time to finish is up.
+        a.stop.as_mut().unwrap().finish_by = tokio::time::Instant::now();
+        a.close_finished();
+        assert!(matches!(rx.try_recv(), Ok(LinkCommand::Close)));
+        let cut = LinkEvent::Sent {
+            session,
+            transmit: second,
+            outcome: Err("the AX.25 session ended".into()),
+        };
+        a.on_link(cut).unwrap();
+        let why = "LocalShutdown".to_string();
+        a.on_link(LinkEvent::Down { session, why }).unwrap();
+        a.pump().unwrap();
+        assert!(wanted.try_recv().is_err(), "no connection asked for");
+        assert!(a.waiting.is_empty());
+        assert_eq!(a.agent.stored(), 2, "kept for the next start");
     }
 
     #[test]
@@ -1444,25 +1582,106 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_slow_store_write_does_not_let_a_peers_keepalive_expire() {
-        // The peer offers a 1 s Session Keepalive and so ends the session
-        // after 2 s without a message from the node (RFC 9174 5.1.1); one
-        // store write takes 3 s.
-        const KEEPALIVE: u16 = 1;
-        const WRITE: Duration = Duration::from_secs(3);
-        const BOUND: Duration = Duration::from_secs(15);
-        let dir = tempfile::tempdir().unwrap();
+    /// The peer of the slow-store tests offers a 1 s Session Keepalive and
+    /// so ends the session after 2 s without a message from the node (RFC
+    /// 9174 5.1.1).
+    const KEEPALIVE: u16 = 1;
+
+    /// Node `ipn:1.0` on a [`SlowStore`] in `dir` whose slow writes take
+    /// 3 s; the flag that makes them slow and their count.
+    fn slow_core(dir: &std::path::Path) -> (Core<SlowStore>, Arc<AtomicBool>, Arc<AtomicUsize>) {
         let slow = Arc::new(AtomicBool::new(false));
         let begun = Arc::new(AtomicUsize::new(0));
         let store = SlowStore {
-            inner: RedbStore::open(&dir.path().join("node.redb")).unwrap(),
-            delay: WRITE,
+            inner: RedbStore::open(&dir.join("node.redb")).unwrap(),
+            delay: Duration::from_secs(3),
             slow: slow.clone(),
             begun: begun.clone(),
         };
         let config = Config::new("ipn:1.0".parse().unwrap());
-        let core = Core::new(Agent::open(config, store).unwrap());
+        (Core::new(Agent::open(config, store).unwrap()), slow, begun)
+    }
+
+    #[test]
+    fn a_slow_store_commit_of_a_received_bundle_holds_only_its_last_ack() {
+        const BOUND: Duration = Duration::from_secs(15);
+        let dir = tempfile::tempdir().unwrap();
+        // The bundle the peer sends, made by an agent of its own.
+        let bundle = {
+            let mut sender = core(dir.path(), "ipn:2.0", Duration::ZERO);
+            let (_, mut rx) = up(&mut sender, "ipn:1.0", None);
+            let request = SendRequest::new(
+                "ipn:2.1".parse().unwrap(),
+                "ipn:1.1".parse().unwrap(),
+                b"slow to store".to_vec(),
+            );
+            let now = sender.now();
+            sender.agent.send(now, &request).unwrap();
+            sender.pump().unwrap();
+            next_send(&mut rx).1
+        };
+        let (core, slow, begun) = slow_core(dir.path());
+        let spool_dir = dir.path().to_path_buf();
+        let test = async move {
+            let (link_tx, link_rx) = mpsc::unbounded_channel();
+            let (_client_tx, client_rx) = mpsc::unbounded_channel();
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let address = listener.local_addr().unwrap();
+            let session_config = tcpcl::session_config("ipn:1.0");
+            let listening =
+                tokio::spawn(tcpcl::listen(listener, session_config, spool_dir, link_tx));
+            let (stop, stop_rx) = oneshot::channel();
+            let agent = spawn_agent(core, link_rx, client_rx, stop_rx).unwrap();
+            let mut peer = Peer::connect(address, KEEPALIVE).await;
+            peer.run_until(|s| s.state() == TcpclState::Established)
+                .await;
+
+            // The node stores the bundle slowly; its last XFER_ACK waits
+            // for that, and the node's KEEPALIVEs go on meanwhile.
+            slow.store(true, Ordering::SeqCst);
+            let transfer = peer.session.send_transfer(peer.now(), &bundle).unwrap();
+            let done = |events: &[TcpclEvent]| {
+                events.iter().any(|e| {
+                    matches!(e, TcpclEvent::TransferSucceeded { id } if *id == transfer)
+                        || matches!(e, TcpclEvent::SessionTerminated(_))
+                })
+            };
+            while !done(&peer.events) {
+                peer.flush().await;
+                if !done(&peer.events) {
+                    peer.wait().await;
+                }
+            }
+            slow.store(false, Ordering::SeqCst);
+            assert!(begun.load(Ordering::SeqCst) >= 1, "the commit was slow");
+            assert_eq!(
+                peer.session.state(),
+                TcpclState::Established,
+                "{:?}",
+                peer.events
+            );
+
+            stop.send(()).unwrap();
+            peer.run_until(Session::is_closed).await;
+            agent.await.unwrap().unwrap();
+            listening.abort();
+        };
+        runtime()
+            .unwrap()
+            .block_on(async { tokio::time::timeout(BOUND, test).await })
+            .expect("the test ran within its bound");
+        assert!(
+            crate::cl::spooled(dir.path()).unwrap().is_empty(),
+            "the spool goes once the bundle is stored"
+        );
+    }
+
+    #[test]
+    fn a_slow_store_write_does_not_let_a_peers_keepalive_expire() {
+        // One store write takes 3 s.
+        const BOUND: Duration = Duration::from_secs(15);
+        let dir = tempfile::tempdir().unwrap();
+        let (core, slow, begun) = slow_core(dir.path());
         let spool_dir = dir.path().to_path_buf();
         let test = async move {
             let (link_tx, link_rx) = mpsc::unbounded_channel();

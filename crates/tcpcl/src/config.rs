@@ -48,12 +48,20 @@ pub struct Config {
     pub ending_timeout: Duration,
     /// The longest Session or Transfer Extension Items list accepted.
     pub max_extension_items: u32,
+    /// Hold the XFER_ACK of each received transfer's END segment (RFC 9174
+    /// 5.2.3) until the user calls
+    /// [`Session::accept_transfer`](crate::Session::accept_transfer), so
+    /// that the peer learns its transfer is complete only once the user
+    /// has kept it (a bundle agent: stored it, RFC 9171 5.6) while the
+    /// session goes on reading, acknowledging and sending KEEPALIVEs.
+    pub hold_final_ack: bool,
 }
 
 impl Config {
     /// A configuration for `node_id` with the defaults: keepalive 60 s,
     /// Segment MRU 64 KiB, Transfer MRU 16 MiB, no idle timeout, 30 s to
-    /// establish, 10 s to end, extension lists up to 64 KiB.
+    /// establish, 10 s to end, extension lists up to 64 KiB, every XFER_ACK
+    /// sent at once.
     pub fn new(node_id: impl Into<String>) -> Self {
         Config {
             node_id: node_id.into(),
@@ -66,6 +74,7 @@ impl Config {
             establishment_timeout: Duration::from_secs(30),
             ending_timeout: Duration::from_secs(10),
             max_extension_items: 64 * 1024,
+            hold_final_ack: false,
         }
     }
 

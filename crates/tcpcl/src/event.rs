@@ -55,7 +55,10 @@ pub enum Event {
         /// Declared total length.
         length: Option<u64>,
     },
-    /// A whole transfer arrived and every segment was acknowledged.
+    /// A whole transfer arrived and every segment was acknowledged, the
+    /// last one only once the user calls
+    /// [`Session::accept_transfer`](crate::Session::accept_transfer) if
+    /// the configuration holds it (`hold_final_ack`).
     TransferReceived {
         /// Transfer ID.
         id: TransferId,

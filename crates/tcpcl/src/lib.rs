@@ -14,8 +14,8 @@
 //!   with [`Session::poll_transmit`](linklab_core::Engine::poll_transmit), [`Event`]s out with
 //!   [`Session::poll_event`], time in with [`Session::handle_timeout`](linklab_core::Engine::handle_timeout) at
 //!   [`Session::poll_timeout`](linklab_core::Engine::poll_timeout), and the user's requests
-//!   [`Session::send_transfer`], [`Session::refuse_transfer`] and
-//!   [`Session::terminate`]. It never does I/O and never reads a clock.
+//!   [`Session::send_transfer`], [`Session::refuse_transfer`],
+//!   [`Session::accept_transfer`] and [`Session::terminate`]. It never does I/O and never reads a clock.
 //!
 //! What the session does, clause by clause:
 //!
@@ -39,7 +39,8 @@
 //!   Transfer Length extension; all segments are sent without waiting for
 //!   acknowledgements, transfers one after the other. Received segments
 //!   are acknowledged one by one with the cumulative length and the
-//!   segment's flags. A transfer is refused (XFER_REFUSE) for an unknown
+//!   segment's flags; with `hold_final_ack` the last one waits until the
+//!   user has kept the transfer ([`Session::accept_transfer`]). A transfer is refused (XFER_REFUSE) for an unknown
 //!   critical transfer extension ("Extension Failure"), a length over the
 //!   Transfer MRU ("No Resources"), a length that disagrees with its
 //!   Transfer Length ("Not Acceptable"), or when the session is ending
@@ -67,5 +68,5 @@ pub mod wire;
 
 pub use config::{Config, ConfigError, Role};
 pub use event::{Cause, Event, SessionParams, Side, Termination, TransferId};
-pub use session::{RefuseError, SendError, Session, State};
+pub use session::{AcceptError, RefuseError, SendError, Session, State};
 pub use wire::{RefuseReason, RejectReason, SessTermReason};

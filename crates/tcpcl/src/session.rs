@@ -123,6 +123,11 @@ pub enum SendError {
 #[error("no incoming transfer {0} in progress to refuse")]
 pub struct RefuseError(pub TransferId);
 
+/// Why [`Session::accept_transfer`] did nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("no received transfer {0} is waiting for its last XFER_ACK")]
+pub struct AcceptError(pub TransferId);
+
 /// One message (or segment) waiting for [`Session::poll_transmit`].
 #[derive(Debug)]
 struct Chunk {
@@ -206,6 +211,10 @@ pub struct Session {
     next_transfer_id: Option<TransferId>,
     outgoing: VecDeque<Outgoing>,
     incoming: Option<Incoming>,
+    /// Received transfers whose last XFER_ACK waits for
+    /// [`Session::accept_transfer`] (with `hold_final_ack`), that XFER_ACK
+    /// encoded, and the octets the XFER_ACKs before it acknowledge.
+    held: Vec<(TransferId, Vec<u8>, u64)>,
     term_sent: Option<SessTermReason>,
     term_received: Option<SessTermReason>,
     /// The first cause of the end, once there is one.
@@ -235,6 +244,7 @@ impl Session {
             next_transfer_id: Some(0),
             outgoing: VecDeque::new(),
             incoming: None,
+            held: Vec::new(),
             term_sent: None,
             term_received: None,
             cause: None,
@@ -427,6 +437,35 @@ impl Session {
             }
             _ => Err(RefuseError(id)),
         }
+    }
+
+    /// The octets of the received transfer `id` that its XFER_ACKs queued
+    /// so far acknowledge, while its last XFER_ACK is held
+    /// (`hold_final_ack`): what a caller that keeps acknowledged octets
+    /// durable (see [`incoming`](Self::incoming)) must keep of it until it
+    /// has kept the whole transfer. `None` once accepted or if not held.
+    pub fn acknowledged(&self, id: TransferId) -> Option<u64> {
+        self.held
+            .iter()
+            .find(|(held, _, _)| *held == id)
+            .map(|(_, _, acknowledged)| *acknowledged)
+    }
+
+    /// Sends the last XFER_ACK of the received transfer `id`, held by
+    /// `hold_final_ack` since its [`Event::TransferReceived`]: the user
+    /// has kept it, and the segment is now "fully processed" (RFC 9174
+    /// 5.2.3). A session ending waits for the held XFER_ACKs, up to its
+    /// ending timeout (section 6.1).
+    pub fn accept_transfer(&mut self, now: Instant, id: TransferId) -> Result<(), AcceptError> {
+        let index = self
+            .held
+            .iter()
+            .position(|(held, _, _)| *held == id)
+            .ok_or(AcceptError(id))?;
+        let (_, ack, _) = self.held.remove(index);
+        self.queue_octets(now, ack);
+        self.check_ended();
+        Ok(())
     }
 
     /// Ends the session with SESS_TERM `reason` (RFC 9174 section 6.1):
@@ -660,14 +699,18 @@ impl Session {
             return self.refuse(now, id, reason, segment.is_end());
         }
         incoming.data.extend_from_slice(&segment.data);
-        self.queue(
-            now,
-            &Message::XferAck(XferAck {
-                flags: segment.flags,
-                transfer_id: id,
-                acknowledged_length: total,
-            }),
-        );
+        let ack = Message::XferAck(XferAck {
+            flags: segment.flags,
+            transfer_id: id,
+            acknowledged_length: total,
+        });
+        if segment.is_end() && self.config.hold_final_ack {
+            let octets = ack.to_vec().expect("locally built messages fit");
+            let before = total - segment.data.len() as u64;
+            self.held.push((id, octets, before));
+        } else {
+            self.queue(now, &ack);
+        }
         if segment.is_end() {
             let incoming = self.incoming.take().expect("transfer in progress");
             self.events.push_back(Event::TransferReceived {
@@ -903,9 +946,11 @@ impl Session {
     }
 
     /// Closes once both SESS_TERMs are exchanged and no transfer is left
-    /// half done.
+    /// half done (a held XFER_ACK is half done).
     fn check_ended(&mut self) {
-        let idle = self.outgoing.is_empty() && self.incoming.as_ref().is_none_or(|i| i.refused);
+        let idle = self.outgoing.is_empty()
+            && self.incoming.as_ref().is_none_or(|i| i.refused)
+            && self.held.is_empty();
         if matches!(self.phase, Phase::Ending { .. })
             && self.term_sent.is_some()
             && self.term_received.is_some()
@@ -933,6 +978,7 @@ impl Session {
                 .push_back(Event::TransferAborted { id: transfer.id });
         }
         self.incoming = None;
+        self.held.clear();
         let cause = self.cause.take().unwrap_or(cause);
         self.events.push_back(Event::SessionTerminated(Termination {
             cause,

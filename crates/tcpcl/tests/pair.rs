@@ -9,7 +9,7 @@ use std::time::Duration;
 use linklab_core::Engine;
 use linklab_tcpcl::wire::{ContactHeader, Message, MessageType, END, START};
 use linklab_tcpcl::{
-    Cause, Event, RefuseReason, SendError, SessTermReason, Side, State, Termination,
+    AcceptError, Cause, Event, RefuseReason, SendError, SessTermReason, Side, State, Termination,
 };
 use proptest::prelude::*;
 use support::config;
@@ -197,6 +197,114 @@ fn the_incoming_prefix_is_what_the_queued_acks_acknowledge() {
         })
         .collect();
     assert_eq!(acks, vec![100, 200, 300, 400, 450]);
+}
+
+/// A pair where b holds its last XFER_ACKs, a's transfer of 300 octets
+/// (segments of 100) received whole by b: its Transfer ID.
+fn held_transfer(keepalive: u16, seed: u64) -> (support::Pair, u64) {
+    let mut a = config("a");
+    a.max_segment = 100;
+    a.keepalive_interval = keepalive;
+    let mut b = config("b");
+    b.hold_final_ack = true;
+    let mut pair = support::established(a, b, seed);
+    let id = pair.engines[0]
+        .s
+        .send_transfer(pair.now, &payload(300, 8))
+        .unwrap();
+    pair.settle();
+    assert_eq!(received(&pair.engines[1].events), vec![payload(300, 8)]);
+    (pair, id)
+}
+
+/// The Acknowledged Lengths b sent.
+fn acked_lengths(pair: &support::Pair) -> Vec<u64> {
+    support::messages(pair, 1)
+        .into_iter()
+        .filter_map(|m| match m {
+            Message::XferAck(ack) => Some(ack.acknowledged_length),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_held_last_ack_goes_once_accepted_and_the_session_lives_meanwhile() {
+    // Keepalive 2 s: a silence of 4 s would end the session.
+    let (mut pair, id) = held_transfer(2, 21);
+    assert_eq!(acked_lengths(&pair), vec![100, 200]);
+    assert_eq!(pair.engines[1].s.acknowledged(id), Some(200));
+    assert!(succeeded(&pair.engines[0].events).is_empty());
+    let start = pair.now;
+    while pair.now.saturating_duration_since(start) < Duration::from_secs(30) {
+        assert!(pair.advance(Duration::from_secs(60)));
+    }
+    for i in 0..2 {
+        assert_eq!(pair.engines[i].s.state(), State::Established);
+    }
+    assert!(support::messages(&pair, 1).contains(&Message::Keepalive));
+    assert!(succeeded(&pair.engines[0].events).is_empty(), "still held");
+
+    let now = pair.now;
+    pair.engines[1].s.accept_transfer(now, id).unwrap();
+    assert_eq!(
+        pair.engines[1].s.accept_transfer(now, id),
+        Err(AcceptError(id)),
+        "sent once"
+    );
+    assert_eq!(pair.engines[1].s.acknowledged(id), None);
+    pair.settle();
+    assert_eq!(acked_lengths(&pair), vec![100, 200, 300]);
+    assert_eq!(succeeded(&pair.engines[0].events), vec![id]);
+}
+
+#[test]
+fn an_ending_session_waits_for_a_held_last_ack() {
+    let (mut pair, id) = held_transfer(0, 22);
+    pair.engines[0]
+        .s
+        .terminate(pair.now, SessTermReason::Unknown);
+    pair.settle();
+    for i in 0..2 {
+        assert_eq!(pair.engines[i].s.state(), State::Ending, "{i}");
+    }
+    let now = pair.now;
+    pair.engines[1].s.accept_transfer(now, id).unwrap();
+    pair.settle();
+    assert_eq!(succeeded(&pair.engines[0].events), vec![id]);
+    assert_eq!(termination(&pair.engines[0].events).cause, Cause::Requested);
+    assert_eq!(
+        termination(&pair.engines[1].events).cause,
+        Cause::PeerTerminated(SessTermReason::Unknown)
+    );
+}
+
+#[test]
+fn a_held_last_ack_is_dropped_when_the_ending_timeout_closes_the_session() {
+    let (mut pair, id) = held_transfer(0, 23);
+    pair.engines[0]
+        .s
+        .terminate(pair.now, SessTermReason::Unknown);
+    // Both wait for the XFER_ACK until the ending timeout (section 6.1).
+    let ending = pair.now + Duration::from_secs(10);
+    while !pair.engines[1].s.is_closed() {
+        assert!(pair.advance(Duration::from_secs(60)));
+    }
+    assert!(pair.now >= ending);
+    // The first cause of the end is the one reported.
+    assert_eq!(
+        termination(&pair.engines[1].events).cause,
+        Cause::PeerTerminated(SessTermReason::Unknown)
+    );
+    let now = pair.now;
+    assert_eq!(
+        pair.engines[1].s.accept_transfer(now, id),
+        Err(AcceptError(id))
+    );
+    assert_eq!(acked_lengths(&pair), vec![100, 200]);
+    assert!(pair.engines[0]
+        .events
+        .contains(&Event::TransferAborted { id }));
 }
 
 #[test]

@@ -15,6 +15,10 @@
 //! ([`LinkEvent::PartialReceived`]) before the session's
 //! [`LinkEvent::Down`].
 //!
+//! When the node stops (its `stopping` turns true), the layer connects
+//! to no one and releases every link a peer opens; the node ends each
+//! session with SHUTDOWN once the bundles on it are acknowledged.
+//!
 //! A configured peer is connected to, through the digipeaters given for
 //! it if any, as soon as the node has a bundle for it (a station that
 //! connects through digipeaters is answered back through the reversed
@@ -43,7 +47,7 @@ use linklab_link::{Event as LinkLayerEvent, LinkError};
 use linklab_wire::ax25::{Address, Callsign};
 use linklab_wire::control::Modulus;
 use linklab_wire::monitor;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 
 use super::{LinkCommand, LinkEvent, SessionId};
 
@@ -122,6 +126,9 @@ struct Contact {
     reset: bool,
     /// The incoming bundle's acknowledged octets, on disk.
     spool: Spool,
+    /// The node went without storing what this link brought in: the
+    /// spool stays for its next start.
+    unstored: bool,
 }
 
 impl Contact {
@@ -135,6 +142,7 @@ impl Contact {
             transfers: BTreeMap::new(),
             reset,
             spool: Spool::new(&setup.spool_dir, "ax25", &remote.to_string()),
+            unstored: false,
         }
     }
 }
@@ -155,11 +163,13 @@ type WantedPeers = BTreeMap<Key, Wanted>;
 
 /// Runs the convergence layer for ever: reaches the TNC (again, with
 /// backoff, whenever it is lost), then serves AX.25 links. `demand` names
-/// the link of a configured peer the node has a bundle for.
+/// the link of a configured peer the node has a bundle for; `stop` turns
+/// true when the node stops.
 pub async fn run(
     setup: Ax25Setup,
     peers: Vec<Ax25Peer>,
     mut demand: mpsc::UnboundedReceiver<LinkId>,
+    mut stop: watch::Receiver<bool>,
     events: mpsc::UnboundedSender<LinkEvent>,
 ) {
     let mut wait = MIN_BACKOFF;
@@ -168,7 +178,16 @@ pub async fn run(
         match setup.kiss.connect().await {
             Ok(stream) => {
                 wait = MIN_BACKOFF;
-                let why = serve(&setup, &peers, stream, &mut demand, &mut wanted, &events).await;
+                let why = serve(
+                    &setup,
+                    &peers,
+                    stream,
+                    &mut demand,
+                    &mut stop,
+                    &mut wanted,
+                    &events,
+                )
+                .await;
                 eprintln!("linklab dtn node: ax25: {why} (reconnecting)");
             }
             Err(e) => eprintln!("linklab dtn node: ax25: {e} (retrying)"),
@@ -187,6 +206,7 @@ async fn serve(
     peers: &[Ax25Peer],
     stream: Box<dyn linklab_io::KissStream>,
     demand: &mut mpsc::UnboundedReceiver<LinkId>,
+    stop: &mut watch::Receiver<bool>,
     wanted: &mut WantedPeers,
     events: &mpsc::UnboundedSender<LinkEvent>,
 ) -> String {
@@ -208,6 +228,11 @@ async fn serve(
     let (command_tx, mut commands) = mpsc::unbounded_channel::<(SessionId, Address, LinkCommand)>();
     let mut contacts: BTreeMap<Key, Contact> = BTreeMap::new();
     let mut next_tag = 0u64;
+    // Once the node stops (or is gone), no link is made or accepted.
+    let mut stopping = *stop.borrow_and_update();
+    if stopping {
+        wanted.clear();
+    }
     // Peers wanted before the TNC was (re)gained are tried at once.
     for want in wanted.values_mut() {
         want.retry_at = Some(tokio::time::Instant::now());
@@ -244,6 +269,10 @@ async fn serve(
                 // was lost; it is the same reset.
                 let reset = matches!(event, LinkLayerEvent::Error(LinkError::ResetByPeer));
                 match event {
+                    LinkLayerEvent::Connected { .. } if stopping && !contacts.contains_key(&key(&remote)) => {
+                        // The node is stopping: no new session.
+                        let _ = handle.requests.send(Request::Disconnect { remote });
+                    }
                     LinkLayerEvent::Connected { .. } | LinkLayerEvent::Error(LinkError::ResetByPeer) => {
                         if let Some(contact) = contacts.get_mut(&key(&remote)).filter(|c| c.reset && !reset) {
                             contact.reset = false;
@@ -316,7 +345,13 @@ async fn serve(
                 }
                 drain(contact, remote, peers, &command_tx, &handle.requests, events).await;
             }
-            Some(link) = demand.recv() => {
+            changed = stop.changed(), if !stopping => {
+                if changed.is_err() || *stop.borrow_and_update() {
+                    stopping = true;
+                    wanted.clear();
+                }
+            }
+            Some(link) = demand.recv(), if !stopping => {
                 let Some(peer) = peers.iter().find(|p| p.link == link) else { continue };
                 let k = key(&peer.call);
                 if !contacts.contains_key(&k) && !wanted.contains_key(&k) {
@@ -409,8 +444,11 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
 
 /// Reports the end of a contact whose link is gone.
 fn end(mut contact: Contact, events: &mpsc::UnboundedSender<LinkEvent>) {
-    // What arrived of a bundle is stored by now, if anything was.
-    contact.spool.clear();
+    // What arrived of a bundle is stored by now, if anything was and the
+    // node is still there.
+    if !contact.unstored {
+        contact.spool.clear();
+    }
     if contact.up {
         let _ = events.send(LinkEvent::Down {
             session: contact.id,
@@ -484,7 +522,13 @@ async fn drain(
                     octets: data,
                     stored,
                 });
-                let _ = done.await;
+                if done.await.is_err() {
+                    // The node is going and did not store it: never
+                    // acknowledged, its spool kept for the next start.
+                    contact.unstored = true;
+                    let _ = requests.send(Request::Disconnect { remote });
+                    return;
+                }
                 contact.spool.clear();
             }
             Event::BundleSent { id: tag } => {
@@ -532,8 +576,10 @@ async fn drain(
                     octets: data,
                     stored,
                 });
-                let _ = done.await;
-                contact.spool.clear();
+                match done.await {
+                    Ok(()) => contact.spool.clear(),
+                    Err(_) => contact.unstored = true,
+                }
             }
             Event::SessionEnded { cause } => {
                 // Down goes to the node once the link is released too.
@@ -546,7 +592,7 @@ async fn drain(
         if is_ack(&data) {
             // The octets it acknowledges go on disk first.
             let prefix = contact.session.incoming().unwrap_or_default();
-            if let Err(e) = contact.spool.keep(prefix) {
+            if let Err(e) = contact.spool.keep(prefix).await {
                 eprintln!(
                     "linklab dtn node: ax25: cannot keep the bundle coming from {remote} ({e}): releasing the link"
                 );

@@ -11,7 +11,8 @@
 //! - for every whole bundle received it sends [`LinkEvent::Received`] and
 //!   waits on the enclosed channel before acknowledging the bundle to the
 //!   peer: the node answers once the bundle is durably stored (RFC 9171
-//!   5.6), so an acknowledged bundle survives a crash;
+//!   5.6), so an acknowledged bundle survives a crash; a channel dropped
+//!   unanswered (the node is going) leaves the bundle unacknowledged;
 //! - it sends each bundle of [`LinkCommand::Send`] and reports the outcome
 //!   with [`LinkEvent::Sent`], success meaning the peer acknowledged all of
 //!   it, or, when the session ends with only a first part of it
@@ -73,7 +74,7 @@ pub enum LinkEvent {
         commands: mpsc::UnboundedSender<LinkCommand>,
     },
     /// A whole bundle arrived. The session acknowledges it to the peer
-    /// only once `stored` is answered (or dropped).
+    /// only once `stored` is answered; dropped unanswered, never.
     Received {
         /// The session.
         session: SessionId,

@@ -13,6 +13,10 @@
 //! the session ends inside it). A file left by a node that stopped is a
 //! prefix the peer was told it need not send again: the node keeps it as
 //! a fragment when it starts ([`spooled`]).
+//!
+//! The writes and syncs run on tokio's blocking pool, never on the
+//! reactor's thread: a slow disk stalls only the session waiting for its
+//! own acknowledgement, not the other sessions' I/O.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -28,8 +32,10 @@ const SUFFIX: &str = ".bin";
 pub(super) struct Spool {
     dir: PathBuf,
     path: PathBuf,
-    /// The open file and the octets in it.
-    file: Option<(File, usize)>,
+    /// The open file, between writes.
+    file: Option<File>,
+    /// The octets in the file, durable.
+    kept: usize,
 }
 
 impl Spool {
@@ -41,43 +47,67 @@ impl Spool {
             dir: dir.to_path_buf(),
             path: dir.join(format!("{layer}{INFIX}{name}{SUFFIX}")),
             file: None,
+            kept: 0,
         }
     }
 
     /// The octets kept.
-    pub(super) fn kept(&self) -> usize {
-        self.file.as_ref().map_or(0, |(_, kept)| *kept)
+    #[cfg(test)]
+    fn kept(&self) -> usize {
+        self.kept
     }
 
     /// Makes `prefix`, the incoming bundle's octets so far (which extend
-    /// those kept before), durable.
-    pub(super) fn keep(&mut self, prefix: &[u8]) -> io::Result<()> {
-        if prefix.len() <= self.kept() {
+    /// those kept before), durable, off the reactor's thread. After an
+    /// error the next call writes the whole prefix again. Await it to the
+    /// end: a write dropped half way may still land.
+    pub(super) async fn keep(&mut self, prefix: &[u8]) -> io::Result<()> {
+        if prefix.len() <= self.kept {
             return Ok(());
         }
-        if self.file.is_none() {
+        // Both reset until the write succeeds; the file exists once
+        // something is kept.
+        let kept = std::mem::take(&mut self.kept);
+        let file = self.file.take();
+        let octets = prefix[kept..].to_vec();
+        let (dir, path) = (self.dir.clone(), self.path.clone());
+        let written = tokio::task::spawn_blocking(move || append(file, &dir, &path, &octets))
+            .await
+            .map_err(io::Error::other)??;
+        self.file = Some(written);
+        self.kept = prefix.len();
+        Ok(())
+    }
+
+    /// The bundle is stored (or gone): the file goes (also one a failed
+    /// write left).
+    pub(super) fn clear(&mut self) {
+        self.kept = 0;
+        self.file = None;
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+/// Appends `octets` to `file` and syncs them; without a file, makes (or
+/// truncates) the one at `path` first and syncs its name in `dir`. The
+/// blocking half of [`Spool::keep`].
+fn append(file: Option<File>, dir: &Path, path: &Path, octets: &[u8]) -> io::Result<File> {
+    let mut file = match file {
+        Some(file) => file,
+        None => {
             let file = OpenOptions::new()
                 .write(true)
                 .create(true)
                 .truncate(true)
-                .open(&self.path)?;
+                .open(path)?;
             // The new name is durable too.
-            File::open(&self.dir)?.sync_all()?;
-            self.file = Some((file, 0));
+            File::open(dir)?.sync_all()?;
+            file
         }
-        let (file, kept) = self.file.as_mut().expect("opened above");
-        file.write_all(&prefix[*kept..])?;
-        file.sync_data()?;
-        *kept = prefix.len();
-        Ok(())
-    }
-
-    /// The bundle is stored (or gone): the file goes.
-    pub(super) fn clear(&mut self) {
-        if self.file.take().is_some() {
-            let _ = fs::remove_file(&self.path);
-        }
-    }
+    };
+    file.write_all(octets)?;
+    file.sync_data()?;
+    Ok(file)
 }
 
 /// The spools a node that stopped left in `dir`: each file's path and
@@ -103,16 +133,26 @@ pub fn spooled(dir: &Path) -> io::Result<Vec<(PathBuf, Vec<u8>)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Read;
+    use std::time::Duration;
+
+    /// A single-threaded runtime, as the node's reactor.
+    fn reactor() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+    }
 
     #[test]
     fn a_spool_grows_with_the_prefix_and_goes_when_cleared() {
         let dir = tempfile::tempdir().unwrap();
         let mut spool = Spool::new(dir.path(), "ax25", "N0CALL-3");
-        spool.keep(&[]).unwrap();
+        let rt = reactor();
+        rt.block_on(spool.keep(&[])).unwrap();
         assert!(spooled(dir.path()).unwrap().is_empty(), "nothing to keep");
-        spool.keep(b"abc").unwrap();
-        spool.keep(b"abc").unwrap();
-        spool.keep(b"abcdef").unwrap();
+        rt.block_on(spool.keep(b"abc")).unwrap();
+        rt.block_on(spool.keep(b"abc")).unwrap();
+        rt.block_on(spool.keep(b"abcdef")).unwrap();
         assert_eq!(spool.kept(), 6);
         let found = spooled(dir.path()).unwrap();
         assert_eq!(found.len(), 1);
@@ -121,7 +161,40 @@ mod tests {
         spool.clear();
         assert!(spooled(dir.path()).unwrap().is_empty());
         // The next bundle starts a new file.
-        spool.keep(b"xy").unwrap();
+        rt.block_on(spool.keep(b"xy")).unwrap();
         assert_eq!(spooled(dir.path()).unwrap()[0].1, b"xy");
+    }
+
+    #[test]
+    fn a_spool_write_that_blocks_leaves_the_reactor_running() {
+        // The spool's path is a FIFO: opening it to write blocks until a
+        // reader opens it, as a stalled disk would. The reader here opens
+        // it only once another task on the reactor's one thread has run,
+        // which it cannot if the write holds that thread.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tcpcl-partial-1.bin");
+        let made = std::process::Command::new("mkfifo").arg(&path).status();
+        assert!(made.unwrap().success(), "mkfifo");
+        let (ran, ran_rx) = std::sync::mpsc::channel();
+        let spool_dir = dir.path().to_path_buf();
+        let reactor_thread = std::thread::spawn(move || {
+            let mut spool = Spool::new(&spool_dir, "tcpcl", "1");
+            let other = async {
+                tokio::task::yield_now().await;
+                ran.send(()).unwrap();
+            };
+            let (kept, ()) = reactor().block_on(async { tokio::join!(spool.keep(b"abc"), other) });
+            kept
+        });
+        ran_rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("another task ran while the spool's write was blocked");
+        let mut got = [0u8; 3];
+        File::open(&path).unwrap().read_exact(&mut got).unwrap();
+        assert_eq!(&got, b"abc");
+        // A FIFO cannot be synced: the spool says so rather than claim
+        // the octets are durable.
+        let kept = reactor_thread.join().unwrap();
+        assert!(kept.is_err(), "{kept:?}");
     }
 }

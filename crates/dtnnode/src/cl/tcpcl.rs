@@ -9,7 +9,12 @@
 //! once they are synced, so an acknowledged octet survives this node
 //! stopping; when the session ends inside the transfer it hands the node
 //! the spooled prefix ([`LinkEvent::PartialReceived`]) to keep as a
-//! fragment. The sending session reports a transfer the session ended
+//! fragment. The last XFER_ACK of a bundle waits for the node's store
+//! commit (`hold_final_ack`) without stalling the session: it goes on
+//! reading, acknowledging the next transfer's segments and sending
+//! KEEPALIVEs meanwhile, so a slow commit cannot make the peer's
+//! keepalive expire, and the spool of a bundle goes only once it is
+//! stored. The sending session reports a transfer the session ended
 //! with part of it acknowledged as [`LinkEvent::Interrupted`] with the
 //! last acknowledged length, and the node sends only the rest. A peer that
 //! acknowledges segments it does not keep (RFC 9174 does not require it
@@ -17,7 +22,7 @@
 
 use linklab_core::{Engine, Instant};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use linklab_dtn::{LinkId, TransmitId};
@@ -44,6 +49,7 @@ pub fn session_config(node_id: &str) -> Config {
     config.keepalive_interval = 30;
     config.ending_timeout = Duration::from_secs(2);
     config.establishment_timeout = Duration::from_secs(10);
+    config.hold_final_ack = true;
     config
 }
 
@@ -135,31 +141,48 @@ struct Setup {
     spool_dir: PathBuf,
 }
 
-/// The incoming bundle's octets acknowledged so far: on disk, and in
+/// An incoming transfer's octets acknowledged so far: on disk, and in
 /// memory for the node if the session ends inside it.
 struct Incoming {
+    transfer: TransferId,
     spool: Spool,
-    transfer: Option<TransferId>,
     octets: Vec<u8>,
 }
 
 impl Incoming {
-    /// Makes `prefix` of `transfer` durable before its XFER_ACKs go out.
-    fn keep(&mut self, transfer: TransferId, prefix: &[u8]) -> std::io::Result<()> {
-        if self.transfer != Some(transfer) {
-            self.clear();
-            self.transfer = Some(transfer);
+    /// Nothing kept yet of `transfer` on `session`; its spool in `dir`.
+    fn new(dir: &Path, session: SessionId, transfer: TransferId) -> Incoming {
+        Incoming {
+            transfer,
+            spool: Spool::new(dir, "tcpcl", &format!("{}-{transfer}", session.0)),
+            octets: Vec::new(),
         }
-        self.spool.keep(prefix)?;
+    }
+
+    /// Makes `prefix` durable before its XFER_ACKs go out.
+    async fn keep(&mut self, prefix: &[u8]) -> std::io::Result<()> {
+        self.spool.keep(prefix).await?;
         self.octets.extend_from_slice(&prefix[self.octets.len()..]);
         Ok(())
     }
+}
 
-    /// The bundle (or its prefix) is stored: nothing is kept.
-    fn clear(&mut self) {
-        self.spool.clear();
-        self.transfer = None;
-        self.octets.clear();
+/// `current` if it is the transfer `transfer`, else a new one (the spool
+/// of a transfer given up, refused, goes).
+fn incoming_for(
+    current: Option<Incoming>,
+    dir: &Path,
+    session: SessionId,
+    transfer: TransferId,
+) -> Incoming {
+    match current {
+        Some(incoming) if incoming.transfer == transfer => incoming,
+        other => {
+            if let Some(mut old) = other {
+                old.spool.clear();
+            }
+            Incoming::new(dir, session, transfer)
+        }
     }
 }
 
@@ -192,11 +215,12 @@ async fn run(stream: TcpStream, setup: Setup, events: mpsc::UnboundedSender<Link
     let id = SessionId::next();
     let origin = tokio::time::Instant::now();
     let now = move || Instant::from_micros(origin.elapsed().as_micros() as u64);
-    let mut incoming = Incoming {
-        spool: Spool::new(&spool_dir, "tcpcl", &id.0.to_string()),
-        transfer: None,
-        octets: Vec::new(),
-    };
+    // The transfer coming in, and the bundles received whole whose last
+    // XFER_ACK waits for the node to store them (with their spools),
+    // answered on `stored_rx`: whether the node stored the transfer.
+    let mut incoming: Option<Incoming> = None;
+    let mut storing: BTreeMap<TransferId, Spool> = BTreeMap::new();
+    let (stored_tx, mut stored_rx) = mpsc::unbounded_channel::<(TransferId, bool)>();
     let mut session = match Session::new(role, config, now()) {
         Ok(session) => session,
         Err(e) => {
@@ -239,17 +263,32 @@ async fn run(stream: TcpStream, setup: Setup, events: mpsc::UnboundedSender<Link
                         commands: commands.clone(),
                     });
                 }
-                Event::TransferReceived { data, .. } => {
-                    // The last XFER_ACK is queued in the session: it goes
-                    // out below, only once the node has stored the bundle.
+                Event::TransferReceived {
+                    id: transfer,
+                    data,
+                } => {
+                    // The XFER_ACKs queued before its last one go out
+                    // below: what they acknowledge is kept first. The last
+                    // is held until the node has stored the bundle.
+                    let mut received = incoming_for(incoming.take(), &spool_dir, id, transfer);
+                    let acknowledged = session
+                        .acknowledged(transfer)
+                        .map_or(data.len(), |octets| octets as usize);
+                    if let Err(e) = received.keep(&data[..acknowledged]).await {
+                        failed = Some(format!("cannot keep the bundle coming in ({e})"));
+                        break;
+                    }
                     let (stored, done) = oneshot::channel();
                     let _ = events.send(LinkEvent::Received {
                         session: id,
                         octets: data,
                         stored,
                     });
-                    let _ = done.await;
-                    incoming.clear();
+                    let answer = stored_tx.clone();
+                    tokio::spawn(async move {
+                        let _ = answer.send((transfer, done.await.is_ok()));
+                    });
+                    storing.insert(transfer, received.spool);
                 }
                 Event::TransferAcked {
                     id: transfer,
@@ -301,9 +340,14 @@ async fn run(stream: TcpStream, setup: Setup, events: mpsc::UnboundedSender<Link
                 Event::TransferStarted { .. } | Event::SessionEnding { .. } => {}
             }
         }
+        if failed.is_some() {
+            break;
+        }
         if let Some((transfer, prefix)) = session.incoming() {
             // The XFER_ACKs about to go out acknowledge this much.
-            if let Err(e) = incoming.keep(transfer, prefix) {
+            let current = incoming_for(incoming.take(), &spool_dir, id, transfer);
+            let current = incoming.insert(current);
+            if let Err(e) = current.keep(prefix).await {
                 failed = Some(format!("cannot keep the bundle coming in ({e})"));
                 break;
             }
@@ -343,6 +387,21 @@ async fn run(stream: TcpStream, setup: Setup, events: mpsc::UnboundedSender<Link
                 Some(LinkCommand::Close) => session.terminate(now(), SessTermReason::Unknown),
                 None => {}
             },
+            Some((transfer, stored)) = stored_rx.recv() => {
+                if let Some(mut spool) = storing.remove(&transfer) {
+                    if stored {
+                        // Its last XFER_ACK goes (unless the session has
+                        // closed meanwhile).
+                        let _ = session.accept_transfer(now(), transfer);
+                        spool.clear();
+                    } else {
+                        // The node is gone: the spool stays for its next
+                        // start, the bundle unacknowledged.
+                        failed = Some("the node did not store a bundle it received".into());
+                        break;
+                    }
+                }
+            }
             _ = sleep_until(deadline) => session.handle_timeout(now()),
         }
     }
@@ -352,7 +411,18 @@ async fn run(stream: TcpStream, setup: Setup, events: mpsc::UnboundedSender<Link
     for (_, (transmit, acknowledged)) in std::mem::take(&mut transfers) {
         let _ = events.send(cut_off(id, transmit, acknowledged));
     }
-    if !incoming.octets.is_empty() {
+    // Bundles received whole and not yet stored: their spools go once the
+    // node has them.
+    drop(stored_tx);
+    while !storing.is_empty() {
+        let Some((transfer, stored)) = stored_rx.recv().await else {
+            break;
+        };
+        if let (Some(mut spool), true) = (storing.remove(&transfer), stored) {
+            spool.clear();
+        }
+    }
+    if let Some(mut incoming) = incoming.filter(|i| !i.octets.is_empty()) {
         // Cut off inside a bundle: the node keeps what was acknowledged
         // as a fragment; the sender resumes after what it saw acknowledged.
         let (stored, done) = oneshot::channel();
@@ -361,9 +431,10 @@ async fn run(stream: TcpStream, setup: Setup, events: mpsc::UnboundedSender<Link
             octets: std::mem::take(&mut incoming.octets),
             stored,
         });
-        let _ = done.await;
+        if done.await.is_ok() {
+            incoming.spool.clear();
+        }
     }
-    incoming.clear();
     if up {
         let _ = events.send(LinkEvent::Down {
             session: id,
