@@ -11,6 +11,7 @@
 //! the parts may be given in any order (docs/cluster.md).
 
 use core::fmt;
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -166,8 +167,10 @@ pub fn gather<L: fmt::Display>(parts: &[(L, Part)]) -> Result<Merged, NotOneRun>
     let Some((first_label, first)) = parts.first() else {
         return fail("no parts given".into());
     };
-    let count = first.shard.count as usize;
-    let mut by_index: Vec<Option<&L>> = vec![None; count];
+    let count = first.shard.count;
+    // By index, not a table of `count` places: a damaged part may claim
+    // billions of parts or points.
+    let mut by_index: BTreeMap<u32, &L> = BTreeMap::new();
     for (label, part) in parts {
         let differs = |what: &str, theirs: String, ours: String| {
             NotOneRun(format!(
@@ -222,20 +225,31 @@ pub fn gather<L: fmt::Display>(parts: &[(L, Part)]) -> Result<Merged, NotOneRun>
                 ),
             ));
         }
-        let index = part.shard.index as usize;
-        if let Some(other) = by_index.get(index).copied().flatten() {
+        if part.shard.index >= part.shard.count {
+            return fail(format!(
+                "{label} says it is part {}, which does not exist (parts are 0/N to N-1/N): the part file is damaged",
+                part.shard
+            ));
+        }
+        if let Some(other) = by_index.insert(part.shard.index, label) {
             return fail(format!(
                 "{other} and {label} are both part {}: give each part once",
                 part.shard
             ));
         }
-        by_index[index] = Some(label);
     }
-    let missing: Vec<String> = (0..count)
-        .filter(|&i| by_index[i].is_none())
-        .map(|i| format!("{i}/{count}"))
-        .collect();
-    if !missing.is_empty() {
+    // Every part is there once if there are `count` of them, each < count.
+    if by_index.len() < count as usize {
+        let shown = 16;
+        let mut missing: Vec<String> = (0..count)
+            .filter(|i| !by_index.contains_key(i))
+            .take(shown)
+            .map(|i| format!("{i}/{count}"))
+            .collect();
+        let more = count as usize - by_index.len() - missing.len();
+        if more > 0 {
+            missing.push(format!("and {more} more"));
+        }
         return fail(format!(
             "part{} {} of {} missing ({} given)",
             if missing.len() > 1 { "s" } else { "" },
@@ -244,33 +258,40 @@ pub fn gather<L: fmt::Display>(parts: &[(L, Part)]) -> Result<Merged, NotOneRun>
             parts.len()
         ));
     }
-    let mut results: Vec<Option<ciborium::Value>> = vec![None; first.total];
-    let mut extras = vec![None; count];
+    let mut results: BTreeMap<usize, &ciborium::Value> = BTreeMap::new();
+    let mut extras = vec![None; count as usize];
     let (mut wall, mut cpu) = (Duration::ZERO, Duration::ZERO);
     for (label, part) in parts {
         for (i, value) in &part.results {
-            match results.get_mut(*i) {
-                Some(slot @ None) => *slot = Some(value.clone()),
-                _ => {
-                    return fail(format!(
-                        "{label} holds {} {i}, which is out of range or in another part too",
-                        part.run.unit()
-                    ))
-                }
+            if *i >= first.total || results.insert(*i, value).is_some() {
+                return fail(format!(
+                    "{label} holds {} {i}, which is out of range or in another part too",
+                    part.run.unit()
+                ));
             }
         }
         extras[part.shard.index as usize] = part.extra.clone();
         wall = wall.max(part.wall);
-        cpu += part.cpu;
+        cpu = cpu.checked_add(part.cpu).ok_or_else(|| {
+            NotOneRun(format!(
+                "{label} says it took {} s of CPU, more than can be added to the other parts': the part file is damaged",
+                part.cpu.as_secs()
+            ))
+        })?;
     }
-    let results = results
-        .into_iter()
-        .enumerate()
-        .map(|(i, r)| r.ok_or_else(|| NotOneRun(format!("no part holds {} {i}", first.run.unit()))))
-        .collect::<Result<_, _>>()?;
+    // The indices are distinct and below `total`: the first that is not
+    // where it would be in 0, 1, 2... is the first missing.
+    if let Some(i) = (0..first.total)
+        .zip(results.keys())
+        .find(|(want, have)| want != *have)
+        .map(|(want, _)| want)
+        .or((results.len() < first.total).then_some(results.len()))
+    {
+        return fail(format!("no part holds {} {i}", first.run.unit()));
+    }
     Ok(Merged {
         first: first.clone(),
-        results,
+        results: results.into_values().cloned().collect(),
         extras,
         wall,
         cpu,
@@ -290,5 +311,120 @@ fn cbor_problem(e: &ciborium::de::Error<std::io::Error>) -> String {
         Error::Semantic(Some(at), what) => format!("{what} (octet {at})"),
         Error::Semantic(None, what) => what.clone(),
         Error::RecursionLimitExceeded => "it is nested too deeply".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Part `index` of `count` of a sim run of `total` points, holding
+    /// the points `--shard` deals it.
+    fn part(index: u32, count: u32, total: usize) -> Part {
+        let run = RunOf::Sim {
+            file: "my.toml".into(),
+            text: "kind = \"korb-ping\"".into(),
+        };
+        let options = RunOptions {
+            quick: true,
+            seed: 7,
+            jobs: core::num::NonZeroUsize::MIN,
+        };
+        let shard = Shard { index, count };
+        let mut part = Part::empty("0.1.0", run, &options, shard);
+        part.total = total;
+        part.results = (0..total)
+            .filter(|&i| shard.owns(i))
+            .map(|i| (i, ciborium::Value::from(i as u64 * 10)))
+            .collect();
+        part.cpu = Duration::from_secs(u64::from(index) + 1);
+        part.wall = Duration::from_secs(u64::from(count - index));
+        part
+    }
+
+    fn labelled(parts: Vec<Part>) -> Vec<(String, Part)> {
+        parts
+            .into_iter()
+            .map(|p| (format!("part-{}", p.shard.index), p))
+            .collect()
+    }
+
+    #[test]
+    fn parts_in_any_order_merge_alike() {
+        let forward = gather(&labelled((0..3).map(|i| part(i, 3, 8)).collect())).unwrap();
+        let backward = gather(&labelled((0..3).rev().map(|i| part(i, 3, 8)).collect())).unwrap();
+        let values: Vec<_> = (0..8u64).map(|i| ciborium::Value::from(i * 10)).collect();
+        assert_eq!(forward.results, values);
+        assert_eq!(backward.results, values);
+        assert_eq!(
+            (forward.wall, forward.cpu),
+            (Duration::from_secs(3), Duration::from_secs(6))
+        );
+        assert_eq!((backward.wall, backward.cpu), (forward.wall, forward.cpu));
+    }
+
+    #[test]
+    fn a_part_past_the_last_is_refused_not_a_panic() {
+        // Found by the part_file fuzz target: index 4 of 1 indexed a table
+        // of one place.
+        let mut bad = part(0, 1, 2);
+        bad.shard.index = 4;
+        let err = gather(&labelled(vec![bad])).unwrap_err();
+        assert!(
+            err.0
+                .contains("part-4 says it is part 4/1, which does not exist"),
+            "{err}"
+        );
+        let mut none = part(0, 1, 2);
+        none.shard.count = 0;
+        let err = gather(&labelled(vec![none])).unwrap_err();
+        assert!(err.0.contains("part 0/0, which does not exist"), "{err}");
+    }
+
+    #[test]
+    fn billions_of_parts_or_points_are_refused_without_tables_of_them() {
+        let mut many = part(0, 1, 2);
+        many.shard.count = u32::MAX;
+        let err = gather(&labelled(vec![many])).unwrap_err();
+        assert!(
+            err.0.starts_with("parts 1/4294967295, 2/4294967295,"),
+            "{err}"
+        );
+        assert!(
+            err.0
+                .ends_with("and 4294967278 more of sim my.toml missing (1 given)"),
+            "{err}"
+        );
+        let mut points = part(0, 1, 2);
+        points.total = usize::MAX;
+        let err = gather(&labelled(vec![points])).unwrap_err();
+        assert_eq!(err.0, "no part holds points 2");
+    }
+
+    #[test]
+    fn cpu_times_past_what_adds_up_are_refused() {
+        let mut parts: Vec<Part> = (0..2).map(|i| part(i, 2, 4)).collect();
+        parts[1].cpu = Duration::MAX;
+        let err = gather(&labelled(parts)).unwrap_err();
+        assert!(
+            err.0
+                .starts_with("part-1 says it took 18446744073709551615 s of CPU"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn what_encodes_decodes_and_other_octets_are_refused() {
+        let p = part(1, 3, 8);
+        assert_eq!(Part::decode(&p.encode().unwrap()), Ok(p.clone()));
+        let mut other = p.clone();
+        other.format = 2;
+        assert_eq!(
+            Part::decode(&other.encode().unwrap()),
+            Err(ReadError::Format(2))
+        );
+        let bytes = p.encode().unwrap();
+        let err = Part::decode(&bytes[..bytes.len() / 2]).unwrap_err();
+        assert!(err.to_string().contains("truncated"), "{err}");
     }
 }
