@@ -65,7 +65,7 @@ cd "$(dirname "$0")/.."
 
 # The decoders: one input decoded (and re-encoded), nothing kept between
 # steps. Every other target drives an engine with state.
-decoders=" ax25_frame ax25_xid lapb_frame kiss_decoder pcap_reader monitor hdlc_deframe
+decoders=" ax25_frame ax25_xid lapb_frame kiss_decoder pcap_reader monitor hdlc_deframe \
  x25_packet netrom_decode axudp_decode ax25_digipeat ax25_digipeat_aprs normcl_object part_file "
 decoder_runs=10000000
 stateful_runs=1000000
