@@ -188,8 +188,8 @@ fuzz_target!(|data: &[u8]| {
     if how & 4 != 0 {
         parts.pop();
     }
-    if how & 8 != 0 {
-        parts.push(parts[0].clone());
+    if let (true, Some(first)) = (how & 8 != 0, parts.first().cloned()) {
+        parts.push(first);
     }
     if let Some(last) = parts.last_mut() {
         match (how >> 4) & 3 {
