@@ -20,7 +20,7 @@ use linklab_scenario::report::{Output, RunOptions};
 use linklab_scenario::shard::Shard;
 use serde_json::Value;
 
-use crate::parts::{Merged, Part, RunOf};
+use crate::parts::{Merged, Part, PartDir, RunOf};
 
 use crate::reproduce::{check_ids, create_dir, print_table, write, write_tables_and_figures, Bar};
 use crate::run_args::RunArgs;

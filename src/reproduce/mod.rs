@@ -31,7 +31,7 @@ use linklab_scenario::report::{Check, Paper, PaperReport, Progress, RunOptions, 
 use linklab_scenario::shard::Shard;
 use serde::{Deserialize, Serialize};
 
-use crate::parts::{Merged, Part, RunOf};
+use crate::parts::{Merged, Part, PartDir, RunOf};
 
 use crate::run_args::RunArgs;
 

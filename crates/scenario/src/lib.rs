@@ -23,6 +23,8 @@
 //! - [`experiment`]: scenario files (TOML) that `linklab sim` runs.
 //! - [`report`]: what a reproduction hands to the CLI (tables, figures,
 //!   checks).
+//! - [`shard`] and [`part`]: a run cut into parts for many machines, and
+//!   the part files `linklab merge` puts together.
 //!
 //! Every run is in virtual time and is determined by its configuration
 //! and seed; nothing here reads a clock. What these runners give against
@@ -34,6 +36,7 @@ pub mod bux;
 pub mod dstar;
 pub mod experiment;
 pub mod korb;
+pub mod part;
 pub mod published;
 pub mod radio_ip;
 pub mod report;
