@@ -1602,6 +1602,48 @@ mod tests {
         (Core::new(Agent::open(config, store).unwrap()), slow, begun)
     }
 
+    /// A node on loopback taking TCPCL sessions, with its spool in
+    /// `spool_dir`, and a [`Peer`] whose session with it is up.
+    struct NodeWithPeer {
+        peer: Peer,
+        clients: mpsc::UnboundedSender<ClientEvent>,
+        stop: oneshot::Sender<()>,
+        agent: oneshot::Receiver<Result<(), NodeError>>,
+        listening: tokio::task::JoinHandle<()>,
+    }
+
+    impl NodeWithPeer {
+        async fn start(core: Core<SlowStore>, spool_dir: PathBuf) -> NodeWithPeer {
+            let (link_tx, link_rx) = mpsc::unbounded_channel();
+            let (clients, client_rx) = mpsc::unbounded_channel();
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let address = listener.local_addr().unwrap();
+            let session_config = tcpcl::session_config("ipn:1.0");
+            let listening =
+                tokio::spawn(tcpcl::listen(listener, session_config, spool_dir, link_tx));
+            let (stop, stop_rx) = oneshot::channel();
+            let agent = spawn_agent(core, link_rx, client_rx, stop_rx).unwrap();
+            let mut peer = Peer::connect(address, KEEPALIVE).await;
+            peer.run_until(|s| s.state() == TcpclState::Established)
+                .await;
+            NodeWithPeer {
+                peer,
+                clients,
+                stop,
+                agent,
+                listening,
+            }
+        }
+
+        /// Stops the node: its session with the peer ends cleanly.
+        async fn stop(mut self) {
+            self.stop.send(()).unwrap();
+            self.peer.run_until(Session::is_closed).await;
+            self.agent.await.unwrap().unwrap();
+            self.listening.abort();
+        }
+    }
+
     #[test]
     fn a_slow_store_commit_of_a_received_bundle_holds_only_its_last_ack() {
         const BOUND: Duration = Duration::from_secs(15);
@@ -1623,18 +1665,8 @@ mod tests {
         let (core, slow, begun) = slow_core(dir.path());
         let spool_dir = dir.path().to_path_buf();
         let test = async move {
-            let (link_tx, link_rx) = mpsc::unbounded_channel();
-            let (_client_tx, client_rx) = mpsc::unbounded_channel();
-            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let address = listener.local_addr().unwrap();
-            let session_config = tcpcl::session_config("ipn:1.0");
-            let listening =
-                tokio::spawn(tcpcl::listen(listener, session_config, spool_dir, link_tx));
-            let (stop, stop_rx) = oneshot::channel();
-            let agent = spawn_agent(core, link_rx, client_rx, stop_rx).unwrap();
-            let mut peer = Peer::connect(address, KEEPALIVE).await;
-            peer.run_until(|s| s.state() == TcpclState::Established)
-                .await;
+            let mut node = NodeWithPeer::start(core, spool_dir).await;
+            let peer = &mut node.peer;
 
             // The node stores the bundle slowly; its last XFER_ACK waits
             // for that, and the node's KEEPALIVEs go on meanwhile.
@@ -1660,11 +1692,7 @@ mod tests {
                 "{:?}",
                 peer.events
             );
-
-            stop.send(()).unwrap();
-            peer.run_until(Session::is_closed).await;
-            agent.await.unwrap().unwrap();
-            listening.abort();
+            node.stop().await;
         };
         runtime()
             .unwrap()
@@ -1684,19 +1712,8 @@ mod tests {
         let (core, slow, begun) = slow_core(dir.path());
         let spool_dir = dir.path().to_path_buf();
         let test = async move {
-            let (link_tx, link_rx) = mpsc::unbounded_channel();
-            let (client_tx, client_rx) = mpsc::unbounded_channel();
-            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let address = listener.local_addr().unwrap();
-            let session_config = tcpcl::session_config("ipn:1.0");
-            let listening =
-                tokio::spawn(tcpcl::listen(listener, session_config, spool_dir, link_tx));
-            let (stop, stop_rx) = oneshot::channel();
-            let agent = spawn_agent(core, link_rx, client_rx, stop_rx).unwrap();
-
-            let mut peer = Peer::connect(address, KEEPALIVE).await;
-            peer.run_until(|s| s.state() == TcpclState::Established)
-                .await;
+            let mut node = NodeWithPeer::start(core, spool_dir).await;
+            let (peer, client_tx) = (&mut node.peer, &node.clients);
             assert_eq!(peer.session.params().unwrap().keepalive_interval, 1);
 
             // An application's bundle: the agent stores it, slowly.
@@ -1731,12 +1748,7 @@ mod tests {
                 "{:?}",
                 peer.events
             );
-
-            // The node stops; its session ends cleanly.
-            stop.send(()).unwrap();
-            peer.run_until(Session::is_closed).await;
-            agent.await.unwrap().unwrap();
-            listening.abort();
+            node.stop().await;
         };
         runtime()
             .unwrap()
