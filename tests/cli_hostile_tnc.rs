@@ -15,7 +15,7 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::mpsc;
 use std::thread;
 
-use cli::{finish, linklab, text};
+use cli::{finish, linklab, next_ax25_frame, text};
 use linklab_wire::ax25::{AddressField, CommandResponse, Frame};
 use linklab_wire::control::{Control, Modulus, Supervisory, Unnumbered};
 use linklab_wire::kiss;
@@ -41,17 +41,7 @@ fn tnc(listener: TcpListener, peer: Peer) -> usize {
             Ok(n) => n,
         };
         decoder.push(&buf[..n]);
-        for item in decoder.by_ref() {
-            let Ok(kiss::Frame {
-                command: kiss::Command::Data(octets),
-                ..
-            }) = item
-            else {
-                continue;
-            };
-            let Ok(frame) = Frame::decode(&octets, Modulus::Mod8) else {
-                continue;
-            };
+        while let Some(frame) = next_ax25_frame(&mut decoder) {
             frames += 1;
             match answer(&frame, peer) {
                 Answer::Frame(reply) => {

@@ -16,7 +16,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use cli::{finish, linklab, tail, text, Hub, LIMIT};
+use cli::{finish, linklab, next_ax25_frame, tail, text, Hub, LIMIT};
 use linklab_wire::ax25::{same_station, Address, AddressField, CommandResponse, Frame, Pid};
 use linklab_wire::control::{Control, Modulus, Supervisory, Unnumbered};
 use linklab_wire::kiss;
@@ -367,17 +367,7 @@ impl RawPeer {
     fn expect(&mut self, what: &str, wanted: impl Fn(Control) -> bool) {
         let mut buf = [0u8; 4096];
         loop {
-            for item in self.decoder.by_ref() {
-                let Ok(kiss::Frame {
-                    command: kiss::Command::Data(bytes),
-                    ..
-                }) = item
-                else {
-                    continue;
-                };
-                let Ok(frame) = Frame::decode(&bytes, Modulus::Mod8) else {
-                    continue;
-                };
+            while let Some(frame) = next_ax25_frame(&mut self.decoder) {
                 if same_station(frame.dest(), &self.me) && wanted(frame.control()) {
                     return;
                 }

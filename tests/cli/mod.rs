@@ -19,7 +19,24 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use linklab_wire::ax25::Frame;
+use linklab_wire::control::Modulus;
+use linklab_wire::kiss;
+
 pub const LIMIT: Duration = Duration::from_secs(60);
+
+/// The next modulo-8 AX.25 frame among what `decoder` holds: KISS frames
+/// of other kinds, and data that does not decode as AX.25, are passed
+/// over.
+pub fn next_ax25_frame(decoder: &mut kiss::Decoder) -> Option<Frame> {
+    decoder.find_map(|item| match item {
+        Ok(kiss::Frame {
+            command: kiss::Command::Data(octets),
+            ..
+        }) => Frame::decode(&octets, Modulus::Mod8).ok(),
+        _ => None,
+    })
+}
 
 /// A KISS reflector on an ephemeral port.
 pub struct Hub {
