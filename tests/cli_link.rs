@@ -493,26 +493,11 @@ fn transfer_20k_modulo_128_srej_polling() {
 fn transfer_over_a_lossy_channel(extra: &[&str], send_only: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     let stats = dir.path().join("stats.json");
-    let channel = Channel::start(&[
-        "--stations",
-        "2",
-        "--base-port",
-        "0",
-        "--bitrate",
-        "38400",
-        "--txdelay-ms",
-        "20",
-        "--txtail-ms",
-        "10",
-        "--slot-ms",
-        "10",
-        "--ber",
-        "3e-5",
-        "--seed",
-        "7",
-        "--stats-json",
-        stats.to_str().unwrap(),
-    ]);
+    let channel = Channel::fast_with(
+        2,
+        7,
+        &["--ber", "3e-5", "--stats-json", stats.to_str().unwrap()],
+    );
     let (a, b) = (channel.kiss(0), channel.kiss(1));
     let ready = || thread::sleep(Duration::from_millis(300));
     transfer_over(dir.path(), 20 * 1024, [&a, &b], ready, extra, send_only);

@@ -57,8 +57,14 @@ impl Channel {
     /// A fast channel: `stations` stations at 38 400 bit/s with short
     /// key-up times (TXDELAY 20 ms, TXTAIL 10 ms, slot 10 ms), seeded.
     pub fn fast(stations: usize, seed: u64) -> Channel {
+        Channel::fast_with(stations, seed, &[])
+    }
+
+    /// As [`Channel::fast`], with `extra` options (bit errors, a
+    /// statistics file...).
+    pub fn fast_with(stations: usize, seed: u64, extra: &[&str]) -> Channel {
         let (stations, seed) = (stations.to_string(), seed.to_string());
-        Channel::start(&[
+        let mut args = vec![
             "--stations",
             &stations,
             "--base-port",
@@ -73,7 +79,9 @@ impl Channel {
             "10",
             "--seed",
             &seed,
-        ])
+        ];
+        args.extend_from_slice(extra);
+        Channel::start(&args)
     }
 
     /// A client of `station`'s KISS port.
