@@ -87,10 +87,15 @@ impl HdlcPair {
     /// to a poll: every frame it sends follows a P = 1 from A received
     /// since its previous F = 1 (NRM, ISO/IEC 13239; Bux A1.2).
     pub fn secondary_only_polled(&self) -> Result<(), String> {
+        let polls: Vec<_> = self.arrivals[1]
+            .iter()
+            .filter(|a| a.poll)
+            .map(|a| a.at)
+            .collect();
         let mut next_poll = 0;
         let mut holds = false;
         for (t, frame) in &self.sent[1] {
-            while next_poll < self.polls_at_b.len() && self.polls_at_b[next_poll] <= *t {
+            while next_poll < polls.len() && polls[next_poll] <= *t {
                 holds = true;
                 next_poll += 1;
             }

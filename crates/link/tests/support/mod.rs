@@ -137,8 +137,6 @@ pub struct LinkPair<F: TestFraming> {
     pub sent: [Vec<(Instant, F::Frame)>; 2],
     /// When each of them started on the line.
     pub on_air: [Vec<Instant>; 2],
-    /// When B received a frame with P = 1.
-    pub polls_at_b: Vec<Instant>,
     /// Frames each side received: when, whether a command with P = 1,
     /// and the receiver's state just before.
     pub arrivals: [Vec<Arrival>; 2],
@@ -241,7 +239,6 @@ impl<F: TestFraming> LinkPair<F> {
             log: Vec::new(),
             sent: [Vec::new(), Vec::new()],
             on_air: [Vec::new(), Vec::new()],
-            polls_at_b: Vec::new(),
             arrivals: [Vec::new(), Vec::new()],
         }
     }
@@ -434,9 +431,6 @@ impl<F: TestFraming> LinkPair<F> {
                 .then(|| F::parse(&bytes[..bytes.len() - 2], modulus))
                 .flatten();
             if let Some(frame) = frame {
-                if to == Side::B && F::pf(&frame) {
-                    self.polls_at_b.push(now);
-                }
                 let (deliver, answers) = match (to, self.tamper.as_mut()) {
                     (Side::B, Some(tamper)) => tamper.incoming(now, &frame),
                     _ => (true, Vec::new()),
