@@ -80,11 +80,11 @@ fn recovery_of(functions: HdlcOptionalFunctions) -> RecoveryMode {
 /// The least I field length taken from a peer's XID, in octets: below it
 /// the value is ignored (16 octets, the least PACLEN the Linux kernel's
 /// AX.25 accepted).
-pub(super) const MIN_N1: usize = 16;
+const MIN_N1: usize = 16;
 
 /// The most retries taken from a peer's XID (31, the Linux kernel's limit
 /// for N2).
-pub(super) const MAX_N2: u32 = 31;
+const MAX_N2: u32 = 31;
 
 /// A numeric parameter's value, if present and not zero, capped at `max`.
 fn number(n: Option<XidNumber>, max: u32) -> Option<u32> {
