@@ -14,7 +14,9 @@ use linklab_link::{Event, Version};
 use linklab_wire::ax25::{same_station, Address, Pid};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
-use crate::link_cmd::{block_on, via_error, Log, Receiver, Signals, Stop as Signal, INTERRUPTED};
+use crate::link_cmd::{Log, Receiver};
+use crate::options::via_error;
+use crate::runtime::{block_on, Signals, Stop as Signal, INTERRUPTED};
 use crate::usage::usage;
 
 /// How long a release waits for the server's 'd' before the command
@@ -35,7 +37,7 @@ pub(crate) struct StationArgs {
 }
 
 /// SIGINT (Ctrl-C), SIGTERM or SIGHUP, as the KISS commands catch them
-/// ([`crate::link_cmd::Signals`]), and which of them came.
+/// ([`crate::runtime::Signals`]), and which of them came.
 pub(crate) struct Stop {
     signals: Option<Signals>,
     last: Option<Signal>,

@@ -12,7 +12,8 @@ use linklab_station::config::{PortSpec, StationConfig};
 use linklab_station::{driver, Repeats};
 use linklab_wire::ax25::Address;
 
-use crate::link_cmd::{block_on, LinkArgs, TncArgs};
+use crate::options::{LinkArgs, TncArgs};
+use crate::runtime::block_on;
 use crate::usage::usage;
 
 /// Links a local callsign keeps on one port.

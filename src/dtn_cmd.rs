@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use anyhow::{anyhow, Context};
+use anyhow::anyhow;
 use clap::{Args, Subcommand};
 use linklab_dtn::{Eid, StatusKind};
 use linklab_dtnnode::app::Message;
@@ -16,7 +16,8 @@ use linklab_dtnnode::{
 use linklab_io::KissAddress;
 use linklab_wire::ax25::{same_station, Address};
 
-use crate::link_cmd::{via_error, LinkArgs, TncArgs};
+use crate::options::{via_error, LinkArgs, TncArgs};
+use crate::runtime::block_on;
 use crate::usage::usage;
 
 /// DTN time (RFC 9171 4.2.6) is counted from 2000-01-01 00:00 UTC.
@@ -215,14 +216,6 @@ pub fn run(args: DtnArgs) -> anyhow::Result<()> {
         Action::Send(a) => block_on(send(a)),
         Action::Recv(a) => block_on(recv(a)),
     }
-}
-
-fn block_on<F: std::future::Future<Output = anyhow::Result<()>>>(f: F) -> anyhow::Result<()> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the runtime")?
-        .block_on(f)
 }
 
 fn node(a: NodeArgs) -> anyhow::Result<()> {

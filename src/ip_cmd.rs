@@ -21,7 +21,8 @@ use linklab_wire::ax25::Address;
 use linklab_wire::monitor;
 use smoltcp::wire::{IpAddress, IpCidr, IpEndpoint};
 
-use crate::link_cmd::{block_on, CommonArgs};
+use crate::options::CommonArgs;
+use crate::runtime::block_on;
 use crate::usage::usage;
 
 /// Options of every `linklab ip` action, before or after the action's

@@ -11,8 +11,8 @@ use linklab_agw::client::{ClientEvent, HeardEntry};
 use linklab_wire::monitor;
 
 use crate::agw_client::{open, Stop};
-use crate::link_cmd::block_on;
 use crate::localtime::Zone;
+use crate::runtime::block_on;
 use crate::table::Table;
 
 /// How long the server has to answer a question.

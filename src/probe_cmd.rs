@@ -15,7 +15,7 @@ use linklab_wire::control::{Control, Unnumbered};
 use linklab_wire::kiss::{self, Command};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::link_cmd::{Signals, Stop};
+use crate::runtime::{Signals, Stop};
 use crate::table::Table;
 use crate::usage::usage;
 
@@ -148,7 +148,7 @@ impl ProbeArgs {
                 self.to
             )));
         }
-        if let Some(why) = crate::link_cmd::via_error(&self.mycall, &self.to, &self.via) {
+        if let Some(why) = crate::options::via_error(&self.mycall, &self.to, &self.via) {
             return Err(usage(format!("--via: {why}")));
         }
         Ok(ProbeConfig {
@@ -166,7 +166,7 @@ impl ProbeArgs {
 pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
     let known = args.known()?;
     let config = args.config()?;
-    let (samples, ended) = crate::link_cmd::block_on(measure(&args, config.clone()))?;
+    let (samples, ended) = crate::runtime::block_on(measure(&args, config.clone()))?;
     let fit = probe::fit(&known, &config, &samples)
         .map_err(|why| anyhow::anyhow!("cannot fit the link: {why}"))?;
     let mut link = probe::link(&known, &fit, Duration::from_millis(args.txtail_ms));

@@ -10,7 +10,7 @@ use linklab_station::status::{NetromStatus, StatusReport};
 use linklab_station::{config, driver};
 use tokio::io::AsyncReadExt;
 
-use crate::link_cmd::block_on;
+use crate::runtime::block_on;
 use crate::usage::usage;
 
 /// Where the configuration is unless `--config` says.

@@ -10,8 +10,9 @@ use tokio::io::AsyncBufReadExt;
 use super::connecting::Connecting;
 use super::log::{disconnect_reason, failure_reason};
 use super::session::{Session, Typed};
-use super::signals::Signals;
-use super::{driver_end, finish, release_grace, CommonArgs, ConnectArgs, Log};
+use super::{driver_end, finish, take_common, ConnectArgs, Log, Through};
+use crate::options::{release_grace, CommonArgs};
+use crate::runtime::{block_on, Signals};
 
 pub(super) async fn connect_async(common: CommonArgs, args: ConnectArgs) -> anyhow::Result<()> {
     let modulus = crate::modulus(args.mod128);
@@ -138,4 +139,12 @@ pub(super) async fn connect_async(common: CommonArgs, args: ConnectArgs) -> anyh
         std::process::exit(stop.status());
     }
     Ok(())
+}
+
+/// `linklab connect`: over the TNC, or through an AGWPE server.
+pub fn connect(mut args: ConnectArgs) -> anyhow::Result<()> {
+    match take_common(&mut args.common).through(args.mod128)? {
+        Through::Kiss(common) => block_on(connect_async(*common, args)),
+        Through::Station(station) => crate::agw_client::connect(station, args.dest, args.via),
+    }
 }

@@ -1,6 +1,8 @@
 //! `linklab listen` over a KISS TNC: every connection into a
 //! [`Receiver`], or, with `--chat`, one caller in a keyboard session.
 
+use std::io::IsTerminal;
+
 use anyhow::{anyhow, Context};
 use linklab_io::{Notice, Request, StationEvent};
 use linklab_link::{DisconnectReason, Event};
@@ -10,8 +12,10 @@ use tokio::io::AsyncBufReadExt;
 
 use super::log::{disconnect_reason, failure_reason};
 use super::session::{Session, Typed};
-use super::signals::Signals;
-use super::{driver_end, finish, release_grace, CommonArgs, ListenArgs, Log, Receiver};
+use super::{driver_end, finish, take_common, ListenArgs, Log, Receiver, Through};
+use crate::options::{release_grace, CommonArgs};
+use crate::runtime::{block_on, Signals};
+use crate::usage::usage;
 
 pub(super) async fn listen_async(
     common: CommonArgs,
@@ -204,4 +208,28 @@ async fn chat(
         std::process::exit(stop.status());
     }
     Ok(())
+}
+
+/// `linklab listen`: where it writes is checked first, so that no caller
+/// is answered by a listener that cannot keep what it sends.
+pub fn listen(mut args: ListenArgs) -> anyhow::Result<()> {
+    let through = take_common(&mut args.common).through(false)?;
+    if args.force && args.out.is_none() {
+        return Err(usage("--force applies to --out FILE".into()));
+    }
+    let text = args.chat || std::io::stdout().is_terminal();
+    if args.chat && args.out.is_some() {
+        return Err(usage(
+            "--chat shows what the caller sends on the terminal; it takes no --out".into(),
+        ));
+    }
+    let receiver = Receiver::new(args.out.take(), args.force, text)?;
+    match through {
+        Through::Kiss(common) => block_on(listen_async(*common, args, receiver)),
+        Through::Station(_) if args.chat => Err(usage(
+            "--chat works over --kiss only; with --station, `linklab connect` from the other end"
+                .into(),
+        )),
+        Through::Station(station) => crate::agw_client::listen(station, receiver, args.once),
+    }
 }

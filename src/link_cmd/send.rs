@@ -10,8 +10,9 @@ use linklab_link::{DisconnectReason, Event, Version};
 
 use super::connecting::Connecting;
 use super::log::{disconnect_reason, failure_reason};
-use super::signals::Signals;
-use super::{driver_end, finish, release_grace, CommonArgs, Log, SendArgs};
+use super::{driver_end, finish, take_common, Log, SendArgs, Through};
+use crate::options::{release_grace, CommonArgs};
+use crate::runtime::{block_on, Signals};
 use crate::send_feed::Feed;
 
 pub(super) async fn send_async(common: CommonArgs, args: SendArgs) -> anyhow::Result<()> {
@@ -191,4 +192,12 @@ pub(super) async fn send_async(common: CommonArgs, args: SendArgs) -> anyhow::Re
         );
     }
     Ok(())
+}
+
+/// `linklab send`: over the TNC, or through an AGWPE server.
+pub fn send(mut args: SendArgs) -> anyhow::Result<()> {
+    match take_common(&mut args.common).through(args.mod128)? {
+        Through::Kiss(common) => block_on(send_async(*common, args)),
+        Through::Station(station) => crate::agw_client::send(station, args.to, args.via, args.file),
+    }
 }
