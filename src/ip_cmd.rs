@@ -703,9 +703,7 @@ fn send(args: &IpArgs, a: &SendArgs) -> anyhow::Result<()> {
     );
     match outcome {
         Some(Ok(at)) => {
-            let secs = at
-                .saturating_duration_since(app.sender.started())
-                .as_secs_f64();
+            let secs = (at - app.sender.started()).as_secs_f64();
             let goodput = if secs > 0.0 {
                 octets as f64 * 8.0 / secs
             } else {
@@ -761,10 +759,7 @@ impl ServeApp {
         let from = received
             .remote
             .map_or_else(|| "an unknown peer".to_string(), |r| r.to_string());
-        let secs = received
-            .at
-            .saturating_duration_since(received.accepted)
-            .as_secs_f64();
+        let secs = (received.at - received.accepted).as_secs_f64();
         match received.outcome {
             Ok(()) => {
                 let path = crate::new_file::write_new(

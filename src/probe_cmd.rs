@@ -227,7 +227,7 @@ async fn measure(args: &ProbeArgs, config: ProbeConfig) -> anyhow::Result<(Vec<S
     params.validate()?;
     wr.write_all(&params.encode()).await?;
     let origin = tokio::time::Instant::now();
-    let now = || Instant::from_micros(origin.elapsed().as_micros() as u64);
+    let now = || Instant::ZERO + origin.elapsed();
     let deadline = origin + Duration::from_secs(args.max_time);
     let (tries, response_time) = (config.tries, config.response_time);
     let mut prober = Prober::new(config, now());
@@ -272,9 +272,7 @@ async fn measure(args: &ProbeArgs, config: ProbeConfig) -> anyhow::Result<(Vec<S
         if prober.is_done() {
             break;
         }
-        let wake = prober
-            .poll_timeout()
-            .map(|t| origin + Duration::from_micros(t.as_micros()));
+        let wake = prober.poll_timeout().map(|t| origin + (t - Instant::ZERO));
         tokio::select! {
             read = rd.read(&mut buf) => {
                 let n = read.context("the TNC connection failed")?;

@@ -87,8 +87,7 @@ impl Connection {
 
     /// The client's time now.
     pub fn now(&self) -> Instant {
-        let micros = self.epoch.elapsed().as_micros();
-        Instant::from_micros(u64::try_from(micros).unwrap_or(u64::MAX))
+        Instant::ZERO + self.epoch.elapsed()
     }
 
     /// Hands what the client has to write to the writer task.
@@ -114,8 +113,7 @@ impl Connection {
                 return Err(ConnectionError::Closed);
             }
             let wake = self.client.poll_timeout().map(|at| {
-                let wait =
-                    Duration::from_micros(at.as_micros().saturating_sub(self.now().as_micros()));
+                let wait = at - self.now();
                 tokio::time::Instant::now() + wait
             });
             tokio::select! {

@@ -350,7 +350,7 @@ impl RadioPort {
         while self
             .received
             .front()
-            .is_some_and(|(t, _)| now.saturating_duration_since(*t) > TRAFFIC_WINDOW)
+            .is_some_and(|(t, _)| now - *t > TRAFFIC_WINDOW)
         {
             self.received.pop_front();
         }

@@ -19,7 +19,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use linklab_core::Instant;
 use linklab_io::StationEvent;
@@ -424,7 +424,7 @@ impl Server {
     // ---- internals ----
 
     pub(crate) fn wall(&self, now: Instant) -> SystemTime {
-        monitor::wall_at(self.wall_at_zero, Duration::from_micros(now.as_micros()))
+        monitor::wall_at(self.wall_at_zero, now - Instant::ZERO)
     }
 
     pub(crate) fn note(&mut self, line: String) {

@@ -203,7 +203,7 @@ impl ErrorProcess {
         let p_bad = match self.last {
             None => ge.stationary_bad(),
             Some(last) => {
-                let gap_us = start.saturating_duration_since(last).as_micros();
+                let gap_us = (start - last).as_micros();
                 let steps = gap_us.saturating_mul(u128::from(bit_rate)) / 1_000_000;
                 ge.bad_after(self.bad, u64::try_from(steps).unwrap_or(u64::MAX))
             }

@@ -549,9 +549,7 @@ impl RadioChannel {
         st.state = TxState::KeyUp;
         st.carrier_wait_since = None;
         if let Some(since) = st.waiting_since.take() {
-            self.stats
-                .access_delay
-                .add(now.saturating_duration_since(since).as_secs_f64());
+            self.stats.access_delay.add((now - since).as_secs_f64());
         }
         let txdelay = st.config.txdelay;
         self.keyings.push(Keying {
@@ -634,9 +632,7 @@ impl RadioChannel {
         let st = &mut self.stations[i];
         match st.queue.pop_front() {
             Some((body, queued)) => {
-                st.stats
-                    .queue_delay
-                    .add(now.saturating_duration_since(queued).as_secs_f64());
+                st.stats.queue_delay.add((now - queued).as_secs_f64());
                 // The frame occupies the air from the end of the previous
                 // one (or the opening flag) to the end of its closing flag.
                 let bits = hdlc_bits(&body);
@@ -784,7 +780,7 @@ fn next_look(since: Instant, poll: Duration, at: Instant) -> Instant {
     if poll == 0 {
         return at;
     }
-    let waited = at.saturating_duration_since(since).as_micros();
+    let waited = (at - since).as_micros();
     let looks = u64::try_from(waited.div_ceil(poll) * poll).unwrap_or(u64::MAX);
     since + Duration::from_micros(looks)
 }

@@ -610,7 +610,7 @@ impl X25Network {
         let arrival = (at + transit).max(last);
         self.stats
             .transit_micros
-            .push(arrival.saturating_duration_since(at).as_micros() as u64);
+            .push((arrival - at).as_micros() as u64);
         port.transit
             .push_back((arrival, message.lci, message.q, message.data));
     }

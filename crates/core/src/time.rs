@@ -1,7 +1,13 @@
 //! Virtual time. Engines never read a clock: every call that can start or
-//! fire a timer takes `now` as an argument (ARCHITECTURE.md, "the one rule").
+//! fire a timer takes `now` as an argument (docs/architecture.md, "the one
+//! rule").
+//!
+//! A real-time driver gives its engines the time since it started:
+//! `Instant::ZERO + start.elapsed()`, and waits for an engine's wake-up
+//! `at` until `start + (at - Instant::ZERO)`.
 
-use core::ops::Add;
+use core::fmt;
+use core::ops::{Add, Sub};
 use core::time::Duration;
 
 /// A point in virtual time, in microseconds since an arbitrary origin.
@@ -22,9 +28,33 @@ impl Instant {
         self.0
     }
 
-    /// Time elapsed from `earlier` to `self`, or zero if `earlier` is later.
+    /// Seconds since the origin, as the reports and logs show time.
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / 1e6
+    }
+
+    /// Time elapsed from `earlier` to `self`, or zero if `earlier` is later
+    /// (the same as `self - earlier`).
     pub fn saturating_duration_since(self, earlier: Instant) -> Duration {
         Duration::from_micros(self.0.saturating_sub(earlier.0))
+    }
+}
+
+impl Sub for Instant {
+    type Output = Duration;
+
+    /// Time elapsed from `earlier` to `self`, saturating at zero as
+    /// `std::time::Instant`'s subtraction does.
+    fn sub(self, earlier: Instant) -> Duration {
+        self.saturating_duration_since(earlier)
+    }
+}
+
+impl fmt::Display for Instant {
+    /// Seconds since the origin, with the formatter's width and precision
+    /// (`{:.3}` for milliseconds).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.as_secs_f64(), f)
     }
 }
 
@@ -55,5 +85,26 @@ mod tests {
             Instant::from_micros(u64::MAX) + Duration::from_secs(1),
             Instant::from_micros(u64::MAX)
         );
+        assert_eq!(t - Instant::from_micros(5), Duration::from_millis(2));
+        assert_eq!(Instant::ZERO - t, Duration::ZERO);
+    }
+
+    #[test]
+    fn a_driver_converts_to_and_from_elapsed_time() {
+        let elapsed = Duration::from_micros(1_234_567);
+        let now = Instant::ZERO + elapsed;
+        assert_eq!(now - Instant::ZERO, elapsed);
+        assert_eq!(
+            Instant::ZERO + Duration::MAX,
+            Instant::from_micros(u64::MAX)
+        );
+    }
+
+    #[test]
+    fn shown_in_seconds_with_the_formatters_precision() {
+        let t = Instant::from_micros(12_345_678);
+        assert_eq!(t.as_secs_f64(), 12.345678);
+        assert_eq!(t.to_string(), "12.345678");
+        assert_eq!(format!("{t:>8.3}"), "  12.346");
     }
 }

@@ -77,7 +77,7 @@ impl<T: TimerKind, const N: usize> TimerTable<T, N> {
     pub fn remaining(&self, timer: T, now: Instant) -> Option<Duration> {
         match self.slots[timer.index()] {
             Slot::Stopped => None,
-            Slot::Running(at) => Some(at.saturating_duration_since(now)),
+            Slot::Running(at) => Some(at - now),
             Slot::Paused(left) => Some(left),
         }
     }
@@ -98,7 +98,7 @@ impl<T: TimerKind, const N: usize> TimerTable<T, N> {
     /// Freezes a running `timer`.
     pub fn pause(&mut self, timer: T, now: Instant) {
         if let Slot::Running(at) = self.slots[timer.index()] {
-            self.slots[timer.index()] = Slot::Paused(at.saturating_duration_since(now));
+            self.slots[timer.index()] = Slot::Paused(at - now);
         }
     }
 

@@ -783,7 +783,7 @@ impl Air {
             })
             .collect();
         Report {
-            elapsed_s: now.as_micros() as f64 / 1e6,
+            elapsed_s: now.as_secs_f64(),
             channels,
             stations,
             lateness: None,

@@ -46,13 +46,13 @@
 //! ber_bad = 0.1
 //! ```
 
-use core::fmt;
 use core::time::Duration;
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::path::PathBuf;
 
 use linklab_channel::{ErrorModel, GilbertElliott, StationConfig, TncConfig};
+use linklab_core::Position;
 use linklab_wire::ax25::Address;
 use serde::Deserialize;
 use thiserror::Error;
@@ -158,30 +158,6 @@ pub struct TncPlan {
     /// How long after others' carrier drops the TNC still holds its
     /// frames.
     pub carrier_hold: Duration,
-}
-
-/// A position in the file, counted from 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Position {
-    /// Line.
-    pub line: usize,
-    /// Column, in characters.
-    pub column: usize,
-}
-
-impl Position {
-    fn of(text: &str, offset: usize) -> Position {
-        let before = text.get(..offset).unwrap_or(text);
-        let line = before.matches('\n').count() + 1;
-        let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-        Position { line, column }
-    }
-}
-
-impl fmt::Display for Position {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}, column {}", self.line, self.column)
-    }
 }
 
 /// A channel file that cannot be used.

@@ -267,7 +267,7 @@ impl Server {
         let wall_origin = SystemTime::now()
             .duration_since(SystemTime::UNIX_EPOCH)
             .unwrap_or_default();
-        let model_now = || Instant::from_micros(origin.elapsed().as_micros() as u64);
+        let model_now = || Instant::ZERO + origin.elapsed();
         let mut lateness: Vec<u32> = Vec::new();
         let mut moduli = LinkModuli::new();
         let wall_now_us = || origin.elapsed().as_micros() as u64;
@@ -299,7 +299,7 @@ impl Server {
                             println!("{}", monitor_line(&air, &frame, &mut moduli));
                         }
                         if let Some((path, writer)) = capture.as_mut() {
-                            let at = wall_origin + StdDuration::from_micros(frame.end.as_micros());
+                            let at = wall_origin + (frame.end - Instant::ZERO);
                             writer
                                 .write_packet(at, &frame.body)
                                 .and_then(|()| writer.flush())
@@ -412,7 +412,7 @@ fn monitor_line(air: &Air, frame: &AirFrame, moduli: &mut LinkModuli) -> String 
         .collect();
     let mut line = format!(
         "{:>12.6} ch{} {}: {text}",
-        frame.end.as_micros() as f64 / 1e6,
+        frame.end.as_secs_f64(),
         frame.channel,
         air.station_name(frame.from)
     );

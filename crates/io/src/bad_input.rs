@@ -37,7 +37,7 @@ impl fmt::Display for BadInputCount {
             "{} more bad {} ignored and not shown since {:.3} s ({} {} dropped)",
             self.count,
             if self.count == 1 { "input" } else { "inputs" },
-            Duration::from_micros(self.since.as_micros()).as_secs_f64(),
+            (self.since - Instant::ZERO).as_secs_f64(),
             self.octets,
             if self.octets == 1 { "octet" } else { "octets" },
         )

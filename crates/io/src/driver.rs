@@ -144,7 +144,7 @@ pub fn spawn(
 
 /// Elapsed real time as the engines' virtual time.
 pub(crate) fn instant(start: tokio::time::Instant) -> Instant {
-    Instant::from_micros(u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX))
+    Instant::ZERO + start.elapsed()
 }
 
 /// The driver loop (see [`spawn`]).
@@ -186,7 +186,7 @@ pub async fn run(
             break Ok(());
         }
         let timer = linklab_core::earliest([station.poll_timeout(), air.poll_timeout()])
-            .map(|t| start + Duration::from_micros(t.as_micros()));
+            .map(|t| start + (t - Instant::ZERO));
         let wake = match (timer, shutdown_at) {
             (Some(t), Some(s)) => Some(t.min(s)),
             (t, s) => t.or(s),

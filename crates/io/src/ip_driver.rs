@@ -127,7 +127,7 @@ pub async fn run<A: Application>(
             Phase::Draining { until } | Phase::Releasing { until } => Some(until),
         };
         let wake = earliest([station.poll_timeout(now), app.poll_at()])
-            .map(|t| start + Duration::from_micros(t.as_micros()))
+            .map(|t| start + (t - Instant::ZERO))
             .into_iter()
             .chain(deadline)
             .min()

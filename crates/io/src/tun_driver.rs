@@ -15,7 +15,7 @@ use core::time::Duration;
 use std::net::IpAddr;
 
 use futures::TryStreamExt;
-use linklab_core::earliest;
+use linklab_core::{earliest, Instant};
 use linklab_ip::{DatagramPort, PortError};
 use linklab_link::State;
 use thiserror::Error;
@@ -286,7 +286,7 @@ pub async fn run(
             }
         }
         let wake = earliest([station.poll_timeout(now)])
-            .map(|t| start + Duration::from_micros(t.as_micros()))
+            .map(|t| start + (t - Instant::ZERO))
             .into_iter()
             .chain(release_until)
             .min()

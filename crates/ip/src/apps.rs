@@ -115,7 +115,7 @@ impl FileSender {
                 self.done = Some(Ok(now));
             }
             tcp::State::Closed if self.done.is_none() => {
-                let waited = now.saturating_duration_since(self.started);
+                let waited = now - self.started;
                 let why = match timeout {
                     _ if self.established => format!(
                         "the connection was reset or timed out after {} of {len} octets were queued",
@@ -397,7 +397,7 @@ impl Ping {
                     self.sent_at.get(i),
                     self.rtts.get_mut(i),
                 ) {
-                    slot.get_or_insert(now.saturating_duration_since(*sent));
+                    slot.get_or_insert(now - *sent);
                 }
             }
         }
@@ -411,7 +411,7 @@ impl Ping {
         let waited = self
             .sent_at
             .last()
-            .is_some_and(|last| self.last_step.saturating_duration_since(*last) >= self.wait);
+            .is_some_and(|last| self.last_step - *last >= self.wait);
         all_sent && (all_back || waited)
     }
 

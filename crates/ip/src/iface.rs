@@ -507,11 +507,8 @@ impl Ax25Interface {
             self.stats.dropped_unresolved += 1;
         }
         entry.waiting.push_back(datagram);
-        let due = entry.tries == 0
-            || now
-                .saturating_duration_since(entry.last_request)
-                .as_micros()
-                >= u128::from(ARP_RETRY_US);
+        let due =
+            entry.tries == 0 || (now - entry.last_request).as_micros() >= u128::from(ARP_RETRY_US);
         if !due {
             return;
         }

@@ -277,9 +277,9 @@ fn a_rej_that_acknowledges_everything_ends_the_wait_for_the_final() {
         p.dump()
     );
     assert!(
-        p.now.saturating_duration_since(start) < Duration::from_secs(3),
+        p.now - start < Duration::from_secs(3),
         "the second frame waited {:?}: {}",
-        p.now.saturating_duration_since(start),
+        p.now - start,
         p.dump()
     );
 }

@@ -121,7 +121,7 @@ struct Driver {
 
 impl Driver {
     fn now(&self) -> Instant {
-        Instant::from_micros(self.start.elapsed().as_micros() as u64)
+        Instant::ZERO + self.start.elapsed()
     }
 
     fn log(&self, text: impl AsRef<str>) {
@@ -435,7 +435,7 @@ fn run(o: Options) -> Result<(), String> {
     let mut buf = [0u8; 4096];
     loop {
         let now = d.now();
-        if now.saturating_duration_since(Instant::ZERO) >= end {
+        if now - Instant::ZERO >= end {
             break;
         }
         // Time: the node's and every link's timers.
@@ -480,8 +480,7 @@ fn run(o: Options) -> Result<(), String> {
                     None if echoed.len() == sent.len() => d.log(format!(
                         "echo: {} octets back, byte-exact, {:.1} s after connect",
                         sent.len(),
-                        now.saturating_duration_since(connected_at.unwrap_or(now))
-                            .as_secs_f64()
+                        (now - connected_at.unwrap_or(now)).as_secs_f64()
                     )),
                     None => d.log(format!(
                         "echo: {} octets back, more than sent",
@@ -494,9 +493,7 @@ fn run(o: Options) -> Result<(), String> {
                 d.node.transport_mut().disconnect(c);
                 connected_at = None;
             }
-            if connected_at.is_some_and(|t| {
-                now.saturating_duration_since(t) >= Duration::from_secs(o.hold_secs)
-            }) {
+            if connected_at.is_some_and(|t| now - t >= Duration::from_secs(o.hold_secs)) {
                 d.log(format!("disconnecting {c:?}"));
                 d.node.transport_mut().disconnect(c);
                 connected_at = None;
@@ -511,7 +508,7 @@ fn run(o: Options) -> Result<(), String> {
             .flatten()
             .min();
         let wait = next
-            .map(|t| t.saturating_duration_since(d.now()))
+            .map(|t| t - d.now())
             .unwrap_or(Duration::from_millis(100))
             .min(Duration::from_millis(100))
             .max(Duration::from_millis(1));

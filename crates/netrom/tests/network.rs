@@ -117,11 +117,7 @@ fn a_circuit_through_the_middle_node_then_the_middle_link_cut_and_restored() {
     let gone = net
         .run_until(cut + interval() * 9, |net| !net.any_route_across(2))
         .expect("routes aged out");
-    assert!(
-        gone > cut + interval() * 5,
-        "gone after {:?}",
-        gone.saturating_duration_since(cut)
-    );
+    assert!(gone > cut + interval() * 5, "gone after {:?}", gone - cut);
     assert!(net.nodes[0]
         .connect(net.now, "G1USR".parse().unwrap(), call(2))
         .is_err());

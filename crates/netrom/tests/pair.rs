@@ -275,10 +275,7 @@ fn a_circuit_whose_peer_goes_silent_is_given_up() {
     let start = h.pair.now;
     assert!(h.run(Duration::from_secs(3600), |h| h.closed(0).is_some()));
     assert_eq!(h.closed(0), Some(CloseReason::TimedOut { tries: 3 }));
-    assert_eq!(
-        h.pair.now.saturating_duration_since(start),
-        Duration::from_secs(360)
-    );
+    assert_eq!(h.pair.now - start, Duration::from_secs(360));
     // The data not acknowledged is reported, not silently dropped.
     assert_eq!(h.pair.engines[0].unacknowledged(h.circuit[0].unwrap()), 500);
 }
@@ -411,7 +408,7 @@ fn an_idle_circuit_is_disconnected_after_the_no_activity_timeout() {
     assert_eq!(reasons, [CloseReason::Idle, CloseReason::Remote]);
     // The last thing heard was at most one acknowledge delay after the
     // data; the disconnect followed 600 s after it.
-    let took = h.pair.now.saturating_duration_since(quiet_from);
+    let took = h.pair.now - quiet_from;
     assert!(
         took >= Duration::from_secs(600) && took <= Duration::from_secs(610),
         "{took:?}"

@@ -80,15 +80,13 @@ struct Clock(std::time::Instant);
 
 impl Clock {
     fn now(&self) -> Instant {
-        Instant::from_micros(self.0.elapsed().as_micros() as u64)
+        Instant::ZERO + self.0.elapsed()
     }
 
     /// Socket read time-out until `t` (at least 100 µs, at most 50 ms).
     fn until(&self, t: Option<Instant>) -> Duration {
         let now = self.now();
-        let d = t.map_or(Duration::from_millis(50), |t| {
-            t.saturating_duration_since(now)
-        });
+        let d = t.map_or(Duration::from_millis(50), |t| t - now);
         d.clamp(Duration::from_micros(100), Duration::from_millis(50))
     }
 }

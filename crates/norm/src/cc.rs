@@ -44,9 +44,7 @@ impl LossEstimator {
                 return; // late or duplicated: not a new message
             }
             if gap > 0 {
-                let new_event = self
-                    .last_event
-                    .is_none_or(|t| now.saturating_duration_since(t) > rtt);
+                let new_event = self.last_event.is_none_or(|t| now - t > rtt);
                 if new_event {
                     self.history.insert(0, self.current);
                     self.history.truncate(WEIGHTS.len());

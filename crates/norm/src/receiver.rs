@@ -1069,7 +1069,7 @@ fn activity_interval(r: &Remote, robust_factor: u32) -> Duration {
 fn grtt_response(r: &Remote, now: Instant) -> Timestamp {
     match r.cc_last {
         Some((sent, received, _)) => {
-            let held = now.saturating_duration_since(received).as_micros() as u64;
+            let held = (now - received).as_micros() as u64;
             let micros = u64::from(sent.usec) + held;
             Timestamp {
                 sec: sent.sec.wrapping_add((micros / 1_000_000) as u32),
@@ -1084,7 +1084,7 @@ fn grtt_response(r: &Remote, now: Instant) -> Timestamp {
 /// event fraction, or twice the rate it receives at while no loss has
 /// been seen (slow start, RFC 5740 section 5.5.2).
 fn self_rate(r: &mut Remote, now: Instant) -> f64 {
-    let elapsed = now.saturating_duration_since(r.window_start).as_secs_f64();
+    let elapsed = (now - r.window_start).as_secs_f64();
     if elapsed >= r.cc_rtt.unwrap_or(r.grtt()) && elapsed > 0.0 {
         r.recv_rate = r.window_octets as f64 / elapsed;
         r.window_start = now;

@@ -513,7 +513,7 @@ impl Sender {
             .probe_interval()
             .mul_f64(4.0)
             .max(Duration::from_secs(1));
-        if now.saturating_duration_since(last) > limit {
+        if now - last > limit {
             self.last_cc_feedback = Some(now);
             self.set_rate((self.rate / 2.0).max(min_bps / 8.0));
         }
@@ -1008,7 +1008,7 @@ impl Sender {
         if self
             .repaired_at
             .get(&key)
-            .is_some_and(|&t| now.saturating_duration_since(t) < holdoff)
+            .is_some_and(|&t| now - t < holdoff)
         {
             return;
         }
@@ -1016,8 +1016,7 @@ impl Sender {
             self.pending_repairs.insert(key);
         }
         // Forget old hold-off marks.
-        self.repaired_at
-            .retain(|_, &mut t| now.saturating_duration_since(t) < holdoff);
+        self.repaired_at.retain(|_, &mut t| now - t < holdoff);
     }
 }
 

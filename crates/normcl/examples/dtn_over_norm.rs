@@ -122,7 +122,7 @@ fn run(
             p.now = target;
         }
     }
-    (p.now.as_micros() as f64 / 1e6, failed)
+    (p.now.as_secs_f64(), failed)
 }
 
 fn main() {

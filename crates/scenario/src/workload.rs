@@ -92,7 +92,7 @@ impl FileTransfer {
     /// stopped).
     pub fn report(&self) -> TransferReport {
         let end = self.finished.unwrap_or(Instant::ZERO);
-        let transfer_time = end.saturating_duration_since(self.sender.started());
+        let transfer_time = end - self.sender.started();
         let secs = transfer_time.as_secs_f64();
         let received = self.receiver.received();
         TransferReport {

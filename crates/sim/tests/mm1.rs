@@ -65,7 +65,7 @@ fn replicate(streams: Streams) -> ReplicationOutput {
             // A departure frees the server; the next customer starts now.
             Event::Departure => match waiting.pop_front() {
                 Some(arrived) => {
-                    let wait = now.saturating_duration_since(arrived);
+                    let wait = now - arrived;
                     waits.push(wait.as_secs_f64() * 1e3);
                     fel.schedule_after(
                         service.exponential_duration(MEAN_SERVICE),

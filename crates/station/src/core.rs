@@ -637,7 +637,7 @@ impl Core {
                     .map(|x| SessionStatus {
                         port: x.port + 1,
                         caller: x.remote.to_string(),
-                        age_s: now.saturating_duration_since(x.started).as_secs_f64(),
+                        age_s: (now - x.started).as_secs_f64(),
                         octets_in: x.octets_in,
                         octets_out: x.octets_out,
                     })
@@ -651,7 +651,7 @@ impl Core {
                 port: b.spec.port + 1,
                 header: beacon_header(&b.spec),
                 every_s: b.spec.every.as_secs(),
-                next_in_s: b.next.saturating_duration_since(now).as_secs_f64(),
+                next_in_s: (b.next - now).as_secs_f64(),
                 sent: b.sent,
             })
             .collect();
@@ -694,7 +694,7 @@ impl Core {
             delivered: 0,
         });
         StatusReport {
-            uptime_s: now.saturating_duration_since(Instant::ZERO).as_secs_f64(),
+            uptime_s: (now - Instant::ZERO).as_secs_f64(),
             config: config.to_string(),
             agw: self.config.agw.map(|a| a.to_string()),
             kiss_server: self.config.kiss_server.map(|a| a.to_string()),

@@ -72,7 +72,7 @@ impl Digipeater {
             while self
                 .recent
                 .front()
-                .is_some_and(|(t, _)| now.saturating_duration_since(*t) > DUPLICATE_WINDOW)
+                .is_some_and(|(t, _)| now - *t > DUPLICATE_WINDOW)
             {
                 self.recent.pop_front();
             }

@@ -50,7 +50,7 @@ struct Driver {
 
 impl Driver {
     fn now(&self) -> Instant {
-        Instant::from_micros(self.origin.elapsed().as_micros() as u64)
+        Instant::ZERO + self.origin.elapsed()
     }
 
     fn flush(&mut self) -> Result<(), String> {
@@ -77,8 +77,7 @@ impl Driver {
             }
             let mut timeout = until - now;
             if let Some(at) = self.session.poll_timeout() {
-                let due =
-                    Duration::from_micros(at.as_micros().saturating_sub(self.now().as_micros()));
+                let due = at - self.now();
                 timeout = timeout.min(due);
             }
             self.stream

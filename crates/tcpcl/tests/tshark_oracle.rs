@@ -10,7 +10,7 @@
 
 mod support;
 
-use linklab_core::Engine;
+use linklab_core::{Engine, Instant};
 use std::time::Duration;
 
 use linklab_tcpcl::wire::ContactHeader;
@@ -125,7 +125,7 @@ fn tshark_agrees_with_every_message_of_a_session() {
         Chunk::Eof => None,
     });
     for (i, (at, from, octets)) in chunks.enumerate() {
-        let t = Duration::from_micros(at.as_micros()) + Duration::from_micros(i as u64);
+        let t = (*at - Instant::ZERO) + Duration::from_micros(i as u64);
         for piece in octets.chunks(1400) {
             write(&mut writer, t, *from, 0x18, piece, &mut seq);
         }

@@ -252,7 +252,7 @@ impl<F: TestFraming> LinkPair<F> {
     }
 
     fn stamp(&self) -> String {
-        format!("{:>10.3}", self.now.as_micros() as f64 / 1e6)
+        format!("{:>10.3}", self.now)
     }
 
     /// Drains both engines' transmissions onto the channel and their events.

@@ -585,10 +585,7 @@ impl<'a> Sim<'a> {
                 *bits += 8.0 * data.len() as f64;
             }
             if expected.measured {
-                out.transfer_s.push(
-                    now.saturating_duration_since(expected.arrival)
-                        .as_secs_f64(),
-                );
+                out.transfer_s.push((now - expected.arrival).as_secs_f64());
             }
         }
         Ok(())
@@ -609,7 +606,7 @@ impl<'a> Sim<'a> {
                 if measuring && message.measured {
                     flow.out
                         .holding_s
-                        .push(now.saturating_duration_since(message.arrival).as_secs_f64());
+                        .push((now - message.arrival).as_secs_f64());
                 }
             }
         }
@@ -636,9 +633,7 @@ impl<'a> Sim<'a> {
                 self.queue.cancel(id);
             }
             if let Some(at) = want {
-                let id = self
-                    .queue
-                    .schedule_after(at.saturating_duration_since(now), wake);
+                let id = self.queue.schedule_after(at - now, wake);
                 self.wakes[slot] = Some((at, id));
             }
         }
@@ -646,7 +641,7 @@ impl<'a> Sim<'a> {
 }
 
 fn slice_index(now: Instant, start: Instant, slice: Duration, slices: usize) -> usize {
-    let since = now.saturating_duration_since(start).as_micros();
+    let since = (now - start).as_micros();
     let width = slice.as_micros().max(1);
     usize::try_from(since / width)
         .unwrap_or(usize::MAX)

@@ -125,7 +125,9 @@ pub(crate) fn run_pcs(
         Ok(at) => Ok(at),
         // Nothing scheduled: the stacks wait for nothing (TCP aborted).
         Err(DriveError::Stalled { at }) => Ok(at),
-        Err(DriveError::Livelock { at }) => Err(BenchError::Livelock { at_s: secs(at) }),
+        Err(DriveError::Livelock { at }) => Err(BenchError::Livelock {
+            at_s: at.as_secs_f64(),
+        }),
         // Wake-ups are clamped to `end`, where the run is done.
         Err(DriveError::Horizon { at, .. }) => Ok(at),
     }
@@ -347,8 +349,3 @@ fn checksum(header: &[u8]) -> u16 {
 /// NORM segment size: 1500 − 20 (IPv4) − 8 (UDP) − 24 (NORM_DATA with
 /// FEC payload ID) − 16 (EXT_FTI), rounded down.
 pub const NORM_SEGMENT: u16 = 1400;
-
-/// Seconds of virtual time.
-fn secs(at: Instant) -> f64 {
-    at.as_micros() as f64 / 1e6
-}

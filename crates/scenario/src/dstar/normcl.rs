@@ -353,12 +353,12 @@ pub fn dtn_norm_transfer(
         Ok(_) | Err(DriveError::Stalled { .. }) | Err(DriveError::Horizon { .. }) => {}
         Err(DriveError::Livelock { at }) => {
             return Err(BenchError::Livelock {
-                at_s: at.as_micros() as f64 / 1e6,
+                at_s: at.as_secs_f64(),
             })
         }
     }
     let completed = match (app.sent_at, app.report_at) {
-        (Some(sent), Some(report)) => Some(report.saturating_duration_since(sent)),
+        (Some(sent), Some(report)) => Some(report - sent),
         _ => None,
     };
     Ok(NormClRun {

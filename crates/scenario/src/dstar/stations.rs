@@ -215,9 +215,7 @@ pub fn tcp_to_base(
             .servers
             .iter()
             .zip(&flows.starts)
-            .map(|(s, &start)| {
-                s.received().len() as f64 / end.saturating_duration_since(start).as_secs_f64()
-            })
+            .map(|(s, &start)| s.received().len() as f64 / (end - start).as_secs_f64())
             .collect(),
         radio: (0..stations).map(|i| medium.stats(StationId(i))).collect(),
     })

@@ -458,7 +458,7 @@ pub fn dtn_tcpcl_transfer(
     let mut app = DtnOverTcpcl::new(&mut hosts, tcp, file)?;
     run_pcs(&mut medium, &mut hosts, &mut app, Instant::ZERO + horizon)?;
     let completed = match (app.sent_at, app.report_at) {
-        (Some(sent), Some(report)) => Some(report.saturating_duration_since(sent)),
+        (Some(sent), Some(report)) => Some(report - sent),
         _ => None,
     };
     Ok(DtnRun {

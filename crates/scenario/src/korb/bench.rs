@@ -373,8 +373,12 @@ impl Bench {
         drive(&mut run, start, start + horizon)
             .map(|_| ())
             .map_err(|e| match e {
-                DriveError::Stalled { at } => BenchError::Stalled { at_s: secs(at) },
-                DriveError::Livelock { at } => BenchError::Livelock { at_s: secs(at) },
+                DriveError::Stalled { at } => BenchError::Stalled {
+                    at_s: at.as_secs_f64(),
+                },
+                DriveError::Livelock { at } => BenchError::Livelock {
+                    at_s: at.as_secs_f64(),
+                },
                 DriveError::Horizon { .. } => BenchError::Horizon {
                     horizon_s: horizon.as_secs_f64(),
                 },
@@ -504,9 +508,4 @@ impl Workload<X25Interface> for Until {
     fn poll_at(&self) -> Option<Instant> {
         Some(self.at)
     }
-}
-
-/// Seconds of virtual time.
-pub(crate) fn secs(at: Instant) -> f64 {
-    at.as_micros() as f64 / 1e6
 }

@@ -309,12 +309,7 @@ fn bsd42_transfers(
         .count();
     let max_time_s = flows
         .iter()
-        .map(|f| {
-            f.finished
-                .unwrap_or(Instant::ZERO)
-                .saturating_duration_since(f.sender.started())
-                .as_secs_f64()
-        })
+        .map(|f| (f.finished.unwrap_or(Instant::ZERO) - f.sender.started()).as_secs_f64())
         .fold(0.0, f64::max);
     let files = flows.len();
     let rate_bps = if max_time_s > 0.0 {

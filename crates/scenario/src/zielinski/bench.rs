@@ -252,7 +252,7 @@ pub fn run_transfer(
     let end = bench.tncs[RECIPIENT]
         .last_delivery
         .ok_or_else(|| bench.stalled("transfer"))?;
-    let duration = end.saturating_duration_since(start);
+    let duration = end - start;
     Ok(TransferResult {
         duration,
         throughput_bps: 8.0 * setup.file_octets as f64 / duration.as_secs_f64(),

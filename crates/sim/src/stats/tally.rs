@@ -116,7 +116,7 @@ impl TimeWeighted {
     }
 
     fn advance(&mut self, now: Instant) {
-        let span = now.saturating_duration_since(self.last).as_micros() as f64;
+        let span = (now - self.last).as_micros() as f64;
         self.area += self.value * span;
         self.last = self.last.max(now);
     }
@@ -141,7 +141,7 @@ impl TimeWeighted {
     pub fn mean(&self, now: Instant) -> Option<f64> {
         let mut end = self.clone();
         end.advance(now);
-        let span = end.last.saturating_duration_since(end.start).as_micros() as f64;
+        let span = (end.last - end.start).as_micros() as f64;
         (span > 0.0).then(|| end.area / span)
     }
 }

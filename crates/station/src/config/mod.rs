@@ -48,6 +48,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use linklab_agw::PortConfig;
+use linklab_core::Position;
 use linklab_dtnnode::NodeConfig;
 use linklab_io::{AckMode, KissAddress, KissParams, KissTime, LinkSettings};
 use linklab_ip::Ax25Config;
@@ -83,30 +84,6 @@ pub const MAX_BEACON_TEXT: usize = 256;
 
 /// The radio ports the AGWPE numbering can carry.
 pub const MAX_PORTS: usize = 255;
-
-/// A place in the file, counted from 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Position {
-    /// Line.
-    pub line: usize,
-    /// Column, in characters.
-    pub column: usize,
-}
-
-impl Position {
-    /// The position of octet `offset` of `text` (an offset inside a
-    /// character counts as that character).
-    pub fn of(text: &str, offset: usize) -> Position {
-        let mut end = offset.min(text.len());
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        let before = text.get(..end).unwrap_or(text);
-        let line = before.matches('\n').count() + 1;
-        let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-        Position { line, column }
-    }
-}
 
 /// A configuration that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]

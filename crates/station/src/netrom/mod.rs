@@ -188,11 +188,7 @@ impl NetromService {
             callsign: self.spec.node.call.to_string(),
             alias: self.spec.node.alias.text(),
             ports: self.spec.ports.iter().map(|p| p.0 + 1).collect(),
-            next_broadcast_in_s: self
-                .node
-                .next_broadcast()
-                .saturating_duration_since(now)
-                .as_secs_f64(),
+            next_broadcast_in_s: (self.node.next_broadcast() - now).as_secs_f64(),
             neighbours,
             destinations,
             circuits,
