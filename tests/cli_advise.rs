@@ -145,7 +145,7 @@ fn current_settings_are_compared() {
 
 #[test]
 fn each_stack_runs_as_it_does_at_1200_bit_s() {
-    // Issue 29: advise said Dire Wolf's defaults (MAXFRAME 4, FRACK 3 s)
+    // advise once said Dire Wolf's defaults (MAXFRAME 4, FRACK 3 s)
     // fail in 10 of 10 runs and linklab with the same settings in 8 of
     // 10; over two Dire Wolf modems both completed. Now Dire Wolf's row
     // runs its engine on its own modem, and linklab's T1 is held until

@@ -296,7 +296,7 @@ fn options_a_server_owns_are_refused_and_a_missing_server_is_clear() {
 
 #[test]
 fn send_through_a_server_ends_on_sigterm_and_sighup_with_their_status() {
-    // Issue 30, item 5, for the `--station` path: a service manager's
+    // For the `--station` path: a service manager's
     // SIGTERM, or the terminal's SIGHUP, ends `send --station` as Ctrl-C
     // does (the link released through the server), with 128 + the signal.
     let channel = Channel::fast(2, 5);

@@ -202,8 +202,8 @@ fn a_busy_port_is_a_clear_error_at_start() {
 
 #[test]
 fn a_fast_channel_says_at_start_what_its_kiss_timings_let_it_carry() {
-    // Issue 30: 1 Mbit/s with the default KISS timings carried 5.6 kbit/s
-    // and nothing said why.
+    // 1 Mbit/s with the default KISS timings carried 5.6 kbit/s, and
+    // nothing said why.
     let mut child = Command::new(env!("CARGO_BIN_EXE_linklab"))
         .args([
             "channel",

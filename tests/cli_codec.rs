@@ -280,7 +280,7 @@ fn hdlc_bit_streams_round_trip_and_count_what_is_dropped() {
 
 #[test]
 fn encode_refuses_a_ui_text_longer_than_n1_unless_raised() {
-    // Issue 30, item 12: 5,000 octets in a UI frame went without a word.
+    // 5,000 octets in a UI frame once went without a word.
     let text = "x".repeat(5000);
     let out = linklab(
         &[

@@ -1,4 +1,4 @@
-//! What a newcomer meets (issue 30): a user's file is never deleted, an
+//! What a newcomer meets: a user's file is never deleted, an
 //! absurd value is an input error rather than an abort, an output path
 //! that cannot work is refused before any work, and messages say what is
 //! wrong in words.

@@ -1,5 +1,5 @@
-//! What a newcomer meets in `listen`, `send`, `connect` and `probe`
-//! (issue 30): nothing received is overwritten or passed off as complete,
+//! What a newcomer meets in `listen`, `send`, `connect` and `probe`:
+//! nothing received is overwritten or passed off as complete,
 //! every stopping signal releases the link, a wait on a silent peer says
 //! what it waits for, options that cannot work exit 2 naming the option
 //! before the TNC is touched, and two operators can talk. All on the

@@ -23,7 +23,7 @@ fn summary(dir: &Path) -> Vec<Value> {
     let object = summary.as_object().unwrap();
     let keys: Vec<&String> = object.keys().collect();
     assert_eq!(keys, ["checks", "timing"], "{summary}");
-    // The time of the run and of each section (issue 17).
+    // The time of the run and of each section.
     let timing = &summary["timing"];
     assert!(timing["wall_s"].as_f64().unwrap() > 0.0, "{timing}");
     assert!(timing["cpu_s"].as_f64().unwrap() > 0.0, "{timing}");
@@ -225,7 +225,7 @@ fn quick_run_writes_the_whole_report_and_every_check_passes() {
     }
 }
 
-/// Every file of the report is named one way (issue 30 found `bux-fig2`
+/// Every file of the report is named one way (there was `bux-fig2`
 /// beside `korb_table_1`): lowercase words and numbers joined by hyphens,
 /// and its extension.
 fn assert_one_naming_convention(path: &Path) {

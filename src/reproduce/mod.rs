@@ -194,7 +194,7 @@ fn jobs() -> Vec<Job> {
 /// Replications of the standard case timed for its frames per second.
 const STANDARD_CASE_REPLICATIONS: u64 = 500;
 
-/// The speed of the whole stack in one standard case (issue 17): two
+/// The speed of the whole stack in one standard case: two
 /// AX.25 stations (the real engine) on Ronan et al.'s Table I channel at
 /// 9600 bit/s, window 7, 7182 octets, replications run one after the
 /// other on one thread (`cargo bench -p linklab-scenario --bench ronan`

@@ -1,5 +1,5 @@
 //! The AGWPE engine, sans-IO: clients' messages and TNCs' octets in,
-//! answers, frames and log lines out, time passed in (ARCHITECTURE.md,
+//! answers, frames and log lines out, time passed in (docs/architecture.md,
 //! "the one rule"); the [`driver`](crate::driver) runs it on sockets.
 //!
 //! Who gets what:

@@ -1,4 +1,4 @@
-//! Sans-IO models of the medium (ARCHITECTURE.md, `channel`): the
+//! Sans-IO models of the medium (docs/architecture.md, `channel`): the
 //! half-duplex shared radio channel with p-persistent CSMA ([`radio`]), the
 //! full-duplex point-to-point line ([`line`](mod@line)), bit-error processes
 //! ([`errors`]), the TNC between a host and the radio ([`tnc`]), the

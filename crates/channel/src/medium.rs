@@ -94,7 +94,7 @@ pub enum MediumEvent {
 }
 
 /// A sans-IO model of a transmission medium, driven by the simulator's
-/// event loop exactly like a protocol engine (ARCHITECTURE.md, "the one
+/// event loop exactly like a protocol engine (docs/architecture.md, "the one
 /// rule"): inputs are calls that take `now`, outputs are drained by
 /// polling, and the medium never reads a clock.
 ///

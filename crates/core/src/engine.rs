@@ -1,4 +1,4 @@
-//! The one convention for time in a sans-IO engine (ARCHITECTURE.md, "the
+//! The one convention for time in a sans-IO engine (docs/architecture.md, "the
 //! one rule"), in the manner of quinn-proto's `Connection`.
 //!
 //! An engine never reads a clock. Every call that may start, fire or look

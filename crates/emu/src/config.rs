@@ -53,7 +53,7 @@ use std::path::PathBuf;
 
 use linklab_channel::{ErrorModel, GilbertElliott, StationConfig, TncConfig};
 use linklab_core::Position;
-use linklab_wire::ax25::Address;
+use linklab_wire::ax25::{same_station, Address};
 use serde::Deserialize;
 use thiserror::Error;
 
@@ -634,7 +634,7 @@ fn check_digipeater<'a>(
     others: impl IntoIterator<Item = &'a StationPlan>,
     call: Address,
 ) -> Result<(), String> {
-    let same = |a: &Address| a.callsign() == call.callsign() && a.ssid() == call.ssid();
+    let same = |a: &Address| same_station(a, &call);
     match others
         .into_iter()
         .find(|s| s.digipeater.as_ref().is_some_and(same))

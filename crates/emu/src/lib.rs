@@ -1,5 +1,5 @@
 //! The emulated radio channel behind `linklab channel`
-//! (ARCHITECTURE.md: emulate): the half-duplex CSMA radio model of
+//! (docs/architecture.md: emulate): the half-duplex CSMA radio model of
 //! `linklab-channel`, the one the simulator drives in virtual time, run
 //! here against the wall clock, with every station a KISS port that any
 //! software can join, over TCP or a pseudo-terminal.

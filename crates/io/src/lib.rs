@@ -7,7 +7,7 @@
 //!   a sans-IO router and the KISS stream over its socket;
 //! - [`KissParams`]: TXDELAY, P, SLOTTIME and TXTAIL sent at start;
 //! - [`Station`]: one callsign's links, routed by remote address, sans-IO
-//!   like the engines (ARCHITECTURE.md, "the one rule"), so it is tested
+//!   like the engines (docs/architecture.md, "the one rule"), so it is tested
 //!   in virtual time; it keeps at most [`DEFAULT_MAX_LINKS`] links unless
 //!   told otherwise, and reports input it cannot use as [`InputError`],
 //!   one by one for the first [`BAD_INPUT_BURST`], then as a

@@ -2,7 +2,7 @@
 //! burst and holds new frames for the answer (crates/link/src/datalink/
 //! checkpoint.rs): a gap reported in the answer to that poll, or a lost
 //! polled frame, is resent at once instead of after T1, and the late
-//! second answer of an enquiry resends nothing. Issue 29: Dire Wolf's
+//! second answer of an enquiry resends nothing. Seen on the air: Dire Wolf's
 //! receiver in REJ exception answers such a poll with RR F = 1 and stays
 //! silent otherwise, so each of these cost a T1 at 20% frame loss.
 

@@ -1,4 +1,4 @@
-//! The link engines against hostile peers (issue 32): every behaviour of
+//! The link engines against hostile peers: every behaviour of
 //! [`hostile::Behaviour`] against every link mode of
 //! [`hostile::LinkMode`], each run checked by [`hostile::check`] (exactly
 //! once and in order, nothing lost silently, at most 2k + 2 frames per T1

@@ -1,4 +1,4 @@
-//! A frame asked for with REJ and lost again (issue 29: at 20% frame loss
+//! A frame asked for with REJ and lost again (measured at 20% frame loss
 //! over two Dire Wolf modems, 14 of the 21 T1 expiries of Dire Wolf's
 //! engine sending to linklab were this). The SDL's receiver sends one REJ
 //! per exception (6.4.4.1) and then says nothing until the sender's T1;

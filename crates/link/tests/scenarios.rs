@@ -500,8 +500,8 @@ fn poll_on_last_i_frame_holds_new_frames_until_the_final() {
 
 #[test]
 fn poll_on_last_i_frame_polls_the_last_frame_of_a_short_burst() {
-    // Issue 29's transcript: a sender with window 7, a receiver with
-    // window 4 that acknowledges when its window fills (RR R4, no F)
+    // As seen over two Dire Wolf modems: a sender with window 7, a
+    // receiver with window 4 that acknowledges when its window fills (RR R4, no F)
     // just before it answers the poll. Frames freed by that RR must not
     // go out while the poll is unanswered: the last of them would end
     // the transfer without P and wait for the receiver's T2 (1.45 s of

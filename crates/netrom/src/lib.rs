@@ -1,4 +1,4 @@
-//! NET/ROM layer 3 and 4 as sans-IO engines (ARCHITECTURE.md, `netrom`).
+//! NET/ROM layer 3 and 4 as sans-IO engines (docs/architecture.md, `netrom`).
 //!
 //! - [`wire`]: the NODES broadcast, the network header and the transport
 //!   messages; total decoders, encoders that decode back to the same

@@ -1,5 +1,5 @@
-//! Simulated frames per second of the whole stack in the standard case of
-//! issue 17: two AX.25 stations (the real `linklab-link` engine) on Ronan
+//! Simulated frames per second of the whole stack in the standard case
+//! `reproduce` times: two AX.25 stations (the real `linklab-link` engine) on Ronan
 //! et al.'s Table I radio channel at 9600 bit/s (slot 20 ms, TXDELAY
 //! 150 ms, TXTAIL 20 ms, p = 0.25), window 7, N1 = 255, 7182 octets; one
 //! replication per iteration, frames counted as the radio sent them.

@@ -1,4 +1,4 @@
-//! Parts of a run for many machines (issue 17): `--shard I/N` runs the
+//! Parts of a run for many machines (a Slurm job array): `--shard I/N` runs the
 //! I-th of N disjoint parts of an experiment's points (or of
 //! `reproduce`'s sections) and `linklab merge` puts the parts together
 //! into the output of the whole run.

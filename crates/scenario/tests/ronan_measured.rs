@@ -1,4 +1,4 @@
-//! Issue 4: Ronan, Long and Walsh, Tables V, VI and VII (AX.25 CM-CL
+//! Ronan, Long and Walsh, Tables V, VI and VII (AX.25 CM-CL
 //! column), quick run: the real bundle agent and AX.25 CL over the real
 //! engines behind the calibrated host and KISS TNC model against the
 //! published transfer times.

@@ -1,4 +1,4 @@
-//! Issue 4: Ronan, Long and Walsh, Tables II and III (section III.B), with
+//! Ronan, Long and Walsh, Tables II and III (section III.B), with
 //! the real AX.25 engine on the half-duplex channel of Table I (KISS
 //! P = 63, slot 20 ms, TXDELAY 150 ms, TXTAIL 20 ms), 7182 octets.
 //!

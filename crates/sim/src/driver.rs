@@ -1,6 +1,6 @@
 //! The virtual-time driver of the sans-IO benches: one loop that takes a
 //! world of components (engines, hosts, channels, workloads) from instant
-//! to instant (ARCHITECTURE.md, "virtual time jumps from event to event").
+//! to instant (docs/architecture.md, "virtual time jumps from event to event").
 //!
 //! At each instant the world first *settles*: it moves frames, datagrams
 //! and events among its components until nothing moves. If its goal is

@@ -1,4 +1,4 @@
-//! The discrete-event simulation layer of linklab (ARCHITECTURE.md, `sim`).
+//! The discrete-event simulation layer of linklab (docs/architecture.md, `sim`).
 //!
 //! - [`queue`]: the event queue, a binary heap keyed by (virtual time,
 //!   insertion sequence), so that runs are bit-for-bit repeatable.

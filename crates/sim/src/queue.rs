@@ -4,7 +4,7 @@
 //! Events due at the same instant leave in the order they were scheduled
 //! (FIFO), so the order of a run depends only on what the model did, never
 //! on heap internals: the same model with the same seed replays the same
-//! event sequence bit for bit (ARCHITECTURE.md, "virtual time jumps from
+//! event sequence bit for bit (docs/architecture.md, "virtual time jumps from
 //! event to event ... bit-for-bit repeatable from a seed").
 //!
 //! Time never goes backwards: [`EventQueue::schedule`] refuses an instant

@@ -4,7 +4,7 @@
 //! what the station itself runs on it: the inbound-connection services,
 //! the beacons and the digipeater. TNC octets, client octets, answerers'
 //! octets and the time go in; KISS octets, client octets, answerers'
-//! orders ([`Output`]) and log lines come out (ARCHITECTURE.md, "the one
+//! orders ([`Output`]) and log lines come out (docs/architecture.md, "the one
 //! rule"); the [`driver`](crate::driver) runs it on sockets, serial
 //! ports and processes.
 //!

@@ -5,7 +5,7 @@
 //!
 //! - [`config`]: the TOML file, checked whole before anything starts,
 //!   each error naming file, line, column and key;
-//! - [`Core`]: the station, sans-IO (ARCHITECTURE.md, "the one rule"):
+//! - [`Core`]: the station, sans-IO (docs/architecture.md, "the one rule"):
 //!   one engine per port for every callsign on it, AGWPE and KISS
 //!   clients, inbound connections handed to services, beacons and the
 //!   digipeater;

@@ -1,6 +1,6 @@
 //! The sans-IO core of an AXUDP port: which peers an outgoing frame goes
 //! to, which received datagrams become frames, and the counts of both.
-//! No sockets and no clock here (ARCHITECTURE.md, "the one rule"); the
+//! No sockets and no clock here (docs/architecture.md, "the one rule"); the
 //! tokio side is [`super::port`].
 
 use std::net::SocketAddr;

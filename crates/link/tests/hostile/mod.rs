@@ -1,4 +1,4 @@
-//! The hostile-peer suite's harness (issue 32): a link A under test sends
+//! The hostile-peer suite's harness: a link A under test sends
 //! (and in some runs receives) numbered data units to and from a peer B
 //! whose engine stands behind a [`Hostile`] tamper, in every link mode.
 //! [`check`] runs one behaviour against one mode and asserts what A must

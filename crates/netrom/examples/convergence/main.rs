@@ -1,4 +1,4 @@
-//! NET/ROM routing convergence in virtual time (issue 34, item 3).
+//! NET/ROM routing convergence in virtual time.
 //!
 //! Nodes in a line or a two-row grid, links of one quality, NODES every
 //! interval with each node's first broadcast at a seeded random phase.

@@ -10,7 +10,7 @@ use super::ZielinskiError;
 use crate::published::{load, Row as PublishedRow, Source, ZIELINSKI_TEXT};
 use crate::report::{Basis, Check, Paper};
 
-/// Relative tolerance of every numeric check (issue 4: within 10%).
+/// Relative tolerance of every numeric check: within 10%.
 pub const TOLERANCE: f64 = 0.10;
 
 /// A published figure as the paper words it.

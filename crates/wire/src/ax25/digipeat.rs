@@ -14,7 +14,7 @@
 //! the Layer 2 digipeater rules of ax25.net do the same, so that no frame
 //! is sent twice by one station and a path cannot make it loop.
 
-use super::address::{Address, AddressField, ADDRESS_LEN};
+use super::address::{same_station, Address, AddressField, ADDRESS_LEN};
 
 /// The H bit in the SSID octet of a repeater subfield (3.12.5).
 const H_BIT: u8 = 0x80;
@@ -37,7 +37,7 @@ pub fn digipeat(frame: &[u8], mycall: &Address) -> Option<Vec<u8>> {
     if frame.len() <= used {
         return None;
     }
-    let is_mine = |d: &Address| d.callsign() == mycall.callsign() && d.ssid() == mycall.ssid();
+    let is_mine = |d: &Address| same_station(d, mycall);
     let next = field.digipeaters().iter().position(|d| !d.c_or_h())?;
     let (repeated_by, rest) = field.digipeaters().split_at(next);
     if !rest.first().is_some_and(is_mine) || repeated_by.iter().any(is_mine) {
