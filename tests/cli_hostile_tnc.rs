@@ -1,7 +1,8 @@
 //! `linklab send` against a hostile peer behind a KISS TNC with no air
 //! time at all: a TNC emulator on 127.0.0.1 that is the far station
 //! itself, accepts the link and then answers every I frame and every poll
-//! with REJ N(R) = 0, or every poll with RR F = 1 and the same stale N(R). Before the link engine bounded its retransmissions
+//! with REJ N(R) = 0, or every poll with RR F = 1 and the same stale N(R).
+//! Before the link engine bounded its retransmissions
 //! (`crates/link/tests/hostile_peers.rs`), the first peer drew 8.17
 //! million I frames in 190 s and the second was still polled after 190 s.
 //! Now `send` gives up with the named error, having sent at most
