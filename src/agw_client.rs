@@ -186,10 +186,7 @@ async fn listen_async(
     let mut stop = Stop::new();
     let mut conn = open(&station.address).await?;
     register(&mut conn, &station).await?;
-    let log = Log {
-        monitor: false,
-        bar: None,
-    };
+    let log = Log::new(false);
     log.line(&format!(
         "linklab: {} listening on AGWPE server {} (every radio port)",
         station.mycall, station.address
@@ -312,10 +309,7 @@ async fn send_async(
     let mut stop = Stop::new();
     let mut conn = open(&station.address).await?;
     register(&mut conn, &station).await?;
-    let log = Log {
-        monitor: false,
-        bar: None,
-    };
+    let log = Log::new(false);
     let link = Link {
         port: station.port,
         local: station.mycall,
@@ -428,10 +422,7 @@ async fn connect_async(
     let mut stop = Stop::new();
     let mut conn = open(&station.address).await?;
     register(&mut conn, &station).await?;
-    let log = Log {
-        monitor: false,
-        bar: None,
-    };
+    let log = Log::new(false);
     let link = Link {
         port: station.port,
         local: station.mycall,

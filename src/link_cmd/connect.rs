@@ -28,10 +28,7 @@ pub(super) async fn connect_async(common: CommonArgs, args: ConnectArgs) -> anyh
     let mut connecting = Connecting::new(remote, &config, modulus);
     let mut session = Session::new(remote, config.n1);
     let mut handle = common.start(config, false).await?;
-    let log = Log {
-        monitor: common.tnc.monitor,
-        bar: None,
-    };
+    let log = Log::new(common.tnc.monitor);
     handle
         .requests
         .send(Request::Connect {

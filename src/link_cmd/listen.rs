@@ -29,10 +29,7 @@ pub(super) async fn listen_async(
         return chat(common, config, signals).await;
     }
     let mut handle = common.start(config, true).await?;
-    let log = Log {
-        monitor: common.tnc.monitor,
-        bar: None,
-    };
+    let log = Log::new(common.tnc.monitor);
     log.line(&format!(
         "linklab: {} listening on {}",
         common.mycall, common.kiss
@@ -99,10 +96,7 @@ async fn chat(
     let grace = release_grace(&config);
     let n1 = config.n1;
     let mut handle = common.start(config, true).await?;
-    let log = Log {
-        monitor: common.tnc.monitor,
-        bar: None,
-    };
+    let log = Log::new(common.tnc.monitor);
     log.line(&format!(
         "linklab: {} waiting for a caller on {} (keyboard to keyboard; ~? for escapes)",
         common.mycall, common.kiss

@@ -20,6 +20,11 @@ pub(crate) struct Log {
 }
 
 impl Log {
+    /// Lines on standard error, with every frame too if `monitor`.
+    pub(crate) fn new(monitor: bool) -> Log {
+        Log { monitor, bar: None }
+    }
+
     pub(crate) fn line(&self, text: &str) {
         match &self.bar {
             Some(bar) => bar.suspend(|| eprintln!("{text}")),

@@ -39,10 +39,7 @@ pub(super) async fn send_async(common: CommonArgs, args: SendArgs) -> anyhow::Re
     bar.set_style(
         ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let mut log = Log {
-        monitor: common.tnc.monitor,
-        bar: None,
-    };
+    let mut log = Log::new(common.tnc.monitor);
     handle
         .requests
         .send(Request::Connect {
