@@ -1,6 +1,6 @@
 #!/bin/bash
 # A sharded linklab experiment run the way a researcher runs it on a
-# cluster: through experiments/slurm/submit.sh on a private one-node Slurm
+# cluster: through dist/slurm/submit.sh on a private one-node Slurm
 # cluster (Debian's slurm-wlm 22.05 and munge), in a network namespace of
 # its own, with every file in OUTDIR.
 #
@@ -295,9 +295,9 @@ whole_rc=$?
 echo "exit status $whole_rc in $((SECONDS - start)) s"
 [ $whole_rc -eq 0 ] || tails "$out/whole.log"
 
-echo "--- experiments/slurm/submit.sh ${file/#$repo\//} $shards $cluster -- ${opts[*]}"
+echo "--- dist/slurm/submit.sh ${file/#$repo\//} $shards $cluster -- ${opts[*]}"
 start=$SECONDS
-ids=$(LINKLAB=$linklab bash "$repo/experiments/slurm/submit.sh" "$file" "$shards" "$cluster" -- "${opts[@]}" 2>"$out/submit.err")
+ids=$(LINKLAB=$linklab bash "$repo/dist/slurm/submit.sh" "$file" "$shards" "$cluster" -- "${opts[@]}" 2>"$out/submit.err")
 submit_rc=$?
 echo "$ids"
 array="" merge=""

@@ -4,7 +4,7 @@
 //! slurmctld and slurmd with a generated slurm.conf, everything in a
 //! temporary directory, in a network namespace of its own) and submits
 //! `crates/scenario/experiments/ronan-tables-2-3.toml --quick` in 4 shards
-//! through `experiments/slurm/submit.sh`: a job array of `linklab sim
+//! through `dist/slurm/submit.sh`: a job array of `linklab sim
 //! --shard I/4`, then a `linklab merge` job that depends on it.
 //!
 //! - slurm-up: munge credentials pass through the private socket and the

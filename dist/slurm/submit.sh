@@ -1,7 +1,7 @@
 #!/bin/bash
 # Run a linklab experiment on a Slurm cluster, split into SHARDS parts.
 #
-#   experiments/slurm/submit.sh [-c|-j CPUS_PER_TASK] [-p PARTITION]
+#   dist/slurm/submit.sh [-c|-j CPUS_PER_TASK] [-p PARTITION]
 #                               FILE|reproduce SHARDS OUTDIR [-- LINKLAB OPTIONS...]
 #
 # It submits two jobs and prints their ids ("array 12 merge 13"):
@@ -19,9 +19,9 @@
 #      task fails, the merge job is cancelled instead of waiting forever;
 #      run that task again alone, then the merge, with the same arguments:
 #        sbatch --array=7 --output=OUTDIR/logs/slurm-%A_%a.out \
-#            experiments/slurm/shard.sbatch SHARDS OUTDIR FILE [OPTIONS]
+#            dist/slurm/shard.sbatch SHARDS OUTDIR FILE [OPTIONS]
 #        sbatch --output=OUTDIR/logs/merge-%j.out \
-#            experiments/slurm/merge.sbatch SHARDS OUTDIR
+#            dist/slurm/merge.sbatch SHARDS OUTDIR
 #
 # Slurm's own output of every job goes to OUTDIR/logs/ (slurm-ARRAY_TASK.out
 # for the tasks, merge-JOB.out for the merge).  Each task gets
@@ -38,7 +38,7 @@
 # Example, 16 shards of 4 CPUs each, then wait for the result:
 #
 #   export LINKLAB=$HOME/linklab/target/release/linklab
-#   ids=$(experiments/slurm/submit.sh -c 4 crates/scenario/experiments/ronan-tables-2-3.toml 16 runs/ronan)
+#   ids=$(dist/slurm/submit.sh -c 4 crates/scenario/experiments/ronan-tables-2-3.toml 16 runs/ronan)
 #   merge=${ids##* }
 #   while squeue -h -j "$merge" | grep -q .; do sleep 30; done
 #   ls runs/ronan/merged
