@@ -744,7 +744,7 @@ impl Core {
             vs_vr_va: l.sequence,
             t1_ms: l.t1_ms,
             held_by,
-            counters: (&l.stats).into(),
+            counters: l.stats,
         }
     }
 

@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::traffic::{LinkCounters, MonitorLine, PortAir};
+pub use crate::traffic::{MonitorLine, PortAir};
+pub use linklab_link::Stats;
 
 /// The whole station at one moment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -145,7 +146,7 @@ pub struct LinkStatus {
     pub held_by: String,
     /// What it has done.
     #[serde(default)]
-    pub counters: LinkCounters,
+    pub counters: Stats,
 }
 
 /// An inbound-connection service.

@@ -44,55 +44,6 @@ pub struct MonitorLine {
     pub text: String,
 }
 
-/// A link's counters (the engine's [`Stats`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LinkCounters {
-    /// I frames sent, those sent again included.
-    pub i_frames_sent: u64,
-    /// Their information octets.
-    pub i_octets_sent: u64,
-    /// I frames sent again (REJ, SREJ, T1 recovery).
-    pub i_frames_resent: u64,
-    /// I frames received.
-    pub i_frames_received: u64,
-    /// Their information octets.
-    pub i_octets_received: u64,
-    /// REJ sent.
-    pub rej_sent: u64,
-    /// REJ received.
-    pub rej_received: u64,
-    /// SREJ sent.
-    pub srej_sent: u64,
-    /// SREJ received.
-    pub srej_received: u64,
-    /// T1 expiries.
-    pub t1_expiries: u64,
-    /// State changes (AX.25 v2.2 C4.3).
-    pub state_changes: u64,
-    /// Late frames dropped (overtaken on a path that reorders).
-    #[serde(default)]
-    pub late_frames: u64,
-}
-
-impl From<&Stats> for LinkCounters {
-    fn from(s: &Stats) -> LinkCounters {
-        LinkCounters {
-            i_frames_sent: s.i_frames_sent,
-            i_octets_sent: s.i_octets_sent,
-            i_frames_resent: s.i_frames_resent,
-            i_frames_received: s.i_frames_received,
-            i_octets_received: s.i_octets_received,
-            rej_sent: s.rej_sent,
-            rej_received: s.rej_received,
-            srej_sent: s.srej_sent,
-            srej_received: s.srej_received,
-            t1_expiries: s.t1_expiries,
-            state_changes: s.state_changes,
-            late_frames: s.late_frames,
-        }
-    }
-}
-
 /// A port's air, as the status shows it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PortAir {
@@ -108,7 +59,7 @@ pub struct PortAir {
     /// The last frames, oldest first.
     pub monitor: Vec<MonitorLine>,
     /// Every link's counters on this port added up, links gone included.
-    pub links: LinkCounters,
+    pub links: Stats,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -220,7 +171,7 @@ impl Traffic {
             busy_s: p.busy.as_secs_f64(),
             busy_share,
             monitor: p.monitor.iter().cloned().collect(),
-            links: links.into(),
+            links: *links,
         }
     }
 }

@@ -9,6 +9,11 @@ use crate::framing::Pdu;
 
 /// A link's counters, from its creation on (a reconnection keeps them).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default)
+)]
 pub struct Stats {
     /// I frames sent, those sent again included.
     pub i_frames_sent: u64,

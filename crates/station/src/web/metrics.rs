@@ -12,7 +12,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::{Registry, Unit};
 use std::sync::atomic::AtomicU64;
 
-use crate::status::{LinkCounters, StatusReport};
+use crate::status::{Stats, StatusReport};
 
 /// The media type of the text [`render`] writes.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -21,12 +21,7 @@ type Labels = Vec<(String, String)>;
 
 /// A link counter: its name (after `linklab_link_` or `linklab_links_`),
 /// unit, help and value.
-type LinkMetric = (
-    &'static str,
-    Option<Unit>,
-    &'static str,
-    fn(&LinkCounters) -> u64,
-);
+type LinkMetric = (&'static str, Option<Unit>, &'static str, fn(&Stats) -> u64);
 
 const LINK_METRICS: [LinkMetric; 12] = [
     (
