@@ -228,8 +228,10 @@ struct CurrentFrame {
     end: Instant,
 }
 
+/// A station's transceiver: its queue, its channel access and what its
+/// DCD shows.
 #[derive(Debug)]
-struct Station {
+struct Transceiver {
     config: StationConfig,
     /// KISS FULLDUP: key up as soon as a frame waits, without carrier
     /// sense or persistence.
@@ -288,7 +290,7 @@ enum Timer {
 #[derive(Debug)]
 pub struct RadioChannel {
     config: RadioConfig,
-    stations: Vec<Station>,
+    stations: Vec<Transceiver>,
     /// `hears[r][s]`: receiver r is in range of transmitter s.
     hears: Vec<Vec<bool>>,
     keyings: Vec<Keying>,
@@ -317,7 +319,7 @@ impl RadioChannel {
             stations: stations
                 .iter()
                 .enumerate()
-                .map(|(i, &c)| Station {
+                .map(|(i, &c)| Transceiver {
                     config: c,
                     full_duplex: false,
                     queue: VecDeque::new(),
