@@ -24,7 +24,8 @@ struct Awaited {
 }
 
 /// A transmission: its station (the top octet) and that station's key-up
-/// count when it was keyed; what [`super::HostAndTnc`] carries beside each frame.
+/// count when it was keyed; what [`super::HostAndTnc`] carries beside
+/// each frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Tag(pub(super) u64);
 

@@ -82,7 +82,7 @@ pub(super) struct Testbed<'a> {
     queue: EventQueue<Wake>,
     radio: RadioChannel,
     links: [DataLink; 2],
-    /// Each end's host and KISS TNC, when there are ([`KissPath`]).
+    /// Each end's host and KISS TNC, when there are ([`KissPath`](super::KissPath)).
     hosts: Option<[HostAndTnc; 2]>,
     /// Other stations on the channel, with each one's arrival stream.
     background: Option<(Background, Vec<linklab_core::Stream>)>,
@@ -109,14 +109,14 @@ pub(super) struct Testbed<'a> {
     /// What the clock spans.
     clock: Clock,
     /// Frames each end handed to its TNC or modem that have not yet left
-    /// the air, counted when [`StackConfig::t1_held_until_sent`].
+    /// the air, counted when `t1_held_until_sent`.
     unsent: [usize; 2],
     /// Whether each end's T1 is held now (what `set_channel_busy` was
-    /// last told), when [`StackConfig::t1_held_until_sent`].
+    /// last told), when `t1_held_until_sent`.
     held: [bool; 2],
-    /// See [`StackConfig::t1_held_until_sent`].
+    /// See [`StackConfig::t1_held_until_sent`](super::StackConfig::t1_held_until_sent).
     t1_held_until_sent: bool,
-    /// See [`StackConfig::ack_at_seize`].
+    /// See [`StackConfig::ack_at_seize`](super::StackConfig::ack_at_seize).
     ack_at_seize: bool,
     /// The channel as each end sees it (on the radio directly): busy.
     channel_busy: [bool; 2],

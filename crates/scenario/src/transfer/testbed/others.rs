@@ -1,6 +1,9 @@
 //! What else is on the channel besides the two ends: the digipeater
 //! between them, other stations' traffic ([`Background`]), and the two
 //! ends going out of each other's range for a while ([`LinkDrop`]).
+//!
+//! [`Background`]: crate::transfer::Background
+//! [`LinkDrop`]: crate::transfer::LinkDrop
 
 use core::time::Duration;
 
@@ -12,7 +15,7 @@ use linklab_wire::ax25::{Address, Frame};
 use super::{Testbed, Wake, DIGIPEATER};
 use crate::transfer::{RECEIVER, SENDER};
 
-/// Where a run is with its [`LinkDrop`].
+/// Where a run is with its [`LinkDrop`](crate::transfer::LinkDrop).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum DropState {
     /// The stations are in range; the drop comes after this many more of
@@ -43,7 +46,8 @@ fn background_address(i: usize) -> Address {
 
 impl Testbed<'_> {
     /// A link drop under way: once the sender's link has failed, the
-    /// stations come back in range after [`LinkDrop::back_after`].
+    /// stations come back in range after
+    /// [`LinkDrop::back_after`](crate::transfer::LinkDrop::back_after).
     pub(super) fn follow_link_drop(&mut self, now: Instant) {
         let Some((drop, state)) = self.link_drop.as_mut() else {
             return;
