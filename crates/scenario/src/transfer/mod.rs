@@ -71,9 +71,9 @@
 //! Within the span the idle channel time divided by the number of key-ups
 //! is the mean wait per transmission ([`TransferOutcome::mean_access_wait`];
 //! with a TNC it includes the host and TNC turnaround).
-
+//!
 //! # Where it is written
-//! - [`config`]: what a transfer is set up with ([`TransferConfig`] and
+//! - `config`: what a transfer is set up with ([`TransferConfig`] and
 //!   the types it holds);
 //! - `testbed`: the loop that moves the frames between engines, hosts,
 //!   TNCs and the channel;
@@ -84,7 +84,7 @@
 //! - `app`: what runs above the engines.
 
 mod app;
-pub mod config;
+mod config;
 mod error;
 mod host;
 mod measure;
