@@ -2,7 +2,7 @@
 //! linklab's AX.25 engine, each behind a host and KISS TNC
 //! ([`linklab_scenario::transfer::HostAndTnc`]: serial link, processor,
 //! carrier hold) on a CSMA [`RadioChannel`], the models `linklab
-//! channel` runs in real time. The fit ([`super::fit`]) runs it with
+//! channel` runs in real time. The fit ([`super::fit`](mod@super::fit)) runs it with
 //! candidate values of the hidden parameters and compares the round
 //! trips with the measured ones, as Ronan et al.'s reproduction fitted
 //! its TNC with the transfer simulation.

@@ -24,10 +24,9 @@ pub enum TransferError {
         /// Virtual time, microseconds.
         at_us: u64,
     },
-    /// The transfer had not finished at the run's horizon
-    /// ([`HORIZON`](super::testbed::HORIZON)), a simulated day: on this
-    /// link it takes longer than anyone would wait, or never ends (a
-    /// frame longer on the air than T1, retried for ever).
+    /// The transfer had not finished at the run's horizon, a simulated
+    /// day: on this link it takes longer than anyone would wait, or never
+    /// ends (a frame longer on the air than T1, retried for ever).
     #[error("the transfer had not finished after a simulated day (24 h), in phase \"{phase}\"")]
     Unfinished {
         /// Which part of the run.

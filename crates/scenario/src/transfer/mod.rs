@@ -82,6 +82,12 @@
 //! - [`HostAndTnc`]: one station's host and KISS TNC, also used by the IP
 //!   hosts of [`crate::ronan::tcpip`] and by `linklab_advise`'s probe;
 //! - `app`: what runs above the engines.
+//!
+//! [`DataLink`]: linklab_link::DataLink
+//! [`RadioChannel`]: linklab_channel::RadioChannel
+//! [`EventQueue`]: linklab_sim::EventQueue
+//! [`Tnc`]: linklab_channel::Tnc
+//! [`AckPolicy::OnPollImmediately`]: linklab_link::AckPolicy::OnPollImmediately
 
 mod app;
 mod config;
