@@ -9,7 +9,7 @@
 //! ([`model::estimate`], Zieliński's cycle with the ends' turnaround, the
 //! acknowledgement delay and lost frames added), then the best few on the
 //! simulator, which runs the real AX.25 engine at both ends
-//! ([`simulate`]), then each parameter varied alone from the best, which
+//! ([`simulate`](mod@simulate)), then each parameter varied alone from the best, which
 //! refines it and says which parameters matter ([`Sensitivity`]). Beside
 //! the advice it simulates the Linux kernel's and Dire Wolf's defaults
 //! and the settings in use ([`Compared`]).

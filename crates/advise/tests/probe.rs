@@ -5,7 +5,7 @@
 
 use core::time::Duration;
 
-use linklab_advise::probe::bench::{run, Replica};
+use linklab_advise::probe::replica::{run, Replica};
 use linklab_advise::probe::{fit, local_station, plan, Known, ProbeConfig};
 use linklab_channel::TncConfig;
 use linklab_core::Streams;

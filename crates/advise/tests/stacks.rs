@@ -1,4 +1,5 @@
-//! Each compared stack simulated as it runs (issue 29): Dire Wolf's
+//! Each compared stack simulated as it runs, so that the advice compares
+//! the stacks as they behave rather than one idealised engine: Dire Wolf's
 //! engine on its own modem, the Linux kernel's and linklab's behind a
 //! KISS TNC, linklab's with the engine configuration its commands use.
 

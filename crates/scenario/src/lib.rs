@@ -1,12 +1,15 @@
-//! Scenario runners of linklab (ARCHITECTURE.md, `sim`): the real protocol
-//! engines on a simulated medium, driven by the discrete-event kernel in
-//! virtual time, with replications and confidence intervals.
+//! Scenario runners of linklab (docs/architecture.md, "scenario"): the
+//! real protocol engines on a simulated medium, driven by the
+//! discrete-event kernel in virtual time, with replications and
+//! confidence intervals.
 //!
 //! - [`transfer`]: one message between two AX.25 stations on a half-duplex
 //!   CSMA radio channel, directly or each behind a host and a KISS TNC
-//!   (Ronan, Long and Walsh, sections III.B and IV).
+//!   ([`transfer::HostAndTnc`], also under the IP hosts of
+//!   [`ronan::tcpip`]) (Ronan, Long and Walsh, sections III.B and IV).
 //! - [`ronan`]: the Ronan reproductions: Tables II and III (model and
-//!   simulation), Tables V-VII (measured transfers through host and TNC).
+//!   simulation), Tables V-VII (measured transfers through host and TNC),
+//!   and the `ronan-transfer` and `ronan-measured` experiment kinds.
 //! - [`zielinski`]: firmware TNCs (the AX.25 engine inside a modelled
 //!   controller) on Zieliński's wired link, and the reproduction of his
 //!   Figs. 4-15.
@@ -20,7 +23,8 @@
 //! - [`radio_ip`] and [`workload`]: two IP hosts on a half-duplex AX.25
 //!   radio channel, and what runs on the hosts of a simulated IP bench.
 //! - [`published`]: the papers' published figures, one loader for all.
-//! - [`experiment`]: scenario files (TOML) that `linklab sim` runs.
+//! - [`experiment`]: scenario files (TOML) that `linklab sim` runs; each
+//!   kind lives in its paper's module.
 //! - [`report`]: what a reproduction hands to the CLI (tables, figures,
 //!   checks).
 //! - [`shard`] and [`part`]: a run cut into parts for many machines, and

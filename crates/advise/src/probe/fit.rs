@@ -1,5 +1,5 @@
 //! From the probe's samples to a link `advise` can take: the hidden
-//! values fitted on the virtual replica ([`super::bench`]), the loss by
+//! values fitted on the virtual replica ([`super::replica`]), the loss by
 //! maximum likelihood, the peer's acknowledgement delay by difference.
 //!
 //! # TXDELAY and the TNC's time per frame
@@ -36,8 +36,8 @@ use linklab_wire::ax25::{Address, AddressField, CommandResponse, Frame, Pid};
 use linklab_wire::control::{Modulus, Supervisory};
 use serde::{Deserialize, Serialize};
 
-use super::bench::{run, Replica};
 use super::prober::{Exchange, ProbeConfig, Sample};
+use super::replica::{run, Replica};
 
 /// What the probe knows or assumes about the link (the rest is fitted).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -3,12 +3,12 @@
 //! windows of I frames and times the answers ([`prober`]), then fits the
 //! values a user cannot read off a label (the radios' TXDELAY, the TNC's
 //! time per frame, the bit-error rate, the peer's acknowledgement delay)
-//! on a virtual replica of the link ([`bench`], [`fit`]) and writes a
+//! on a virtual replica of the link ([`replica`], [`fit`](mod@fit)) and writes a
 //! [`Link`] for `linklab advise --link`.
 
-pub mod bench;
 pub mod fit;
 pub mod prober;
+pub mod replica;
 
 use core::time::Duration;
 

@@ -2,7 +2,7 @@
 //! 6.3.1), sends the plan's windows of I frames and times the answers,
 //! sans-IO like the engines (frames and time in, frames and samples
 //! out), so the same code runs over a real TNC and in the fit's virtual
-//! replica ([`super::bench`]).
+//! replica ([`super::replica`]).
 //!
 //! It drives the sequence numbers itself rather than through the engine,
 //! because the measurement needs what the engine decides on its own: how

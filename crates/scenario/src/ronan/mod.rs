@@ -1,13 +1,15 @@
 //! Ronan, Long and Walsh, "More experiments with DTN over AX.25 networks":
 //! the reproductions of `linklab reproduce` for [`Paper::RonanAx25`].
 //!
-//! - [`tables_2_3`]: the model of section III.B (Tables II and III), in
+//! - [`tables_2_3`](mod@tables_2_3): the model of section III.B (Tables II and III), in
 //!   closed form and as simulated with the real engine ([`compare`]).
 //! - [`measured`]: the measured AX.25 CM-CL transfers (Tables V, VI and
 //!   VII) with a host and KISS TNC model between engine and radio.
 //! - [`ack_window`]: the CL's `ack_window` on that link, steady and across
 //!   a link drop (section V.B's design claim).
 //! - [`repeater`]: the CL on that link through a single digipeater.
+//! - [`experiment`]: the `ronan-transfer` experiment kind (section III.B
+//!   as a scenario file); `ronan-measured` is [`MeasuredConfig`].
 //!
 //! # Tables II and III: the simulation against the model
 //! Two things separate the simulation from the published model, and both
@@ -40,6 +42,7 @@ use crate::report::Paper;
 
 pub mod ack_window;
 mod cl;
+pub mod experiment;
 pub mod measured;
 pub mod reference;
 pub mod repeater;
@@ -47,6 +50,7 @@ mod tables_2_3;
 pub mod tcpip;
 
 pub use cl::{run_bundle_transfer, BundleOutcome};
+pub use experiment::RonanTransfer;
 pub use measured::{tables_5_7, MeasuredConfig, MeasuredRow};
 pub use tables_2_3::tables_2_3;
 pub use tcpip::{tables_5_7_tcpip, TcpipError, TcpipRow};

@@ -1,8 +1,8 @@
 //! The probe in virtual time: the same [`Prober`] against a peer running
 //! linklab's AX.25 engine, each behind a host and KISS TNC
-//! ([`linklab_scenario::transfer::Station`]: serial link, processor,
+//! ([`linklab_scenario::transfer::HostAndTnc`]: serial link, processor,
 //! carrier hold) on a CSMA [`RadioChannel`], the models `linklab
-//! channel` runs in real time. The fit ([`super::fit`]) runs it with
+//! channel` runs in real time. The fit ([`super::fit`](mod@super::fit)) runs it with
 //! candidate values of the hidden parameters and compares the round
 //! trips with the measured ones, as Ronan et al.'s reproduction fitted
 //! its TNC with the transfer simulation.
@@ -14,7 +14,7 @@ use linklab_channel::{
 };
 use linklab_core::{earliest, Engine, Instant, Streams};
 use linklab_link::{AckPolicy, Config, DataLink};
-use linklab_scenario::transfer::{HostConfig, KissPath, Station};
+use linklab_scenario::transfer::{HostAndTnc, HostConfig, KissPath};
 use linklab_sim::{drive, World};
 use linklab_wire::ax25::Address;
 use linklab_wire::control::Modulus;
@@ -49,9 +49,11 @@ pub struct Replica {
 
 const HORIZON: Duration = Duration::from_secs(24 * 3600);
 
-struct Bench {
+/// The replica running: the prober and the peer's engine, each behind its
+/// host and TNC, on the radio channel.
+struct VirtualLink {
     radio: RadioChannel,
-    stations: [Station; 2],
+    stations: [HostAndTnc; 2],
     prober: Prober,
     peer: DataLink,
     samples: Vec<Sample>,
@@ -103,25 +105,25 @@ pub fn run(
     let mut peer =
         DataLink::new(peer_config, config.remote, local, &[]).map_err(|e| e.to_string())?;
     peer.set_accept_incoming(true);
-    let mut bench = Bench {
+    let mut link = VirtualLink {
         radio,
         stations: [
-            Station::new(&path(Duration::ZERO)),
-            Station::new(&path(replica.peer_latency)),
+            HostAndTnc::new(&path(Duration::ZERO)),
+            HostAndTnc::new(&path(replica.peer_latency)),
         ],
         prober: Prober::new(config.clone(), Instant::ZERO),
         peer,
         samples: Vec::new(),
         failed: None,
     };
-    drive(&mut bench, Instant::ZERO, Instant::ZERO + HORIZON).map_err(|e| e.to_string())?;
-    match bench.failed {
+    drive(&mut link, Instant::ZERO, Instant::ZERO + HORIZON).map_err(|e| e.to_string())?;
+    match link.failed {
         Some(why) => Err(why),
-        None => Ok(bench.samples),
+        None => Ok(link.samples),
     }
 }
 
-impl Bench {
+impl VirtualLink {
     fn on_medium_event(&mut self, now: Instant, event: MediumEvent) {
         let other = |s: StationId| 1 - s.0.min(1);
         match event {
@@ -143,7 +145,7 @@ impl Bench {
     }
 }
 
-impl World for Bench {
+impl World for VirtualLink {
     fn settle(&mut self, now: Instant) {
         loop {
             let mut busy = false;
@@ -210,7 +212,7 @@ impl World for Bench {
     }
 
     fn advance(&mut self, to: Instant) {
-        // The host and TNC paths move in `settle` (`Station::shuttle`).
+        // The host and TNC paths move in `settle` (`HostAndTnc::shuttle`).
         self.radio.handle_timeout(to);
         if self.prober.poll_timeout().is_some_and(|t| t <= to) {
             self.prober.handle_timeout(to);
