@@ -35,6 +35,7 @@ use core::ops::RangeInclusive;
 use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
 
+use linklab_core::Position;
 use linklab_sim::try_map_ordered;
 use serde::de::DeserializeOwned;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
@@ -306,42 +307,6 @@ fn run_points<K: ExperimentKind>(
     try_map_ordered(opts.jobs, &owned, |_, &i| {
         kind.run_point(&inner, &points[i], progress).map(|r| (i, r))
     })
-}
-
-/// A place in a scenario file, counted from 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Position {
-    /// Line.
-    pub line: usize,
-    /// Column, in characters.
-    pub column: usize,
-}
-
-impl Position {
-    /// The position of byte `offset` of `text`.
-    fn of(text: &str, offset: usize) -> Self {
-        let before = &text[..floor_char_boundary(text, offset)];
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        Position {
-            line: before.matches('\n').count() + 1,
-            column: before[line_start..].chars().count() + 1,
-        }
-    }
-}
-
-/// The largest char boundary of `text` not above `offset`.
-fn floor_char_boundary(text: &str, offset: usize) -> usize {
-    let mut i = offset.min(text.len());
-    while !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-impl fmt::Display for Position {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}, column {}", self.line, self.column)
-    }
 }
 
 /// A parameter value an experiment cannot run with.
@@ -727,6 +692,15 @@ fn blank_line_of(text: &str, span: core::ops::Range<usize>) -> String {
         .map(|c| if c == '\n' { c } else { ' ' })
         .collect();
     format!("{}{blanked}{}", &text[..start], &text[end..])
+}
+
+/// The largest char boundary of `text` not above `offset`.
+fn floor_char_boundary(text: &str, offset: usize) -> usize {
+    let mut i = offset.min(text.len());
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 /// The longest message a transfer kind simulates, octets (16 MiB): the

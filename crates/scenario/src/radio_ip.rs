@@ -266,8 +266,12 @@ impl Network {
         drive(&mut run, start, start + horizon)
             .map(|_| ())
             .map_err(|e| match e {
-                DriveError::Stalled { at } => SimError::Stalled { at_s: secs(at) },
-                DriveError::Livelock { at } => SimError::Livelock { at_s: secs(at) },
+                DriveError::Stalled { at } => SimError::Stalled {
+                    at_s: at.as_secs_f64(),
+                },
+                DriveError::Livelock { at } => SimError::Livelock {
+                    at_s: at.as_secs_f64(),
+                },
                 DriveError::Horizon { .. } => SimError::Horizon {
                     horizon_s: horizon.as_secs_f64(),
                 },
@@ -394,9 +398,4 @@ pub fn hosts(setup: &HostSetup, streams: &Streams) -> Result<[Host; 2], SimError
         Ok(Host::new(ax25, &cidrs, seed, Instant::ZERO)?)
     };
     Ok([host(0)?, host(1)?])
-}
-
-/// Seconds of virtual time.
-fn secs(at: Instant) -> f64 {
-    at.as_micros() as f64 / 1e6
 }

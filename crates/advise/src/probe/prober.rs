@@ -380,8 +380,7 @@ impl Prober {
                 self.vs = nr;
                 self.events.push_back(ProbeEvent::Sample(Sample {
                     exchange,
-                    round_trip: (lost == 0 && enquiries == 0)
-                        .then(|| now.saturating_duration_since(started)),
+                    round_trip: (lost == 0 && enquiries == 0).then(|| now - started),
                     frames_through: acked,
                     frames_lost: lost,
                     ack_lost: lost == 0 && enquiries > 0,

@@ -338,7 +338,7 @@ impl Bsd42Sender {
     fn acknowledge(&mut self, now: Instant, acked: u64) {
         if let Some((sent, seq)) = self.timing {
             if acked > seq {
-                let rtt = now.saturating_duration_since(sent).as_secs_f64();
+                let rtt = (now - sent).as_secs_f64();
                 let a = self.config.alpha;
                 self.srtt = Some(self.srtt.map_or(rtt, |s| a * s + (1.0 - a) * rtt));
                 self.stats.rtt_samples += 1;
@@ -741,7 +741,7 @@ mod tests {
             s.handle_timeout(now);
             while s.poll_transmit(now).is_some() {}
             match s.poll_timeout() {
-                Some(t) => waits.push(t.saturating_duration_since(now).as_secs_f64()),
+                Some(t) => waits.push((t - now).as_secs_f64()),
                 None => break,
             }
         }
@@ -790,7 +790,7 @@ mod tests {
         assert_eq!(s.rxt_shift(), 0);
         // The segment timed at t0 is still timed after the expiry: its
         // sample runs from its first transmission (no Karn's rule).
-        let rtt = later.saturating_duration_since(t0).as_secs_f64();
+        let rtt = (later - t0).as_secs_f64();
         let srtt = 0.9 * 2.0 + 0.1 * rtt;
         assert!((s.srtt().unwrap().as_secs_f64() - srtt).abs() < 1e-9);
         assert_eq!(s.poll_timeout(), Some(later + s.rto()));

@@ -289,7 +289,7 @@ pub fn run_tcpip_transfer(
     let stuck = |at: Instant, why| TcpipError::Stuck {
         bit_rate: config.bit_rate,
         window: config.window,
-        at_s: at.as_micros() as f64 / 1e6,
+        at_s: at.as_secs_f64(),
         why,
     };
     let addresses = Addresses::standard();

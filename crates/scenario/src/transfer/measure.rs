@@ -147,7 +147,7 @@ impl Measurement {
     pub(super) fn sender_acknowledged(&mut self, now: Instant, before: usize, after: usize) {
         if after < before {
             if let Some(started) = self.t1_started.take() {
-                self.ack_waits.push(now.saturating_duration_since(started));
+                self.ack_waits.push(now - started);
             }
             if after > 0 {
                 self.t1_started = Some(now);
@@ -244,7 +244,7 @@ impl Measurement {
         let in_span: Vec<_> = self.keyings.iter().filter(|(_, k, _)| *k < end).collect();
         let keyed = in_span
             .iter()
-            .map(|(_, k, u)| u.unwrap_or(end).min(end).saturating_duration_since(*k))
+            .map(|(_, k, u)| u.unwrap_or(end).min(end) - *k)
             .sum();
         let frames = |station| {
             self.frames_sent
@@ -258,7 +258,7 @@ impl Measurement {
             _ => Duration::ZERO,
         };
         Ok(TransferOutcome {
-            transfer: clock_end.saturating_duration_since(clock_start),
+            transfer: clock_end - clock_start,
             transmissions: in_span.len() as u64,
             keyed,
             sender_frames: frames(SENDER),

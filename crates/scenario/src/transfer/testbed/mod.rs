@@ -492,9 +492,7 @@ impl<'a> Testbed<'a> {
                 self.queue.cancel(id);
             }
             if let Some(at) = want {
-                let id = self
-                    .queue
-                    .schedule_after(at.saturating_duration_since(now), wake);
+                let id = self.queue.schedule_after(at - now, wake);
                 self.wakes[slot] = Some((at, id));
             }
         }
