@@ -46,6 +46,8 @@ const SOURCES: &[Source] = &[
     source!("bux1982.toml"),
     source!("korb1987.toml"),
     source!("zielinski2013.toml"),
+    source!("ronan-ax25.toml"),
+    source!("ronan-dstar.toml"),
 ];
 
 /// What a file of report text holds.

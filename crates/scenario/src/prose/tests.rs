@@ -4,7 +4,9 @@ use super::*;
 /// `section_text!`.
 const CODE: &[(&str, &str)] = &[
     ("bux/sections.rs", include_str!("../bux/sections.rs")),
+    ("dstar/sections.rs", include_str!("../dstar/sections.rs")),
     ("korb/sections.rs", include_str!("../korb/sections.rs")),
+    ("ronan/measured.rs", include_str!("../ronan/measured.rs")),
     (
         "zielinski/reproduce.rs",
         include_str!("../zielinski/reproduce.rs"),

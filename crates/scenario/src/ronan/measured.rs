@@ -45,6 +45,7 @@ use crate::report::{
     SeriesStyle, Table,
 };
 use crate::transfer::{Clock, HostConfig, KissPath, StackConfig, TransferConfig};
+use crate::{check_note, section_text};
 
 /// The `kind` of this experiment in a TOML file.
 pub const KIND: &str = "ronan-measured";
@@ -598,12 +599,11 @@ pub fn tables_5_7(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
                 TOLERANCE,
             )
             .with_basis(basis_at(row.ack_window))
-            .with_note(format!(
-                "{} Timed from the first SABM to the final UA instead, the same transfers \
-                 take {:.2} s ({:+.1} % from the paper).",
-                transfer_note(row, &config),
-                row.session.mean,
-                100.0 * (row.session.mean / p.ax25_cm_cl_s - 1.0)
+            .with_note(check_note!(
+                "ronan-ax25/table*/window*",
+                transfer = transfer_note(row, &config),
+                session = format!("{:.2}", row.session.mean),
+                session_gap = format!("{:+.1}", 100.0 * (row.session.mean / p.ax25_cm_cl_s - 1.0)),
             )),
         );
         if let (Some(per_cycle), true) = (p.error_per_cycle_s, row.ack_window == primary) {
@@ -670,29 +670,22 @@ fn t2_fires_mid_window(config: &MeasuredConfig, row: &MeasuredRow) -> bool {
 }
 
 fn transfer_note(row: &MeasuredRow, config: &MeasuredConfig) -> String {
-    let mut note = format!(
-        "The file as one BPv7 bundle from a real bundle agent over the AX.25 CL (ack_window \
-         {}: {:.0} I frames of DATA_SEGMENTs, {:.0} frames from the receiver, RRs and \
-         ACK_SEGMENTs), over real engines behaving as the Linux stack, each behind a host ({} \
-         ms each way) and a KISS TNC (serial {} bit/s, {} ms per frame, frames held {} ms \
-         after the other station's carrier drops; both fitted once on the AX.25-CL column, \
-         ack_window {}); {:.1} key-ups per transfer.",
-        row.ack_window,
-        row.sender_frames,
-        row.receiver_frames,
-        config.host_latency_ms,
-        config.serial_rate_bps,
-        config.tnc_per_frame_ms,
-        config.carrier_hold_ms,
-        config.ack_windows.first().copied().unwrap_or_default(),
-        row.transmissions
+    let mut note = check_note!(
+        "ronan-ax25/table*/window*/transfer",
+        ack_window = row.ack_window,
+        sender_frames = format!("{:.0}", row.sender_frames),
+        receiver_frames = format!("{:.0}", row.receiver_frames),
+        host_latency_ms = config.host_latency_ms,
+        serial_rate_bps = config.serial_rate_bps,
+        tnc_per_frame_ms = config.tnc_per_frame_ms,
+        carrier_hold_ms = config.carrier_hold_ms,
+        calibration_ack_window = config.ack_windows.first().copied().unwrap_or_default(),
+        transmissions = format!("{:.1}", row.transmissions),
     );
     if t2_fires_mid_window(config, row) {
         note.push_str(&format!(
-            " At this window the receiver's T2 ({} s, the kernel default) expires before the \
-             window's last frame has arrived; its RR, with a stale N(R), waits in the TNC for \
-             the channel and leaves in the same key-up as the RR F=1 answering the poll.",
-            config.t2_s
+            " {}",
+            check_note!("ronan-ax25/table*/window*/t2-mid-window", t2 = config.t2_s)
         ));
     }
     note
@@ -700,15 +693,7 @@ fn transfer_note(row: &MeasuredRow, config: &MeasuredConfig) -> String {
 
 /// What the other clock ([`Clock::Session`]) does to the rows.
 fn clock_text(rows: &[MeasuredRow]) -> String {
-    let mut text = String::from(
-        "\nThe clock. The paper timed its transfers from a monitoring radio without saying \
-         which frames started and stopped the watch. The tables here use the model's span \
-         (file offered to the end of the last ACK_SEGMENT's transmission). Another reasonable \
-         choice is the whole session a monitor hears, the first SABM's key-up to the end of \
-         the UA answering the sender's DISC (the file offered as soon as the CL's contact \
-         headers are exchanged, the link released as soon as the bundle is acknowledged); \
-         column sabm_to_final_ua_s gives it, with the same calibrated host and TNC. It adds",
-    );
+    let mut spans = String::new();
     for (i, rate) in bit_rates(rows.iter().map(|r| r.bit_rate))
         .iter()
         .enumerate()
@@ -720,32 +705,21 @@ fn clock_text(rows: &[MeasuredRow]) -> String {
             (lo, hi) = (lo.min(extra), hi.max(extra));
             (lo_pct, hi_pct) = (lo_pct.min(pct), hi_pct.max(pct));
         }
-        text.push_str(&format!(
+        spans.push_str(&format!(
             "{} {lo:.1}-{hi:.1} s ({lo_pct:.0}-{hi_pct:.0} %) at {rate} bit/s",
             if i == 0 { "" } else { " and" }
         ));
     }
-    text.push_str(
-        ": the SABM and its UA, the two contact headers and their acknowledgements, the DISC \
-         and its UA, each a turnaround through host and TNC. That is beyond the 10 % \
-         tolerance for most rows at 9600 bit/s, so the published times fit the model's span \
-         (or a similar one that leaves the link's set-up and release out) and not the whole \
-         session; the carrier hold and TNC time were fitted on the model's span.",
-    );
-    text
+    section_text!("ronan-ax25/tables-5-7/clock", spans = spans)
 }
 
 fn swap_note(row: &MeasuredRow, config: &MeasuredConfig) -> String {
-    format!(
-        "(transfer - Table II model) / ceil(29/k), computed the paper's way (the file's 29 \
-         frames) from our simulated mean, ack_window {}; a 10 % error on this difference is a \
-         1-4 % error on the transfer time. The bundle and the CL's segment headers and CRCs \
-         make the transfer {:.0} I frames here, not 29. {:.1} key-ups per transfer ({} swaps \
-         as the paper counts them).",
-        row.ack_window,
-        row.sender_frames,
-        row.transmissions,
-        swaps(config, row.window)
+    check_note!(
+        "ronan-ax25/tableVI/window*",
+        ack_window = row.ack_window,
+        sender_frames = format!("{:.0}", row.sender_frames),
+        transmissions = format!("{:.1}", row.transmissions),
+        swaps = swaps(config, row.window),
     )
 }
 
@@ -806,11 +780,7 @@ fn t1_check(rows: &[MeasuredRow]) -> Check {
         ),
         small_clean && large_expire,
     )
-    .with_note(
-        "Same calibrated host and TNC model, T1 fixed at 10 s; the wait is from T1's start (the \
-         window handed to the TNC, or a partial acknowledgement) to the next acknowledgement. \
-         The tables above use T1 = 30 s, beyond every wait, as the authors' raised T1.",
-    )
+    .with_note(check_note!("ronan-ax25/sectionV.A/t1-default"))
 }
 
 fn figure(rate: u32, ack_windows: &[u32], rows: &[MeasuredRow], reference: &[Published]) -> Figure {
@@ -863,75 +833,8 @@ fn figure(rate: u32, ack_windows: &[u32], rows: &[MeasuredRow], reference: &[Pub
 }
 
 fn text(config: &MeasuredConfig) -> String {
-    format!(
-        "The paper measured 7182-octet transfers between a Kenwood TM-D710E and a TH-D72E, \
-         each radio's built-in TNC in KISS mode under the Linux AX.25 stack, and found them \
-         slower than its model by about 1.4-1.6 s per TX/RX swap (Table VI); it names \
-         buffering, host-to-TNC transfers over RS-232, slow checksum computation and \
-         interrupt latency as possible causes, and says the dtncp application's own overhead \
-         is included in its times. linklab reproduces the AX.25 CM-CL column with the real \
-         engines, each behind a host and a KISS TNC:\n\
-         - the AX.25 stack as Linux runs it: P only on the I frame that fills the window \
-           (ax25_kick), an immediate answer to P, other I frames acknowledged when T2 = \
-           {t2} s (AX25_DEF_T2) expires, T2 started by the first unacknowledged frame and not \
-           restarted; T1 fixed at {t1} s, i.e. raised beyond every wait as the authors did \
-           (section V.A);\n\
-         - the DTN application, run for real: a BPv7 bundle agent (linklab-dtn) makes the \
-           file one bundle (ipn:1.1 to ipn:2.1, CRC-32C blocks) and hands it to the AX.25 \
-           CL (linklab-ax25cl), whose contact headers are exchanged when the link comes up, \
-           before the file is offered. The CL cuts the bundle into RFC 7242 DATA_SEGMENTs \
-           of 248 octets, each with its 3-octet header and CRC-32 filling one 255-octet I \
-           frame (one write on the AX.25 socket each); the receiver answers with an \
-           ACK_SEGMENT, an I frame of its own sent at once, after every ack_window segments \
-           and at once for the complete bundle (section V.B); that last one carries the N(R) \
-           of the last window, which does not fill and would otherwise wait for the \
-           receiver's T2;\n\
-         - the host: {lat} ms each way between the stack and the serial port (interrupt, tty \
-           and KISS driver latency; a nominal figure, not fitted);\n\
-         - the serial link at {serial} bit/s, 10 bits per octet, KISS-framed (the radios' \
-           KISS ports); at 9600 bit/s on the air it is slower than the radio, so a window's \
-           frames trickle to the TNC and a long window can be split into several key-ups;\n\
-         - the TNC's processor, one frame at a time for both directions: {pf} ms per frame \
-           (buffering the whole frame before acting on it, interrupt latency, a software \
-           checksum); a time per octet was tried and did not improve the fit ({po} us);\n\
-         - the carrier hold: after the other station's carrier drops, a TNC keeps its frames \
-           back for {hold} ms (the receiving radio's squelch tail, its receive-to-transmit \
-           switch, the modem's carrier-detect release); what reaches the TNC meanwhile \
-           leaves in one key-up. Once per transmission, twice per swap, it is most of the \
-           paper's 1.4-1.6 s turnaround;\n\
-         - Table I's radio: KISS P = 63, slot 20 ms, TXDELAY 150 ms, TXTAIL 20 ms.\n\
-         Calibration, once, on the AX.25-CL column only: a grid search over the TNC's time \
-           per frame and the carrier hold, the real bundle agent and CL with ack_window 8 \
-           above the engines, minimising the largest relative error over all 21 checks of \
-           Tables V, VI and VII, both bit rates and all windows together \
-           (examples/ronan_calibrate.rs; grid and record in \
-           crates/scenario/experiments/ronan-tables-5-7.toml). It replaced an earlier fit in which 180 \
-           octets of 'application overhead' and a bare bundle acknowledgement stood in for \
-           the DTN application; with the real CL that fit's hold (650 ms) left Table VI \
-           up to 28 % off. Table VI's per-swap check is the binding one: 10 % of the excess \
-           is 1-4 % of the transfer time at 1200 bit/s. The ack_window 32 rows use the same \
-           values, not fitted to them.\n\
-         What the real CL changes. The bundle (primary block, payload block, CRC-32C) and \
-           the CL's 7 octets of header and CRC per 248-octet segment make the file 30 I \
-           frames, not 29. With ack_window 8 the receiver sends three ACK_SEGMENTs mid-bundle \
-           (after segments 8, 16 and 24), each an I frame of its own that must wait for the \
-           channel like the stale RRs of T2 and adds its air time to a key-up, and the \
-           sender's stack acknowledges them (33 sender frames instead of 30); with ack_window \
-           32 only the bundle's own ACK_SEGMENT remains, sent at once, which carries the N(R) \
-           of the last window. At 1200 bit/s frames arrive 1.86 s apart, so for windows of 3 \
-           and more the receiver's T2 expires mid-window; its RR, with a stale N(R), waits in \
-           the TNC and leaves in the same key-up as the RR F=1 answering the poll, because \
-           the carrier hold is longer than the receiver's path from the polled frame to its \
-           answer. Table VI divides the difference from the model by the paper's 5-29 swaps: \
-           the extra frame and the ACK_SEGMENTs are about 1-2 s at 1200 bit/s, a 1-3 % \
-           change of the transfer time but 10-28 % of the excess per swap at windows 3-7, \
-           which is why the carrier hold had to be refitted for the real CL.\n\
-         The timing span is the model's: from the file handed to the sender's agent to the \
-         end of the transmission carrying the bundle's last ACK_SEGMENT; the contact headers \
-         are exchanged before it. The paper's own numbers have one irregularity: Table VII's \
-         window 4 (24.27 s) is barely below window 3 (25.00 s) where every other step falls; \
-         its excess per swap, 1.82 s, is the largest of either table, and ours is the row \
-         furthest below the paper at 9600 bit/s.",
+    section_text!(
+        "ronan-ax25/tables-5-7",
         t2 = config.t2_s,
         t1 = config.t1_s,
         lat = config.host_latency_ms,
