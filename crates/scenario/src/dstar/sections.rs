@@ -289,48 +289,24 @@ pub(crate) fn table_1_section(
                 0.15,
             )
             .with_basis(basis)
-            .with_note(match row {
-                0 => check_note!(
-                    "ronan-dstar/table-1/ipv4-tcp",
-                    runs = runs,
-                    hw = format!("{hw:.0}"),
-                    min = min,
-                    max = format!("{max:.0}"),
-                    role = role,
-                ),
-                1 => check_note!(
-                    "ronan-dstar/table-1/ipv6-tcp",
-                    runs = runs,
-                    hw = format!("{hw:.0}"),
-                    min = min,
-                    max = format!("{max:.0}"),
-                    role = role,
-                ),
-                2 => check_note!(
-                    "ronan-dstar/table-1/dtn-tcp-cl",
-                    runs = runs,
-                    hw = format!("{hw:.0}"),
-                    min = min,
-                    max = format!("{max:.0}"),
-                    role = role,
-                ),
-                3 => check_note!(
-                    "ronan-dstar/table-1/dtn-norm-cl-128k",
-                    runs = runs,
-                    hw = format!("{hw:.0}"),
-                    min = min,
-                    max = format!("{max:.0}"),
-                    role = role,
-                ),
-                _ => check_note!(
-                    "ronan-dstar/table-1/dtn-norm-cl-84k",
-                    runs = runs,
-                    hw = format!("{hw:.0}"),
-                    min = min,
-                    max = format!("{max:.0}"),
-                    role = role,
-                ),
-            }),
+            .with_note(check_note!(
+                "ronan-dstar/table-1/*",
+                runs = runs,
+                hw = format!("{hw:.0}"),
+                min = min,
+                max = format!("{max:.0}"),
+                role = role,
+                how = match row {
+                    0 | 1 => check_note!("ronan-dstar/table-1/ipv*-tcp"),
+                    2 => check_note!("ronan-dstar/table-1/dtn-tcp-cl"),
+                    _ => check_note!("ronan-dstar/table-1/dtn-norm-cl-*"),
+                },
+                overrun = if row == 3 {
+                    format!(" {}", check_note!("ronan-dstar/table-1/dtn-norm-cl-128k"))
+                } else {
+                    String::new()
+                },
+            )),
         );
     }
     let (v4, v6, n128, n84) = (means[0], means[1], means[3], means[4]);

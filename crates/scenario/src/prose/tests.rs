@@ -4,12 +4,27 @@ use super::*;
 /// `section_text!`.
 const CODE: &[(&str, &str)] = &[
     ("bux/sections.rs", include_str!("../bux/sections.rs")),
+    (
+        "bux/sections/delay.rs",
+        include_str!("../bux/sections/delay.rs"),
+    ),
     ("dstar/sections.rs", include_str!("../dstar/sections.rs")),
     ("korb/sections.rs", include_str!("../korb/sections.rs")),
-    ("ronan/measured.rs", include_str!("../ronan/measured.rs")),
+    (
+        "korb/sections/larger_segments.rs",
+        include_str!("../korb/sections/larger_segments.rs"),
+    ),
+    (
+        "ronan/measured/section.rs",
+        include_str!("../ronan/measured/section.rs"),
+    ),
     (
         "zielinski/reproduce.rs",
         include_str!("../zielinski/reproduce.rs"),
+    ),
+    (
+        "zielinski/reproduce/windows.rs",
+        include_str!("../zielinski/reproduce/windows.rs"),
     ),
 ];
 

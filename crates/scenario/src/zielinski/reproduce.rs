@@ -5,10 +5,7 @@
 
 use core::time::Duration;
 
-use super::experiment::{
-    model, parse, FigureResult, Measured, Pair, RealWindowExperiment, ThroughputExperiment,
-    WindowResult,
-};
+use super::experiment::{model, parse, FigureResult, Measured, Pair, ThroughputExperiment};
 use super::published::{check, row, Quoted, Row, TOLERANCE};
 use super::ZielinskiError;
 use crate::builtin;
@@ -18,6 +15,10 @@ use crate::report::{
 };
 use crate::{check_note, section_text};
 use linklab_channel::profile::{profile, profiles};
+
+mod windows;
+
+pub use windows::real_window_figures;
 
 const PAPER: Paper = Paper::Zielinski2013;
 
@@ -326,7 +327,29 @@ pub fn figures_4_to_6(
     let ks = &exp.windows;
     let mut checks = theory()?;
 
-    let fig5 = figure(&results, "fig5")?;
+    let (fig5, fig5_dlc7) = fig5_maxima(&results, ks)?;
+    checks.extend(fig5);
+    checks.extend(fig6_at_k7(&results, ks, fig5_dlc7)?);
+    checks.extend(fig4_statements(&results, ks)?);
+    checks.push(fig5_step(&results, ks)?);
+
+    let mut tables = vec![calibration_table()];
+    tables.extend(out.tables);
+    let text = section_text!("zielinski2013/figs-4-6", setup = setup_text());
+    Ok(Section {
+        heading: "Figs. 4-6: effective throughput against k, identical TNC pairs".to_string(),
+        text,
+        tables,
+        figures: out.figures,
+        checks,
+    })
+}
+
+/// Fig. 5: the highest throughput over k of the TNC2D and DLC7 pairs at
+/// 9.6 kbit/s, and the DLC7's (which Fig. 6's note quotes).
+fn fig5_maxima(results: &[FigureResult], ks: &[u8]) -> Result<(Vec<Check>, f64), ZielinskiError> {
+    let mut checks = Vec::new();
+    let fig5 = figure(results, "fig5")?;
     let mut fig5_dlc7 = 0.0;
     for (what, label, id, name) in [
         ("TNC2D measured max", "TNC2D (MFJ)", "tnc2d", "tnc2d-mfj"),
@@ -344,23 +367,30 @@ pub fn figures_4_to_6(
                 format!("Fig. 5, {label}: highest throughput over k = 1-7 at 9.6 kbit/s"),
                 ours,
             )
-            .with_note(if id == "dlc7" {
-                check_note!(
-                    "zielinski2013/fig5/dlc7/max",
-                    basis = basis_note(name, 5)?,
-                    k = k
-                )
-            } else {
-                check_note!(
-                    "zielinski2013/fig5/tnc2d/max",
-                    basis = basis_note(name, 5)?,
-                    k = k
-                )
-            })
+            .with_note(check_note!(
+                "zielinski2013/fig5/*/max",
+                basis = basis_note(name, 5)?,
+                k = k,
+                more = if id == "dlc7" {
+                    check_note!("zielinski2013/fig5/dlc7/max")
+                } else {
+                    check_note!("zielinski2013/fig5/tnc2d/max")
+                },
+            ))
             .with_basis(basis(name, 5)?),
         );
     }
-    let fig6 = figure(&results, "fig6")?;
+    Ok((checks, fig5_dlc7))
+}
+
+/// Fig. 6: each pair's throughput at k = 7, 38.4 kbit/s.
+fn fig6_at_k7(
+    results: &[FigureResult],
+    ks: &[u8],
+    fig5_dlc7: f64,
+) -> Result<Vec<Check>, ZielinskiError> {
+    let mut checks = Vec::new();
+    let fig6 = figure(results, "fig6")?;
     for (what, label, name) in [
         (
             "Spirit-2/KPC-9612+/PK-96 measured",
@@ -384,57 +414,36 @@ pub fn figures_4_to_6(
                 format!("Fig. 6, {label}: throughput at k = 7, 38.4 kbit/s"),
                 ours,
             )
-            .with_note(match label {
-                "PK-96" => check_note!(
-                    "zielinski2013/fig6/pk-96/k7",
-                    basis = basis_note(name, 6)?,
-                    ours = format!("{ours:.0}"),
-                    k6 = format!("{k6:.0}"),
-                    paper = r.text,
-                ),
-                "Spirit-2 Std." => check_note!(
-                    "zielinski2013/fig6/spirit-2-std/k7",
-                    basis = basis_note(name, 6)?,
-                    ours = format!("{ours:.0}"),
-                    k6 = format!("{k6:.0}"),
-                    paper = r.text,
-                ),
-                "KPC-9612+" => check_note!(
-                    "zielinski2013/fig6/kpc-9612/k7",
-                    basis = basis_note(name, 6)?,
-                    ours = format!("{ours:.0}"),
-                    k6 = format!("{k6:.0}"),
-                    paper = r.text,
-                ),
-                "TNC3" => check_note!(
-                    "zielinski2013/fig6/tnc3/k7",
-                    basis = basis_note(name, 6)?,
-                    ours = format!("{ours:.0}"),
-                    k6 = format!("{k6:.0}"),
-                    paper = r.text,
-                ),
-                "TNC7" => check_note!(
-                    "zielinski2013/fig6/tnc7/k7",
-                    basis = basis_note(name, 6)?,
-                    ours = format!("{ours:.0}"),
-                    k6 = format!("{k6:.0}"),
-                    paper = r.text,
-                ),
-                _ => check_note!(
-                    "zielinski2013/fig6/dlc7/k7",
-                    basis = basis_note(name, 6)?,
-                    ours = format!("{ours:.0}"),
-                    k6 = format!("{k6:.0}"),
-                    paper = r.text,
-                    fig5_dlc7 = format!("{fig5_dlc7:.0}"),
-                ),
-            })
+            .with_note(check_note!(
+                "zielinski2013/fig6/*/k7",
+                basis = basis_note(name, 6)?,
+                ours = format!("{ours:.0}"),
+                k6 = format!("{k6:.0}"),
+                paper = r.text,
+                more = match label {
+                    "PK-96" => check_note!("zielinski2013/fig6/pk-96/k7"),
+                    "Spirit-2 Std." => check_note!("zielinski2013/fig6/spirit-2-std/k7"),
+                    "KPC-9612+" => check_note!("zielinski2013/fig6/kpc-9612/k7"),
+                    "TNC3" => check_note!("zielinski2013/fig6/tnc3/k7"),
+                    "TNC7" => check_note!("zielinski2013/fig6/tnc7/k7"),
+                    _ => check_note!(
+                        "zielinski2013/fig6/dlc7/k7",
+                        fig5_dlc7 = format!("{fig5_dlc7:.0}")
+                    ),
+                },
+            ))
             .with_basis(basis(name, 6)?),
         );
     }
 
-    // Qualitative statements of section 3.1.
-    let fig4 = figure(&results, "fig4")?;
+    Ok(checks)
+}
+
+/// Fig. 4: the qualitative statements of section 3.1 (the Z80 TNCs'
+/// flat curves above k = 4, the TNC3's T2 wait).
+fn fig4_statements(results: &[FigureResult], ks: &[u8]) -> Result<Vec<Check>, ZielinskiError> {
+    let mut checks = Vec::new();
+    let fig4 = figure(results, "fig4")?;
     let z80: Vec<(String, f64, f64)> = ["TNC2 (MFJ)", "TNC2D (MFJ)"]
         .iter()
         .map(|&l| {
@@ -479,6 +488,12 @@ pub fn figures_4_to_6(
         )
         .with_note(check_note!("zielinski2013/fig4/tnc3-t2-wait")),
     );
+    Ok(checks)
+}
+
+/// Fig. 5: the step from k = 6 to k = 7 of TNC3, TNC7 and DLC7.
+fn fig5_step(results: &[FigureResult], ks: &[u8]) -> Result<Check, ZielinskiError> {
+    let fig5 = figure(results, "fig5")?;
     let jumps: Vec<(String, f64, f64)> = ["TNC3", "TNC7", "DLC7"]
         .iter()
         .map(|&l| {
@@ -490,35 +505,22 @@ pub fn figures_4_to_6(
         .iter()
         .map(|(l, a, b)| format!("{l} +{:.0}%", (b / a - 1.0) * 100.0))
         .collect();
-    checks.push(
-        Check::qualitative(
-            "zielinski2013/fig5/k6-to-k7-step",
-            PAPER,
-            "Fig. 5: a visible step from k = 6 to k = 7 for TNC3, TNC7 and DLC7",
-            "the difference between k = 6 and k = 7 is visible",
-            jumps
-                .iter()
-                .map(|(l, a, b)| format!("{l}: {a:.0} -> {b:.0} bit/s"))
-                .collect::<Vec<_>>()
-                .join("; "),
-            jumps.iter().all(|(_, a, b)| *b > 1.2 * a),
-        )
-        .with_note(check_note!(
-            "zielinski2013/fig5/k6-to-k7-step",
-            steps = steps.join(", ")
-        )),
-    );
-
-    let mut tables = vec![calibration_table()];
-    tables.extend(out.tables);
-    let text = section_text!("zielinski2013/figs-4-6", setup = setup_text());
-    Ok(Section {
-        heading: "Figs. 4-6: effective throughput against k, identical TNC pairs".to_string(),
-        text,
-        tables,
-        figures: out.figures,
-        checks,
-    })
+    Ok(Check::qualitative(
+        "zielinski2013/fig5/k6-to-k7-step",
+        PAPER,
+        "Fig. 5: a visible step from k = 6 to k = 7 for TNC3, TNC7 and DLC7",
+        "the difference between k = 6 and k = 7 is visible",
+        jumps
+            .iter()
+            .map(|(l, a, b)| format!("{l}: {a:.0} -> {b:.0} bit/s"))
+            .collect::<Vec<_>>()
+            .join("; "),
+        jumps.iter().all(|(_, a, b)| *b > 1.2 * a),
+    )
+    .with_note(check_note!(
+        "zielinski2013/fig5/k6-to-k7-step",
+        steps = steps.join(", ")
+    )))
 }
 
 /// Figs. 10-13: Z80 TNCs with MFJ, Spirit-2 and TF firmware as sender or
@@ -615,27 +617,23 @@ pub fn figures_10_to_13(
                 format!("Fig. 12, {label} sending to a TNC3: highest throughput over k"),
                 ours,
             )
-            .with_note(if label.starts_with("Spirit-2 Std.") {
-                check_note!(
-                    "zielinski2013/fig12/spirit-2-std-10-mhz-spirit-2-5-0/max",
-                    basis = basis_note(&pair(fig12, label)?.sender, 12)?,
-                    k = k,
-                    theory = format!(
-                        "{:.0}",
-                        model(9600, 256, Duration::ZERO).row(7).throughput_bps
-                    ),
-                )
-            } else {
-                check_note!(
-                    "zielinski2013/fig12/spirit-2-h-s-20-mhz-spirit-2-5-0/max",
-                    basis = basis_note(&pair(fig12, label)?.sender, 12)?,
-                    k = k,
-                    theory = format!(
-                        "{:.0}",
-                        model(9600, 256, Duration::ZERO).row(7).throughput_bps
-                    ),
-                )
-            })
+            .with_note(check_note!(
+                "zielinski2013/fig12/*/max",
+                basis = basis_note(&pair(fig12, label)?.sender, 12)?,
+                k = k,
+                theory = format!(
+                    "{:.0}",
+                    model(9600, 256, Duration::ZERO).row(7).throughput_bps
+                ),
+                spread = if label.starts_with("Spirit-2 Std.") {
+                    format!(
+                        " {}",
+                        check_note!("zielinski2013/fig12/spirit-2-std-10-mhz-spirit-2-5-0/max")
+                    )
+                } else {
+                    String::new()
+                },
+            ))
             .with_basis(basis(&pair(fig12, label)?.sender, 12)?),
         );
     }
@@ -708,138 +706,6 @@ const FIG13_RECIPIENTS: [&str; 10] = [
     "Spirit-2 H.S. 20 MHz, TF 2.3b",
     "Spirit-2 H.S. 20 MHz, TF 2.7b",
 ];
-
-fn window_case<'a>(
-    results: &'a [WindowResult],
-    fig: &str,
-    label: &str,
-) -> Result<&'a Measured, ZielinskiError> {
-    results
-        .iter()
-        .find(|r| r.spec.id == fig)
-        .and_then(|r| r.case(label))
-        .ok_or_else(|| ZielinskiError::Parameter(format!("no case \"{label}\" in \"{fig}\"")))
-}
-
-/// Figs. 7-9 and 14-15: real window sizes at k = 7 from the simulated
-/// transfers, with the checks that the Z80 controllers cannot use k above
-/// about 4.
-pub fn real_window_figures(
-    opts: &RunOptions,
-    progress: &dyn Progress,
-) -> Result<Section, ZielinskiError> {
-    let hardware: RealWindowExperiment = parse(builtin::ZIELINSKI_FIGS_7_9)?;
-    let software: RealWindowExperiment = parse(builtin::ZIELINSKI_FIGS_14_15)?;
-    let hw = hardware.simulate(opts, progress)?;
-    let sw = software.simulate(opts, progress)?;
-    let mut out = hardware.output(&hw);
-    let more = software.output(&sw);
-    out.tables.extend(more.tables);
-    out.figures.extend(more.figures);
-    let mut checks = Vec::new();
-
-    let tnc2d = window_case(&hw, "fig7", "N1 = 256")?;
-    let tnc2h = window_case(&hw, "fig8", "N1 = 256")?;
-    let kpc = window_case(&hw, "fig9", "N1 = 256")?;
-    let z80_limited = tnc2d.mean_window() <= 5.0 && tnc2h.mean_window() <= 5.0;
-    checks.push(
-        Check::qualitative(
-            "zielinski2013/fig7-9/z80-real-window-limit",
-            PAPER,
-            "Figs. 7-9: at k = 7 and N1 = 256 the Z80 TNC2D (1.2 kbit/s) and TNC2H (9.6 \
-             kbit/s) send at most about 4-5 frames per transmission, the KPC-9612+ mostly 7",
-            "Z80 controllers cannot use the maximum window; for the KPC-9612+ k = 7 dominates",
-            format!(
-                "mean real window: TNC2D {:.2}, TNC2H {:.2}, KPC-9612+ {:.2} (most frequent \
-                 {})",
-                tnc2d.mean_window(),
-                tnc2h.mean_window(),
-                kpc.mean_window(),
-                kpc.mode()
-            ),
-            z80_limited && kpc.mode() == 7,
-        )
-        .with_note(check_note!("zielinski2013/fig7-9/z80-real-window-limit")),
-    );
-    let small = window_case(&hw, "fig7", "N1 = 32")?;
-    checks.push(
-        Check::qualitative(
-            "zielinski2013/fig7/smaller-frames-larger-window",
-            PAPER,
-            "Fig. 7: with shorter I frames the TNC2D's real window grows",
-            "with decreasing I frame length, real window sizes increase",
-            format!(
-                "mean real window {:.2} at N1 = 32, {:.2} at N1 = 256",
-                small.mean_window(),
-                tnc2d.mean_window()
-            ),
-            small.mean_window() > tnc2d.mean_window() + 1.0,
-        )
-        .with_note(check_note!(
-            "zielinski2013/fig7/smaller-frames-larger-window"
-        )),
-    );
-
-    let taps: Vec<(&str, &Measured)> = [
-        ("fig14", "TNC2 2.5 MHz, MFJ 1.1.9"),
-        ("fig14", "TNC2D 4.9 MHz, Spirit-2 5.0"),
-        ("fig15", "Spirit-2 Std. 10 MHz, Spirit-2 5.0"),
-        ("fig15", "Spirit-2 H.S. 20 MHz, MFJ 1.1.9"),
-    ]
-    .iter()
-    .map(|&(f, l)| window_case(&sw, f, l).map(|m| (l, m)))
-    .collect::<Result<_, _>>()?;
-    checks.push(
-        Check::qualitative(
-            "zielinski2013/fig14-15/tapr-window-about-4",
-            PAPER,
-            "Figs. 14-15: MFJ and Spirit-2 firmware send about 4 frames per transmission at \
-             k = 7",
-            "real window size oscillates around 4 (never above 5)",
-            taps.iter()
-                .map(|(l, m)| format!("{l}: mean {:.2}", m.mean_window()))
-                .collect::<Vec<_>>()
-                .join("; "),
-            taps.iter().all(|(_, m)| {
-                m.mean_window() <= 5.0 && m.real_windows[5..].iter().all(|&c| c == 0)
-            }),
-        )
-        .with_note(check_note!("zielinski2013/fig14-15/tapr-window-about-4")),
-    );
-    let tf21 = window_case(&sw, "fig14", "TNC2 2.5 MHz, TF 2.1d")?;
-    let tf27 = window_case(&sw, "fig15", "Spirit-2 H.S. 20 MHz, TF 2.7b")?;
-    checks.push(
-        Check::qualitative(
-            "zielinski2013/fig14-15/tf-window-by-clock",
-            PAPER,
-            "Figs. 14-15: TF 2.1 on a 2.5 MHz TNC2 sends 1-2 frames per transmission; TF 2.7 \
-             on a 20 MHz Spirit-2 still uses 7",
-            "TF 2.1 always 1 or 2 at 2.5 MHz; TF 2.7 window of 7 at 20 MHz",
-            format!(
-                "TF 2.1 on TNC2: mean {:.2}; TF 2.7 on Spirit-2 H.S.: mean {:.2} (most \
-                 frequent {})",
-                tf21.mean_window(),
-                tf27.mean_window(),
-                tf27.mode()
-            ),
-            tf21.mean_window() <= 2.0 && tf27.mode() == 7,
-        )
-        .with_note(check_note!(
-            "zielinski2013/fig14-15/tf-window-by-clock",
-            fitted_tf21 = profile("tnc2-tf21")?.firmware.fitted_to,
-            fitted_tf27 = profile("tnc2-tf27")?.firmware.fitted_to,
-        )),
-    );
-
-    let text = section_text!("zielinski2013/figs-7-9-14-15", setup = setup_text());
-    Ok(Section {
-        heading: "Figs. 7-9, 14-15: real window size".to_string(),
-        text,
-        tables: out.tables,
-        figures: out.figures,
-        checks,
-    })
-}
 
 /// Every Zieliński section, in the paper's order.
 pub fn sections(
