@@ -10,11 +10,15 @@ use crate::builtin;
 use crate::report::{Check, Progress, RunOptions, Section};
 use crate::{check_note, section_text};
 
-fn delay_fig<'a>(
-    figures: &'a std::collections::BTreeMap<String, Vec<DelayCurves>>,
-    id: &str,
-    p_bit: f64,
-) -> Result<&'a DelayCurves, BuxError> {
+/// The line of Figs. 7-9 and 11: bit rate, bit/s.
+const LINE_BPS: f64 = 48_000.0;
+/// Its processing plus propagation delay t_p, s.
+const T_P_S: f64 = 0.05;
+
+/// The curves of a transfer-time experiment, by figure id.
+type Figures = std::collections::BTreeMap<String, Vec<DelayCurves>>;
+
+fn delay_fig<'a>(figures: &'a Figures, id: &str, p_bit: f64) -> Result<&'a DelayCurves, BuxError> {
     figures
         .get(id)
         .and_then(|v| v.iter().find(|c| c.p_bit == p_bit))
@@ -35,9 +39,42 @@ pub fn transfer_time(opts: &RunOptions, progress: &dyn Progress) -> Result<Secti
     let experiment = TransferTimeExperiment::from_toml(builtin::BUX_TRANSFER_TIME)?;
     let results = experiment.measure(opts, progress)?;
     let f = &results.figures;
-    let (v, t_p) = (48_000.0, 0.05);
-    let mut checks = Vec::new();
+    let checks = [
+        md1_checks(f)?,
+        fig7_checks(f)?,
+        fig8_checks(f)?,
+        fig9_checks(f)?,
+        fig11_checks(f)?,
+    ]
+    .concat();
+    let wide = widest(f.values().flatten().flat_map(|c| {
+        c.nrm_primary
+            .iter()
+            .chain(&c.nrm_secondary)
+            .chain(&c.abm)
+            .map(|p| p.1)
+    }));
+    Ok(Section {
+        heading: "Figs. 7-9 and 11: mean transfer and buffer-holding time vs load".into(),
+        text: section_text!(
+            "bux1982/figs-7-9-11",
+            precision = wide,
+            msgs = if opts.quick {
+                experiment.quick_messages_per_replication
+            } else {
+                experiment.messages_per_replication
+            },
+        ),
+        tables: results.output.tables,
+        figures: results.output.figures,
+        checks,
+    })
+}
 
+/// Figs. 7 and 9: error-free ABM against the M/D/1 formula.
+fn md1_checks(f: &Figures) -> Result<Vec<Check>, BuxError> {
+    let mut checks = Vec::new();
+    let (v, t_p) = (LINE_BPS, T_P_S);
     // Error-free ABM against M/D/1 (Fig. 7; Fig. 9 up to 0.3).
     for (id, l, max_load) in [("bux-fig7", 5000.0, 1.0), ("bux-fig9", 800.0, 0.3)] {
         let c = delay_fig(f, id, 0.0)?;
@@ -74,6 +111,13 @@ pub fn transfer_time(opts: &RunOptions, progress: &dyn Progress) -> Result<Secti
     }
 
     // The NRM secondary-to-primary extra delay, light load.
+    Ok(checks)
+}
+
+/// Fig. 7: the NRM directions against ABM, error-free and with errors.
+fn fig7_checks(f: &Figures) -> Result<Vec<Check>, BuxError> {
+    let mut checks = Vec::new();
+    let (v, t_p) = (LINE_BPS, T_P_S);
     let c7 = delay_fig(f, "bux-fig7", 0.0)?;
     let i_frame7 = 5040.0 / v;
     if let (Some(s), Some(a)) = (c7.nrm_secondary.first(), c7.abm.first()) {
@@ -173,6 +217,13 @@ pub fn transfer_time(opts: &RunOptions, progress: &dyn Progress) -> Result<Secti
             ratios = ratios,
         )),
     );
+    Ok(checks)
+}
+
+/// Fig. 8 against Fig. 7: exponential lengths give longer transfer times.
+fn fig8_checks(f: &Figures) -> Result<Vec<Check>, BuxError> {
+    let mut checks = Vec::new();
+    let c7 = delay_fig(f, "bux-fig7", 0.0)?;
     let c8 = delay_fig(f, "bux-fig8", 0.0)?;
     let mut failures = Vec::new();
     for &(x, e) in &c8.abm {
@@ -205,6 +256,13 @@ pub fn transfer_time(opts: &RunOptions, progress: &dyn Progress) -> Result<Secti
         "bux1982/fig8/exponential-longer",
         ratios = ratios,
     )));
+    Ok(checks)
+}
+
+/// Fig. 9: NRM primary to secondary leaves M/D/1 at a load of 0.3.
+fn fig9_checks(f: &Figures) -> Result<Vec<Check>, BuxError> {
+    let mut checks = Vec::new();
+    let (v, t_p) = (LINE_BPS, T_P_S);
     let c9 = delay_fig(f, "bux-fig9", 0.0)?;
     let i9 = 840.0 / v;
     if let (Some(p), Some(a)) = (at_x(&c9.nrm_primary, 0.3), at_x(&c9.abm, 0.3)) {
@@ -224,6 +282,14 @@ pub fn transfer_time(opts: &RunOptions, progress: &dyn Progress) -> Result<Secti
             abm_above = format!("{:+.1}", 100.0 * (a.mean / model - 1.0)),
         )));
     }
+    Ok(checks)
+}
+
+/// Fig. 11: buffer-holding times, NRM against ABM and primary against
+/// secondary.
+fn fig11_checks(f: &Figures) -> Result<Vec<Check>, BuxError> {
+    let mut checks = Vec::new();
+    let c9 = delay_fig(f, "bux-fig9", 0.0)?;
     let h = delay_fig(f, "bux-fig11", 0.0)?;
     let mut failures = Vec::new();
     for ((&(x, p), &(_, s)), &(_, a)) in h.nrm_primary.iter().zip(&h.nrm_secondary).zip(&h.abm) {
@@ -289,28 +355,7 @@ pub fn transfer_time(opts: &RunOptions, progress: &dyn Progress) -> Result<Secti
             )),
         );
     }
-    let wide = widest(f.values().flatten().flat_map(|c| {
-        c.nrm_primary
-            .iter()
-            .chain(&c.nrm_secondary)
-            .chain(&c.abm)
-            .map(|p| p.1)
-    }));
-    Ok(Section {
-        heading: "Figs. 7-9 and 11: mean transfer and buffer-holding time vs load".into(),
-        text: section_text!(
-            "bux1982/figs-7-9-11",
-            precision = wide,
-            msgs = if opts.quick {
-                experiment.quick_messages_per_replication
-            } else {
-                experiment.messages_per_replication
-            },
-        ),
-        tables: results.output.tables,
-        figures: results.output.figures,
-        checks,
-    })
+    Ok(checks)
 }
 
 /// Fig. 10: mean transfer time against t_p at Y_u = 0.5.
