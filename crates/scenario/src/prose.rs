@@ -23,31 +23,29 @@ use std::sync::LazyLock;
 use serde::Deserialize;
 use thiserror::Error;
 
-/// One compiled-in file of report text.
-struct Source {
-    /// File name in `crates/scenario/experiments/notes/`.
-    name: &'static str,
-    /// Its text.
-    text: &'static str,
-}
-
-/// The [`Source`] of `crates/scenario/experiments/notes/$name`.
-macro_rules! source {
-    ($name:literal) => {
-        Source {
-            name: $name,
-            text: include_str!(concat!("../experiments/notes/", $name)),
-        }
-    };
-}
-
-/// Every file of report text.
-const SOURCES: &[Source] = &[
-    source!("bux1982.toml"),
-    source!("korb1987.toml"),
-    source!("zielinski2013.toml"),
-    source!("ronan-ax25.toml"),
-    source!("ronan-dstar.toml"),
+/// Every file of report text: its name in
+/// `crates/scenario/experiments/notes/` and its text.
+const SOURCES: &[(&str, &str)] = &[
+    (
+        "bux1982.toml",
+        include_str!("../experiments/notes/bux1982.toml"),
+    ),
+    (
+        "korb1987.toml",
+        include_str!("../experiments/notes/korb1987.toml"),
+    ),
+    (
+        "zielinski2013.toml",
+        include_str!("../experiments/notes/zielinski2013.toml"),
+    ),
+    (
+        "ronan-ax25.toml",
+        include_str!("../experiments/notes/ronan-ax25.toml"),
+    ),
+    (
+        "ronan-dstar.toml",
+        include_str!("../experiments/notes/ronan-dstar.toml"),
+    ),
 ];
 
 /// What a file of report text holds.
@@ -122,9 +120,9 @@ struct Prose {
 /// Reads every file, refusing a key given twice.
 fn load() -> Result<Prose, ProseError> {
     let mut prose = Prose::default();
-    for source in SOURCES {
-        let file: File = toml::from_str(source.text).map_err(|e| ProseError::File {
-            file: source.name,
+    for &(name, text) in SOURCES {
+        let file: File = toml::from_str(text).map_err(|e| ProseError::File {
+            file: name,
             message: e.to_string(),
         })?;
         for (table, texts) in [
@@ -132,9 +130,9 @@ fn load() -> Result<Prose, ProseError> {
             (&mut prose.section, file.section),
         ] {
             for (key, text) in texts {
-                if let Some((other, _)) = table.insert(key.clone(), (source.name, text)) {
+                if let Some((other, _)) = table.insert(key.clone(), (name, text)) {
                     return Err(ProseError::File {
-                        file: source.name,
+                        file: name,
                         message: format!("\"{key}\" is also in {other}"),
                     });
                 }
@@ -174,27 +172,27 @@ pub fn built_in(kind: Kind, key: &str, values: &[(&str, &dyn Display)]) -> Strin
 
 /// A check's note from the data: `check_note!("paper/figure/what", name =
 /// value, ...)`, every `{name}` of the text filled with its value's
-/// `Display`.
+/// `Display`. (`@Check` or `@Section` first names the table; that is how
+/// [`section_text!`] calls it.)
 #[macro_export]
 macro_rules! check_note {
-    ($key:literal $(, $name:ident = $value:expr)* $(,)?) => {
+    (@$kind:ident $key:literal $(, $name:ident = $value:expr)* $(,)?) => {
         $crate::prose::built_in(
-            $crate::prose::Kind::Check,
+            $crate::prose::Kind::$kind,
             $key,
             &[$((stringify!($name), &$value as &dyn ::std::fmt::Display)),*],
         )
+    };
+    ($($arguments:tt)*) => {
+        $crate::check_note!(@Check $($arguments)*)
     };
 }
 
 /// A section's text from the data, as [`check_note!`].
 #[macro_export]
 macro_rules! section_text {
-    ($key:literal $(, $name:ident = $value:expr)* $(,)?) => {
-        $crate::prose::built_in(
-            $crate::prose::Kind::Section,
-            $key,
-            &[$((stringify!($name), &$value as &dyn ::std::fmt::Display)),*],
-        )
+    ($($arguments:tt)*) => {
+        $crate::check_note!(@Section $($arguments)*)
     };
 }
 

@@ -8,7 +8,7 @@ use super::rnr::rnr_recovery;
 use super::throughput::{CaseCurves, ThroughputExperiment};
 use super::BuxError;
 use crate::builtin;
-use crate::report::{Check, Paper, Progress, RunOptions, Section};
+use crate::report::{Check, Output, Paper, Progress, RunOptions, Section};
 use crate::{check_note, section_text};
 
 mod delay;
@@ -105,6 +105,38 @@ fn widest(curves: impl Iterator<Item = Estimate>) -> String {
         over = over,
         points = relative.len(),
     )
+}
+
+/// The precision sentence of a throughput section, over every point of
+/// every curve of `cases`.
+fn precision<'a>(cases: impl Iterator<Item = &'a CaseCurves>) -> String {
+    widest(cases.flat_map(|c| estimates([&c.nrm_primary, &c.nrm_secondary, &c.abm])))
+}
+
+/// Every estimate of three curves (NRM primary to secondary, secondary to
+/// primary, ABM).
+fn estimates<'a, X: 'a>(curves: [&'a [(X, Estimate)]; 3]) -> impl Iterator<Item = Estimate> + 'a {
+    curves.into_iter().flatten().map(|p| p.1)
+}
+
+/// A section of `output`'s tables and figures.
+fn section(heading: &str, text: String, output: Output, checks: Vec<Check>) -> Section {
+    Section {
+        heading: heading.into(),
+        text,
+        tables: output.tables,
+        figures: output.figures,
+        checks,
+    }
+}
+
+/// `quick` in a quick run, `full` otherwise.
+fn quick_or<T>(opts: &RunOptions, quick: T, full: T) -> T {
+    if opts.quick {
+        quick
+    } else {
+        full
+    }
 }
 
 /// The relative precision sought for every interval.
@@ -299,28 +331,15 @@ pub fn throughput_one_way(opts: &RunOptions, progress: &dyn Progress) -> Result<
             bound_128 = format!("{:.3}", m128.bound.first().map_or(f64::NAN, |b| b.1)),
         )));
     }
-    let wide = widest(fig2.iter().chain(fig3).flat_map(|c| {
-        c.nrm_primary
-            .iter()
-            .chain(&c.nrm_secondary)
-            .chain(&c.abm)
-            .map(|p| p.1)
-    }));
-    Ok(Section {
-        heading: "Figs. 2-3: maximum throughput, one-way flow".into(),
-        text: section_text!(
-            "bux1982/figs-2-3",
-            precision = wide,
-            reps = if opts.quick {
-                experiment.quick_replications
-            } else {
-                experiment.replications
-            },
-        ),
-        tables: results.output.tables,
-        figures: results.output.figures,
+    let wide = precision(fig2.iter().chain(fig3));
+    let reps = quick_or(opts, experiment.quick_replications, experiment.replications);
+    let text = section_text!("bux1982/figs-2-3", precision = wide, reps = reps);
+    Ok(section(
+        "Figs. 2-3: maximum throughput, one-way flow",
+        text,
+        results.output,
         checks,
-    })
+    ))
 }
 
 /// Figs. 4-6: maximum throughput in two-way flow.
@@ -497,13 +516,7 @@ pub fn throughput_two_way(opts: &RunOptions, progress: &dyn Progress) -> Result<
             )),
         );
     }
-    let wide = widest(fig4.iter().chain(fig5).chain(fig6).flat_map(|c| {
-        c.nrm_primary
-            .iter()
-            .chain(&c.nrm_secondary)
-            .chain(&c.abm)
-            .map(|p| p.1)
-    }));
+    let wide = precision(fig4.iter().chain(fig5).chain(fig6));
     let (arm_table, arm_check) = arm_like_abm(&two_way, &constant.figures, opts, progress)?;
     checks.push(arm_check);
     let rnr = rnr_recovery(&two_way, &constant.figures, opts, progress)?;

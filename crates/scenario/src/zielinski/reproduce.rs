@@ -523,6 +523,31 @@ fn fig5_step(results: &[FigureResult], ks: &[u8]) -> Result<Check, ZielinskiErro
     )))
 }
 
+/// The check of `label`'s highest throughput over k in Fig. `fig_no`,
+/// described by `what`, with its basis but not its note; the k it was
+/// reached at and the basis sentence of the note, for the pair's
+/// recipient's firmware or its sender's.
+fn max_check(
+    fig: &FigureResult,
+    fig_no: u32,
+    r: &Row,
+    label: &str,
+    ks: &[u8],
+    what: String,
+    recipient: bool,
+) -> Result<(Check, u8, String), ZielinskiError> {
+    let (ours, k) = best(curve(fig, label)?, ks);
+    let pair = pair(fig, label)?;
+    let firmware = if recipient {
+        &pair.recipient
+    } else {
+        &pair.sender
+    };
+    let id = format!("zielinski2013/fig{fig_no}/{}/max", slug(label));
+    let check = check(id, r, what, ours).with_basis(basis(firmware, fig_no)?);
+    Ok((check, k, basis_note(firmware, fig_no)?))
+}
+
 /// Figs. 10-13: Z80 TNCs with MFJ, Spirit-2 and TF firmware as sender or
 /// recipient with a TNC3 (section 3.2).
 pub fn figures_10_to_13(
@@ -543,21 +568,13 @@ pub fn figures_10_to_13(
         "TNC2D 4.9 MHz, MFJ 1.1.9",
         "TNC2D 4.9 MHz, Spirit-2 5.0",
     ] {
-        let (ours, k) = best(curve(fig10, label)?, ks);
-        checks.push(
-            check(
-                format!("zielinski2013/fig10/{}/max", slug(label)),
-                &r,
-                format!("Fig. 10, {label} sending to a TNC3: highest throughput over k"),
-                ours,
-            )
-            .with_note(check_note!(
-                "zielinski2013/fig10/*/max",
-                basis = basis_note(&pair(fig10, label)?.sender, 10)?,
-                k = k,
-            ))
-            .with_basis(basis(&pair(fig10, label)?.sender, 10)?),
-        );
+        let what = format!("Fig. 10, {label} sending to a TNC3: highest throughput over k");
+        let (c, k, basis) = max_check(fig10, 10, &r, label, ks, what, false)?;
+        checks.push(c.with_note(check_note!(
+            "zielinski2013/fig10/*/max",
+            basis = basis,
+            k = k
+        )));
     }
     for (fig, kbps, what, labels) in [
         (
@@ -576,31 +593,17 @@ pub fn figures_10_to_13(
         let f = figure(&results, fig)?;
         let r = row(kbps, what)?;
         for &label in labels {
-            let (ours, k) = best(curve(f, label)?, ks);
             let fig_no = if fig == "fig11" { 11 } else { 13 };
-            checks.push(
-                check(
-                    format!("zielinski2013/{fig}/{}/max", slug(label)),
-                    &r,
-                    format!(
-                        "{} {label} receiving from a TNC3: highest throughput over k",
-                        if fig == "fig11" {
-                            "Fig. 11,"
-                        } else {
-                            "Fig. 13,"
-                        }
-                    ),
-                    ours,
-                )
-                .with_note(check_note!(
-                    "zielinski2013/fig11-13/*/max",
-                    basis = basis_note(&pair(f, label)?.recipient, fig_no)?,
-                    k = k,
-                    lo = format!("{:.0}", lo_bound(&r)),
-                    hi = format!("{:.0}", hi_bound(&r)),
-                ))
-                .with_basis(basis(&pair(f, label)?.recipient, fig_no)?),
-            );
+            let what =
+                format!("Fig. {fig_no}, {label} receiving from a TNC3: highest throughput over k");
+            let (c, k, basis) = max_check(f, fig_no, &r, label, ks, what, true)?;
+            checks.push(c.with_note(check_note!(
+                "zielinski2013/fig11-13/*/max",
+                basis = basis,
+                k = k,
+                lo = format!("{:.0}", lo_bound(&r)),
+                hi = format!("{:.0}", hi_bound(&r)),
+            )));
         }
     }
     let fig12 = figure(&results, "fig12")?;
@@ -609,33 +612,25 @@ pub fn figures_10_to_13(
         "Spirit-2 Std. 10 MHz, Spirit-2 5.0",
         "Spirit-2 H.S. 20 MHz, Spirit-2 5.0",
     ] {
-        let (ours, k) = best(curve(fig12, label)?, ks);
-        checks.push(
-            check(
-                format!("zielinski2013/fig12/{}/max", slug(label)),
-                &r,
-                format!("Fig. 12, {label} sending to a TNC3: highest throughput over k"),
-                ours,
-            )
-            .with_note(check_note!(
-                "zielinski2013/fig12/*/max",
-                basis = basis_note(&pair(fig12, label)?.sender, 12)?,
-                k = k,
-                theory = format!(
-                    "{:.0}",
-                    model(9600, 256, Duration::ZERO).row(7).throughput_bps
-                ),
-                spread = if label.starts_with("Spirit-2 Std.") {
-                    format!(
-                        " {}",
-                        check_note!("zielinski2013/fig12/spirit-2-std-10-mhz-spirit-2-5-0/max")
-                    )
-                } else {
-                    String::new()
-                },
-            ))
-            .with_basis(basis(&pair(fig12, label)?.sender, 12)?),
-        );
+        let what = format!("Fig. 12, {label} sending to a TNC3: highest throughput over k");
+        let (c, k, basis) = max_check(fig12, 12, &r, label, ks, what, false)?;
+        checks.push(c.with_note(check_note!(
+            "zielinski2013/fig12/*/max",
+            basis = basis,
+            k = k,
+            theory = format!(
+                "{:.0}",
+                model(9600, 256, Duration::ZERO).row(7).throughput_bps
+            ),
+            spread = if label.starts_with("Spirit-2 Std.") {
+                format!(
+                    " {}",
+                    check_note!("zielinski2013/fig12/spirit-2-std-10-mhz-spirit-2-5-0/max")
+                )
+            } else {
+                String::new()
+            },
+        )));
     }
 
     // TF 2.1 is the slowest sender and does not gain from k (Fig. 10).

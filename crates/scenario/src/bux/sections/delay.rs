@@ -5,7 +5,7 @@ use super::super::delay::{Curve, DelayCurves, TransferTimeExperiment};
 use super::super::model::{md1_transfer_s, nrm_secondary_transfer_s};
 use super::super::replicate::Estimate;
 use super::super::BuxError;
-use super::{above, verdict, widest, PAPER};
+use super::{above, estimates, quick_or, section, verdict, widest, PAPER};
 use crate::builtin;
 use crate::report::{Check, Progress, RunOptions, Section};
 use crate::{check_note, section_text};
@@ -25,6 +25,16 @@ fn delay_fig<'a>(figures: &'a Figures, id: &str, p_bit: f64) -> Result<&'a Delay
         .ok_or(BuxError::NoEstimate {
             what: "figure of the built-in experiment",
         })
+}
+
+/// The precision sentence of a transfer-time section, over every point
+/// of every curve.
+fn precision(f: &Figures) -> String {
+    widest(
+        f.values()
+            .flatten()
+            .flat_map(|c| estimates([&c.nrm_primary, &c.nrm_secondary, &c.abm])),
+    )
 }
 
 fn at_x(curve: &Curve, x: f64) -> Option<Estimate> {
@@ -47,28 +57,19 @@ pub fn transfer_time(opts: &RunOptions, progress: &dyn Progress) -> Result<Secti
         fig11_checks(f)?,
     ]
     .concat();
-    let wide = widest(f.values().flatten().flat_map(|c| {
-        c.nrm_primary
-            .iter()
-            .chain(&c.nrm_secondary)
-            .chain(&c.abm)
-            .map(|p| p.1)
-    }));
-    Ok(Section {
-        heading: "Figs. 7-9 and 11: mean transfer and buffer-holding time vs load".into(),
-        text: section_text!(
-            "bux1982/figs-7-9-11",
-            precision = wide,
-            msgs = if opts.quick {
-                experiment.quick_messages_per_replication
-            } else {
-                experiment.messages_per_replication
-            },
-        ),
-        tables: results.output.tables,
-        figures: results.output.figures,
+    let wide = precision(f);
+    let msgs = quick_or(
+        opts,
+        experiment.quick_messages_per_replication,
+        experiment.messages_per_replication,
+    );
+    let text = section_text!("bux1982/figs-7-9-11", precision = wide, msgs = msgs);
+    Ok(section(
+        "Figs. 7-9 and 11: mean transfer and buffer-holding time vs load",
+        text,
+        results.output,
         checks,
-    })
+    ))
 }
 
 /// Figs. 7 and 9: error-free ABM against the M/D/1 formula.
@@ -110,7 +111,6 @@ fn md1_checks(f: &Figures) -> Result<Vec<Check>, BuxError> {
         ).with_note(check_note!("bux1982/*/abm-md1")));
     }
 
-    // The NRM secondary-to-primary extra delay, light load.
     Ok(checks)
 }
 
@@ -118,6 +118,7 @@ fn md1_checks(f: &Figures) -> Result<Vec<Check>, BuxError> {
 fn fig7_checks(f: &Figures) -> Result<Vec<Check>, BuxError> {
     let mut checks = Vec::new();
     let (v, t_p) = (LINE_BPS, T_P_S);
+    // The NRM secondary-to-primary extra delay, light load.
     let c7 = delay_fig(f, "bux-fig7", 0.0)?;
     let i_frame7 = 5040.0 / v;
     if let (Some(s), Some(a)) = (c7.nrm_secondary.first(), c7.abm.first()) {
@@ -261,28 +262,27 @@ fn fig8_checks(f: &Figures) -> Result<Vec<Check>, BuxError> {
 
 /// Fig. 9: NRM primary to secondary leaves M/D/1 at a load of 0.3.
 fn fig9_checks(f: &Figures) -> Result<Vec<Check>, BuxError> {
-    let mut checks = Vec::new();
-    let (v, t_p) = (LINE_BPS, T_P_S);
     let c9 = delay_fig(f, "bux-fig9", 0.0)?;
-    let i9 = 840.0 / v;
-    if let (Some(p), Some(a)) = (at_x(&c9.nrm_primary, 0.3), at_x(&c9.abm, 0.3)) {
-        let model = md1_transfer_s(0.3, 800.0, 40.0, v, t_p).map_or(f64::NAN, |m| m / i9);
-        checks.push(Check::qualitative(
-            "bux1982/fig9/nrm-primary-leaves-md1",
-            PAPER,
-            "Fig. 9, error-free, Y_u = 0.3: NRM primary-to-secondary clearly above the M/D/1 \
+    let (Some(p), Some(a)) = (at_x(&c9.nrm_primary, 0.3), at_x(&c9.abm, 0.3)) else {
+        return Ok(Vec::new());
+    };
+    let i9 = 840.0 / LINE_BPS;
+    let model = md1_transfer_s(0.3, 800.0, 40.0, LINE_BPS, T_P_S).map_or(f64::NAN, |m| m / i9);
+    Ok(vec![Check::qualitative(
+        "bux1982/fig9/nrm-primary-leaves-md1",
+        PAPER,
+        "Fig. 9, error-free, Y_u = 0.3: NRM primary-to-secondary clearly above the M/D/1 \
                 value while ABM is not",
-            "for the direction primary to secondary the transfer delay deviates from the ideal \
+        "for the direction primary to secondary the transfer delay deviates from the ideal \
                 case already at a utilization of 0.2 and increases steeply beyond 0.3",
-            format!("P→S {}, ABM {}, M/D/1 {model:.4}", p.show(), a.show()),
-            p.lower() > model && (a.mean - model).abs() <= a.half_width.max(0.01 * model),
-        ).with_note(check_note!(
-            "bux1982/fig9/nrm-primary-leaves-md1",
-            p_above = format!("{:.1}", 100.0 * (p.mean / model - 1.0)),
-            abm_above = format!("{:+.1}", 100.0 * (a.mean / model - 1.0)),
-        )));
-    }
-    Ok(checks)
+        format!("P→S {}, ABM {}, M/D/1 {model:.4}", p.show(), a.show()),
+        p.lower() > model && (a.mean - model).abs() <= a.half_width.max(0.01 * model),
+    )
+    .with_note(check_note!(
+        "bux1982/fig9/nrm-primary-leaves-md1",
+        p_above = format!("{:.1}", 100.0 * (p.mean / model - 1.0)),
+        abm_above = format!("{:+.1}", 100.0 * (a.mean / model - 1.0)),
+    ))])
 }
 
 /// Fig. 11: buffer-holding times, NRM against ABM and primary against
@@ -302,20 +302,15 @@ fn fig11_checks(f: &Figures) -> Result<Vec<Check>, BuxError> {
             ));
         }
     }
-    let primary = h
-        .nrm_primary
-        .iter()
-        .zip(&h.abm)
-        .map(|(p, a)| format!("{:.2}", p.1.mean / a.1.mean))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let secondary = h
-        .nrm_secondary
-        .iter()
-        .zip(&h.abm)
-        .map(|(p, a)| format!("{:.2}", p.1.mean / a.1.mean))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let over_abm = |curve: &Curve| {
+        curve
+            .iter()
+            .zip(&h.abm)
+            .map(|(p, a)| format!("{:.2}", p.1.mean / a.1.mean))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (primary, secondary) = (over_abm(&h.nrm_primary), over_abm(&h.nrm_secondary));
     checks.push(Check::qualitative(
         "bux1982/fig11/nrm-buffers-held-longer",
         PAPER,
@@ -434,18 +429,11 @@ pub fn transfer_time_vs_t_p(
             },
         ).with_note(check_note!("bux1982/fig10/modulus-hits-nrm-first")),
     ];
-    let wide = widest(results.figures.values().flatten().flat_map(|c| {
-        c.nrm_primary
-            .iter()
-            .chain(&c.nrm_secondary)
-            .chain(&c.abm)
-            .map(|p| p.1)
-    }));
-    Ok(Section {
-        heading: "Fig. 10: mean transfer time vs processing plus propagation delay".into(),
-        text: section_text!("bux1982/fig-10", precision = wide),
-        tables: results.output.tables,
-        figures: results.output.figures,
+    let wide = precision(&results.figures);
+    Ok(section(
+        "Fig. 10: mean transfer time vs processing plus propagation delay",
+        section_text!("bux1982/fig-10", precision = wide),
+        results.output,
         checks,
-    })
+    ))
 }

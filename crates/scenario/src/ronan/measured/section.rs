@@ -251,18 +251,18 @@ fn t1_table(rows: &[MeasuredRow]) -> Table {
         columns: ["window", "longest_ack_wait_s", "t1_expiries", "transfer_s"]
             .map(String::from)
             .into(),
-        rows: rows
-            .iter()
-            .map(|r| {
-                vec![
-                    r.window.to_string(),
-                    format!("{:.2}", r.ack_wait_max_s),
-                    format!("{:.2}", r.t1_expiries),
-                    format!("{:.2}", r.transfer.mean),
-                ]
-            })
-            .collect(),
+        rows: rows.iter().map(t1_row).collect(),
     }
+}
+
+/// One row of [`t1_table`].
+fn t1_row(r: &MeasuredRow) -> Vec<String> {
+    vec![
+        r.window.to_string(),
+        format!("{:.2}", r.ack_wait_max_s),
+        format!("{:.2}", r.t1_expiries),
+        format!("{:.2}", r.transfer.mean),
+    ]
 }
 
 /// Section V.A: with T1 = 10 s the windows of 4 and more ran into T1.
