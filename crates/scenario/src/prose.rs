@@ -7,9 +7,10 @@
 //! checks) and `[section]` (section texts, keyed `paper/section`). A text
 //! names the computed values it quotes as `{placeholder}`s (`{{` and `}}`
 //! are literal braces), which the code fills through [`check_note!`] and
-//! [`section_text!`]: `check_note!("bux1982/fig2/right-of-maximum",
-//! longest = l)`. A run's numbers come only through placeholders, never
-//! written into a text.
+//! [`section_text!`]: `check_note!("bux1982/fig2/left-of-maximum", top =
+//! top, compared = list)`; a value may itself be a text chosen from the
+//! data (a shared head's `{more}`). A run's numbers come only through
+//! placeholders, never written into a text.
 //!
 //! Rendering refuses a key that is not in the data, a placeholder that is
 //! not supplied and a value that the text does not use; the tests hold the
