@@ -41,6 +41,7 @@ pub mod dstar;
 pub mod experiment;
 pub mod korb;
 pub mod part;
+pub mod prose;
 pub mod published;
 pub mod radio_ip;
 pub mod report;

@@ -47,19 +47,23 @@ impl Paper {
     pub fn citation(self) -> &'static str {
         match self {
             Paper::Zielinski2013 => {
-                "B. Zieliński, \"Effective throughput of AX.25 protocol\", Bull. Pol. Ac.: Tech. 61(3), 2013"
+                "B. Zieliński, \"Effective throughput of AX.25 protocol\", Bull. Pol. Ac.: Tech. \
+                    61(3), 2013"
             }
             Paper::RonanAx25 => {
                 "J. Ronan, D. Long, K. Walsh, \"More experiments with DTN over AX.25 networks\""
             }
             Paper::Bux1982 => {
-                "W. Bux, K. Kümmerle, H. L. Truong, \"Data link-control performance: results comparing HDLC operational modes\", Computer Networks 6, 1982"
+                "W. Bux, K. Kümmerle, H. L. Truong, \"Data link-control performance: results \
+                    comparing HDLC operational modes\", Computer Networks 6, 1982"
             }
             Paper::Korb1987 => {
-                "J. T. Korb, C. E. Wills, \"Some experiments with TCP/IP protocols over an X.25 network\", Purdue CSD-TR-664, 1987"
+                "J. T. Korb, C. E. Wills, \"Some experiments with TCP/IP protocols over an X.25 \
+                    network\", Purdue CSD-TR-664, 1987"
             }
             Paper::RonanDstar => {
-                "J. Ronan, D. Long, K. Walsh, D-STAR Digital Data: IPv4, IPv6, DTN TCP-CL and NORM-CL over Icom ID-1 radios"
+                "J. Ronan, D. Long, K. Walsh, D-STAR Digital Data: IPv4, IPv6, DTN TCP-CL and \
+                    NORM-CL over Icom ID-1 radios"
             }
         }
     }

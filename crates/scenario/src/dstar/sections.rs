@@ -13,6 +13,7 @@ use super::tcpcl::dtn_tcpcl_transfer;
 use crate::experiment::{in_range, run_all, InvalidField};
 use crate::published::{load, Row, Source, DSTAR_DD};
 use crate::report::{Basis, Check, Paper, Progress, RunOptions, Section, Table};
+use crate::{check_note, section_text};
 use serde::Deserialize;
 
 /// The paper's two configurations: Table I and Table II.
@@ -288,39 +289,23 @@ pub(crate) fn table_1_section(
                 0.15,
             )
             .with_basis(basis)
-            .with_note(format!(
-                "Mean of {runs} seeded runs ({hw:.0} B/s 95% half-width); paper range \
-                 {min}-{max:.0}. The channel's turnaround and buffer were fitted once on \
-                 the IPv4 TCP and NORM-84 rows (examples/dstar_calibrate.rs; {role} for this \
-                 row). {}{}",
-                match row {
-                    0 | 1 => "iperf -t: goodput over the run's duration.",
-                    2 =>
-                        "dtnsend: a bundle agent and a TCPCLv4 session on each PC over one \
-                          smoltcp connection; file octets over the time from the send request \
-                          to the delivery report.",
-                    _ =>
-                        "dtnsend over the NORM CL: a bundle agent and a linklab_normcl session \
-                          on each PC over UDP/IPv4, the bundle one NORM object acknowledged once \
-                          stored; file octets over the time from the send request to the \
-                          delivery report, which comes back over the CL.",
+            .with_note(check_note!(
+                "ronan-dstar/table-1/*",
+                runs = runs,
+                hw = format!("{hw:.0}"),
+                min = min,
+                max = format!("{max:.0}"),
+                role = role,
+                how = match row {
+                    0 | 1 => check_note!("ronan-dstar/table-1/ipv*-tcp"),
+                    2 => check_note!("ronan-dstar/table-1/dtn-tcp-cl"),
+                    _ => check_note!("ronan-dstar/table-1/dtn-norm-cl-*"),
                 },
-                if row == 3 {
-                    " The model overruns the radio at 128 kbit/s (each frame is a DD \
-                     transmission of its own and pays the turnaround, so the radio nets about \
-                     7.7 full frames a second against NORM's 10.8) and NORM repairs what the \
-                     buffer dropped, at less cost than the paper measured: NORM_DATA reaching \
-                     PC 2 beyond what it needed is under 1% (RFC 5740's hold-offs, with the \
-                     GRTT measured through the radio's full buffer at about 9 s, outlast a \
-                     repair's wait in it, so no NACK costs a duplicate repair) and the air is \
-                     busy about 93% of the run. Nothing in RFC 5740, the paper or what is known \
-                     of the radio accounts for the paper's 18% more air, so the row stays about \
-                     17% above the paper's (declared in crates/scenario/experiments/gaps.toml). It depends on \
-                     the buffer, which the fit leaves uncertain: about 10000 B/s at 44 frames, \
-                     9500 at 64."
+                overrun = if row == 3 {
+                    format!(" {}", check_note!("ronan-dstar/table-1/dtn-norm-cl-128k"))
                 } else {
-                    ""
-                }
+                    String::new()
+                },
             )),
         );
     }
@@ -342,9 +327,11 @@ pub(crate) fn table_1_section(
             format!("NORM-84 {:+.1}% over IPv4", gain * 100.0),
             means.iter().all(|&m| m <= n84) && (low / 100.0..=high / 100.0).contains(&gain),
         )
-        .with_note(format!(
-            "Best of all rows simulated, and {low:.0}-{high:.0}% above IPv4 (the paper's \
-             {paper_gain:.0}% ± 7 points)."
+        .with_note(check_note!(
+            "ronan-dstar/table-1/norm-84-best",
+            low = format!("{low:.0}"),
+            high = format!("{high:.0}"),
+            paper_gain = format!("{paper_gain:.0}"),
         )),
     );
     let overrun: u64 = ours[3].1;
@@ -360,13 +347,7 @@ pub(crate) fn table_1_section(
             format!("NORM-128 {n128:.0} B/s, {overrun} radio overrun drops; NORM-84 {n84:.0}"),
             overrun > 0 && n128 < n84,
         )
-        .with_note(
-            "Each Ethernet frame is a DD transmission of its own and pays the turnaround, so \
-             the radio nets about 7.7 full frames a second: NORM paced at 84 kbit/s (7.1 \
-             datagrams a second) fits, at 128 kbit/s (10.8) the transmit buffer overflows \
-             all the time and NORM lives on repairs. The paper's NORM-128 is also below \
-             IPv4; the model's is not (see the NORM-128 row's note).",
-        ),
+        .with_note(check_note!("ronan-dstar/table-1/norm-128-overrun")),
     );
     checks.push(
         Check::qualitative(
@@ -377,12 +358,9 @@ pub(crate) fn table_1_section(
             format!("IPv6 {v6:.0} < IPv4 {v4:.0} B/s"),
             v6 < v4,
         )
-        .with_note(format!(
-            "IPv6's header is 40 octets against IPv4's 20 (and smoltcp's TCP carries no \
-             timestamps either way), so each 1500-octet frame carries 20 octets less \
-             payload: 1.4% of the air. The paper's IPv6 average also includes runs far below \
-             the rest (min {} B/s), which the clean model has no cause for.",
-            p_v6.min_text()
+        .with_note(check_note!(
+            "ronan-dstar/table-1/ipv6-below-ipv4",
+            min = p_v6.min_text()
         )),
     );
     let dtn = means[2];
@@ -398,32 +376,19 @@ pub(crate) fn table_1_section(
             format!("IPv6 {v6:.0}, TCP-CL {dtn:.0}, IPv4 {v4:.0} B/s"),
             v6 < dtn && dtn < v4,
         )
-        .with_note(
-            "The bundle's blocks and the TCPCL headers cost a few hundred octets of a 6 MiB \
-             transfer, the XFER_ACKs ride on TCP's own acknowledgements; IPv6's 20 extra \
-             header octets cost 1.4% of every segment.",
-        ),
+        .with_note(check_note!("ronan-dstar/table-1/tcp-cl-between")),
     );
     Ok(Section {
         heading: "Table I: D-STAR DD throughput, control configuration".into(),
-        text: format!(
-            "Two PCs, each on the Ethernet port of an ID-1 in DD mode \
-             (linklab_channel::dstar: 128 kbit/s, half duplex, each Ethernet frame one DD \
-             transmission with {} bits of DD framing, turnaround {} ms, transmit buffer {} \
-             octets; turnaround and buffer fitted once on the IPv4 and NORM-84 rows). IPv4 \
-             and IPv6 TCP: iperf -t {} s (smoltcp, CUBIC, 64 KiB windows, 40 ms delayed \
-             ACK). DTN over TCPCLv4: dtnsend of a {}-octet file as one bundle with a \
-             delivery report (linklab_dtn agents, linklab_tcpcl sessions over smoltcp). DTN \
-             over NORM: the same dtnsend over the NORM CL (linklab_normcl: the bundle one \
-             NORM object at a fixed 128 or 84 kbit/s, segments of 1400 octets, acknowledged \
-             once stored; UDP/IPv4 carried by the scenario), the delivery report back over \
-             the CL. {runs} seeded runs per row{}.",
-            channel.frame_overhead_bits,
-            channel.turnaround.as_millis(),
-            channel.buffer_octets,
-            duration.as_secs(),
-            object,
-            if opts.quick { " (--quick)" } else { "" },
+        text: section_text!(
+            "ronan-dstar/table-1",
+            frame_overhead_bits = channel.frame_overhead_bits,
+            turnaround_ms = channel.turnaround.as_millis(),
+            buffer_octets = channel.buffer_octets,
+            iperf_seconds = duration.as_secs(),
+            file_octets = object,
+            runs = runs,
+            quick = if opts.quick { " (--quick)" } else { "" },
         ),
         tables: vec![table],
         figures: Vec::new(),
@@ -466,11 +431,9 @@ fn range_check(row: usize, p: &Published, ours: f64, config: &Table2Config) -> C
     } else {
         Basis::Prediction
     })
-    .with_note(format!(
-        "The fades' mean good spell ({} s) was fitted once, on the IPv4 TCP row's average \
-         over 25 runs (example dstar_fade_fit); the paper's runs met different winds, so each \
-         row is checked against the spread of its own runs, not its average.",
-        config.good_s
+    .with_note(check_note!(
+        "ronan-dstar/table-2/*/within-runs",
+        good_s = config.good_s
     ))
 }
 
@@ -714,10 +677,11 @@ pub(crate) fn table_2_section(
             format!("{:.0}", c.mean_all()),
         ]);
     }
-    let path = format!(
-        "Gilbert-Elliott fades (mean good spell {} s, fitted once to the IPv4 TCP row's \
-         average; mean fade {} s and BER {} in a fade, chosen)",
-        config.good_s, config.fade_s, config.ber_fade
+    let path = section_text!(
+        "ronan-dstar/table-2/path",
+        good_s = config.good_s,
+        fade_s = config.fade_s,
+        ber_fade = config.ber_fade,
     );
     let tcp_runs = 2 * runs;
     let tcp_timed_out = tcp_runs - ours[0].completed - ours[1].completed;
@@ -732,10 +696,11 @@ pub(crate) fn table_2_section(
             format!("{tcp_timed_out} of {tcp_runs} IPv4 and IPv6 runs timed out"),
             tcp_timed_out > 0,
         )
-        .with_note(format!(
-            "{path}. iperf -t {} s with a TCP user timeout of {} s: a fade longer than \
-             the timeout, counting TCP's backed-off retransmissions, aborts the connection.",
-            config.iperf_seconds, config.tcp_timeout_s
+        .with_note(check_note!(
+            "ronan-dstar/table-2/tcp-times-out",
+            path = path,
+            iperf_seconds = config.iperf_seconds,
+            tcp_timeout_s = config.tcp_timeout_s,
         )),
         Check::qualitative(
             "ronan-dstar/table-2/norm-completes",
@@ -748,14 +713,7 @@ pub(crate) fn table_2_section(
             ),
             norm_all,
         )
-        .with_note(
-            "Each PC's NORM CL session asks the other for positive acknowledgement of its \
-             bundle's object and, as DTN2's reliable NORM CL did on an always-open link, sets \
-             the watermark again whenever its robust factor of flushes goes unanswered, so it \
-             stays active and keeps repairing; its receiver syncs to every object \
-             (NORM_SYNC_ALL) and, hearing the sender, keeps asking for what it misses \
-             (RFC 5740 sections 5 and 5.1.3).",
-        ),
+        .with_note(check_note!("ronan-dstar/table-2/norm-completes")),
         Check::qualitative(
             "ronan-dstar/table-2/norm-above-tcp",
             Paper::RonanDstar,
@@ -767,12 +725,7 @@ pub(crate) fn table_2_section(
             format!("NORM-128 {n128:.0}, NORM-84 {n84:.0}, IPv4 {v4:.0} B/s (means of all runs)"),
             n128 > v4 && n84 > v4,
         )
-        .with_note(
-            "Means over every run: an iperf run counts with what it moved before it ended or \
-             timed out, a NORM transfer that did not complete with nothing (the mean of the \
-             completed runs alone would set the few iperf runs a fade spared against every \
-             NORM run). The order of the two NORM rows is a check of its own (below).",
-        ),
+        .with_note(check_note!("ronan-dstar/table-2/norm-above-tcp")),
         Check::qualitative(
             "ronan-dstar/table-2/norm-128-above-84",
             Paper::RonanDstar,
@@ -784,14 +737,7 @@ pub(crate) fn table_2_section(
             format!("NORM-128 {n128:.0}, NORM-84 {n84:.0} B/s (means of all runs)"),
             n128 > n84,
         )
-        .with_note(
-            "Not reproduced (a declared gap), for a reason the paper gives itself: its NORM-84 \
-             run met winds 'far far higher than the others' (section V), while here every \
-             protocol meets the same fades, seeded alike. With the same fades NORM-84 stays \
-             above NORM-128 as on the clean link (Table I), where 128 kbit/s overruns the \
-             radio and repairs what it dropped. The windier run's fades are not published, so \
-             a harsher fade process for that row alone would be made up.",
-        ),
+        .with_note(check_note!("ronan-dstar/table-2/norm-128-above-84")),
         Check::qualitative(
             "ronan-dstar/table-2/dtn-tcp-cl-completes",
             Paper::RonanDstar,
@@ -804,13 +750,9 @@ pub(crate) fn table_2_section(
             format!("{}/{runs} completed", ours[2].completed),
             ours[2].completed == runs,
         )
-        .with_note(format!(
-            "A session lost in a fade (TCP user timeout, TCPCL keepalive) is dropped and PC 1 \
-             connects again after {} s. The bundle cut off in it is fragmented reactively \
-             (RFC 9171 5.8), as DTN2 did: PC 2 keeps the prefix its XFER_ACKs covered as a \
-             fragment, PC 1 sends only the payload after the last Acknowledged Length it \
-             received, and PC 2 reassembles the file from the pieces (5.9).",
-            super::tcpcl::RECONNECT_AFTER.as_secs()
+        .with_note(check_note!(
+            "ronan-dstar/table-2/dtn-tcp-cl-completes",
+            reconnect_s = super::tcpcl::RECONNECT_AFTER.as_secs(),
         )),
     ];
     for (row, (p, c)) in paper.iter().zip(&ours).enumerate() {
@@ -818,13 +760,14 @@ pub(crate) fn table_2_section(
     }
     Ok(Section {
         heading: "Table II: the hostile point-to-point path".into(),
-        text: format!(
-            "The calibrated radios with {path}. {runs} seeded runs per protocol: iperf -t {} s \
-             over IPv4 and IPv6 (TCP user timeout {} s); dtnsend over TCPCLv4 (reactive \
-             fragmentation when a session breaks) and over the NORM CL at 128 and 84 kbit/s \
-             with the {}-octet file (a transfer not done in {} s does not \
-             complete).",
-            config.iperf_seconds, config.tcp_timeout_s, config.file_octets, config.horizon_s
+        text: section_text!(
+            "ronan-dstar/table-2",
+            path = path,
+            runs = runs,
+            iperf_seconds = config.iperf_seconds,
+            tcp_timeout_s = config.tcp_timeout_s,
+            file_octets = config.file_octets,
+            horizon_s = config.horizon_s,
         ),
         tables: vec![table],
         figures: Vec::new(),
