@@ -1,11 +1,11 @@
 //! Settings on a link, simulated: the real AX.25 engine at both ends in
 //! virtual time, replicated with independent seeds. KISS ends run the
-//! transfer bench of Ronan et al.'s reproduction
+//! transfer testbed of Ronan et al.'s reproduction
 //! (`linklab_scenario::transfer`) with each stack as it runs
 //! ([`Stack`], [`stack_config`]): linklab and the Linux kernel as a host
 //! stack behind a serial link and a KISS TNC at each end, Dire Wolf's
-//! engine on its own modem; firmware TNCs run Zieliński's bench
-//! (`linklab_scenario::zielinski::bench`).
+//! engine on its own modem; firmware TNCs run Zieliński's testbed
+//! (`linklab_scenario::zielinski::testbed`).
 
 use core::num::NonZeroUsize;
 use core::time::Duration;
@@ -25,8 +25,8 @@ use linklab_scenario::transfer::{
     run_transfer, Background, Clock, HostConfig, KissPath, StackConfig, TransferConfig,
     TransferError,
 };
-use linklab_scenario::zielinski::bench::{self, TransferSetup};
 use linklab_scenario::zielinski::station::LinkSetup;
+use linklab_scenario::zielinski::testbed::{self, TransferSetup};
 use linklab_sim::{try_map_ordered, ConfidenceInterval};
 use linklab_wire::control::Modulus;
 
@@ -225,7 +225,7 @@ fn transfer_time(link: &Link, s: &Settings, streams: &Streams) -> Result<Option<
                 station,
                 errors,
             };
-            bench::run_transfer(&setup, streams)
+            testbed::run_transfer(&setup, streams)
                 .map(|r| Some(r.duration.as_secs_f64()))
                 .map_err(|e| e.to_string())
         }

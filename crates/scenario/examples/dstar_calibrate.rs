@@ -21,8 +21,8 @@
 use core::time::Duration;
 
 use linklab_channel::DdConfig;
-use linklab_scenario::dstar::bench::{linux_tcp, tcp_bulk};
 use linklab_scenario::dstar::normcl::dtn_norm_transfer;
+use linklab_scenario::dstar::testbed::{linux_tcp, tcp_bulk};
 
 /// Table I averages, bytes/s: IPv4 TCP and DTN NORM-CL 84k.
 const IPV4: f64 = 8576.03;

@@ -13,7 +13,7 @@
 use core::time::Duration;
 
 use linklab_core::Streams;
-use linklab_scenario::dstar::bench::{linux_tcp, tcp_bulk};
+use linklab_scenario::dstar::testbed::{linux_tcp, tcp_bulk};
 use linklab_scenario::dstar::{hostile, Table2Config};
 use linklab_scenario::report::RunOptions;
 
@@ -45,7 +45,7 @@ fn main() {
                     Duration::from_secs(paper.iperf_seconds),
                     run_seed,
                 )
-                .expect("the bench runs")
+                .expect("the testbed runs")
                 .bytes_per_s
             })
             .collect();

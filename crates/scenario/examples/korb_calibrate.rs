@@ -14,13 +14,13 @@ use std::time::Duration;
 
 use linklab_channel::x25net::Delay;
 use linklab_core::Streams;
-use linklab_scenario::korb::bench::BenchConfig;
 use linklab_scenario::korb::run::{median, ping_sequence, SETTLED_FROM};
+use linklab_scenario::korb::testbed::TestbedConfig;
 
 const SEEDS: u64 = 40;
 
 fn medians(t_ms: f64, c_ms: f64) -> (f64, f64) {
-    let mut config = BenchConfig::korb1987(1);
+    let mut config = TestbedConfig::korb1987(1);
     let Delay::LogNormal { sigma, .. } = config.net.transit else {
         panic!("the Korb preset's transit delay is log-normal");
     };
@@ -56,7 +56,7 @@ fn main() {
     let (mut t, mut c) = match args[..] {
         [t, c] => (t, c),
         _ => {
-            let net = BenchConfig::korb1987(1).net;
+            let net = TestbedConfig::korb1987(1).net;
             (
                 net.transit.median().as_secs_f64() * 1e3,
                 net.per_octet.as_secs_f64() * 1e3,

@@ -25,10 +25,10 @@
 
 use linklab_channel::x25net::PerCallLimit;
 use linklab_core::Streams;
-use linklab_scenario::korb::bench::BenchConfig;
 use linklab_scenario::korb::run::{
     transfers, Direction, FTP_FILE_OCTETS, MULTI_FILES, MULTI_FILE_OCTETS,
 };
+use linklab_scenario::korb::testbed::TestbedConfig;
 
 /// Seeds per experiment and step.
 const SEEDS: u64 = 8;
@@ -39,8 +39,8 @@ const SATURATED: f64 = 35_000.0;
 /// The most circuits of the saturated runs.
 const SATURATED_CIRCUITS: usize = 10;
 
-fn config(circuits: usize, rate_bps: f64, share: f64) -> BenchConfig {
-    let mut config = BenchConfig::korb1987(circuits);
+fn config(circuits: usize, rate_bps: f64, share: f64) -> TestbedConfig {
+    let mut config = TestbedConfig::korb1987(circuits);
     let burst_octets = config.net.per_call.map_or(576, |c| c.burst_octets);
     config.net.per_call = Some(PerCallLimit {
         rate_bps,
@@ -52,7 +52,7 @@ fn config(circuits: usize, rate_bps: f64, share: f64) -> BenchConfig {
 
 /// Mean rate over the seeds of `files` puts of `octets` with at most
 /// `circuits` circuits.
-fn mean_rate(config: &BenchConfig, files: usize, octets: usize) -> f64 {
+fn mean_rate(config: &TestbedConfig, files: usize, octets: usize) -> f64 {
     let master = Streams::new(0x4b4f_5246);
     let rates: Vec<f64> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..SEEDS)
@@ -81,7 +81,7 @@ fn main() {
     let (mut rate, mut share) = match args[..] {
         [rate, share] => (rate, share),
         _ => {
-            let net = BenchConfig::korb1987(1).net;
+            let net = TestbedConfig::korb1987(1).net;
             (net.per_call.map_or(6_791.0, |c| c.rate_bps), net.share)
         }
     };

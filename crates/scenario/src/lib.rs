@@ -21,7 +21,7 @@
 //!   the D-STAR Digital Data link of two ID-1 radios (Ronan et al.,
 //!   Tables I and II).
 //! - [`radio_ip`] and [`workload`]: two IP hosts on a half-duplex AX.25
-//!   radio channel, and what runs on the hosts of a simulated IP bench.
+//!   radio channel, and what runs on the hosts of a simulated IP testbed.
 //! - [`published`]: the papers' published figures, one loader for all.
 //! - [`experiment`]: scenario files (TOML) that `linklab sim` runs; each
 //!   kind lives in its paper's module.

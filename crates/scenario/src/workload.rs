@@ -1,4 +1,4 @@
-//! What runs on the two hosts of a simulated IP bench: the [`Workload`]
+//! What runs on the two hosts of a simulated IP testbed: the [`Workload`]
 //! trait the benches step, a whole file transfer ([`FileTransfer`]: the
 //! sender on host 0, the receiver on host 1) and ping from host 0.
 

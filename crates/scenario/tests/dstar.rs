@@ -1,11 +1,11 @@
-//! The D-STAR DD bench: every protocol run gets through a clean channel,
+//! The D-STAR DD testbed: every protocol run gets through a clean channel,
 //! and the quick report sections explain every check.
 
 use core::time::Duration;
 
 use linklab_channel::DdConfig;
-use linklab_scenario::dstar::bench::{linux_tcp, tcp_bulk};
 use linklab_scenario::dstar::normcl::dtn_norm_transfer;
+use linklab_scenario::dstar::testbed::{linux_tcp, tcp_bulk};
 use linklab_scenario::dstar::{table_1_with, table_2_with, Table1Config, Table2Config};
 use linklab_scenario::report::{NoProgress, RunOptions};
 

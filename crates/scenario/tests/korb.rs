@@ -8,22 +8,22 @@ use linklab_channel::{ErrorModel, StationId};
 use linklab_core::Streams;
 use linklab_ip::apps::{Ping, PingConfig};
 use linklab_scenario::experiment::Experiment;
-use linklab_scenario::korb::bench::{ip_address, Bench, BenchConfig, IPV4};
 use linklab_scenario::korb::bsd42::Bsd42Config;
 use linklab_scenario::korb::run::{median, ping_sequence, transfers, Direction};
+use linklab_scenario::korb::testbed::{ip_address, Testbed, TestbedConfig, IPV4};
 use linklab_scenario::report::{NoProgress, Paper, RunOptions};
 use linklab_scenario::workload::FileTransfer;
 
-/// The bench with a short call set-up, for tests that are not about it.
-fn quick_setup(circuits: usize) -> BenchConfig {
-    let mut config = BenchConfig::korb1987(circuits);
+/// The testbed with a short call set-up, for tests that are not about it.
+fn quick_setup(circuits: usize) -> TestbedConfig {
+    let mut config = TestbedConfig::korb1987(circuits);
     config.net.call_setup = Delay::Constant(Duration::from_secs(2));
     config
 }
 
 #[test]
 fn ping_crosses_the_network_after_the_circuit_is_set_up() {
-    let config = BenchConfig::korb1987(1);
+    let config = TestbedConfig::korb1987(1);
     let outcome = ping_sequence(&config, &Streams::new(7), 60).unwrap();
     assert!(
         outcome.small.iter().all(Option::is_some),
@@ -88,7 +88,7 @@ fn a_file_arrives_intact_both_ways() {
 
 #[test]
 fn a_4_2bsd_sender_delivers_the_file_to_smoltcp_both_ways() {
-    let mut config = BenchConfig::korb1987_bsd42(1, Bsd42Config::bsd42());
+    let mut config = TestbedConfig::korb1987_bsd42(1, Bsd42Config::bsd42());
     config.net.call_setup = Delay::Constant(Duration::from_secs(2));
     for direction in [Direction::Put, Direction::Get] {
         let t = transfers(&config, &Streams::new(11), direction, 1, 30_000).unwrap();
@@ -124,12 +124,12 @@ fn a_transfer_over_a_lossy_access_line_is_intact_or_fails_clearly() {
     // 14 of a full data packet. LAPB re-sends (T1, REJ); TCP sees delay.
     let mut config = quick_setup(1);
     config.net.access_line.errors = ErrorModel::Independent { ber: 5e-5 };
-    let mut bench = Bench::new(&config, &Streams::new(21)).unwrap();
+    let mut testbed = Testbed::new(&config, &Streams::new(21)).unwrap();
     let data: Vec<u8> = (0..40_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
-    let now = bench.now();
+    let now = testbed.now();
     let mut ftp =
-        FileTransfer::start(bench.hosts_mut(), ip_address(1), &config.tcp, data, now).unwrap();
-    let result = bench.run(&mut [&mut ftp], Duration::from_secs(3600));
+        FileTransfer::start(testbed.hosts_mut(), ip_address(1), &config.tcp, data, now).unwrap();
+    let result = testbed.run(&mut [&mut ftp], Duration::from_secs(3600));
     let report = ftp.report();
     match (result, ftp.failure()) {
         (Ok(()), None) => {
@@ -140,7 +140,7 @@ fn a_transfer_over_a_lossy_access_line_is_intact_or_fails_clearly() {
     }
     let corrupted: u64 = (0..2)
         .flat_map(|i| {
-            let line = bench.net().access_line(i).unwrap();
+            let line = testbed.net().access_line(i).unwrap();
             [0, 1].map(|s| line.stats(StationId(s)).unwrap().lost_to_errors)
         })
         .sum();
@@ -150,27 +150,36 @@ fn a_transfer_over_a_lossy_access_line_is_intact_or_fails_clearly() {
 #[test]
 fn a_transfer_to_an_address_without_a_route_fails_clearly() {
     let config = quick_setup(1);
-    let mut bench = Bench::new(&config, &Streams::new(2)).unwrap();
-    let now = bench.now();
+    let mut testbed = Testbed::new(&config, &Streams::new(2)).unwrap();
+    let now = testbed.now();
     let nowhere = smoltcp::wire::IpAddress::v4(128, 10, 0, 99);
-    let mut ftp =
-        FileTransfer::start(bench.hosts_mut(), nowhere, &config.tcp, vec![1; 1000], now).unwrap();
-    let result = bench.run(&mut [&mut ftp], Duration::from_secs(30));
+    let mut ftp = FileTransfer::start(
+        testbed.hosts_mut(),
+        nowhere,
+        &config.tcp,
+        vec![1; 1000],
+        now,
+    )
+    .unwrap();
+    let result = testbed.run(&mut [&mut ftp], Duration::from_secs(30));
     assert!(result.is_err(), "nothing can arrive");
     assert_eq!(ftp.report().received_octets, 0);
-    let refused = bench.hosts()[0].link().stats().dropped_refused;
+    let refused = testbed.hosts()[0].link().stats().dropped_refused;
     assert!(
         refused > 0,
         "the interface refused the datagrams (no X.121 route)"
     );
-    assert_eq!(bench.hosts()[0].link().ip_stats().dropped_no_route, refused);
+    assert_eq!(
+        testbed.hosts()[0].link().ip_stats().dropped_no_route,
+        refused
+    );
 }
 
 #[test]
 fn a_ping_to_the_other_host_is_answered_by_its_stack() {
     let config = quick_setup(1);
-    let mut bench = Bench::new(&config, &Streams::new(9)).unwrap();
-    let now = bench.now();
+    let mut testbed = Testbed::new(&config, &Streams::new(9)).unwrap();
+    let now = testbed.now();
     let ping_config = PingConfig {
         target: IPV4[1],
         ident: 1,
@@ -179,14 +188,14 @@ fn a_ping_to_the_other_host_is_answered_by_its_stack() {
         interval: Duration::from_secs(1),
         wait: Duration::from_secs(10),
     };
-    let mut ping = Ping::start(bench.hosts_mut(), &ping_config, now).unwrap();
-    bench
+    let mut ping = Ping::start(testbed.hosts_mut(), &ping_config, now).unwrap();
+    testbed
         .run(&mut [&mut ping], Duration::from_secs(60))
         .unwrap();
     assert_eq!(ping.report().received, 5);
     // Both interfaces saw one circuit, opened by host 0.
-    assert_eq!(bench.hosts()[0].link().ip_stats().calls_made, 1);
-    assert_eq!(bench.hosts()[1].link().ip_stats().circuits_opened, 1);
+    assert_eq!(testbed.hosts()[0].link().ip_stats().calls_made, 1);
+    assert_eq!(testbed.hosts()[1].link().ip_stats().circuits_opened, 1);
 }
 
 #[test]

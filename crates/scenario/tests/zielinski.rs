@@ -11,10 +11,10 @@ use linklab_scenario::builtin::{
     ZIELINSKI_FIGS_4_6 as FIGS_4_6_TOML, ZIELINSKI_FIGS_7_9 as FIGS_7_9_TOML,
 };
 use linklab_scenario::report::{NoProgress, RunOptions};
-use linklab_scenario::zielinski::bench::{run_transfer, station_config, TransferSetup};
 use linklab_scenario::zielinski::experiment::{parse, ThroughputExperiment};
 use linklab_scenario::zielinski::published::{check, row};
 use linklab_scenario::zielinski::station::LinkSetup;
+use linklab_scenario::zielinski::testbed::{run_transfer, station_config, TransferSetup};
 use linklab_scenario::zielinski::{theory, RealWindowExperiment};
 
 fn transfer(sender: &str, recipient: &str, radio_bps: u32, serial_bps: u32, k: u8) -> (f64, f64) {

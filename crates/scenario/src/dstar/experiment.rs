@@ -2,10 +2,10 @@
 //! and `dstar-table-2` ([`Table2Config`]), each running its report section
 //! with the file's parameters, one seeded run of one protocol per point.
 
-use super::bench::BenchError;
 use super::sections::{
     table_1_section, table_2_section, Table1Config, Table1Point, Table2Config, Table2Point,
 };
+use super::testbed::TestbedError;
 use crate::experiment::{ExperimentKind, InvalidField};
 use crate::report::{Output, Progress, RunOptions, Section};
 
@@ -19,13 +19,13 @@ fn output(section: Section) -> Output {
 impl ExperimentKind for Table1Config {
     type Point = Table1Point;
     type Result = (f64, u64);
-    type Error = BenchError;
+    type Error = TestbedError;
 
     fn validate(&self) -> Result<(), InvalidField> {
         Table1Config::validate(self)
     }
 
-    fn points(&self, opts: &RunOptions) -> Result<Vec<Table1Point>, BenchError> {
+    fn points(&self, opts: &RunOptions) -> Result<Vec<Table1Point>, TestbedError> {
         Ok(Table1Config::points(self, opts))
     }
 
@@ -34,7 +34,7 @@ impl ExperimentKind for Table1Config {
         opts: &RunOptions,
         point: &Table1Point,
         progress: &dyn Progress,
-    ) -> Result<(f64, u64), BenchError> {
+    ) -> Result<(f64, u64), TestbedError> {
         Table1Config::run_point(self, opts, point, progress)
     }
 
@@ -43,7 +43,7 @@ impl ExperimentKind for Table1Config {
         opts: &RunOptions,
         points: &[Table1Point],
         results: Vec<(f64, u64)>,
-    ) -> Result<Output, BenchError> {
+    ) -> Result<Output, TestbedError> {
         Ok(output(table_1_section(self, opts, points, results)?))
     }
 }
@@ -51,13 +51,13 @@ impl ExperimentKind for Table1Config {
 impl ExperimentKind for Table2Config {
     type Point = Table2Point;
     type Result = (bool, f64);
-    type Error = BenchError;
+    type Error = TestbedError;
 
     fn validate(&self) -> Result<(), InvalidField> {
         Table2Config::validate(self)
     }
 
-    fn points(&self, opts: &RunOptions) -> Result<Vec<Table2Point>, BenchError> {
+    fn points(&self, opts: &RunOptions) -> Result<Vec<Table2Point>, TestbedError> {
         Ok(Table2Config::points(self, opts))
     }
 
@@ -66,7 +66,7 @@ impl ExperimentKind for Table2Config {
         opts: &RunOptions,
         point: &Table2Point,
         progress: &dyn Progress,
-    ) -> Result<(bool, f64), BenchError> {
+    ) -> Result<(bool, f64), TestbedError> {
         Table2Config::run_point(self, opts, point, progress)
     }
 
@@ -75,7 +75,7 @@ impl ExperimentKind for Table2Config {
         opts: &RunOptions,
         points: &[Table2Point],
         results: Vec<(bool, f64)>,
-    ) -> Result<Output, BenchError> {
+    ) -> Result<Output, TestbedError> {
         Ok(output(table_2_section(self, opts, points, results)?))
     }
 }

@@ -2,7 +2,7 @@
 //! reproductions of `linklab reproduce` for
 //! [`Paper::RonanDstar`](crate::report::Paper::RonanDstar).
 //!
-//! - [`bench`](mod@bench): two PCs on the ID-1 DD channel
+//! - [`testbed`](mod@testbed): two PCs on the ID-1 DD channel
 //!   ([`linklab_channel::dstar`]): iperf over smoltcp TCP (IPv4, IPv6),
 //!   UDP/IPv4 for NORM;
 //! - [`tcpcl`](mod@tcpcl): DTN over TCPCLv4 on the same PCs (dtnsend);
@@ -13,12 +13,12 @@
 //! - [`stations`](mod@stations): several radios on one channel, iperf from
 //!   every field station to a base (a section of its own).
 
-pub mod bench;
 mod experiment;
 pub mod normcl;
 mod sections;
 pub mod stations;
 pub mod tcpcl;
+pub mod testbed;
 
 pub use sections::{
     hostile, table_1, table_1_with, table_2, table_2_with, Table1Config, Table2Config, FILE_OCTETS,

@@ -42,7 +42,7 @@ use linklab_ip::ether::{decapsulate, encapsulate, ETHERTYPE_IPV4};
 use linklab_normcl::{Config as ClConfig, Event as ClEvent, Session, TransferId};
 use linklab_sim::{drive, DriveError, World};
 
-use super::bench::{parse_udp_ipv4, udp_ipv4, BenchError, IPV4, MACS, NORM_PORT, NORM_SEGMENT};
+use super::testbed::{parse_udp_ipv4, udp_ipv4, TestbedError, IPV4, MACS, NORM_PORT, NORM_SEGMENT};
 
 /// How long a bundle whose transfer failed (the session refused it)
 /// waits before it goes again (DTN2's minimum link retry interval, as
@@ -81,9 +81,9 @@ struct Node {
     transfers: Vec<(TransferId, TransmitId)>,
 }
 
-fn eid(text: &str) -> Result<Eid, BenchError> {
+fn eid(text: &str) -> Result<Eid, TestbedError> {
     text.parse()
-        .map_err(|e| BenchError::Setup(format!("endpoint {text}: {e:?}")))
+        .map_err(|e| TestbedError::Setup(format!("endpoint {text}: {e:?}")))
 }
 
 impl Node {
@@ -93,8 +93,8 @@ impl Node {
         bits_per_second: f64,
         ack_wait: Duration,
         streams: &Streams,
-    ) -> Result<Node, BenchError> {
-        let setup = |e: &dyn std::fmt::Display| BenchError::Setup(e.to_string());
+    ) -> Result<Node, TestbedError> {
+        let setup = |e: &dyn std::fmt::Display| TestbedError::Setup(e.to_string());
         let (me, peer) = (i + 1, 2 - i);
         let addr = |k: usize| SocketAddr::new(IpAddr::V4(IPV4[k]), NORM_PORT);
         let mut config = AgentConfig::new(eid(&format!("ipn:{me}.0"))?);
@@ -219,13 +219,13 @@ impl DtnOverNorm {
     }
 
     /// dtnsend on PC 1: the file as one bundle, delivery report asked.
-    fn send_file(&mut self, now: Instant) -> Result<(), BenchError> {
+    fn send_file(&mut self, now: Instant) -> Result<(), TestbedError> {
         let mut request = SendRequest::new(eid("ipn:1.1")?, eid("ipn:2.1")?, self.file.clone());
         request.reports = vec![StatusKind::Delivered];
         self.nodes[0]
             .agent
             .send(now, &request)
-            .map_err(|e| BenchError::Setup(e.to_string()))?;
+            .map_err(|e| TestbedError::Setup(e.to_string()))?;
         self.sent_at = Some(now);
         Ok(())
     }
@@ -324,7 +324,7 @@ pub fn dtn_norm_transfer(
     file: Vec<u8>,
     horizon: Duration,
     seed: u64,
-) -> Result<NormClRun, BenchError> {
+) -> Result<NormClRun, TestbedError> {
     let streams = Streams::new(seed);
     let mut medium = DdChannel::new(channel, &streams);
     let octets = file.len();
@@ -352,7 +352,7 @@ pub fn dtn_norm_transfer(
         // clamped to `end`, where the run is done.
         Ok(_) | Err(DriveError::Stalled { .. }) | Err(DriveError::Horizon { .. }) => {}
         Err(DriveError::Livelock { at }) => {
-            return Err(BenchError::Livelock {
+            return Err(TestbedError::Livelock {
                 at_s: at.as_secs_f64(),
             })
         }

@@ -7,9 +7,9 @@ use linklab_channel::{DdConfig, ErrorModel, GilbertElliott};
 use linklab_core::Streams;
 use linklab_sim::ConfidenceInterval;
 
-use super::bench::{linux_tcp, tcp_bulk, BenchError};
 use super::normcl::dtn_norm_transfer;
 use super::tcpcl::dtn_tcpcl_transfer;
+use super::testbed::{linux_tcp, tcp_bulk, TestbedError};
 use crate::experiment::{in_range, run_all, InvalidField};
 use crate::published::{load, Row, Source, DSTAR_DD};
 use crate::report::{Basis, Check, Paper, Progress, RunOptions, Section, Table};
@@ -65,7 +65,7 @@ const PROTOCOLS: [&str; 5] = [
 ];
 
 /// The published rows of `configuration`, in the order of [`PROTOCOLS`].
-fn published(configuration: Configuration) -> Result<Vec<Published>, BenchError> {
+fn published(configuration: Configuration) -> Result<Vec<Published>, TestbedError> {
     let rows = load::<Published>()?;
     PROTOCOLS
         .iter()
@@ -73,7 +73,7 @@ fn published(configuration: Configuration) -> Result<Vec<Published>, BenchError>
             rows.iter()
                 .find(|r| r.configuration == configuration && r.protocol == protocol)
                 .cloned()
-                .ok_or(BenchError::Unpublished { protocol })
+                .ok_or(TestbedError::Unpublished { protocol })
         })
         .collect()
 }
@@ -152,7 +152,7 @@ fn ci(samples: &[f64]) -> (f64, f64) {
 
 /// Table I: the five protocols on the clean channel, as the paper ran
 /// them.
-pub fn table_1(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, BenchError> {
+pub fn table_1(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, TestbedError> {
     table_1_with(&Table1Config::paper(), opts, progress)
 }
 
@@ -161,7 +161,7 @@ pub fn table_1_with(
     config: &Table1Config,
     opts: &RunOptions,
     progress: &dyn Progress,
-) -> Result<Section, BenchError> {
+) -> Result<Section, TestbedError> {
     let (points, results) = run_all(config, opts, progress)?;
     table_1_section(config, opts, &points, results)
 }
@@ -186,7 +186,7 @@ impl Table1Config {
         opts: &RunOptions,
         &(row, r): &Table1Point,
         progress: &dyn Progress,
-    ) -> Result<(f64, u64), BenchError> {
+    ) -> Result<(f64, u64), TestbedError> {
         let duration = Duration::from_secs(self.iperf_seconds);
         let channel = self.channel();
         let seed = Streams::new(opts.seed).stream_index(r as u64).next_u64();
@@ -228,7 +228,7 @@ pub(crate) fn table_1_section(
     opts: &RunOptions,
     points: &[Table1Point],
     results: Vec<(f64, u64)>,
-) -> Result<Section, BenchError> {
+) -> Result<Section, TestbedError> {
     let (duration, object) = (
         Duration::from_secs(config.iperf_seconds),
         config.file_octets,
@@ -557,7 +557,7 @@ impl Completions {
 }
 
 /// Table II: completion rates on the hostile path, as in the report.
-pub fn table_2(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, BenchError> {
+pub fn table_2(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, TestbedError> {
     table_2_with(&Table2Config::paper(), opts, progress)
 }
 
@@ -566,7 +566,7 @@ pub fn table_2_with(
     config: &Table2Config,
     opts: &RunOptions,
     progress: &dyn Progress,
-) -> Result<Section, BenchError> {
+) -> Result<Section, TestbedError> {
     let (points, results) = run_all(config, opts, progress)?;
     table_2_section(config, opts, &points, results)
 }
@@ -598,7 +598,7 @@ impl Table2Config {
         opts: &RunOptions,
         &(r, row): &Table2Point,
         progress: &dyn Progress,
-    ) -> Result<(bool, f64), BenchError> {
+    ) -> Result<(bool, f64), TestbedError> {
         let channel = hostile(self.good_s, self.fade_s, self.ber_fade);
         let tcp = linux_tcp(Some(Duration::from_secs(self.tcp_timeout_s)));
         let duration = Duration::from_secs(self.iperf_seconds);
@@ -642,7 +642,7 @@ pub(crate) fn table_2_section(
     opts: &RunOptions,
     points: &[Table2Point],
     results: Vec<(bool, f64)>,
-) -> Result<Section, BenchError> {
+) -> Result<Section, TestbedError> {
     let runs = config.runs(opts);
     let mut ours: [Completions; 5] = Default::default();
     for (&(_, row), (done, bytes_per_s)) in points.iter().zip(results) {

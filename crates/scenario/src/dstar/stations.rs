@@ -28,7 +28,9 @@ use linklab_ip::{EthInterface, Host, TcpConfig};
 use linklab_sim::{ConfidenceInterval, Metric, ReplicationOutput, Runner};
 use smoltcp::wire::{IpAddress, IpEndpoint};
 
-use super::bench::{ipv4, linux_tcp, mac, pc, run_pcs, Application, BenchError, IPERF_PORT, MTU};
+use super::testbed::{
+    ipv4, linux_tcp, mac, pc, run_pcs, Application, TestbedError, IPERF_PORT, MTU,
+};
 use crate::report::{
     Check, Figure, Paper, Point, Progress, RunOptions, Section, Series, SeriesStyle, Table,
 };
@@ -180,9 +182,9 @@ pub fn tcp_to_base(
     tcp: &TcpConfig,
     duration: Duration,
     streams: &Streams,
-) -> Result<StationsRun, BenchError> {
+) -> Result<StationsRun, TestbedError> {
     if stations < 2 {
-        return Err(BenchError::Setup(format!(
+        return Err(TestbedError::Setup(format!(
             "{stations} stations: a base and at least one field station are needed"
         )));
     }
@@ -202,13 +204,13 @@ pub fn tcp_to_base(
     for i in 0..base {
         let port = IPERF_PORT + i as u16;
         let server =
-            FileReceiver::listen(&mut hosts[base], tcp, port).map_err(BenchError::Setup)?;
+            FileReceiver::listen(&mut hosts[base], tcp, port).map_err(TestbedError::Setup)?;
         flows.servers.push(server);
     }
     let end = Instant::ZERO + duration;
     run_pcs(&mut medium, &mut hosts, &mut flows, end)?;
     if let Some(failure) = flows.failure {
-        return Err(BenchError::Setup(failure));
+        return Err(TestbedError::Setup(failure));
     }
     Ok(StationsRun {
         bytes_per_s: flows
@@ -253,7 +255,7 @@ fn rule(contention: Contention) -> &'static str {
     }
 }
 
-fn sweep(opts: &RunOptions, progress: &dyn Progress) -> Result<Vec<Cell>, BenchError> {
+fn sweep(opts: &RunOptions, progress: &dyn Progress) -> Result<Vec<Cell>, TestbedError> {
     let runs = if opts.quick { RUNS.1 } else { RUNS.0 };
     let rules = [Contention::AllKey, Contention::OneKeys];
     progress.add_work(runs * (rules.len() * STATIONS.len()) as u64);
@@ -285,12 +287,12 @@ fn sweep(opts: &RunOptions, progress: &dyn Progress) -> Result<Vec<Cell>, BenchE
                     .value(FAIRNESS, run.fairness())
                     .value(COLLIDED, run.collided())
                     .value(BACKLOG, run.base_backlog() as f64);
-                Ok::<_, BenchError>(out)
+                Ok::<_, TestbedError>(out)
             })?;
             let ci = |metric| {
                 report
                     .ci(metric)
-                    .ok_or(BenchError::Setup(format!("{runs} runs give no interval")))
+                    .ok_or(TestbedError::Setup(format!("{runs} runs give no interval")))
             };
             cells.push(Cell {
                 contention,
@@ -308,7 +310,7 @@ fn sweep(opts: &RunOptions, progress: &dyn Progress) -> Result<Vec<Cell>, BenchE
 
 /// The section of `reproduce`: aggregate and per-station TCP throughput
 /// against the number of stations, under both access rules.
-pub fn section(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, BenchError> {
+pub fn section(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, TestbedError> {
     let cells = sweep(opts, progress)?;
     Ok(Section {
         heading: "Several radios on one DD channel (section I's emergency case)".into(),
@@ -496,9 +498,9 @@ fn shared_check(cells: &[Cell]) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dstar::bench::tcp_bulk;
+    use crate::dstar::testbed::tcp_bulk;
 
-    /// With two stations the section's bench is Table I's IPv4 iperf run,
+    /// With two stations the section's testbed is Table I's IPv4 iperf run,
     /// to the octet.
     #[test]
     fn two_stations_are_table_i() {

@@ -2,7 +2,7 @@
 //! a bundle agent ([`linklab_dtn::Agent`]) on each PC, a TCPCLv4 session
 //! ([`linklab_tcpcl::Session`], RFC 9174) between them over one smoltcp
 //! TCP connection on the same Ethernet interface as iperf
-//! (`bench::run_pcs`).
+//! (`testbed::run_pcs`).
 //!
 //! PC 1 connects to PC 2's TCPCL port (the active entity, RFC 9174
 //! section 3.1); once the session is established (contact headers and
@@ -46,7 +46,7 @@ use smoltcp::iface::SocketHandle;
 use smoltcp::socket::tcp;
 use smoltcp::wire::{IpAddress, IpEndpoint};
 
-use super::bench::{pcs, run_pcs, Application, BenchError, IPV4};
+use super::testbed::{pcs, run_pcs, Application, TestbedError, IPV4};
 
 /// TCPCL's registered port (RFC 9174 section 8.1).
 pub const TCPCL_PORT: u16 = 4556;
@@ -203,9 +203,9 @@ struct DtnOverTcpcl {
     failure: Option<String>,
 }
 
-fn eid(text: &str) -> Result<Eid, BenchError> {
+fn eid(text: &str) -> Result<Eid, TestbedError> {
     text.parse()
-        .map_err(|e| BenchError::Setup(format!("endpoint {text}: {e:?}")))
+        .map_err(|e| TestbedError::Setup(format!("endpoint {text}: {e:?}")))
 }
 
 impl DtnOverTcpcl {
@@ -213,8 +213,8 @@ impl DtnOverTcpcl {
         hosts: &mut [Host<EthInterface>; 2],
         tcp: &TcpConfig,
         file: Vec<u8>,
-    ) -> Result<Self, BenchError> {
-        let setup = |e: &dyn std::fmt::Display| BenchError::Setup(e.to_string());
+    ) -> Result<Self, TestbedError> {
+        let setup = |e: &dyn std::fmt::Display| TestbedError::Setup(e.to_string());
         let mut nodes = Vec::with_capacity(2);
         for (i, host) in hosts.iter_mut().enumerate() {
             let node = i + 1;
@@ -246,7 +246,7 @@ impl DtnOverTcpcl {
             });
         }
         let Ok(nodes) = nodes.try_into() else {
-            return Err(BenchError::Setup("two nodes".into()));
+            return Err(TestbedError::Setup("two nodes".into()));
         };
         Ok(DtnOverTcpcl {
             nodes,
@@ -450,7 +450,7 @@ pub fn dtn_tcpcl_transfer(
     file: Vec<u8>,
     horizon: Duration,
     seed: u64,
-) -> Result<DtnRun, BenchError> {
+) -> Result<DtnRun, TestbedError> {
     let streams = Streams::new(seed);
     let mut medium = DdChannel::new(channel, &streams);
     let mut hosts = pcs(&streams);
@@ -474,7 +474,7 @@ pub fn dtn_tcpcl_transfer(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dstar::bench::linux_tcp;
+    use crate::dstar::testbed::linux_tcp;
 
     #[test]
     fn the_bundle_arrives_and_the_delivery_report_comes_back() {

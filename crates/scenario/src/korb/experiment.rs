@@ -9,8 +9,8 @@ use serde::Deserialize;
 
 use linklab_channel::x25net::PerCallLimit;
 
-use super::bench::{BenchConfig, RFC877_MTU, SEGMENT_OCTETS};
 use super::run::{median, ping_sequence, transfers, Direction, SETTLED_FROM};
+use super::testbed::{TestbedConfig, RFC877_MTU, SEGMENT_OCTETS};
 use super::KorbError;
 use crate::experiment::{
     run_all, validate_replications, Experiment, ExperimentError, ExperimentKind, InvalidField,
@@ -145,10 +145,10 @@ where
 }
 
 impl PingExperiment {
-    /// Runs the ping sequence on `bench`.
+    /// Runs the ping sequence on `testbed`.
     pub fn simulate(
         &self,
-        bench: &BenchConfig,
+        testbed: &TestbedConfig,
         opts: &RunOptions,
         progress: &dyn Progress,
     ) -> Result<PingStats, KorbError> {
@@ -160,7 +160,7 @@ impl PingExperiment {
         );
         let pings = self.pings;
         let report = replicate(opts, 1, counts, progress, "Korb Table 1: ping", |streams| {
-            let outcome = ping_sequence(bench, &streams, pings)?;
+            let outcome = ping_sequence(testbed, &streams, pings)?;
             let mut out = ReplicationOutput::new();
             for (size, rtts) in [(64, &outcome.small), (512, &outcome.large)] {
                 for settled in [false, true] {
@@ -230,7 +230,7 @@ impl ExperimentKind for PingExperiment {
         (): &(),
         progress: &dyn Progress,
     ) -> Result<Output, KorbError> {
-        let stats = self.simulate(&BenchConfig::korb1987(1), opts, progress)?;
+        let stats = self.simulate(&TestbedConfig::korb1987(1), opts, progress)?;
         let mut table = Table {
             id: "korb-ping".into(),
             title: format!(
@@ -394,23 +394,23 @@ impl FtpExperiment {
             .map_err(|e: ExperimentError| KorbError::Experiment(Box::new(e)))
     }
 
-    /// The bench for `circuits` circuits with this file's TCP.
-    pub fn bench(&self, circuits: usize) -> BenchConfig {
-        let mut bench = match self.tcp {
-            Tcp::Smoltcp => BenchConfig::korb1987(circuits),
-            Tcp::Bsd42 => BenchConfig::korb1987_bsd42(circuits, self.bsd42_timers()),
+    /// The testbed for `circuits` circuits with this file's TCP.
+    pub fn testbed(&self, circuits: usize) -> TestbedConfig {
+        let mut testbed = match self.tcp {
+            Tcp::Smoltcp => TestbedConfig::korb1987(circuits),
+            Tcp::Bsd42 => TestbedConfig::korb1987_bsd42(circuits, self.bsd42_timers()),
         };
-        bench.tcp.window_octets = self.window_octets;
-        bench.tcp.send_buffer_octets = self.window_octets;
-        bench.segment_octets = self.segment_octets();
-        bench.tcp.congestion = self.congestion.smoltcp();
+        testbed.tcp.window_octets = self.window_octets;
+        testbed.tcp.send_buffer_octets = self.window_octets;
+        testbed.segment_octets = self.segment_octets();
+        testbed.tcp.congestion = self.congestion.smoltcp();
         if let Some(rate_bps) = self.per_call_limit_bps {
-            bench.net.per_call = Some(PerCallLimit {
+            testbed.net.per_call = Some(PerCallLimit {
                 rate_bps,
                 burst_octets: RFC877_MTU as u32,
             });
         }
-        bench
+        testbed
     }
 
     /// The TCP segment size, octets.
@@ -594,11 +594,11 @@ impl ExperimentKind for FtpExperiment {
             self.max_replications,
             self.quick_replications,
         );
-        let bench = self.bench(circuits);
+        let testbed = self.testbed(circuits);
         let offset = 100 + circuits as u64 * 2 + u64::from(direction == Direction::Get);
         let (files, octets) = (self.files, self.file_octets);
         let report = replicate(opts, offset, counts, progress, "Korb: FTP", |streams| {
-            let t = transfers(&bench, &streams, direction, files, octets)?;
+            let t = transfers(&testbed, &streams, direction, files, octets)?;
             let mut out = ReplicationOutput::new();
             out.value(RATE, t.rate_bps)
                 .value(MAX_TIME, t.max_time_s)

@@ -2,7 +2,7 @@
 //! network" (Purdue CSD-TR-664, 1987): the reproductions of `linklab
 //! reproduce` for [`Paper::Korb1987`](crate::report::Paper::Korb1987).
 //!
-//! - [`bench`](mod@bench): two hosts (smoltcp over IP over X.25 over LAPB) on the
+//! - [`testbed`](mod@testbed): two hosts (smoltcp over IP over X.25 over LAPB) on the
 //!   simulated ACCUNET ([`linklab_channel::x25net`]);
 //! - [`run`]: one replication of the ping sequence, an FTP transfer and
 //!   the five simultaneous puts;
@@ -42,12 +42,12 @@
 //! Every run is in virtual time and determined by its configuration and
 //! seed; nothing here does I/O.
 
-pub mod bench;
 pub mod bsd42;
 pub mod experiment;
 pub mod reference;
 pub mod run;
 mod sections;
+pub mod testbed;
 
 pub use sections::{larger_segments, retransmissions, table_1, table_4, tables_2_3};
 
@@ -62,9 +62,9 @@ pub enum KorbError {
     /// A built-in experiment file is not valid.
     #[error("experiment file: {0}")]
     Experiment(#[from] Box<crate::experiment::ExperimentError>),
-    /// The bench could not be built or a run failed.
+    /// The testbed could not be built or a run failed.
     #[error(transparent)]
-    Bench(#[from] bench::BenchError),
+    Testbed(#[from] testbed::TestbedError),
     /// A metric had no value in any replication.
     #[error("no replication measured {0}")]
     NoResult(String),

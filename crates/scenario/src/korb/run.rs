@@ -1,4 +1,4 @@
-//! One replication of each of Korb's experiments on the [`Bench`]:
+//! One replication of each of Korb's experiments on the [`Testbed`]:
 //! the ping sequence of section 3.1, one FTP transfer (sections 3.3 and
 //! 3.4) and five simultaneous puts (section 3.5).
 
@@ -11,7 +11,9 @@ use linklab_ip::apps::{FileReceiver, Ping, PingConfig};
 use crate::workload::{FileTransfer, Workload};
 use linklab_ip::{Host, TcpCounters, X25Interface};
 
-use super::bench::{ip_address, Bench, BenchConfig, BenchError, Bsd42Flow, FtpSender, IPV4};
+use super::testbed::{
+    ip_address, Bsd42Flow, FtpSender, Testbed, TestbedConfig, TestbedError, IPV4,
+};
 
 /// The file of section 3.3, octets.
 pub const FTP_FILE_OCTETS: usize = 175_426;
@@ -57,7 +59,7 @@ pub struct PingOutcome {
 
 /// One ping run of `count` requests of `size` octets (ICMP header and
 /// data, as `ping -s size-8`), one a second.
-fn ping(bench: &mut Bench, size: usize, count: u16) -> Result<Vec<Option<f64>>, BenchError> {
+fn ping(testbed: &mut Testbed, size: usize, count: u16) -> Result<Vec<Option<f64>>, TestbedError> {
     let config = PingConfig {
         target: IPV4[1],
         ident: size as u16,
@@ -66,9 +68,10 @@ fn ping(bench: &mut Bench, size: usize, count: u16) -> Result<Vec<Option<f64>>, 
         interval: Duration::from_secs(1),
         wait: Duration::from_secs(60),
     };
-    let now = bench.now();
-    let mut ping = Ping::start(bench.hosts_mut(), &config, now).map_err(BenchError::Workload)?;
-    bench.run(&mut [&mut ping], HORIZON)?;
+    let now = testbed.now();
+    let mut ping =
+        Ping::start(testbed.hosts_mut(), &config, now).map_err(TestbedError::Workload)?;
+    testbed.run(&mut [&mut ping], HORIZON)?;
     Ok(ping
         .rtts()
         .iter()
@@ -79,16 +82,16 @@ fn ping(bench: &mut Bench, size: usize, count: u16) -> Result<Vec<Option<f64>>, 
 /// Section 3.1: 100 pings of 64 octets then 100 of 512, one a second,
 /// from Purdue to CSNET, starting with no circuit open.
 pub fn ping_sequence(
-    config: &BenchConfig,
+    config: &TestbedConfig,
     streams: &Streams,
     count: u16,
-) -> Result<PingOutcome, BenchError> {
-    let mut bench = Bench::new(config, streams)?;
+) -> Result<PingOutcome, TestbedError> {
+    let mut testbed = Testbed::new(config, streams)?;
     // Let LAPB and the packet layers come up (a few ms) so that the first
     // ping waits for the circuit only, as on a running system.
-    bench.idle(Duration::from_secs(1))?;
-    let small = ping(&mut bench, 64, count)?;
-    let large = ping(&mut bench, 512, count)?;
+    testbed.idle(Duration::from_secs(1))?;
+    let small = ping(&mut testbed, 64, count)?;
+    let large = ping(&mut testbed, 512, count)?;
     Ok(PingOutcome { small, large })
 }
 
@@ -157,16 +160,16 @@ impl<W: Workload<X25Interface>> Workload<X25Interface> for Swapped<W> {
 /// FTP control connection has opened the first circuit (modelled by one
 /// echo exchange: the control connection's traffic is what opens it).
 pub fn transfers(
-    config: &BenchConfig,
+    config: &TestbedConfig,
     streams: &Streams,
     direction: Direction,
     files: usize,
     octets: usize,
-) -> Result<TransferOutcome, BenchError> {
-    let mut bench = Bench::new(config, streams)?;
-    bench.idle(Duration::from_secs(1))?;
-    ping(&mut bench, 64, 1)?;
-    let now = bench.now();
+) -> Result<TransferOutcome, TestbedError> {
+    let mut testbed = Testbed::new(config, streams)?;
+    testbed.idle(Duration::from_secs(1))?;
+    ping(&mut testbed, 64, 1)?;
+    let now = testbed.now();
     let (sender, receiver) = match direction {
         Direction::Put => (0, 1),
         Direction::Get => (1, 0),
@@ -175,7 +178,7 @@ pub fn transfers(
         let flows = (0..files)
             .map(|i| {
                 bsd42_flow(
-                    &mut bench,
+                    &mut testbed,
                     config,
                     streams,
                     timers,
@@ -185,14 +188,14 @@ pub fn transfers(
                 )
             })
             .collect::<Result<Vec<_>, _>>()?;
-        return bsd42_transfers(bench, sender, flows, octets);
+        return bsd42_transfers(testbed, sender, flows, octets);
     }
     let mut ftps = Vec::with_capacity(files);
     for i in 0..files {
         let data: Vec<u8> = (0..octets).map(|o| (o * 31 + i * 7) as u8).collect();
         let port = u16::try_from(i).unwrap_or(u16::MAX);
         let ports = (49152u16.saturating_add(port), 2000u16.saturating_add(port));
-        let hosts = bench.hosts_mut();
+        let hosts = testbed.hosts_mut();
         if sender == 1 {
             hosts.swap(0, 1);
         }
@@ -201,7 +204,7 @@ pub fn transfers(
         if sender == 1 {
             hosts.swap(0, 1);
         }
-        ftps.push(Swapped(ftp.map_err(BenchError::Workload)?));
+        ftps.push(Swapped(ftp.map_err(TestbedError::Workload)?));
     }
     let result = {
         let mut workloads: Vec<&mut dyn Workload<X25Interface>> = if sender == 1 {
@@ -213,12 +216,12 @@ pub fn transfers(
                 .map(|f| &mut f.0 as &mut dyn Workload<X25Interface>)
                 .collect()
         };
-        bench.run(&mut workloads, HORIZON)
+        testbed.run(&mut workloads, HORIZON)
     };
     // A transfer that did not finish by the horizon counts as failed (as
     // the paper's starred rows), not as an error of the experiment.
     match result {
-        Ok(()) | Err(BenchError::Horizon { .. }) => {}
+        Ok(()) | Err(TestbedError::Horizon { .. }) => {}
         Err(e) => return Err(e),
     }
     let reports: Vec<_> = ftps.iter().map(|f| (f.0.report(), f.0.failure())).collect();
@@ -235,7 +238,7 @@ pub fn transfers(
     } else {
         0.0
     };
-    let [s, r] = [sender, receiver].map(|i| bench.hosts()[i].link());
+    let [s, r] = [sender, receiver].map(|i| testbed.hosts()[i].link());
     Ok(TransferOutcome {
         completed,
         started: files,
@@ -254,20 +257,20 @@ pub fn transfers(
 /// `"bsd42/{i}"`) to a smoltcp socket on the other host, on the ports the
 /// smoltcp transfers use.
 fn bsd42_flow(
-    bench: &mut Bench,
-    config: &BenchConfig,
+    testbed: &mut Testbed,
+    config: &TestbedConfig,
     streams: &Streams,
     timers: &Bsd42Config,
     (sender, i): (usize, usize),
     octets: usize,
     now: Instant,
-) -> Result<Bsd42Flow, BenchError> {
+) -> Result<Bsd42Flow, TestbedError> {
     let data: Vec<u8> = (0..octets).map(|o| (o * 31 + i * 7) as u8).collect();
     let port = u16::try_from(i).unwrap_or(u16::MAX);
     let (client, server) = (49152u16.saturating_add(port), 2000u16.saturating_add(port));
     let receiver = 1 - sender;
-    let listener = FileReceiver::listen(&mut bench.hosts_mut()[receiver], &config.tcp, server)
-        .map_err(BenchError::Workload)?;
+    let listener = FileReceiver::listen(&mut testbed.hosts_mut()[receiver], &config.tcp, server)
+        .map_err(TestbedError::Workload)?;
     let iss = streams.stream(&format!("bsd42/{i}")).next_u64() as u32;
     let tcp = Bsd42Sender::connect(
         timers.clone(),
@@ -294,13 +297,13 @@ fn bsd42_flow(
 /// Runs [`Bsd42Flow`]s from host `sender` and measures them as
 /// [`transfers`] does.
 fn bsd42_transfers(
-    mut bench: Bench,
+    mut testbed: Testbed,
     sender: usize,
     mut flows: Vec<Bsd42Flow>,
     octets: usize,
-) -> Result<TransferOutcome, BenchError> {
-    match bench.run_bsd42(sender, &mut flows, HORIZON) {
-        Ok(()) | Err(BenchError::Horizon { .. }) => {}
+) -> Result<TransferOutcome, TestbedError> {
+    match testbed.run_bsd42(sender, &mut flows, HORIZON) {
+        Ok(()) | Err(TestbedError::Horizon { .. }) => {}
         Err(e) => return Err(e),
     }
     let completed = flows
@@ -317,7 +320,7 @@ fn bsd42_transfers(
     } else {
         0.0
     };
-    let [s, r] = [sender, 1 - sender].map(|i| bench.hosts()[i].link());
+    let [s, r] = [sender, 1 - sender].map(|i| testbed.hosts()[i].link());
     Ok(TransferOutcome {
         completed,
         started: files,
@@ -326,7 +329,7 @@ fn bsd42_transfers(
         sent: s.device().tx_sniffer().counters(),
         received: r.device().rx_sniffer().counters(),
         circuits: s.ip_stats().circuits_opened,
-        dropped: s.stats().dropped_refused + bench.device_drops(),
+        dropped: s.stats().dropped_refused + testbed.device_drops(),
         timeouts: flows.iter().map(|f| f.sender.stats().timeouts).sum(),
     })
 }

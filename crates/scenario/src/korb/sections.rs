@@ -12,10 +12,10 @@ mod larger_segments;
 
 pub use larger_segments::larger_segments;
 
-use super::bench::{addresses, tcp_4_2bsd, BenchConfig, IFQ_MAXLEN};
 use super::experiment::{FtpExperiment, FtpRow, PingExperiment};
 use super::reference::{FtpExperiment as Published, FtpRow as PublishedFtp, PingRow};
 use super::run::Direction;
+use super::testbed::{addresses, tcp_4_2bsd, TestbedConfig, IFQ_MAXLEN};
 use super::KorbError;
 use crate::published::load;
 use crate::report::{
@@ -68,7 +68,7 @@ fn gap(ours: f64, paper: f64) -> String {
 pub fn table_1(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, KorbError> {
     let experiment = PingExperiment::from_toml(builtin::KORB_TABLE_1)?;
     let published = load::<PingRow>()?;
-    let stats = experiment.simulate(&BenchConfig::korb1987(1), opts, progress)?;
+    let stats = experiment.simulate(&TestbedConfig::korb1987(1), opts, progress)?;
     let mut section = Section {
         heading: "Table 1: ping round trips over ACCUNET".into(),
         text: section_text!(

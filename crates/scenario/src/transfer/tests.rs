@@ -100,7 +100,7 @@ fn replication_stations_draw_the_slot_phases_from_the_replication_s_streams() {
     }
     assert_ne!(stations[0].slot_phase, stations[1].slot_phase);
 
-    // The same streams give the same stations (as Bench::new draws
+    // The same streams give the same stations (as Testbed::new draws
     // them); another replication or another master seed does not.
     assert_eq!(replication_stations(&config, &streams), stations);
     assert_eq!(

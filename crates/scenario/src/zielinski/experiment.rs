@@ -19,8 +19,8 @@ use linklab_models::zielinski::Params;
 use linklab_sim::{try_map_ordered, ConfidenceInterval};
 use serde::Deserialize;
 
-use super::bench::{run_transfer, station_config, TransferSetup};
 use super::station::LinkSetup;
+use super::testbed::{run_transfer, station_config, TransferSetup};
 use super::ZielinskiError;
 use crate::experiment::{
     all_in_range, each_valid, file_name_id, in_range, Experiment, ExperimentError, ExperimentKind,

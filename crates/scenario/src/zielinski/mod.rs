@@ -3,11 +3,11 @@
 //! inside each TNC, set against the paper's model (eq. 1-5) and the
 //! throughputs it measured (sections 3.1 and 3.2).
 
-pub mod bench;
 pub mod experiment;
 pub mod published;
 pub mod reproduce;
 pub mod station;
+pub mod testbed;
 
 pub use experiment::{
     RealWindowExperiment, ThroughputExperiment, REAL_WINDOW_KIND, THROUGHPUT_KIND,

@@ -251,7 +251,7 @@ impl FirmwareTnc {
                     self.packetising -= block.len();
                     self.in_engine.push_back(block.len());
                     // The engine takes any block of at most N1 octets
-                    // while connected; the bench writes only then.
+                    // while connected; the testbed writes only then.
                     let _ = self.engine.send(block);
                 }
                 Job::Transmit => {}

@@ -3,8 +3,8 @@
 
 use linklab_channel::x25net::X25NetConfig;
 
-use super::super::bench::addresses;
 use super::super::experiment::{FtpExperiment, FtpRow};
+use super::super::testbed::addresses;
 use super::super::KorbError;
 use super::{model_text, TOLERANCE, TUNED_MIN_RTO_S};
 use crate::builtin;

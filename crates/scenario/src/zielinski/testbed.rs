@@ -84,14 +84,14 @@ enum Goal {
     Delivered(usize),
 }
 
-struct Bench {
+struct Testbed {
     radio: RadioChannel,
     tncs: [FirmwareTnc; 2],
     now: Instant,
     goal: Goal,
 }
 
-impl World for Bench {
+impl World for Testbed {
     fn settle(&mut self, now: Instant) {
         self.exchange(now);
     }
@@ -129,7 +129,7 @@ impl World for Bench {
     }
 }
 
-impl Bench {
+impl Testbed {
     /// Runs until `goal`, from `self.now`.
     fn run_until(&mut self, goal: Goal, phase: &'static str) -> Result<(), ZielinskiError> {
         self.goal = goal;
@@ -232,7 +232,7 @@ pub fn run_transfer(
     );
     let a = "N0SEND".parse()?;
     let b = "N0RECV".parse()?;
-    let mut bench = Bench {
+    let mut testbed = Testbed {
         radio,
         tncs: [
             FirmwareTnc::new(&setup.sender, setup.link, a, b)?,
@@ -242,20 +242,20 @@ pub fn run_transfer(
         goal: Goal::Connected,
     };
 
-    let _ = bench.tncs[SENDER].engine.connect(Instant::ZERO); // AX.25: combined, always honoured
-    bench.tncs[SENDER].handle_timeout(Instant::ZERO);
-    bench.run_until(Goal::Connected, "connect")?;
-    let start = bench.now + Duration::from_secs(1);
-    bench.now = start;
-    bench.tncs[SENDER].host_write(start, &file);
-    bench.run_until(Goal::Delivered(file.len()), "transfer")?;
-    let end = bench.tncs[RECIPIENT]
+    let _ = testbed.tncs[SENDER].engine.connect(Instant::ZERO); // AX.25: combined, always honoured
+    testbed.tncs[SENDER].handle_timeout(Instant::ZERO);
+    testbed.run_until(Goal::Connected, "connect")?;
+    let start = testbed.now + Duration::from_secs(1);
+    testbed.now = start;
+    testbed.tncs[SENDER].host_write(start, &file);
+    testbed.run_until(Goal::Delivered(file.len()), "transfer")?;
+    let end = testbed.tncs[RECIPIENT]
         .last_delivery
-        .ok_or_else(|| bench.stalled("transfer"))?;
+        .ok_or_else(|| testbed.stalled("transfer"))?;
     let duration = end - start;
     Ok(TransferResult {
         duration,
         throughput_bps: 8.0 * setup.file_octets as f64 / duration.as_secs_f64(),
-        real_windows: std::mem::take(&mut bench.tncs[SENDER].bursts),
+        real_windows: std::mem::take(&mut testbed.tncs[SENDER].bursts),
     })
 }

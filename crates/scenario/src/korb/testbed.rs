@@ -1,4 +1,4 @@
-//! The test bench of Korb (1987, section 2): two 4.2BSD hosts, each a
+//! The testbed of Korb (1987, section 2): two 4.2BSD hosts, each a
 //! smoltcp stack (with, if configured, 4.2BSD TCP senders beside it,
 //! [`FtpSender::Bsd42`]) over IP over X.25 ([`X25Interface`]: RFC 877
 //! circuits on the real X.25 packet layer and LAPB), on the two access
@@ -45,7 +45,7 @@ const TCP_IP_HEADERS: usize = 40;
 
 /// How the two hosts and the network are set up.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BenchConfig {
+pub struct TestbedConfig {
     /// The network (access lines, transit delay, flow control, set-up).
     pub net: X25NetConfig,
     /// TCP on both hosts.
@@ -71,7 +71,7 @@ pub struct BenchConfig {
 /// The TCP that sends a file (the receiver is always smoltcp).
 #[derive(Debug, Clone, PartialEq)]
 pub enum FtpSender {
-    /// A smoltcp socket configured by [`BenchConfig::tcp`] (RFC 6298
+    /// A smoltcp socket configured by [`TestbedConfig::tcp`] (RFC 6298
     /// retransmission timer).
     Smoltcp,
     /// [`Bsd42Sender`]: 4.2BSD's retransmission timer, go-back-N and no
@@ -79,7 +79,7 @@ pub enum FtpSender {
     Bsd42(Bsd42Config),
 }
 
-impl BenchConfig {
+impl TestbedConfig {
     /// Korb's apparatus: the calibrated ACCUNET model
     /// ([`X25NetConfig::korb1987`]), 4.2BSD TCP ([`tcp_4_2bsd`]), and
     /// the RFC 877 interface with at most `max_circuits` circuits, a new
@@ -90,8 +90,8 @@ impl BenchConfig {
     /// 2048-octet window (four segments) never queues more than two, and
     /// a threshold of two could never open a third circuit for it, while
     /// Table 3 has four circuits well ahead of two.
-    pub fn korb1987(max_circuits: usize) -> BenchConfig {
-        BenchConfig {
+    pub fn korb1987(max_circuits: usize) -> TestbedConfig {
+        TestbedConfig {
             net: X25NetConfig::korb1987(addresses()),
             tcp: tcp_4_2bsd(),
             max_circuits,
@@ -103,14 +103,14 @@ impl BenchConfig {
         }
     }
 
-    /// As [`BenchConfig::korb1987`] with files sent by [`Bsd42Sender`]s
+    /// As [`TestbedConfig::korb1987`] with files sent by [`Bsd42Sender`]s
     /// (`timers`) and the interface queue of a 4.2BSD host: `IFQ_MAXLEN`,
     /// 50 datagrams (CSRG `net/if.h`), past which `IF_QFULL` drops.
-    pub fn korb1987_bsd42(max_circuits: usize, timers: Bsd42Config) -> BenchConfig {
-        BenchConfig {
+    pub fn korb1987_bsd42(max_circuits: usize, timers: Bsd42Config) -> TestbedConfig {
+        TestbedConfig {
             interface_queue: IFQ_MAXLEN,
             sender: FtpSender::Bsd42(timers),
-            ..BenchConfig::korb1987(max_circuits)
+            ..TestbedConfig::korb1987(max_circuits)
         }
     }
 }
@@ -158,9 +158,9 @@ pub fn ip_address(i: usize) -> IpAddress {
     IpAddress::Ipv4(IPV4[i])
 }
 
-/// Why a bench could not be built or a run did not finish.
+/// Why a testbed could not be built or a run did not finish.
 #[derive(Debug, Error)]
-pub enum BenchError {
+pub enum TestbedError {
     /// The network's configuration was refused.
     #[error("X.25 network: {0}")]
     Network(#[from] X25NetError),
@@ -192,7 +192,7 @@ pub enum BenchError {
 
 /// Two hosts on the X.25 network.
 #[derive(Debug)]
-pub struct Bench {
+pub struct Testbed {
     net: X25Network,
     hosts: [Host<X25Interface>; 2],
     now: Instant,
@@ -246,7 +246,7 @@ struct Flows<'a> {
 }
 
 /// The interface of host `i`.
-fn interface(config: &BenchConfig, i: usize) -> Result<X25Interface, X25IfError> {
+fn interface(config: &TestbedConfig, i: usize) -> Result<X25Interface, X25IfError> {
     let other = 1 - i;
     let dte = X25Config {
         role: Role::Dte,
@@ -281,12 +281,12 @@ fn interface(config: &BenchConfig, i: usize) -> Result<X25Interface, X25IfError>
     })
 }
 
-impl Bench {
+impl Testbed {
     /// The hosts and the network, both LAPB links being set up from time
     /// zero (the packet layers restart once they are up).
-    pub fn new(config: &BenchConfig, streams: &Streams) -> Result<Bench, BenchError> {
+    pub fn new(config: &TestbedConfig, streams: &Streams) -> Result<Testbed, TestbedError> {
         let net = X25Network::new(config.net.clone(), streams, "net")?;
-        let host = |i: usize| -> Result<Host<X25Interface>, BenchError> {
+        let host = |i: usize| -> Result<Host<X25Interface>, TestbedError> {
             let mut link = interface(config, i)?;
             link.start(Instant::ZERO);
             let seed = streams.stream(&format!("host/{i}")).next_u64();
@@ -297,7 +297,7 @@ impl Bench {
                 Instant::ZERO,
             ))
         };
-        Ok(Bench {
+        Ok(Testbed {
             net,
             hosts: [host(0)?, host(1)?],
             now: Instant::ZERO,
@@ -336,7 +336,7 @@ impl Bench {
         &mut self,
         workloads: &mut [&mut dyn Workload<X25Interface>],
         horizon: Duration,
-    ) -> Result<(), BenchError> {
+    ) -> Result<(), TestbedError> {
         self.drive(
             workloads,
             Flows {
@@ -354,7 +354,7 @@ impl Bench {
         from: usize,
         flows: &mut [Bsd42Flow],
         horizon: Duration,
-    ) -> Result<(), BenchError> {
+    ) -> Result<(), TestbedError> {
         self.drive(&mut [], Flows { from, flows }, horizon)
     }
 
@@ -363,23 +363,23 @@ impl Bench {
         workloads: &mut [&mut dyn Workload<X25Interface>],
         flows: Flows<'_>,
         horizon: Duration,
-    ) -> Result<(), BenchError> {
+    ) -> Result<(), TestbedError> {
         let start = self.now;
         let mut run = Run {
-            bench: self,
+            testbed: self,
             workloads,
             flows,
         };
         drive(&mut run, start, start + horizon)
             .map(|_| ())
             .map_err(|e| match e {
-                DriveError::Stalled { at } => BenchError::Stalled {
+                DriveError::Stalled { at } => TestbedError::Stalled {
                     at_s: at.as_secs_f64(),
                 },
-                DriveError::Livelock { at } => BenchError::Livelock {
+                DriveError::Livelock { at } => TestbedError::Livelock {
                     at_s: at.as_secs_f64(),
                 },
-                DriveError::Horizon { .. } => BenchError::Horizon {
+                DriveError::Horizon { .. } => TestbedError::Horizon {
                     horizon_s: horizon.as_secs_f64(),
                 },
             })
@@ -387,7 +387,7 @@ impl Bench {
 
     /// Runs for `duration` of virtual time with no workload (circuits
     /// idle out, timers run).
-    pub fn idle(&mut self, duration: Duration) -> Result<(), BenchError> {
+    pub fn idle(&mut self, duration: Duration) -> Result<(), TestbedError> {
         let mut waiter = Until {
             at: self.now + duration,
             reached: false,
@@ -444,16 +444,16 @@ impl Bench {
     }
 }
 
-/// A [`Bench`] running workloads: what [`drive`] takes through time.
+/// A [`Testbed`] running workloads: what [`drive`] takes through time.
 struct Run<'a, 'w> {
-    bench: &'a mut Bench,
+    testbed: &'a mut Testbed,
     workloads: &'a mut [&'w mut dyn Workload<X25Interface>],
     flows: Flows<'a>,
 }
 
 impl World for Run<'_, '_> {
     fn settle(&mut self, now: Instant) {
-        self.bench.settle(self.workloads, &mut self.flows, now);
+        self.testbed.settle(self.workloads, &mut self.flows, now);
     }
 
     fn done(&self) -> bool {
@@ -463,24 +463,24 @@ impl World for Run<'_, '_> {
     /// The earliest of the workloads', the network's and the hosts'
     /// wake-ups.
     fn next_wake(&mut self, now: Instant) -> Option<Instant> {
-        let bench = &mut *self.bench;
+        let testbed = &mut *self.testbed;
         earliest(
             self.workloads
                 .iter()
                 .map(|w| w.poll_at())
-                .chain([bench.net.poll_timeout()])
+                .chain([testbed.net.poll_timeout()])
                 .chain(self.flows.flows.iter().map(|f| f.sender.poll_timeout()))
-                .chain(bench.hosts.iter_mut().map(|h| h.poll_at(now))),
+                .chain(testbed.hosts.iter_mut().map(|h| h.poll_at(now))),
         )
     }
 
     fn advance(&mut self, to: Instant) {
-        let bench = &mut *self.bench;
-        bench.now = to;
-        if bench.net.poll_timeout().is_some_and(|t| t <= to) {
-            bench.net.handle_timeout(to);
+        let testbed = &mut *self.testbed;
+        testbed.now = to;
+        if testbed.net.poll_timeout().is_some_and(|t| t <= to) {
+            testbed.net.handle_timeout(to);
         }
-        for host in &mut bench.hosts {
+        for host in &mut testbed.hosts {
             host.link_mut().handle_timeout(to);
         }
         for flow in self.flows.flows.iter_mut() {

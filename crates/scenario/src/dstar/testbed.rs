@@ -43,7 +43,7 @@ pub const MTU: usize = 1500;
 
 /// Why a run could not be made.
 #[derive(Debug, Clone, PartialEq, Error)]
-pub enum BenchError {
+pub enum TestbedError {
     /// A socket could not be opened or a NORM engine configured.
     #[error("set-up: {0}")]
     Setup(String),
@@ -113,7 +113,7 @@ pub(crate) fn run_pcs(
     hosts: &mut [Host<EthInterface>],
     app: &mut impl Application,
     end: Instant,
-) -> Result<Instant, BenchError> {
+) -> Result<Instant, TestbedError> {
     let mut pcs = Pcs {
         medium,
         hosts,
@@ -125,7 +125,7 @@ pub(crate) fn run_pcs(
         Ok(at) => Ok(at),
         // Nothing scheduled: the stacks wait for nothing (TCP aborted).
         Err(DriveError::Stalled { at }) => Ok(at),
-        Err(DriveError::Livelock { at }) => Err(BenchError::Livelock {
+        Err(DriveError::Livelock { at }) => Err(TestbedError::Livelock {
             at_s: at.as_secs_f64(),
         }),
         // Wake-ups are clamped to `end`, where the run is done.
@@ -240,7 +240,7 @@ pub fn tcp_bulk(
     tcp: &TcpConfig,
     duration: Duration,
     seed: u64,
-) -> Result<TcpRun, BenchError> {
+) -> Result<TcpRun, TestbedError> {
     let streams = Streams::new(seed);
     let mut medium = DdChannel::new(channel, &streams);
     let mut hosts = pcs(&streams);
@@ -252,7 +252,7 @@ pub fn tcp_bulk(
     // Enough data never to run out: the air rate for the whole run.
     let octets = (duration.as_secs_f64() * f64::from(channel.bit_rate) / 8.0) as usize + 1;
     let server_socket =
-        FileReceiver::listen(&mut hosts[1], tcp, IPERF_PORT).map_err(BenchError::Setup)?;
+        FileReceiver::listen(&mut hosts[1], tcp, IPERF_PORT).map_err(TestbedError::Setup)?;
     let remote = smoltcp::wire::IpEndpoint::new(server, IPERF_PORT);
     let client = FileSender::connect(
         &mut hosts[0],
@@ -262,7 +262,7 @@ pub fn tcp_bulk(
         vec![0x5A; octets],
         Instant::ZERO,
     )
-    .map_err(BenchError::Setup)?;
+    .map_err(TestbedError::Setup)?;
     let mut iperf = Iperf {
         client,
         server: server_socket,
