@@ -336,6 +336,20 @@ impl Progress for NoProgress {
     fn advance(&self, _units: u64, _what: &str) {}
 }
 
+/// A label as a part of a check id: lowercase letters and digits, every
+/// other run of characters one hyphen (`Spirit-2 std` is `spirit-2-std`).
+pub fn check_id_part(label: &str) -> String {
+    let mut s = String::new();
+    for c in label.chars() {
+        if c.is_ascii_alphanumeric() {
+            s.push(c.to_ascii_lowercase());
+        } else if !s.ends_with('-') && !s.is_empty() {
+            s.push('-');
+        }
+    }
+    s.trim_end_matches('-').to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -376,5 +390,12 @@ mod tests {
     fn round_sig_keeps_six_digits() {
         assert_eq!(round_sig(1035.6123456, 6), 1035.61);
         assert_eq!(round_sig(0.000123456789, 6), 0.000123457);
+    }
+
+    #[test]
+    fn a_label_in_a_check_id_is_lowercase_words_joined_by_single_hyphens() {
+        assert_eq!(check_id_part("Spirit-2 std"), "spirit-2-std");
+        assert_eq!(check_id_part("DTN (NORM-CL, 128 kB)"), "dtn-norm-cl-128-kb");
+        assert_eq!(check_id_part(" TF  window "), "tf-window");
     }
 }

@@ -280,7 +280,7 @@ pub(crate) fn table_1_section(
         };
         checks.push(
             Check::relative(
-                format!("ronan-dstar/table-1/{}", slug(name)),
+                format!("ronan-dstar/table-1/{}", crate::report::check_id_part(name)),
                 Paper::RonanDstar,
                 format!("{name} average throughput, bytes/s ({role})"),
                 avg,
@@ -404,7 +404,10 @@ fn range_check(row: usize, p: &Published, ours: f64, config: &Table2Config) -> C
     let low = p.min.unwrap_or(0.0);
     let middle = (low + p.max) / 2.0;
     Check::relative(
-        format!("ronan-dstar/table-2/{}/within-runs", slug(&p.protocol)),
+        format!(
+            "ronan-dstar/table-2/{}/within-runs",
+            crate::report::check_id_part(&p.protocol)
+        ),
         Paper::RonanDstar,
         format!(
             "Table II: {} on the hostile path, our mean of all runs within the range of the \
@@ -435,10 +438,6 @@ fn range_check(row: usize, p: &Published, ours: f64, config: &Table2Config) -> C
         "ronan-dstar/table-2/*/within-runs",
         good_s = config.good_s
     ))
-}
-
-fn slug(name: &str) -> String {
-    name.to_lowercase().replace(' ', "-")
 }
 
 /// The hostile path of Table II: Gilbert-Elliott fades, mean good spell

@@ -302,18 +302,6 @@ fn at(curve: &[Measured], windows: &[u8], k: u8) -> f64 {
         .map_or(0.0, |m| m.throughput.mean)
 }
 
-fn slug(label: &str) -> String {
-    let mut s = String::new();
-    for c in label.chars() {
-        if c.is_ascii_alphanumeric() {
-            s.push(c.to_ascii_lowercase());
-        } else if !s.ends_with('-') && !s.is_empty() {
-            s.push('-');
-        }
-    }
-    s.trim_end_matches('-').to_string()
-}
-
 /// Figs. 4-6: throughput against k at 1.2, 9.6 and 38.4 kbit/s for
 /// identical TNC pairs (section 3.1), with the model checks.
 pub fn figures_4_to_6(
@@ -409,7 +397,10 @@ fn fig6_at_k7(
         let k6 = at(c, ks, 6);
         checks.push(
             check(
-                format!("zielinski2013/fig6/{}/k7", slug(label)),
+                format!(
+                    "zielinski2013/fig6/{}/k7",
+                    crate::report::check_id_part(label)
+                ),
                 &r,
                 format!("Fig. 6, {label}: throughput at k = 7, 38.4 kbit/s"),
                 ours,
@@ -543,7 +534,10 @@ fn max_check(
     } else {
         &pair.sender
     };
-    let id = format!("zielinski2013/fig{fig_no}/{}/max", slug(label));
+    let id = format!(
+        "zielinski2013/fig{fig_no}/{}/max",
+        crate::report::check_id_part(label)
+    );
     let check = check(id, r, what, ours).with_basis(basis(firmware, fig_no)?);
     Ok((check, k, basis_note(firmware, fig_no)?))
 }
