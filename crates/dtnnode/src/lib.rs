@@ -29,6 +29,7 @@ pub mod client;
 pub mod node;
 pub mod options;
 pub mod report;
+pub mod router;
 pub mod watch;
 
 pub use client::{Client, ClientError};
