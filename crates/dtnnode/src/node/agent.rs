@@ -15,7 +15,7 @@ use super::apps::ClientEvent;
 use super::{io_error, runtime, NodeError};
 use crate::app::Message;
 use crate::cl::{LinkCommand, LinkEvent, SessionId};
-use crate::router::{ClientId, Router, SessionUp};
+use crate::router::{ClientId, Received, Router, SessionUp};
 use crate::watch::SharedWatch;
 
 /// The node's clock: the router's [`Instant`]s count from `origin`.
@@ -129,21 +129,12 @@ impl<S: Store> AgentDriver<S> {
                 session,
                 octets,
                 stored,
-            } => {
-                self.router.handle_received(now, session, &octets)?;
-                // A session that ended meanwhile no longer waits: the
-                // bundle is stored all the same.
-                let _ = stored.send(());
-            }
+            } => self.store(now, session, Received::Bundle(&octets), stored)?,
             LinkEvent::PartialReceived {
                 session,
                 octets,
                 stored,
-            } => {
-                self.router.handle_partial_received(now, session, &octets)?;
-                // As for `Received`.
-                let _ = stored.send(());
-            }
+            } => self.store(now, session, Received::Prefix(&octets), stored)?,
             LinkEvent::Interrupted {
                 transmit,
                 acknowledged,
@@ -159,6 +150,22 @@ impl<S: Store> AgentDriver<S> {
                 self.sessions.remove(&session);
             }
         }
+        Ok(())
+    }
+
+    /// Has the router store what arrived on `session`, then answers
+    /// `stored`.
+    fn store(
+        &mut self,
+        now: Instant,
+        session: SessionId,
+        received: Received<'_>,
+        stored: oneshot::Sender<()>,
+    ) -> Result<(), NodeError> {
+        self.router.handle_received(now, session, received)?;
+        // A session that ended meanwhile no longer waits: what it brought
+        // is stored all the same.
+        let _ = stored.send(());
         Ok(())
     }
 
@@ -298,7 +305,7 @@ mod tests {
     struct Peer {
         session: Session,
         stream: TcpStream,
-        origin: tokio::time::Instant,
+        clock: Clock,
         events: Vec<TcpclEvent>,
     }
 
@@ -310,13 +317,13 @@ mod tests {
             Peer {
                 session,
                 stream: TcpStream::connect(address).await.unwrap(),
-                origin: tokio::time::Instant::now(),
+                clock: Clock::start(),
                 events: Vec::new(),
             }
         }
 
         fn now(&self) -> Instant {
-            Instant::from_micros(self.origin.elapsed().as_micros() as u64)
+            self.clock.now()
         }
 
         /// Writes out what the session has to send.
@@ -335,7 +342,7 @@ mod tests {
             let deadline = self
                 .session
                 .poll_timeout()
-                .map(|at| self.origin + Duration::from_micros(at.as_micros()));
+                .map(|at| self.clock.deadline(at));
             let mut buffer = [0u8; 4096];
             tokio::select! {
                 read = self.stream.read(&mut buffer) => match read {
@@ -414,8 +421,15 @@ mod tests {
             }
         }
 
-        /// Stops the node: its session with the peer ends cleanly.
+        /// Stops the node, its session with the peer still up: the
+        /// session ends cleanly.
         async fn stop(mut self) {
+            assert_eq!(
+                self.peer.session.state(),
+                TcpclState::Established,
+                "{:?}",
+                self.peer.events
+            );
             self.stop.send(()).unwrap();
             self.peer.run_until(Session::is_closed).await;
             self.agent.await.unwrap().unwrap();
@@ -423,9 +437,18 @@ mod tests {
         }
     }
 
+    /// Runs `test` on a runtime of its own; it fails if it takes more
+    /// than 15 s (a slow store write takes 3 s).
+    fn within_bound(test: impl std::future::Future<Output = ()>) {
+        const BOUND: Duration = Duration::from_secs(15);
+        runtime()
+            .unwrap()
+            .block_on(async { tokio::time::timeout(BOUND, test).await })
+            .expect("the test ran within its bound");
+    }
+
     #[test]
     fn a_slow_store_commit_of_a_received_bundle_holds_only_its_last_ack() {
-        const BOUND: Duration = Duration::from_secs(15);
         let dir = tempfile::tempdir().unwrap();
         // The bundle the peer sends, made by an agent of its own.
         let bundle = super::super::tests::encoded_bundle("ipn:2.1", "ipn:1.1", b"slow to store");
@@ -453,18 +476,10 @@ mod tests {
             }
             slow.store(false, Ordering::SeqCst);
             assert!(begun.load(Ordering::SeqCst) >= 1, "the commit was slow");
-            assert_eq!(
-                peer.session.state(),
-                TcpclState::Established,
-                "{:?}",
-                peer.events
-            );
+            // The session is still up (checked by `stop`).
             node.stop().await;
         };
-        runtime()
-            .unwrap()
-            .block_on(async { tokio::time::timeout(BOUND, test).await })
-            .expect("the test ran within its bound");
+        within_bound(test);
         assert!(
             crate::cl::spooled(dir.path()).unwrap().is_empty(),
             "the spool goes once the bundle is stored"
@@ -473,8 +488,6 @@ mod tests {
 
     #[test]
     fn a_slow_store_write_does_not_let_a_peers_keepalive_expire() {
-        // One store write takes 3 s.
-        const BOUND: Duration = Duration::from_secs(15);
         let dir = tempfile::tempdir().unwrap();
         let (driver, slow, begun) = slow_node(dir.path());
         let spool_dir = dir.path().to_path_buf();
@@ -507,19 +520,10 @@ mod tests {
             assert_eq!(answer.verb, "SENT", "{answer:?}");
             assert!(begun.load(Ordering::SeqCst) >= 1, "the write was slow");
             // The session lived through the write: the node's KEEPALIVEs
-            // kept coming.
+            // kept coming (checked by `stop`).
             peer.flush().await;
-            assert_eq!(
-                peer.session.state(),
-                TcpclState::Established,
-                "{:?}",
-                peer.events
-            );
             node.stop().await;
         };
-        runtime()
-            .unwrap()
-            .block_on(async { tokio::time::timeout(BOUND, test).await })
-            .expect("the test ran within its bound");
+        within_bound(test);
     }
 }

@@ -4,8 +4,8 @@
 //!
 //! Two threads. The reactor (a single-threaded tokio runtime on the
 //! calling thread) does all socket I/O: it runs every session, listener
-//! and application connection ([`apps`]), and takes the signals. The
-//! agent thread ([`agent`]) owns the router, and so the [`Agent`] and its
+//! and application connection (`apps`), and takes the signals. The
+//! agent thread (`agent`) owns the router, and so the [`Agent`] and its
 //! store, with its own single-threaded runtime for its channels and
 //! timers; it carries out the router's commands and prints its notices.
 //! The agent commits to its [`Store`] synchronously inside its calls (a
@@ -125,16 +125,12 @@ fn runtime() -> Result<tokio::runtime::Runtime, NodeError> {
 
 async fn run_async(config: NodeConfig, watch: Option<SharedWatch>) -> Result<(), NodeError> {
     // Checked before anything is opened.
-    let ax25_link = match &config.ax25 {
-        Some(options) => {
-            options
-                .link
-                .validate()
-                .map_err(|e| NodeError::Config(format!("ax25: {e}")))?;
-            Some(options.link.clone())
-        }
-        None => None,
-    };
+    if let Some(options) = &config.ax25 {
+        options
+            .link
+            .validate()
+            .map_err(|e| NodeError::Config(format!("ax25: {e}")))?;
+    }
     if config.store.exists() && !config.store.is_dir() {
         return Err(NodeError::Config(format!(
             "--store {} is not a directory: name a directory for the bundle store \
@@ -150,7 +146,8 @@ async fn run_async(config: NodeConfig, watch: Option<SharedWatch>) -> Result<(),
         .last();
     let mut started = false;
     let mut app_bound = false;
-    let result = serve(&config, ax25_link, &mut started, &mut app_bound, watch).await;
+    let result = serve(&config, &mut started, &mut app_bound, watch).await;
+    // Best effort: the start's own error is the one to report.
     if let (Err(_), false, Some(dir)) = (&result, started, created) {
         let _ = std::fs::remove_dir_all(dir);
     }
@@ -168,7 +165,6 @@ async fn run_async(config: NodeConfig, watch: Option<SharedWatch>) -> Result<(),
 /// runs the node until it is stopped.
 async fn serve(
     config: &NodeConfig,
-    ax25_link: Option<linklab_link::Config>,
     started: &mut bool,
     app_bound: &mut bool,
     watch: Option<SharedWatch>,
@@ -238,10 +234,9 @@ async fn serve(
             link_tx.clone(),
         )));
     }
-    if let (Some(options), Some(link)) = (&config.ax25, ax25_link) {
+    if let Some(options) = &config.ax25 {
         tasks.push(tokio::spawn(start_ax25(
             options,
-            link,
             &config.store,
             &node_text,
             &mut driver,
@@ -311,14 +306,13 @@ fn keep_spooled<S: Store>(driver: &mut AgentDriver<S>, dir: &Path) -> Result<(),
 /// configured peer, dialled on the node's demand.
 fn start_ax25(
     options: &Ax25Options,
-    link: linklab_link::Config,
     store: &Path,
     node: &str,
     driver: &mut AgentDriver<RedbStore>,
     events: &mpsc::UnboundedSender<LinkEvent>,
 ) -> Result<impl std::future::Future<Output = ()>, NodeError> {
     let mut cl = linklab_ax25cl::Config::new(node)
-        .fit_frame(link.n1)
+        .fit_frame(options.link.n1)
         .map_err(|e| NodeError::Config(format!("ax25: {e}")))?;
     cl.ack_window = options.ack_window;
     cl.validate()
@@ -339,12 +333,7 @@ fn start_ax25(
         options.mycall, options.kiss
     );
     let setup = ax25::Ax25Setup {
-        kiss: options.kiss.clone(),
-        params: options.params,
-        air: options.air,
-        monitor: options.monitor,
-        mycall: options.mycall,
-        link,
+        options: options.clone(),
         cl,
         spool_dir: store.to_path_buf(),
     };

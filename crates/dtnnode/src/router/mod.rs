@@ -37,7 +37,7 @@ mod session;
 mod tests;
 
 pub use notice::Notice;
-pub use session::SessionUp;
+pub use session::{Received, SessionUp};
 
 /// How long sessions get to end cleanly at shutdown.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);

@@ -8,6 +8,16 @@ use linklab_dtn::{LinkId, ReceiveError, Reception, Store, StoreError, TransmitId
 use super::{Neighbour, Notice, Router};
 use crate::cl::{LinkCommand, SessionId};
 
+/// What arrived on a session ([`Router::handle_received`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Received<'a> {
+    /// A whole encoded bundle ([`crate::cl::LinkEvent::Received`]).
+    Bundle(&'a [u8]),
+    /// The first octets of an encoded bundle whose session ended inside
+    /// it ([`crate::cl::LinkEvent::PartialReceived`]).
+    Prefix(&'a [u8]),
+}
+
 /// A session that is established ([`crate::cl::LinkEvent::Up`]).
 #[derive(Debug, Clone)]
 pub struct SessionUp {
@@ -72,43 +82,45 @@ impl<S: Store> Router<S> {
         self.settle(now)
     }
 
-    /// A whole bundle arrived on `session` (RFC 9171 5.6). Once this
-    /// returns `Ok` the bundle is stored (or refused for good), and the
-    /// session may acknowledge it; on `Err` it must not.
+    /// Octets arrived on `session`: a bundle (RFC 9171 5.6), or the first
+    /// octets of one whose session ended inside it, kept as a fragment
+    /// (reactive fragmentation, RFC 9171 5.8). Once this returns `Ok` they
+    /// are stored (or refused for good), and the session may acknowledge
+    /// them; on `Err` it must not.
     pub fn handle_received(
         &mut self,
         now: Instant,
         session: SessionId,
-        octets: &[u8],
+        received: Received<'_>,
     ) -> Result<(), StoreError> {
         let from = self.peer_name(session);
-        match self.agent.handle_bundle(now, octets) {
-            Ok(Reception::Accepted(_) | Reception::Duplicate(_)) => {}
-            Ok(Reception::Discarded { bundle, reason }) => {
-                self.notices.push_back(Notice::Discarded {
+        let notice = match received {
+            Received::Bundle(octets) => match self.agent.handle_bundle(now, octets) {
+                Ok(Reception::Accepted(_) | Reception::Duplicate(_)) => None,
+                Ok(Reception::Discarded { bundle, reason }) => Some(Notice::Discarded {
                     bundle,
                     from,
                     reason,
-                })
-            }
-            Err(ReceiveError::Store(e)) => return Err(e),
-            Err(error) => self.notices.push_back(Notice::Refused { from, error }),
-        }
+                }),
+                Err(ReceiveError::Store(e)) => return Err(e),
+                Err(error) => Some(Notice::Refused { from, error }),
+            },
+            Received::Prefix(octets) => Some(self.keep_prefix(now, from, octets)?),
+        };
+        self.notices.extend(notice);
         self.settle(now)
     }
 
-    /// `session` ended inside an incoming bundle: its first octets, kept as
-    /// a fragment (reactive fragmentation, RFC 9171 5.8). The session may
-    /// go once this returns `Ok`, as for [`Router::handle_received`].
-    pub fn handle_partial_received(
+    /// Stores the first octets of an interrupted bundle from `from` as a
+    /// fragment; what the log says of it.
+    fn keep_prefix(
         &mut self,
         now: Instant,
-        session: SessionId,
+        from: String,
         octets: &[u8],
-    ) -> Result<(), StoreError> {
-        let from = self.peer_name(session);
+    ) -> Result<Notice, StoreError> {
         let length = octets.len();
-        let notice = match self.agent.handle_partial_bundle(now, octets) {
+        Ok(match self.agent.handle_partial_bundle(now, octets) {
             Ok(Some(Reception::Accepted(id))) => Notice::PrefixKept { from, length, id },
             Ok(Some(Reception::Duplicate(id))) => Notice::PrefixDuplicate { from, id },
             Ok(Some(Reception::Discarded { bundle, reason })) => Notice::Discarded {
@@ -123,9 +135,7 @@ impl<S: Store> Router<S> {
                 length,
                 error,
             },
-        };
-        self.notices.push_back(notice);
-        self.settle(now)
+        })
     }
 
     /// The session ended with only the first `acknowledged` octets of

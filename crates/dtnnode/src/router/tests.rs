@@ -6,7 +6,7 @@ use std::time::Duration;
 use linklab_core::Instant;
 use linklab_dtn::{Agent, Config, Delivery, LinkId, MemoryStore, SendRequest, TransmitId};
 
-use super::{Router, SessionUp, FINISH_GRACE};
+use super::{Received, Router, SessionUp, FINISH_GRACE};
 use crate::cl::{LinkCommand, SessionId};
 
 /// When the tests' calls happen, unless one says otherwise.
@@ -65,7 +65,8 @@ fn a_broken_transfer_resends_only_the_rest_and_the_receiver_delivers_it_whole_on
     let (transmit, whole) = next_send(&mut a, a_session);
 
     // The link drops: b got 3000 octets, a saw 2500 acknowledged.
-    b.handle_partial_received(NOW, b_session, &whole[..3000])
+    let prefix = Received::Prefix(&whole[..3000]);
+    b.handle_received(NOW, b_session, prefix)
         .expect("answered once stored");
     a.handle_interrupted(NOW, transmit, 2500).unwrap();
     // Until its Down, the session still carries the link: with no wait
@@ -82,7 +83,8 @@ fn a_broken_transfer_resends_only_the_rest_and_the_receiver_delivers_it_whole_on
     let b_session = up(&mut b, "ipn:1.0", None);
     let (transmit, rest) = next_send(&mut a, a_session);
     assert!(rest.len() < whole.len() - 2000, "{} octets", rest.len());
-    b.handle_received(NOW, b_session, &rest).unwrap();
+    b.handle_received(NOW, b_session, Received::Bundle(&rest))
+        .unwrap();
     a.handle_sent(NOW, transmit, Ok(())).unwrap();
     let deliveries: Vec<&Delivery> = b.unconfirmed.values().map(|(d, _)| d).collect();
     assert_eq!(deliveries.len(), 1);
