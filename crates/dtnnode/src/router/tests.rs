@@ -6,7 +6,8 @@ use std::time::Duration;
 use linklab_core::Instant;
 use linklab_dtn::{Agent, Config, Delivery, LinkId, MemoryStore, SendRequest, TransmitId};
 
-use super::{Received, Router, SessionUp, FINISH_GRACE};
+use super::{ClientId, Received, Router, SessionUp, FINISH_GRACE, SHUTDOWN_GRACE};
+use crate::app::Message;
 use crate::cl::{LinkCommand, SessionId};
 
 /// When the tests' calls happen, unless one says otherwise.
@@ -185,4 +186,87 @@ fn a_bundle_for_an_idle_ax25_peer_goes_when_the_session_is_up() {
     let (_, octets) = next_send(&mut a, session);
     assert!(octets.ends_with(&[0xFF]), "a whole encoded bundle");
     assert!(a.waiting.is_empty());
+}
+
+#[test]
+fn a_session_that_does_not_end_at_a_stop_is_left_after_the_grace_and_the_log_says_so() {
+    let mut a = router("ipn:1.0", Duration::ZERO);
+    let session = up(&mut a, "ipn:2.0", None);
+    send(&mut a, b"never acknowledged");
+    next_send(&mut a, session);
+
+    a.begin_stop(NOW).unwrap();
+    assert!(a.poll_link_command().is_none(), "a bundle is on the wire");
+    a.handle_timeout(NOW + FINISH_GRACE).unwrap();
+    assert!(matches!(
+        a.poll_link_command(),
+        Some((to, LinkCommand::Close)) if to == session
+    ));
+    assert!(!a.is_finished(), "the session has not ended");
+    assert_eq!(a.poll_timeout(), Some(NOW + SHUTDOWN_GRACE));
+    a.handle_timeout(NOW + SHUTDOWN_GRACE).unwrap();
+    assert!(a.is_finished());
+    let log: Vec<String> = std::iter::from_fn(|| a.poll_notice())
+        .map(|notice| notice.to_string())
+        .collect();
+    assert_eq!(
+        log.last().map(String::as_str),
+        Some("the session with ipn:2.0 (test) did not end within 3s: leaving it"),
+        "{log:?}"
+    );
+}
+
+/// `client`'s next message on `router`, which must be one.
+fn next_message(router: &mut Router<MemoryStore>, client: ClientId) -> Message {
+    match router.poll_client_message() {
+        Some((to, message)) if to == client => message,
+        other => panic!("expected a message for {client:?}, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_application_s_bundle_is_delivered_to_the_one_registered_and_confirmed_once() {
+    let mut a = router("ipn:1.0", Duration::ZERO);
+    let mut b = router("ipn:2.0", Duration::ZERO);
+    let (sender, receiver, other) = (ClientId(1), ClientId(2), ClientId(3));
+    a.handle_client_opened(NOW, sender).unwrap();
+    for client in [receiver, other] {
+        b.handle_client_opened(NOW, client).unwrap();
+    }
+    let register = Message::new("REGISTER").with("endpoint", "ipn:2.1");
+    b.handle_client_request(NOW, receiver, &register).unwrap();
+    assert_eq!(next_message(&mut b, receiver).verb, "OK");
+    b.handle_client_request(NOW, other, &register).unwrap();
+    let refused = next_message(&mut b, other);
+    assert_eq!(refused.verb, "ERROR", "{refused:?}");
+
+    let a_session = up(&mut a, "ipn:2.0", None);
+    let b_session = up(&mut b, "ipn:1.0", None);
+    let request = Message::new("SEND")
+        .with("dest", "ipn:2.1")
+        .with_body(b"hello".to_vec());
+    a.handle_client_request(NOW, sender, &request).unwrap();
+    assert_eq!(next_message(&mut a, sender).verb, "SENT");
+    let (transmit, octets) = next_send(&mut a, a_session);
+    b.handle_received(NOW, b_session, Received::Bundle(&octets))
+        .unwrap();
+    a.handle_sent(NOW, transmit, Ok(())).unwrap();
+    assert_eq!(a.watch().forwarded, 1);
+
+    let bundle = next_message(&mut b, receiver);
+    assert_eq!(bundle.verb, "BUNDLE", "{bundle:?}");
+    assert_eq!(bundle.body, b"hello");
+    let delivery = bundle.get("delivery").unwrap().to_string();
+    let done = Message::new("DONE").with("delivery", &delivery);
+    b.handle_client_request(NOW, other, &done).unwrap();
+    assert_eq!(
+        next_message(&mut b, other).verb,
+        "ERROR",
+        "not its delivery"
+    );
+    b.handle_client_request(NOW, receiver, &done).unwrap();
+    assert!(b.poll_client_message().is_none(), "DONE has no answer");
+    b.handle_client_request(NOW, receiver, &done).unwrap();
+    assert_eq!(next_message(&mut b, receiver).verb, "ERROR", "only once");
+    assert_eq!(b.watch().delivered, 1);
 }
