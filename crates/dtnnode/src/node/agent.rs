@@ -32,10 +32,12 @@ impl Clock {
         }
     }
 
+    /// The time since the clock started.
     pub(super) fn now(&self) -> Instant {
         Instant::from_micros(self.origin.elapsed().as_micros() as u64)
     }
 
+    /// When the clock reads `at`, for tokio's timers.
     fn deadline(&self, at: Instant) -> tokio::time::Instant {
         self.origin + Duration::from_micros(at.as_micros())
     }

@@ -244,8 +244,10 @@ impl<S: Store> Router<S> {
 
     /// Runs the agent's timers and the stop's deadlines that are due.
     pub fn handle_timeout(&mut self, now: Instant) -> Result<(), StoreError> {
+        // Due as `poll_timeout` said, before `now` moves it.
+        let due = self.agent_timeout().is_some_and(|at| at <= now);
         self.now = now;
-        if self.agent_timeout().is_some_and(|at| at <= now) {
+        if due {
             self.agent.handle_timeout(now)?;
             self.last_timeout = Some(now);
         }

@@ -270,3 +270,28 @@ fn an_application_s_bundle_is_delivered_to_the_one_registered_and_confirmed_once
     assert_eq!(next_message(&mut b, receiver).verb, "ERROR", "only once");
     assert_eq!(b.watch().delivered, 1);
 }
+
+#[test]
+fn a_bundle_waiting_for_its_retry_with_no_link_up_still_ends_with_its_lifetime() {
+    let mut a = router("ipn:1.0", Duration::from_secs(10));
+    let session = up(&mut a, "ipn:2.0", None);
+    let mut request = SendRequest::new(
+        "ipn:1.1".parse().unwrap(),
+        "ipn:2.1".parse().unwrap(),
+        b"short-lived".to_vec(),
+    );
+    request.lifetime = Duration::from_secs(60);
+    a.agent.send(NOW, &request).unwrap();
+    a.settle(NOW).unwrap();
+    let (transmit, _) = next_send(&mut a, session);
+    a.handle_sent(NOW, transmit, Err("refused".into())).unwrap();
+    a.handle_session_down(NOW, session, "closed".into())
+        .unwrap();
+
+    // Woken as the router asks, as the driver does.
+    let end = NOW + Duration::from_secs(61);
+    while let Some(at) = a.poll_timeout().filter(|at| *at <= end) {
+        a.handle_timeout(at).unwrap();
+    }
+    assert_eq!(a.stored(), 0, "deleted when its lifetime ended");
+}
