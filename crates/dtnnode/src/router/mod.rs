@@ -14,12 +14,14 @@
 //! ([`Router::poll_client_message`]), lines for the log
 //! ([`Router::poll_notice`]), and when to call it next
 //! ([`Router::poll_timeout`]). Each input hands the agent's new
-//! transmissions, deliveries and events out before it returns.
+//! transmissions, deliveries and events out before it returns. Like the
+//! agent's, its calls return the store's errors, after which the node
+//! cannot go on; that is why it is not a [`linklab_core::Engine`].
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
-use linklab_core::Instant;
+use linklab_core::{earliest, Instant};
 use linklab_dtn::{
     Agent, Delivery, DeliveryId, Eid, EidPattern, Event, LinkId, ReceiveError, Reception, Store,
     StoreError, TransmitId,
@@ -273,10 +275,7 @@ impl<S: Store> Router<S> {
             .filter(|stop| self.sessions.keys().any(|s| !stop.closed.contains(s)))
             .map(|stop| stop.finish_by);
         let exit_by = stop.map(|stop| stop.exit_by);
-        [self.agent_timeout(), finish_by, exit_by]
-            .into_iter()
-            .flatten()
-            .min()
+        earliest([self.agent_timeout(), finish_by, exit_by])
     }
 
     /// A command for a session: the driver passes it on, or reports it
