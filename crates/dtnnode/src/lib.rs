@@ -3,11 +3,17 @@
 //! interface for applications. `linklab dtn node`, `send` and `recv` are
 //! built on it.
 //!
-//! - [`node`]: the daemon. A thread of its own owns the
-//!   [`linklab_dtn::Agent`] and its redb store, so that a slow disk write
-//!   never stalls a session; it passes bundles between the agent and the
-//!   sessions, hands deliveries and status reports to applications, runs
-//!   the agent's timers, and ends cleanly on SIGINT or SIGTERM.
+//! - [`router`]: the node's logic, sans-IO: the [`router::Router`] owns
+//!   the [`linklab_dtn::Agent`], the neighbours and their links, the
+//!   applications and the orderly stop. It takes `now` on every call and
+//!   hands out commands for sessions, connections to make, messages for
+//!   applications and notices for the log, drained by its `poll_*`
+//!   methods; no tokio, clock or printing inside.
+//! - [`node`]: the daemon, the router's driver. A thread of its own owns
+//!   the router and the agent's redb store, so that a slow disk write
+//!   never stalls a session; it feeds the router the sessions' and
+//!   applications' events and the clock, carries out its commands,
+//!   prints its notices, and ends cleanly on SIGINT or SIGTERM.
 //! - [`cl`]: convergence layers, each a session task behind a small
 //!   channel contract; [`cl::tcpcl`] is TCPCLv4 (RFC 9174), passive and
 //!   active with reconnection and backoff; [`cl::ax25`] is the AX.25
@@ -29,6 +35,7 @@ pub mod client;
 pub mod node;
 pub mod options;
 pub mod report;
+pub mod router;
 pub mod watch;
 
 pub use client::{Client, ClientError};

@@ -40,8 +40,7 @@ use linklab_ax25cl::wire::{Decoded, Message, RefuseReason};
 use linklab_ax25cl::{Event, Session};
 use linklab_dtn::{LinkId, TransmitId};
 use linklab_io::{
-    driver, AirSettings, Direction, DriverOptions, KissAddress, KissParams, Notice, Request,
-    Station, StationError, StationEvent,
+    driver, Direction, DriverOptions, Notice, Request, Station, StationError, StationEvent,
 };
 use linklab_link::{Event as LinkLayerEvent, LinkError};
 use linklab_wire::ax25::{Address, Callsign};
@@ -50,6 +49,7 @@ use linklab_wire::monitor;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::{LinkCommand, LinkEvent, SessionId};
+use crate::options::Ax25Options;
 
 use super::spool::Spool;
 
@@ -72,18 +72,9 @@ pub const MAX_CONNECT_BACKOFF: Duration = Duration::from_secs(30);
 /// How the AX.25 convergence layer is set up.
 #[derive(Debug, Clone)]
 pub struct Ax25Setup {
-    /// The KISS TNC.
-    pub kiss: KissAddress,
-    /// The KISS port and the parameters sent to the TNC.
-    pub params: KissParams,
-    /// The port's transmitter ([`linklab_io::AirClock`]).
-    pub air: AirSettings,
-    /// Print every frame sent and received on standard error.
-    pub monitor: bool,
-    /// The node's callsign and SSID.
-    pub mycall: Address,
-    /// The AX.25 link parameters (N1 sizes the DATA_SEGMENTs).
-    pub link: linklab_link::Config,
+    /// The TNC, its port and transmitter, the node's callsign and the
+    /// AX.25 link parameters (N1 sizes the DATA_SEGMENTs), as configured.
+    pub options: Ax25Options,
     /// The convergence layer's parameters (`ack_window`, local EID).
     pub cl: linklab_ax25cl::Config,
     /// Where incoming bundles are spooled before they are acknowledged
@@ -175,7 +166,7 @@ pub async fn run(
     let mut wait = MIN_BACKOFF;
     let mut wanted = WantedPeers::new();
     loop {
-        match setup.kiss.connect().await {
+        match setup.options.kiss.connect().await {
             Ok(stream) => {
                 wait = MIN_BACKOFF;
                 let why = serve(
@@ -210,18 +201,18 @@ async fn serve(
     wanted: &mut WantedPeers,
     events: &mpsc::UnboundedSender<LinkEvent>,
 ) -> String {
-    let mut station = match Station::new(setup.mycall, setup.link.clone()) {
+    let mut station = match Station::new(setup.options.mycall, setup.options.link.clone()) {
         Ok(station) => station,
         Err(e) => return format!("invalid link parameters: {e}"),
     };
     station.set_listening(true);
-    station.set_monitor(setup.monitor);
+    station.set_monitor(setup.options.monitor);
     let mut handle = driver::spawn(
         stream,
         station,
-        setup.params,
+        setup.options.params,
         DriverOptions {
-            air: setup.air,
+            air: setup.options.air,
             ..DriverOptions::default()
         },
     );
