@@ -33,11 +33,6 @@ impl Instant {
         self.0 as f64 / 1e6
     }
 
-    /// Time elapsed from `earlier` to `self`, or zero if `earlier` is later
-    /// (the same as `self - earlier`).
-    pub fn saturating_duration_since(self, earlier: Instant) -> Duration {
-        Duration::from_micros(self.0.saturating_sub(earlier.0))
-    }
 }
 
 impl Sub for Instant {
@@ -46,7 +41,7 @@ impl Sub for Instant {
     /// Time elapsed from `earlier` to `self`, saturating at zero as
     /// `std::time::Instant`'s subtraction does.
     fn sub(self, earlier: Instant) -> Duration {
-        self.saturating_duration_since(earlier)
+        Duration::from_micros(self.0.saturating_sub(earlier.0))
     }
 }
 
@@ -76,17 +71,13 @@ mod tests {
     fn arithmetic_saturates() {
         let t = Instant::from_micros(5) + Duration::from_millis(2);
         assert_eq!(t.as_micros(), 2005);
-        assert_eq!(Instant::ZERO.saturating_duration_since(t), Duration::ZERO);
-        assert_eq!(
-            t.saturating_duration_since(Instant::ZERO),
-            Duration::from_micros(2005)
-        );
+        assert_eq!(Instant::ZERO - t, Duration::ZERO);
+        assert_eq!(t - Instant::ZERO, Duration::from_micros(2005));
         assert_eq!(
             Instant::from_micros(u64::MAX) + Duration::from_secs(1),
             Instant::from_micros(u64::MAX)
         );
         assert_eq!(t - Instant::from_micros(5), Duration::from_millis(2));
-        assert_eq!(Instant::ZERO - t, Duration::ZERO);
     }
 
     #[test]

@@ -13,7 +13,7 @@
 use linklab_core::{Engine, Instant};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use linklab_dtn::TransmitId;
 use linklab_normcl::{Config, Event, Rate, ReceiptId, Session, TransferId};
@@ -59,7 +59,7 @@ pub async fn run(
     events: mpsc::UnboundedSender<LinkEvent>,
 ) {
     let origin = tokio::time::Instant::now();
-    let now = move || Instant::from_micros(origin.elapsed().as_micros() as u64);
+    let now = move || Instant::ZERO + origin.elapsed();
     let mut contacts = Vec::new();
     for (peer, config) in configs {
         match Session::new(config, now()) {
@@ -96,7 +96,7 @@ pub async fn run(
             .iter()
             .filter_map(|c| c.session.poll_timeout())
             .min()
-            .map(|at| origin + Duration::from_micros(at.as_micros()));
+            .map(|at| origin + (at - Instant::ZERO));
         tokio::select! {
             received = socket.recv_from(&mut buffer) => match received {
                 Ok((n, from)) => {

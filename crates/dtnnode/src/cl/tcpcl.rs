@@ -214,7 +214,7 @@ async fn run(stream: TcpStream, setup: Setup, events: mpsc::UnboundedSender<Link
     } = setup;
     let id = SessionId::next();
     let origin = tokio::time::Instant::now();
-    let now = move || Instant::from_micros(origin.elapsed().as_micros() as u64);
+    let now = move || Instant::ZERO + origin.elapsed();
     // The transfer coming in, and the bundles received whole whose last
     // XFER_ACK waits for the node to store them (with their spools),
     // answered on `stored_rx`: whether the node stored the transfer.
@@ -360,7 +360,7 @@ async fn run(stream: TcpStream, setup: Setup, events: mpsc::UnboundedSender<Link
         }
         let deadline = session
             .poll_timeout()
-            .map(|at| origin + Duration::from_micros(at.as_micros()));
+            .map(|at| origin + (at - Instant::ZERO));
         tokio::select! {
             read = reader.read(&mut buffer), if !eof => match read {
                 Ok(0) | Err(_) => {

@@ -5,7 +5,6 @@
 //! applications, lines for the log.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use linklab_core::Instant;
 use linklab_dtn::{LinkId, Store};
@@ -34,12 +33,12 @@ impl Clock {
 
     /// The time since the clock started.
     pub(super) fn now(&self) -> Instant {
-        Instant::from_micros(self.origin.elapsed().as_micros() as u64)
+        Instant::ZERO + self.origin.elapsed()
     }
 
     /// When the clock reads `at`, for tokio's timers.
     fn deadline(&self, at: Instant) -> tokio::time::Instant {
-        self.origin + Duration::from_micros(at.as_micros())
+        self.origin + (at - Instant::ZERO)
     }
 }
 
@@ -268,6 +267,7 @@ mod tests {
     use std::path::PathBuf;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::Arc;
+    use std::time::Duration;
 
     use linklab_core::Engine;
     use linklab_dtn::{Agent, Config, RedbStore, StoreError};

@@ -192,8 +192,7 @@ pub async fn run(
     let mut int = signal(SignalKind::interrupt()).ok();
     let (input_tx, mut input) = mpsc::channel::<Input>(256);
     let start = tokio::time::Instant::now();
-    let now =
-        || Instant::from_micros(u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX));
+    let now = || Instant::ZERO + start.elapsed();
     let mut core = Core::new(config.clone(), SystemTime::now());
     let tuns: Vec<TunTasks> = devices
         .iter()
@@ -364,9 +363,7 @@ pub async fn run(
         if shutdown_at.is_some() && core.link_count() == 0 && dtn.is_none() {
             break;
         }
-        let timer = core
-            .poll_timeout()
-            .map(|t| start + Duration::from_micros(t.as_micros()));
+        let timer = core.poll_timeout().map(|t| start + (t - Instant::ZERO));
         // While stopping, look now and then whether the DTN node is done.
         let dtn_check = (shutdown_at.is_some() && dtn.is_some())
             .then(|| tokio::time::Instant::now() + Duration::from_millis(100));
