@@ -911,6 +911,34 @@ fn status_listener_mistakes() {
     ]);
 }
 
+/// `[dtn]`: a node ID where the node's ID goes, and a failed transfer
+/// that waits before it goes again.
+#[test]
+fn dtn_mistakes() {
+    let dtn = |eid: &str, retry: &str| {
+        format!(
+            "[dtn]\nport = \"vhf\"\neid = \"{eid}\"\ncallsign = \"N0CALL-12\"\n\
+             store = \"dtn-store\"\napp-socket = \"dtn.sock\"\n{retry}{PORT}"
+        )
+    };
+    run_cases(vec![
+        case(
+            "dtn_eid_not_a_node",
+            dtn("ipn:1.5", ""),
+            (3, 7),
+            "dtn.eid",
+            &["ipn:1.5 is not a node ID"],
+        ),
+        case(
+            "dtn_retry_after_zero",
+            dtn("ipn:1.0", "retry-after-s = 0\n"),
+            (7, 17),
+            "dtn.retry-after-s",
+            &["waits at least 1 s"],
+        ),
+    ]);
+}
+
 /// A public status listener, written out, is accepted.
 #[test]
 fn a_public_status_listener_written_out_is_accepted() {

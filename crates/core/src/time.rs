@@ -32,7 +32,6 @@ impl Instant {
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / 1e6
     }
-
 }
 
 impl Sub for Instant {

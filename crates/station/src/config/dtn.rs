@@ -67,6 +67,16 @@ impl Reader<'_> {
                 format!("{node_id} is not a node ID (use ipn:N.0 or dtn://name/)"),
             ));
         }
+        if let Some(r) = d.retry_after_s.as_ref().filter(|r| *r.get_ref() == 0) {
+            // A failed transfer offered again at once, with nothing to
+            // wait for, could be offered to a session that has ended
+            // faster than the session's end is heard.
+            return Err(self.error(
+                Some(r.span()),
+                "dtn.retry-after-s",
+                "0: a failed transfer waits at least 1 s before it goes again".into(),
+            ));
+        }
         let mycall = self.callsign(&d.callsign, "dtn.callsign")?;
         let spec = &ports[port];
         let taken = spec
