@@ -121,10 +121,10 @@ struct NodeArgs {
     /// ADDR:PORT.
     #[arg(long, value_name = "PATH|ADDR:PORT", value_parser = parse_app)]
     app_socket: AppAddress,
-    /// Seconds a bundle whose transfer failed waits before it goes again
-    /// (at least 1).
+    /// Seconds a bundle whose transfer failed waits before it goes again,
+    /// 1-86400.
     #[arg(long, value_name = "S", default_value_t = 30,
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
     retry_after: u64,
 }
 
