@@ -8,6 +8,7 @@ use super::replicate::{run_all, BuxPoint, Estimate};
 use super::simulate::{Procedure, Traffic};
 use super::throughput::{CaseCurves, ThroughputCase, ThroughputExperiment};
 use super::BuxError;
+use crate::check_note;
 use crate::report::{Check, Paper, Progress, RunOptions, Table};
 
 /// ARM against ABM: the table of the points and the check.
@@ -120,12 +121,7 @@ pub fn arm_like_abm(
         },
         unlike.is_empty(),
     )
-    .with_note(
-        "Criterion, chosen before the run: the ARM interval (mean of both directions, as ABM's) \
-         overlaps ABM's, or the means agree within 2%. ARM keeps NRM's primary and secondary \
-         (commands only from the primary, P/F checkpoints of an unbalanced link) but lets the \
-         secondary send at will, as a combined station of ABM does.",
-    );
+    .with_note(check_note!("bux1982/appendix-a2/arm-like-abm"));
     Ok((table, check))
 }
 

@@ -18,6 +18,7 @@ use super::replicate::{run_all, BuxPoint, Estimate};
 use super::simulate::{Procedure, Traffic};
 use super::throughput::{CaseCurves, ThroughputCase, ThroughputExperiment};
 use super::BuxError;
+use crate::check_note;
 use crate::report::{
     Check, Figure, Paper, Point, Progress, RunOptions, Series, SeriesStyle, Table,
 };
@@ -262,14 +263,7 @@ fn recovers_sooner(compared: &[Compared]) -> Check {
         ours,
         failures.is_empty() && !points.is_empty(),
     )
-    .with_note(
-        "Criterion: at every length above 1000 bits of the experiment's quick lengths, the RNR \
-         interval of P→S lies wholly above the withholding one, or its mean is more than 20% \
-         higher: the form of bux1982/fig4/nrm-modulo-128-collapse, whose points these are. Those \
-         points are ruled by rare failed REJ recoveries, so the four replications of --quick \
-         can leave wide intervals on the withholding side. With RNR the secondary answers the \
-         checkpoint within a frame and the recovery no longer waits for its window of 127 frames.",
-    )
+    .with_note(check_note!("bux1982/3.1.3/rnr-recovers-sooner"))
 }
 
 /// The paper's objection: where the primary is often at its window limit,
@@ -330,20 +324,20 @@ fn starvation_note(compared: &[Compared], satellite: &[&Compared]) -> String {
         .min_by_key(|c| c.bits)
         .map(|c| {
             format!(
-                " On the terrestrial modulo-8 link the fall is {:.2} at {} bits (table \
-                 bux-rnr-recovery): the primary's seven short frames fill its window there too \
-                 before an acknowledgement returns.",
-                c.rnr[1].mean / c.withhold[1].mean,
-                c.bits
+                " {}",
+                check_note!(
+                    "bux1982/3.1.3/rnr-starves-secondary/terrestrial",
+                    fall = format!("{:.2}", c.rnr[1].mean / c.withhold[1].mean),
+                    bits = c.bits,
+                )
             )
         })
         .unwrap_or_default();
-    format!(
-        "The paper puts no number on \"drastically\". The criterion first chosen, at least a \
-         halving, is missed: S→P falls to {lo:.2}-{hi:.2} of the paper's choice. The RNR needs \
-         t_p = 350 ms to reach the secondary, which goes on sending meanwhile. The check is \
-         therefore on the direction, with the size shown.{terrestrial} The primary's own \
-         direction gains (up to {:+.0}% here): its checkpoints are answered at once.",
-        (gain - 1.0) * 100.0
+    check_note!(
+        "bux1982/3.1.3/rnr-starves-secondary",
+        lo = format!("{lo:.2}"),
+        hi = format!("{hi:.2}"),
+        terrestrial = terrestrial,
+        gain = format!("{:+.0}", (gain - 1.0) * 100.0),
     )
 }

@@ -34,6 +34,7 @@ use super::testbed::{
 use crate::report::{
     Check, Figure, Paper, Point, Progress, RunOptions, Section, Series, SeriesStyle, Table,
 };
+use crate::{check_note, section_text};
 
 /// The PCs: each field station with the base as its neighbour, the base
 /// (the last) with a neighbour for every field station; ISNs drawn from
@@ -314,22 +315,12 @@ pub fn section(opts: &RunOptions, progress: &dyn Progress) -> Result<Section, Te
     let cells = sweep(opts, progress)?;
     Ok(Section {
         heading: "Several radios on one DD channel (section I's emergency case)".into(),
-        text: format!(
-            "The paper argues from the emergency case of more than two ID-1s on one channel, \
-             in contention for the same bandwidth, and leaves its effect on TCP/IP unmeasured. \
-             Here a base station and 1-{} field stations share the calibrated channel of \
-             Table I, all in range of each other; every field station runs iperf over IPv4 to \
-             the base until {IPERF_SECONDS} s, the first from time zero and the others from \
-             times drawn from the first {} s ({} runs per cell, Linux-like TCP as in Table \
-             I). The ID-1's behaviour when several radios wait for the channel is not \
-             documented, and it decides the outcome, so both bounds run: every waiting radio \
-             keys when the channel clears and they collide (1-persistent carrier sense, no \
-             backoff), or one of them keys and the others defer (ideal arbitration). With two \
-             stations only one radio ever waits, and both rules are Table I's model. The paper \
-             gives no figure to compare with; the check is on its premise.",
-            STATIONS.iter().max().map_or(0, |n| n - 1),
-            START_SPREAD.as_secs(),
-            if opts.quick { RUNS.1 } else { RUNS.0 },
+        text: section_text!(
+            "ronan-dstar/stations",
+            field_stations = STATIONS.iter().max().map_or(0, |n| n - 1),
+            iperf_seconds = IPERF_SECONDS,
+            spread = START_SPREAD.as_secs(),
+            runs = if opts.quick { RUNS.1 } else { RUNS.0 },
         ),
         tables: vec![table(&cells)],
         figures: vec![figure(&cells)],
@@ -475,24 +466,7 @@ fn shared_check(cells: &[Cell]) -> Check {
         },
         failures.is_empty(),
     )
-    .with_note(
-        "The paper gives no number for this case; the check is on its premise. The criterion \
-         first chosen, the least served station's rate falling with every station added, was \
-         dropped after the first run: under the all-key rule that station is starved from 3 \
-         stations on (0 B/s in most runs, a few tens at most), so its rate wanders at noise \
-         level and cannot fall further. \
-         Why: a station that has data queued is waiting at every clear channel, so under \
-         1-persistent access any other station's frame collides with its frames for certain; \
-         the first station to start keeps the channel, the others' retransmission timers back \
-         off, and only the moments when its radio buffer runs empty let another in (a \
-         capture effect). Under ideal arbitration nothing collides and the stations together \
-         carry a little more than one alone at first: the base takes one turn in n instead of \
-         every other turn, so each ACK covers more segments. But the base must send the ACKs of \
-         all n − 1 flows in its one turn in n, so ACKs pile up in its radio (the table's last \
-         column) and wait tens of seconds; the flows that opened their windows first keep their \
-         segments in flight, the later ones wait for ACKs, and fairness falls without a frame \
-         lost (the upload unfairness known from TCP through a Wi-Fi access point).",
-    )
+    .with_note(check_note!("ronan-dstar/stations/shared-bandwidth"))
 }
 
 #[cfg(test)]

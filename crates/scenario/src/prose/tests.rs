@@ -3,21 +3,34 @@ use super::*;
 /// The sources that name report text, scanned for `check_note!` and
 /// `section_text!`.
 const CODE: &[(&str, &str)] = &[
+    ("bux/arm.rs", include_str!("../bux/arm.rs")),
+    ("bux/rnr.rs", include_str!("../bux/rnr.rs")),
     ("bux/sections.rs", include_str!("../bux/sections.rs")),
     (
         "bux/sections/delay.rs",
         include_str!("../bux/sections/delay.rs"),
     ),
     ("dstar/sections.rs", include_str!("../dstar/sections.rs")),
+    ("dstar/stations.rs", include_str!("../dstar/stations.rs")),
     ("korb/sections.rs", include_str!("../korb/sections.rs")),
     (
         "korb/sections/larger_segments.rs",
         include_str!("../korb/sections/larger_segments.rs"),
     ),
     (
+        "ronan/ack_window.rs",
+        include_str!("../ronan/ack_window.rs"),
+    ),
+    (
         "ronan/measured/section.rs",
         include_str!("../ronan/measured/section.rs"),
     ),
+    ("ronan/repeater.rs", include_str!("../ronan/repeater.rs")),
+    (
+        "ronan/tables_2_3.rs",
+        include_str!("../ronan/tables_2_3.rs"),
+    ),
+    ("ronan/tcpip.rs", include_str!("../ronan/tcpip.rs")),
     (
         "zielinski/reproduce.rs",
         include_str!("../zielinski/reproduce.rs"),

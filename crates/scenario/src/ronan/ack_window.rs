@@ -26,6 +26,7 @@ use crate::report::{
     Check, Figure, Paper, Point, Progress, RunOptions, Section, Series, SeriesStyle, Table,
 };
 use crate::transfer::{LinkDrop, TransferConfig, TransferError};
+use crate::{check_note, section_text};
 
 /// The `ack_window` values run: the paper's Fig. 3 (1) to its "stable
 /// link" value (32).
@@ -210,16 +211,9 @@ fn faster_check(rate: u32, rows: &[&AckWindowRow]) -> Check {
         ),
         clearly_below(&last.transfer, &first.transfer),
     )
-    .with_note(
-        "Without a drop every ACK_SEGMENT but the bundle's is an I frame of the receiver's \
-         that waits for the channel and is acknowledged in turn. But it also carries the \
-         receiver's N(R): at 9600 bit/s, where the 9600 bit/s serial link splits a window \
-         into several key-ups and the Linux receiver otherwise acknowledges only on the \
-         poll or after T2 (3 s), an ACK_SEGMENT every few segments frees the sender's window \
-         early and costs little air time, so a middle ack_window is fastest there; at 1200 \
-         bit/s the air time dominates and 32 is fastest. The paper gives no numbers; the \
-         check is on the direction it argues.",
-    )
+    .with_note(check_note!(
+        "ronan-ax25/sectionV.B/longer-ack-window-faster/*"
+    ))
 }
 
 /// "A shorter ack_window re-sends less after a link drop": fewer octets
@@ -253,12 +247,9 @@ fn twice_check(rate: u32, rows: &[&AckWindowRow]) -> Check {
         ),
         clearly_below(&first.octets_twice, &last.octets_twice) && never_more,
     )
-    .with_note(
-        "What crosses twice is what had reached the receiver beyond the sender's last \
-         ACK_SEGMENT when the session ended; the sender's agent resumes the bundle from that \
-         acknowledgement in a fragment sent in the next link's session, and the receiver's \
-         agent joins the two. The paper gives no numbers; the check is on the direction only.",
-    )
+    .with_note(check_note!(
+        "ronan-ax25/sectionV.B/shorter-ack-window-resends-less/*"
+    ))
 }
 
 fn table(rows: &[AckWindowRow]) -> Table {
@@ -435,34 +426,13 @@ fn twice_figure(rows: &[AckWindowRow]) -> Figure {
 }
 
 fn text(config: &MeasuredConfig) -> String {
-    format!(
-        "The paper's AX.25 CL acknowledges every ack_window DATA_SEGMENTs so that a bundle cut \
-         by a link drop can be resumed from the last acknowledgement (reactive fragmentation); \
-         it recommends a long ack_window (32) on stable links and a shorter one (8, the \
-         default) where link opportunities are transient, and measures neither. linklab runs \
-         both cases on the link of Tables V-VII (Linux stack with T1 {t1} s, host and KISS TNC \
-         as calibrated there, Table I's radio) with AX.25 window {WINDOW}, the file of 7182 \
-         octets as one bundle, ack_window 1 (the paper's Fig. 3: one ACK_SEGMENT per segment), \
-         2, 4, 8, 16 and 32:\n\
-         - steady: nothing lost;\n\
-         - link drop: when the sender's I frame number n since the offer has left the air, \
-           n drawn in each run uniformly from {first} to {last} (the middle half of the \
-           bundle's segments), the stations go out of each other's range; \
-           what either sends is lost until the sender's AX.25 link fails (N2 = 10 T1 \
-           expiries with data unacknowledged, error I), and {back} s after that they are in \
-           range again and the sender dials the link anew, as a DTN node whose contact is \
-           back. Both CL sessions end with their links (the receiver's when the new SABM \
-           resets its link, error F); the sender's agent keeps the part of the bundle the \
-           receiver had not acknowledged as a fragment, the receiver's agent the part that \
-           arrived, and the fragment goes in the new session.\n\
-         Octets sent twice are what had reached the receiver beyond the sender's last \
-         acknowledgement. The transfer time runs from the file handed to the sender's agent to \
-         the end of the transmission carrying the last ACK_SEGMENT, the link's failure and the \
-         wait out of range included; the drop adds the same N2 T1 and {back} s at every \
-         ack_window, so the difference between the curves is what matters.",
+    let (first, last) = drop_range(config);
+    section_text!(
+        "ronan-ax25/sectionV.B",
         t1 = config.t1_s,
-        first = drop_range(config).0,
-        last = drop_range(config).1,
+        window = WINDOW,
+        first = first,
+        last = last,
         back = BACK_AFTER.as_secs(),
     )
 }

@@ -17,6 +17,7 @@ use crate::report::{
     Check, Figure, Paper, Point, Progress, RunOptions, Section, Series, SeriesStyle, Table,
 };
 use crate::transfer::{TransferConfig, TransferError};
+use crate::{check_note, section_text};
 
 /// The AX.25 windows run.
 const WINDOWS: [u8; 3] = [1, 4, 7];
@@ -161,18 +162,7 @@ fn works_check(rate: u32, pairs: &[&(&RepeaterRow, &RepeaterRow)]) -> Check {
         ),
         twice,
     )
-    .with_note(
-        "Through the digipeater a window and its acknowledgement cross the channel twice, \
-         but the ends' host and TNC turnaround (about 1.5 s a swap) is not doubled: the \
-         digipeater repeats in firmware at once, so the time grows by less than twice at \
-         small windows. The ends do not hear each other (hidden stations): at 9600 bit/s, \
-         where the 9600 bit/s serial link splits a window of 7 into several key-ups, the \
-         receiver's T2 RR or an ACK_SEGMENT can go out while the digipeater is receiving or \
-         repeating the sender's frames; what reaches the digipeater damaged is recovered \
-         only when the sender's T1 (fixed at 30 s here, as in Tables V-VII) expires, hence \
-         the long and variable time at window 7. The paper gives no times; the check is that \
-         it works and that the digipeater carries every frame.",
-    )
+    .with_note(check_note!("ronan-ax25/sectionVI/single-repeater/*"))
 }
 
 fn table(pairs: &[(&RepeaterRow, &RepeaterRow)]) -> Table {
@@ -247,17 +237,8 @@ fn figure(rows: &[RepeaterRow]) -> Figure {
 }
 
 fn text(config: &MeasuredConfig) -> String {
-    format!(
-        "The paper says the AX.25 CL works through a single repeater and gives no numbers. \
-         linklab runs the bundle of Tables V-VII (7182 octets, ack_window {ack}) over the same \
-         calibrated ends (Linux stack with T1 {t1} s, host and KISS TNC) once directly and once \
-         between two stations that do not hear each other, through a digipeater, N0DIGI, \
-         between them: a TNC repeating in firmware (DIGIPEAT ON) every frame whose next \
-         repeater is its call, H bit set (AX.25 v2.2 3.12.5), from its own queue with Table \
-         I's channel access (p = 0.25, slot 20 ms, TXDELAY 150 ms). Both ends address every \
-         frame via N0DIGI and take a frame only once it has been repeated. Windows 1, 4 and \
-         7 at each bit rate. `linklab dtn node --via` does the same in real time (tests/cli_dtn.rs, \
-         over `linklab channel` with a digipeating station).",
+    section_text!(
+        "ronan-ax25/sectionVI",
         ack = config.ack_windows.first().copied().unwrap_or(8),
         t1 = config.t1_s,
     )

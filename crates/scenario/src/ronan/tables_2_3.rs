@@ -13,6 +13,7 @@ use crate::report::{
     Check, Figure, Paper, Point, Progress, RunOptions, Section, Series, SeriesStyle, Table,
 };
 use crate::transfer::TransferConfig;
+use crate::{check_note, section_text};
 
 /// Largest gap, in seconds, allowed between the closed-form model and each
 /// value of Tables II and III (the paper prints one decimal).
@@ -47,7 +48,7 @@ pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
 
     let mut section = Section {
         heading: "Tables II and III: minimum transfer times, model and simulation".into(),
-        text: TEXT.into(),
+        text: section_text!("ronan-ax25/tables-2-3"),
         ..Section::default()
     };
     for (table, rate) in TABLES {
@@ -89,11 +90,7 @@ pub fn tables_2_3(opts: &RunOptions, progress: &dyn Progress) -> Result<Section,
                 "s",
                 round(CLOSED_FORM_TOLERANCE_S / p.model_s, 4),
             )
-            .with_note(
-                "T_ack includes T_txtail as the paper's formula is printed; its worked \
-                 example leaves the tail out and would miss by up to 0.59 s \
-                 (see models::ronan).",
-            );
+            .with_note(check_note!("ronan-ax25/tableII-III/window*"));
             check.pass = diff.abs() <= CLOSED_FORM_TOLERANCE_S;
             section.checks.push(check);
         }
@@ -129,17 +126,14 @@ fn simulation_check(table: &str, c: &Comparison, published_s: f64) -> Check {
         "s",
         SIMULATION_TOLERANCE,
     )
-    .with_note(format!(
-        "Compared with the model as its method applies to the channel of Table I: the \
-         simulated mean wait for channel access ({:.1} ms, KISS P = 63, slot 20 ms) in place \
-         of the formula's p x T_slot = 5 ms, and the 29th frame at its real 42 octets. The \
-         formula as printed gives {:.2} s (Table {table}: {published_s:.1} s); the simulation \
-         is {:+.2} % from it, so the published model itself is not within 1 % here wherever \
-         the extra {:.0} ms per access and the short last frame do not happen to cancel.",
-        c.access_wait.mean * 1e3,
-        c.model_s,
-        c.gap_percent(),
-        (c.access_wait.mean - 0.005) * 1e3,
+    .with_note(check_note!(
+        "ronan-ax25/tableII-III/simulated/window*",
+        access_wait_ms = format!("{:.1}", c.access_wait.mean * 1e3),
+        model_s = format!("{:.2}", c.model_s),
+        table = table,
+        published_s = format!("{published_s:.1}"),
+        gap = format!("{:+.2}", c.gap_percent()),
+        extra_ms = format!("{:.0}", (c.access_wait.mean - 0.005) * 1e3),
     ))
 }
 
@@ -232,26 +226,3 @@ fn round(v: f64, places: i32) -> f64 {
     let f = 10f64.powi(places);
     (v * f).round() / f
 }
-
-const TEXT: &str = "\
-The model of section III.B charges every window of k frames one transmission of data and one \
-acknowledgement, each with T_txdelay + T_txtail + p x T_slot. In closed form with Table I's \
-parameters (slot 20 ms, TXDELAY 150 ms, TXTAIL 20 ms, p = 0.25, 255-octet frames) it \
-reproduces all fourteen published values within 0.15 s when T_ack includes T_txtail as the \
-formula is printed (the worked example's 0.2904 s leaves it out and misses by up to 0.59 s). \
-The 1200 bit/s rows sit 0.04-0.11 s under the formula although their step per window matches \
-it exactly; the paper gives no reason.\n\n\
-The simulation runs two real AX.25 engines (modulo 8, window k, N1 = 255, P on the last I frame \
-of a window, RR F = 1 at once) on the half-duplex KISS CSMA channel with Table I's parameters \
-and times 7182 octets from the moment the message is offered to the end of the TXTAIL after the \
-last acknowledgement. Every transfer sends 29 I frames and one RR per window, as the model \
-assumes. Two inputs of the formula do not describe that channel, and the paper's own method \
-with the right inputs is what the simulation is checked against (within 1 %): (1) a KISS TNC \
-with P = 63 does not wait p x T_slot = 5 ms for the channel but, after the carrier drops, to \
-its next slot tick and then (1 - q)/q = 3 failed draws on average with q = 0.25, about 70 ms \
-in all, measured in each run as idle channel time per key-up; (2) the 29th frame carries 42 \
-octets, not 255 (1.44 s less at 1200 bit/s). With those two inputs the model agrees with the \
-simulation within 1 % at every window and both rates; the remaining -0.5 % is the formula's \
-63/62 stuffing factor applied to flags as well. The published model itself is off by several \
-per cent at 9600 bit/s, where 2 x 65 ms of extra access wait per window is a large share of a \
-window; the tables show both gaps.";

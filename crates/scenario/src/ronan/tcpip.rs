@@ -43,6 +43,7 @@ use super::{MeasuredConfig, RonanError, TRANSFER_S};
 use crate::published::load;
 use crate::report::{Check, Paper, Progress, RunOptions, Section, Table};
 use crate::transfer::{replication_stations, HostAndTnc, TransferConfig};
+use crate::{check_note, section_text};
 
 /// Largest relative gap allowed between the simulated TCP/IP transfer
 /// and the published one: wider than the AX.25 columns', as smoltcp is
@@ -563,108 +564,62 @@ pub fn tables_5_7_tcpip(opts: &RunOptions, progress: &dyn Progress) -> Result<Se
 
 fn note(row: &TcpipRow, vc: &TcpipRow, p: &Published, config: &MeasuredConfig) -> String {
     let mss = 128 * usize::from(row.window);
-    let mut note = format!(
-        "smoltcp 0.14 (RFC 6298 RTO, Reno, Nagle, 10 ms delayed ACK, RFC 7323 timestamps as \
-         Linux's default, so {payload} octets of data a segment), IP in UI frames, MTU \
-         {mtu}, MSS {mss}, TCP window {win} octets (two segments in flight), behind the CM-CL \
-         column's host ({lat} ms) and KISS TNC ({pf} ms per frame, carrier hold {hold} ms), \
-         not refitted. Per transfer: {seg:.1} segments from the sender ({data} carry data), \
-         {ack:.1} from the receiver, {hdr:.0} octets of IP and TCP headers, {retx:.1} \
-         retransmitted ({sp:.1} spurious), {frames:.1} frames on the air. In connected mode \
-         (mode vc) the same transfer takes {vc_t:.1} s ({vc_gap:+.1} %) in {vc_frames:.1} \
-         frames. The paper's CM-CL time for this row is {cl:.2} s.",
-        mtu = mss + 40,
-        win = 2 * mss,
-        payload = mss - TIMESTAMPS_OCTETS,
-        data = config.message_octets.div_ceil(mss - TIMESTAMPS_OCTETS),
-        lat = config.host_latency_ms,
-        pf = config.tnc_per_frame_ms,
-        hold = config.carrier_hold_ms,
-        seg = row.sender_segments,
-        ack = row.receiver_segments,
-        hdr = row.header_octets,
-        retx = row.retransmitted,
-        sp = row.spurious,
-        frames = row.frames,
-        vc_t = vc.transfer.mean,
-        vc_gap = 100.0 * (vc.transfer.mean / p.tcpip_s - 1.0),
-        vc_frames = vc.frames,
-        cl = p.ax25_cm_cl_s,
-    );
-    if row.transfer.mean / p.tcpip_s - 1.0 > TOLERANCE / 2.0 {
-        note.push_str(
-            " Most of this row's gap is retransmission: a full window here is two segments of \
-             several seconds each on the air, longer than the RTO the connection starts with, \
-             so smoltcp's timer expires on segments still queued behind the first and re-sends \
-             them (every retransmission counted above is spurious); the time they take on the \
-             channel is about the gap. Linux would re-send the same head segment but keep its RTT from earlier \
-             connections to the host (tcp_metrics), take RTT samples from the echoed \
-             timestamps even of repeated segments (RFC 7323 4) and undo spurious timeouts \
-             (F-RTO), none of which smoltcp offers. Where the replications split between \
-             two retransmission patterns (a wide interval), the mean depends on how many fall \
-             in each.",
-        );
-    }
+    let retransmission = if row.transfer.mean / p.tcpip_s - 1.0 > TOLERANCE / 2.0 {
+        format!(
+            " {}",
+            check_note!("ronan-ax25/tableV-VII/tcpip/window*/retransmission")
+        )
+    } else {
+        String::new()
+    };
     let bound = p.tcpip_s * (1.0 + TOLERANCE);
     let (low, high) = (
         row.transfer.mean - row.transfer.half_width,
         row.transfer.mean + row.transfer.half_width,
     );
-    if low <= bound && bound <= high {
-        note.push_str(&format!(
-            " The 95 % interval of the simulated mean, {low:.1}-{high:.1} s, contains the \
-             {tol:.0} % bound ({bound:.1} s): whether this row is inside the tolerance is not \
-             settled by {n} replications.",
-            tol = 100.0 * TOLERANCE,
-            n = row.transfer.n,
-        ));
-    }
-    note
+    let unsettled = if low <= bound && bound <= high {
+        format!(
+            " {}",
+            check_note!(
+                "ronan-ax25/tableV-VII/tcpip/window*/unsettled",
+                low = format!("{low:.1}"),
+                high = format!("{high:.1}"),
+                tol = format!("{:.0}", 100.0 * TOLERANCE),
+                bound = format!("{bound:.1}"),
+                n = row.transfer.n,
+            )
+        )
+    } else {
+        String::new()
+    };
+    check_note!(
+        "ronan-ax25/tableV-VII/tcpip/window*",
+        payload = mss - TIMESTAMPS_OCTETS,
+        mtu = mss + 40,
+        mss = mss,
+        win = 2 * mss,
+        lat = config.host_latency_ms,
+        pf = config.tnc_per_frame_ms,
+        hold = config.carrier_hold_ms,
+        seg = format!("{:.1}", row.sender_segments),
+        data = config.message_octets.div_ceil(mss - TIMESTAMPS_OCTETS),
+        ack = format!("{:.1}", row.receiver_segments),
+        hdr = format!("{:.0}", row.header_octets),
+        retx = format!("{:.1}", row.retransmitted),
+        sp = format!("{:.1}", row.spurious),
+        frames = format!("{:.1}", row.frames),
+        vc_t = format!("{:.1}", vc.transfer.mean),
+        vc_gap = format!("{:+.1}", 100.0 * (vc.transfer.mean / p.tcpip_s - 1.0)),
+        vc_frames = format!("{:.1}", vc.frames),
+        cl = format!("{:.2}", p.ax25_cm_cl_s),
+        retransmission = retransmission,
+        unsettled = unsettled,
+    )
 }
 
 fn text(config: &MeasuredConfig) -> String {
-    format!(
-        "The paper's TCP/IP column: the same 7182-octet file sent by FTP between the two \
-         Linux hosts over TCP/IP over AX.25, with MTU, MSS and TCP window set per window k as \
-         Table IV says (MTU 128 k + 40, MSS 128 k, window 256 k, so two full segments in \
-         flight). linklab runs smoltcp 0.14 on each host over the real AX.25 engine, each \
-         host behind the very host and KISS TNC path of the CM-CL column with its calibrated \
-         values, not refitted: {lat} ms host latency each way, {serial} bit/s serial link, \
-         {pf} ms per frame in the TNC, {hold} ms carrier hold.\n\
-         Which AX.25 mode carried IP: the paper does not say, and Linux carries IP in UI \
-         frames unless told otherwise (ip_default_mode datagram; `axparms --ipmode V` per neighbour). Both \
-         were simulated. In UI frames the transfer has the shape the published times show: \
-         a TCP window of two segments goes out in one key-up and the receiver's two \
-         acknowledgements come back in the next, so the number of turnarounds per transfer \
-         equals the CM-CL column's (29, 15, 10, 8, 6, 5, 5 at 1200 bit/s) and the TCP/IP \
-         time exceeds the CM-CL time by the headers and the acknowledgement frames. In \
-         connected mode (T1 {t1} s, T2 {t2} s, P on the frame that fills the AX.25 window, \
-         as the CM-CL column's Linux stack) every AX.25 window is polled and answered by an \
-         RR before the TCP acknowledgement travels as an I frame of its own, which doubles \
-         the frames per segment at window 1 and puts that row far above the paper at both \
-         rates (vc_mode_s in the table). The checks are on the UI-frame runs; the connected-mode time and frame count \
-         are in the table and in each note. That choice was made by comparing the two modes \
-         with the published column, so it is a fitted assumption, stated as such.\n\
-         What TCP/IP adds: 52 octets of IPv4 and TCP header on every segment, as between \
-         two Linux hosts, which use the timestamps option (RFC 7323) by default: its 12 \
-         octets come out of Table IV's MSS, so at window 1 a segment carries 116 octets and \
-         the file takes 62 segments and 31 key-ups of the sender, not 57 and 29 (without \
-         the option both window-1 rows and 9600 bit/s windows 2-4 came out 11-18 % fast); one \
-         acknowledgement per data segment (smoltcp acknowledges within 10 ms, at once when \
-         the application's read opens the window; Linux, its window clamped to Table IV's, \
-         acknowledges when the read opens it to twice what it was, the same one ACK per \
-         segment); the SYN and FIN exchanges; and \
-         retransmissions when its RTO (RFC 6298: 1 s initial, 1-60 s, go-back-N) expires \
-         before an acknowledgement crosses the slow half-duplex channel; nothing is lost on \
-         this channel, so every retransmission is spurious. Congestion control is Reno \
-         (smoltcp's initial window of 1072 octets holds one segment at windows 5-7 until \
-         the first acknowledgement; Cubic gives the same times, no congestion control more \
-         spurious retransmissions, as go-back-N then re-sends both segments). Not modelled: \
-         FTP's control connection and its commands; Linux's use of the timestamps for RTT \
-         samples from every acknowledgement, retransmitted segments and a repeated SYN \
-         included (RFC 7323 4; smoltcp samples one segment at a time and none after a \
-         retransmission, so its RTO stays at the 1 s it starts from when the SYN is \
-         repeated), its RTT cache and F-RTO.",
+    section_text!(
+        "ronan-ax25/tables-5-7-tcpip",
         lat = config.host_latency_ms,
         serial = config.serial_rate_bps,
         pf = config.tnc_per_frame_ms,
