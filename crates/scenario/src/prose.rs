@@ -6,8 +6,8 @@
 //! id with its varying part written `*` when one text serves a family of
 //! checks) and `[section]` (section texts, keyed `paper/section`). A text
 //! names the computed values it quotes as `{placeholder}`s (`{{` and `}}`
-//! are literal braces), which the code fills through [`check_note!`] and
-//! [`section_text!`]: `check_note!("bux1982/fig2/left-of-maximum", top =
+//! are literal braces), which the code fills through `check_note!` and
+//! `section_text!`: `check_note!("bux1982/fig2/left-of-maximum", top =
 //! top, compared = list)`; a value may itself be a text chosen from the
 //! data (a shared head's `{more}`). A run's numbers come only through
 //! placeholders, never written into a text.
@@ -174,7 +174,7 @@ pub fn built_in(kind: Kind, key: &str, values: &[(&str, &dyn Display)]) -> Strin
 /// A check's note from the data: `check_note!("paper/figure/what", name =
 /// value, ...)`, every `{name}` of the text filled with its value's
 /// `Display`. (`@Check` or `@Section` first names the table; that is how
-/// [`section_text!`] calls it.)
+/// `section_text!` calls it.)
 #[macro_export]
 macro_rules! check_note {
     (@$kind:ident $key:literal $(, $name:ident = $value:expr)* $(,)?) => {

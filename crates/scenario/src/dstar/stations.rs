@@ -174,7 +174,7 @@ impl StationsRun {
 }
 
 /// iperf from each of `stations` − 1 field stations to the base until
-/// `duration`, each from its start (see [`START_SPREAD`]), over IPv4 with
+/// `duration`, each from its start (see `START_SPREAD`), over IPv4 with
 /// `tcp`, on a DD channel of `stations` radios; a station's goodput is
 /// what arrived from it over its time on the air.
 pub fn tcp_to_base(

@@ -1,7 +1,7 @@
 //! Ronan, Long and Walsh, "More experiments with DTN over AX.25 networks":
 //! the reproductions of `linklab reproduce` for [`Paper::RonanAx25`].
 //!
-//! - [`tables_2_3`](mod@tables_2_3): the model of section III.B (Tables II and III), in
+//! - `tables_2_3`: the model of section III.B (Tables II and III), in
 //!   closed form and as simulated with the real engine ([`compare`]).
 //! - [`measured`]: the measured AX.25 CM-CL transfers (Tables V, VI and
 //!   VII) with a host and KISS TNC model between engine and radio.

@@ -49,7 +49,7 @@ pub struct RepeaterRow {
     pub lost: f64,
 }
 
-/// Runs every bit rate of the measured tables at [`WINDOWS`], direct and
+/// Runs every bit rate of the measured tables at `WINDOWS`, direct and
 /// through the digipeater.
 pub fn simulate(
     config: &MeasuredConfig,

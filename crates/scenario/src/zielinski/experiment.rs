@@ -1,7 +1,7 @@
 //! Zieliński experiments as data: the TOML files
-//! `crates/scenario/experiments/zielinski-*.toml` deserialise into these structs and
-//! [`ThroughputExperiment::run`] / [`RealWindowExperiment::run`] simulate
-//! them (`linklab sim FILE.toml`).
+//! `crates/scenario/experiments/zielinski-*.toml` deserialise into
+//! [`ThroughputExperiment`] and [`RealWindowExperiment`], whose
+//! [`ExperimentKind`] runs simulate them (`linklab sim FILE.toml`).
 //!
 //! - `kind = "zielinski-throughput"`: effective throughput against the
 //!   window k for pairs of TNC profiles, beside the model's "AX.25 imm"
