@@ -4,7 +4,7 @@
 //! handed to sessions, and the orderly stop.
 //!
 //! It does no I/O and reads no clock, in the manner of the protocol
-//! engines (ARCHITECTURE.md, "the one rule"): every input is a call that
+//! engines (docs/architecture.md, "the one rule"): every input is a call that
 //! takes `now` ([`Router::handle_session_up`], [`Router::handle_received`],
 //! [`Router::handle_client_request`], [`Router::handle_timeout`], ...),
 //! and everything it wants done is drained by the driver
