@@ -50,7 +50,8 @@ pub use section::tables_5_7;
 /// The `kind` of this experiment in a TOML file.
 pub const KIND: &str = "ronan-measured";
 
-/// Tables V and VII and Table VI's per-swap difference (issue 4).
+/// Relative tolerance of Tables V and VII and of Table VI's per-swap
+/// difference: within 10%.
 const TOLERANCE: f64 = 0.10;
 
 /// The kernel's default T1 (`AX25_DEF_T1`), which Ronan et al. had to
