@@ -167,6 +167,28 @@ impl<E> EventQueue<E> {
         self.insert(self.now + delay, event)
     }
 
+    /// Keeps one pending wake-up at `want` (a component's `poll_timeout`,
+    /// brought up to `now`): `wake` is left as it is if it is already there,
+    /// else cancelled and, if `want` is some time, `event` scheduled then.
+    pub fn keep_wake(
+        &mut self,
+        wake: &mut Option<(Instant, EventId)>,
+        want: Option<Instant>,
+        now: Instant,
+        event: E,
+    ) {
+        let want = want.map(|t| t.max(now));
+        if wake.map(|(t, _)| t) == want {
+            return;
+        }
+        if let Some((_, id)) = wake.take() {
+            self.cancel(id);
+        }
+        if let Some(at) = want {
+            *wake = Some((at, self.schedule_after(at - now, event)));
+        }
+    }
+
     /// Records a new pending event at `at` (not before `now`).
     fn insert(&mut self, at: Instant, event: E) -> EventId {
         let seq = self.next_seq;

@@ -484,17 +484,7 @@ impl<'a> Testbed<'a> {
             host(RECEIVER, HostAndTnc::poll_timeout),
         ];
         for (slot, (want, wake)) in wanted.into_iter().zip(WAKES).enumerate() {
-            let want = want.map(|t| t.max(now));
-            if self.wakes[slot].map(|(t, _)| t) == want {
-                continue;
-            }
-            if let Some((_, id)) = self.wakes[slot].take() {
-                self.queue.cancel(id);
-            }
-            if let Some(at) = want {
-                let id = self.queue.schedule_after(at - now, wake);
-                self.wakes[slot] = Some((at, id));
-            }
+            self.queue.keep_wake(&mut self.wakes[slot], want, now, wake);
         }
     }
 
