@@ -4,12 +4,15 @@
 # table of runs, coverage and corpus per target (docs/testing.md,
 # "Fuzzing").
 #
-#   fuzz/depth.sh [--budget SECONDS] [--jobs N] [--only TARGET...] [--no-cmin]
+#   fuzz/depth.sh [--budget SECONDS] [--jobs N] [--nice N] [--only TARGET...] [--no-cmin]
 #
 # Goals: a decoder (a target that decodes one input and keeps no state
 # between steps) 10 million runs, a stateful target (an engine driven
 # through steps) 1 million. --budget caps each target's time (default
-# 600 s); --jobs runs that many targets at once (default 1), each niced;
+# 600 s); --jobs runs that many targets at once (default 1), each at
+# niceness --nice (default 19, so that fuzzing yields to other work; 0
+# makes the fuzzers a full load, as for the CI-under-load runs of
+# docs/testing.md);
 # --only runs the targets named (default: every target of `cargo fuzz
 # list`). New inputs libFuzzer finds are kept in fuzz/corpus/TARGET, and
 # each corpus is minimised at the end as `cargo fuzz cmin` would (--no-cmin
@@ -25,6 +28,7 @@ usage() {
 
 budget=600
 jobs=1
+niceness=19
 cmin=1
 only=()
 while [ $# -gt 0 ]; do
@@ -37,6 +41,11 @@ while [ $# -gt 0 ]; do
         --jobs)
             [ $# -ge 2 ] || usage
             jobs="$2"
+            shift 2
+            ;;
+        --nice)
+            [ $# -ge 2 ] || usage
+            niceness="$2"
             shift 2
             ;;
         --no-cmin)
@@ -119,7 +128,7 @@ run_one() {
     echo "$(date -u +%H:%M:%S) $t: up to $goal runs or $budget s" >&2
     local start=$SECONDS
     # A single input running a minute is a hang worth reporting.
-    nice -n 19 "$bin/$t" -artifact_prefix="fuzz/artifacts/$t/" -runs="$goal" \
+    nice -n "$niceness" "$bin/$t" -artifact_prefix="fuzz/artifacts/$t/" -runs="$goal" \
         -max_total_time="$budget" -timeout=60 -print_final_stats=1 \
         "fuzz/corpus/$t" > "$logs/$t.log" 2>&1 || true
     echo $((SECONDS - start)) > "$logs/$t.seconds"
@@ -146,7 +155,7 @@ if [ "$cmin" = 1 ]; then
         min="fuzz/corpus/.$t.min"
         rm -rf "$min"
         mkdir -p "$min"
-        if nice -n 19 "$bin/$t" -merge=1 -timeout=60 "$min" "fuzz/corpus/$t" > "$logs/$t.cmin.log" 2>&1 &&
+        if nice -n "$niceness" "$bin/$t" -merge=1 -timeout=60 "$min" "fuzz/corpus/$t" > "$logs/$t.cmin.log" 2>&1 &&
             [ -n "$(ls -A "$min")" ]; then
             rm -rf "fuzz/corpus/$t"
             mv "$min" "fuzz/corpus/$t"
