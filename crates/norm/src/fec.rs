@@ -17,7 +17,7 @@
 //! as if its missing source symbols were zero, and its parity symbols
 //! take the ESIs right after its own source symbols.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use thiserror::Error;
 
 /// Why a code or a decoding is refused.
@@ -138,7 +138,63 @@ pub struct Rs8 {
     k: usize,
     p: usize,
     /// Parity rows of the systematic generator matrix, p × k.
-    parity_rows: Vec<u8>,
+    parity_rows: Arc<[u8]>,
+}
+
+/// How many codes [`Rs8::new`] keeps for the process. A session's sender
+/// and each of its receivers build the same code or two again and again,
+/// and building one inverts a k × k matrix (about k³ field operations);
+/// the bound keeps a peer that announces every (k, p) there is from
+/// growing the memo.
+const MEMO_CODES: usize = 16;
+
+/// The memo's entries: (k, p) and the code's parity rows.
+type Memo = Vec<((usize, usize), Arc<[u8]>)>;
+
+/// The parity rows of the code for (k, p), from the memo or built and
+/// kept there while it has room.
+fn parity_rows(k: usize, p: usize) -> Result<Arc<[u8]>, FecError> {
+    static MEMO: Mutex<Memo> = Mutex::new(Vec::new());
+    let known = |memo: &Memo| {
+        memo.iter()
+            .find(|(kp, _)| *kp == (k, p))
+            .map(|(_, rows)| Arc::clone(rows))
+    };
+    if let Some(rows) = known(&MEMO.lock().unwrap_or_else(PoisonError::into_inner)) {
+        return Ok(rows);
+    }
+    let rows: Arc<[u8]> = build_parity_rows(k, p)?.into();
+    let mut memo = MEMO.lock().unwrap_or_else(PoisonError::into_inner);
+    if known(&memo).is_none() && memo.len() < MEMO_CODES {
+        memo.push(((k, p), Arc::clone(&rows)));
+    }
+    Ok(rows)
+}
+
+/// Rows k … n−1 of the systematic generator matrix: the Vandermonde
+/// matrix (RFC 5510 section 8.3), n × k, times the inverse of its top
+/// k × k square.
+fn build_parity_rows(k: usize, p: usize) -> Result<Vec<u8>, FecError> {
+    let n = k + p;
+    let mut v = vec![0u8; n * k];
+    v[0] = 1;
+    for row in 1..n {
+        for col in 0..k {
+            v[row * k + col] = alpha_pow((row - 1) * col);
+        }
+    }
+    let top_inv = invert(v[..k * k].to_vec(), k).ok_or(FecError::BadParameters { k, p })?;
+    let mut parity_rows = vec![0u8; p * k];
+    for i in 0..p {
+        for col in 0..k {
+            let mut acc = 0u8;
+            for j in 0..k {
+                acc ^= mul(v[(k + i) * k + j], top_inv[j * k + col]);
+            }
+            parity_rows[i * k + col] = acc;
+        }
+    }
+    Ok(parity_rows)
 }
 
 impl Rs8 {
@@ -147,27 +203,11 @@ impl Rs8 {
         if k == 0 || k + p > 255 {
             return Err(FecError::BadParameters { k, p });
         }
-        let n = k + p;
-        // The Vandermonde matrix (RFC 5510 section 8.3), n × k.
-        let mut v = vec![0u8; n * k];
-        v[0] = 1;
-        for row in 1..n {
-            for col in 0..k {
-                v[row * k + col] = alpha_pow((row - 1) * col);
-            }
-        }
-        let top_inv = invert(v[..k * k].to_vec(), k).ok_or(FecError::BadParameters { k, p })?;
-        let mut parity_rows = vec![0u8; p * k];
-        for i in 0..p {
-            for col in 0..k {
-                let mut acc = 0u8;
-                for j in 0..k {
-                    acc ^= mul(v[(k + i) * k + j], top_inv[j * k + col]);
-                }
-                parity_rows[i * k + col] = acc;
-            }
-        }
-        Ok(Rs8 { k, p, parity_rows })
+        Ok(Rs8 {
+            k,
+            p,
+            parity_rows: parity_rows(k, p)?,
+        })
     }
 
     /// Source symbols per full block.
@@ -296,6 +336,22 @@ mod tests {
             code.parity(&sources, 1, 16),
             hex("e1285b307175765f9ed02e7bc2b2c95a")
         );
+    }
+
+    /// The memo hands out the rows a fresh build gives, for codes taken
+    /// again and for more codes than it keeps.
+    #[test]
+    fn a_code_from_the_memo_is_the_code_built_anew() {
+        for round in 0..2 {
+            for k in 1..=(MEMO_CODES + 4) {
+                let code = Rs8::new(k, 3).unwrap();
+                assert_eq!(
+                    &code.parity_rows[..],
+                    &build_parity_rows(k, 3).unwrap()[..],
+                    "k {k}, round {round}"
+                );
+            }
+        }
     }
 
     #[test]
