@@ -125,9 +125,7 @@ impl AirSettings {
     /// information field): opening flag, the octets and FCS, with bit
     /// stuffing's expected one bit in 62 for random data.
     pub fn frame_time(&self, octets: usize) -> Duration {
-        let bits = (octets as u64 + 3) * 8;
-        let stuffed = bits + bits / 62;
-        Duration::from_micros(stuffed * 1_000_000 / u64::from(self.bit_rate.max(1)))
+        linklab_link::frame_air_time(self.bit_rate, octets)
     }
 
     /// The expected wait before keying up on an idle channel, plus TXDELAY.

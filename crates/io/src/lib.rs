@@ -41,7 +41,7 @@ pub use bad_input::{BadInputCount, BAD_INPUT_BURST, BAD_INPUT_INTERVAL};
 pub use driver::{DriverError, DriverHandle, DriverOptions, Notice, Request};
 pub use ip_driver::{Application, IpDriverOptions};
 pub use ip_station::{IpEvent, IpHost, IpStation};
-pub use link_settings::{t2_for_bit_rate, LinkSettings, DEFAULT_T1, DEFAULT_WINDOW_MOD8};
+pub use link_settings::{LinkSettings, DEFAULT_T1, DEFAULT_WINDOW_MOD8};
 pub use params::{KissParams, KissTime, KissTimeTooLong, KISS_MAX_TIME};
 pub use station::{
     Direction, InputError, Station, StationError, StationEvent, DEFAULT_MAX_LINKS, KISS_MAX_FRAME,

@@ -5,10 +5,8 @@
 
 use core::time::Duration;
 
-use linklab_link::{AckPolicy, Config, ConfigError, RecoveryMode};
+use linklab_link::{t2_for_bit_rate, AckPolicy, Config, ConfigError, RecoveryMode};
 use linklab_wire::control::Modulus;
-
-use crate::air::AirSettings;
 
 /// The initial T1 when none is given: 3 s, Dire Wolf's FRACK. T1 is held
 /// while our frames wait in the TNC or are on the air (the port's
@@ -71,30 +69,11 @@ impl Default for LinkSettings {
     }
 }
 
-/// T2 when none is given, for a radio of `bit_rate` bit/s and
-/// information fields of at most `n1` octets: one and a half times the air
-/// time of the longest frame, between 200 ms and 3 s. With the `window`
-/// acknowledgement policy every I frame restarts T2, so it expires once
-/// no frame has followed for longer than the next one could take: at the
-/// end of the peer's transmission, where Dire Wolf's engine answers (it
-/// acknowledges once it has the channel). The fixed 1 s waited four
-/// frames' time after every burst at 9600 bit/s, and at 1200 bit/s, less
-/// than a 256-octet frame's 1.9 s, it answered every frame in the middle
-/// of the peer's transmission (each RR then waits in the TNC for the
-/// channel, and they all go at once).
-pub fn t2_for_bit_rate(bit_rate: u32, n1: usize) -> Duration {
-    let frame = AirSettings {
-        bit_rate,
-        ..AirSettings::default()
-    }
-    .frame_time(n1 + 20);
-    (frame * 3 / 2).clamp(Duration::from_millis(200), Duration::from_secs(3))
-}
-
 impl LinkSettings {
     /// The link configuration for `modulus` on a radio of `bit_rate` bit/s
     /// if known: [`LinkSettings::config`], with T2 from
-    /// [`t2_for_bit_rate`] unless one is given.
+    /// [`t2_for_bit_rate`] unless one is given, and the bit rate for
+    /// telling the peer's transmissions apart ([`Config::bit_rate`]).
     pub fn config_at(
         &self,
         modulus: Modulus,
@@ -104,6 +83,7 @@ impl LinkSettings {
         if let (None, Some(rate)) = (self.t2_ms, bit_rate) {
             config.t2 = t2_for_bit_rate(rate, config.n1);
         }
+        config.bit_rate = bit_rate;
         Ok(config)
     }
 
@@ -173,17 +153,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn t2_outlasts_one_frame_and_ends_with_the_peers_transmission() {
-        let ms = |rate| t2_for_bit_rate(rate, 256).as_millis();
-        // 276 octets, stuffed, at 9600 bit/s: 233 ms; T2 half as long again.
-        assert!((340..=360).contains(&ms(9600)), "{}", ms(9600));
-        // At 1200 bit/s a frame takes 1.87 s: T2 2.8 s.
-        assert!((2750..=2850).contains(&ms(1200)), "{}", ms(1200));
-        assert_eq!(ms(300), 3000);
-        assert_eq!(ms(76_800), 200);
+    fn t2_and_the_bit_rate_follow_the_port_unless_t2_is_given() {
         let settings = LinkSettings::default();
         let config = settings.config_at(Modulus::Mod8, Some(9600)).unwrap();
         assert_eq!(config.t2, t2_for_bit_rate(9600, 256));
+        assert_eq!(config.bit_rate, Some(9600));
         let given = LinkSettings {
             t2_ms: Some(700),
             ..LinkSettings::default()

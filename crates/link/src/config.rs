@@ -46,11 +46,13 @@ pub enum AckPolicy {
     /// enquiry) drives acknowledgements, as in some TNC firmwares.
     OnPollImmediately,
     /// Acknowledge at once when P = 1, or when the in-sequence I frames
-    /// not yet acknowledged fill the receive window k (no further frame
-    /// can arrive before the sender hears an acknowledgement); otherwise
-    /// T2 gathers acknowledgements only while frames keep arriving: every
-    /// in-sequence I frame restarts it, so it expires T2 after the last
-    /// frame of a burst.
+    /// not yet acknowledged fill the receive window k, or when the peer's
+    /// burst has as many frames as its longest unbroken burst so far (its
+    /// own send window, learnt: `datalink/peer_bursts.rs`); in either case
+    /// no further frame can arrive before the sender hears an
+    /// acknowledgement. Otherwise T2 gathers acknowledgements only while
+    /// frames keep arriving: every in-sequence I frame restarts it, so it
+    /// expires T2 after the last frame of a burst.
     ///
     /// The spec's T2 (6.4.2.1, 6.7.1.2; fig. C4.4c "start T2" only when
     /// acknowledge pending was clear) runs from the first unacknowledged
@@ -62,8 +64,9 @@ pub enum AckPolicy {
     /// (LM-SEIZE) and the RR goes once it has the channel, that is once
     /// the peer's transmission has ended. This policy gives that on a
     /// KISS port, which does not report the channel's state: a window
-    /// that is full is answered at once, and T2 after the last frame heard
-    /// stands in for "the peer's transmission has ended".
+    /// that is full, ours or the peer's, is answered at once, and T2 after
+    /// the last frame heard stands in for "the peer's transmission has
+    /// ended".
     WindowOrT2,
 }
 
@@ -225,6 +228,12 @@ pub struct Config {
     pub t2: Duration,
     /// T3, the inactive link timer (6.7.1.3); default 300 s as Dire Wolf.
     pub t3: Duration,
+    /// The radio port's bit rate, if known. With
+    /// [`AckPolicy::WindowOrT2`] it tells the frames of one transmission
+    /// of the peer (each heard one frame's air time after the one before)
+    /// from its next transmission (which also waits for the turnarounds);
+    /// without it, a silence longer than T2 does.
+    pub bit_rate: Option<u32>,
     /// REJ or SREJ for v2.2 links.
     pub recovery: RecoveryMode,
     /// Set P on the last I frame sent when the window closes or the queue
@@ -307,6 +316,7 @@ impl Default for Config {
             t1_max: Duration::from_secs(60),
             t2: Duration::from_secs(1),
             t3: Duration::from_secs(300),
+            bit_rate: None,
             recovery: RecoveryMode::Srej,
             poll_on_last_i_frame: false,
             poll_holds_new_frames: false,

@@ -23,6 +23,7 @@
 //! secondary station, as Bux, Kümmerle and Truong (1982) describe them in
 //! their Appendix A1 and A2 ([`Config::role`], [`Config::mode`]).
 
+pub mod air;
 pub mod config;
 mod datalink;
 pub mod event;
@@ -30,6 +31,7 @@ pub mod framing;
 mod segment;
 pub mod timer;
 
+pub use air::{frame_air_time, t2_for_bit_rate};
 pub use config::{
     AckPolicy, Config, ConfigError, Mode, PollPolicy, RecoveryMode, Role, SabmeHandling, T1Backoff,
     T1OnIFrame, WindowLimit,

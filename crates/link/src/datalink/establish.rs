@@ -538,6 +538,7 @@ impl<F: Framing> Link<F> {
         self.oldest_resent = 0;
         self.busy_answers = 0;
         self.checkpoint_unacked = 0;
+        self.peer_bursts = Default::default();
         self.sent.iter_mut().for_each(|s| *s = None);
         self.stored.iter_mut().for_each(|s| *s = None);
         self.resend.clear();

@@ -16,6 +16,7 @@ mod establish;
 mod i_queue;
 mod invalid;
 mod negotiate;
+mod peer_bursts;
 mod recovery;
 mod stats;
 mod transfer;
@@ -205,6 +206,9 @@ pub struct Link<F: Framing> {
     /// k for receiving: how far ahead of V(R) out-of-sequence frames are
     /// kept (the configured window, notified in XID).
     k_rx: u8,
+    /// The peer's send window as its bursts show it
+    /// ([`AckPolicy::WindowOrT2`](crate::AckPolicy::WindowOrT2)).
+    peer_bursts: peer_bursts::PeerBursts,
     /// REJ or SREJ in use: SREJ only on v2.2 links, and as negotiated;
     /// multi-SREJ only if XID agreed on it.
     recovery: RecoveryMode,
@@ -426,6 +430,7 @@ impl<F: Framing> Link<F> {
         Link {
             k: config.window(modulus),
             k_rx: config.window(modulus),
+            peer_bursts: Default::default(),
             recovery: RecoveryMode::Rej,
             segmenter: F::AX25 && modulus == Modulus::Mod128,
             n1_tx: config.n1,

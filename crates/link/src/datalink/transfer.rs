@@ -5,7 +5,7 @@
 use linklab_wire::ax25::{CommandResponse, Pid};
 use linklab_wire::control::{Control, Supervisory, Unnumbered};
 
-use super::{Link, Payload, SendError, State};
+use super::{peer_bursts, Link, Payload, SendError, State};
 use crate::config::{AckPolicy, Mode, PollPolicy, Role, T1OnIFrame};
 use crate::event::{Event, LinkError, Version};
 use crate::framing::{Framing, Pdu};
@@ -353,12 +353,19 @@ impl<F: Framing> Link<F> {
             return;
         }
         if ns == self.vr {
+            let gap = peer_bursts::same_transmission(
+                self.config.bit_rate,
+                self.config.t2,
+                payload.1.len(),
+            );
             self.accept_in_sequence(payload);
+            let window_or_t2 = self.config.ack_policy == AckPolicy::WindowOrT2;
+            let peer_window_full = window_or_t2 && self.peer_bursts.in_sequence_frame(now, gap);
             if poll {
                 self.enquiry_response(now, true);
-            } else if self.config.ack_policy == AckPolicy::WindowOrT2 {
+            } else if window_or_t2 {
                 self.acknowledge_pending = true;
-                if self.seq_diff(self.vr, self.nr_sent) >= self.k_rx {
+                if peer_window_full || self.seq_diff(self.vr, self.nr_sent) >= self.k_rx {
                     self.enquiry_response(now, false);
                 } else {
                     self.timers.start(Timer::T2, now, self.config.t2);
