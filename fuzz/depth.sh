@@ -195,6 +195,9 @@ for t in "${targets[@]}"; do
     elif grep -q '^Done [0-9]* runs' "$log"; then
         result="no crash"
         [ "${runs:-0}" -lt "$goal" ] && result="no crash; short of the goal"
+    elif grep -q 'libFuzzer: run interrupted' "$log"; then
+        # Stopped by SIGINT (the runs so far are its final stats).
+        result="no crash; interrupted short of the goal"
     else
         result="did not run: see $log"
         failed=1
