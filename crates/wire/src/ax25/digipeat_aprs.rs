@@ -102,7 +102,12 @@ impl DigipeatRules {
         let rest = frame.get(used..).filter(|r| !r.is_empty())?;
         let path = field.digipeaters();
         let next = path.iter().position(|d| !d.c_or_h())?;
-        if path[..next].iter().any(|d| same_station(d, &self.mycall)) {
+        // Our call with H set anywhere, also after the next hop in a path
+        // whose H bits are out of order: the frame has been through us.
+        if path
+            .iter()
+            .any(|d| d.c_or_h() && same_station(d, &self.mycall))
+        {
             return None;
         }
         let hop = self.classify(field.source(), &path[next])?;
@@ -296,6 +301,31 @@ mod tests {
         // Everything else is the received octets.
         let (_, used) = AddressField::decode(&once).unwrap();
         assert_eq!(&once[used..], &ui(&[])[14..]);
+    }
+
+    /// Found by fuzzing (`ax25_digipeat_aprs`): a full path with our call
+    /// already used after the next hop, an n-N alias. The alias was
+    /// counted down without our trace (no room), and the repeat, which
+    /// carries our call used, was taken again for the last hop.
+    #[test]
+    fn our_call_used_after_the_next_hop_is_not_repeated() {
+        let mut r = rules();
+        r.nn = vec![NnAlias {
+            prefix: "SS".parse().unwrap(),
+            trace: true,
+        }];
+        r.max_hops = 5;
+        let via = [
+            "N1A*", "SS-2", "N2B", "N3C", "N4D", "DIGI-9*", "N5E*", "SS-2",
+        ];
+        assert_eq!(r.apply(&ui(&via)), None);
+        // Still repeated with our call unused there.
+        let mut unused = via;
+        unused[5] = "DIGI-9";
+        assert_eq!(
+            shown(&r.apply(&ui(&unused)).unwrap()),
+            ["N1A*", "SS-1", "N2B", "N3C", "N4D", "DIGI-9", "N5E*", "SS-2"]
+        );
     }
 
     #[test]
