@@ -353,14 +353,13 @@ impl<F: Framing> Link<F> {
             return;
         }
         if ns == self.vr {
-            let gap = peer_bursts::same_transmission(
-                self.config.bit_rate,
-                self.config.t2,
-                payload.1.len(),
-            );
+            let len = payload.1.len();
             self.accept_in_sequence(payload);
             let window_or_t2 = self.config.ack_policy == AckPolicy::WindowOrT2;
-            let peer_window_full = window_or_t2 && self.peer_bursts.in_sequence_frame(now, gap);
+            let peer_window_full = window_or_t2 && {
+                let gap = peer_bursts::same_transmission(self.config.bit_rate, self.config.t2, len);
+                self.peer_bursts.in_sequence_frame(now, gap)
+            };
             if poll {
                 self.enquiry_response(now, true);
             } else if window_or_t2 {

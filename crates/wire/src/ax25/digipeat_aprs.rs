@@ -284,6 +284,18 @@ mod tests {
         rules
     }
 
+    /// [`rules`] serving only the `SS` n-N family, traced or not, up to
+    /// `max_hops`.
+    fn ss_rules(trace: bool, max_hops: u8) -> DigipeatRules {
+        let mut r = rules();
+        r.nn = vec![NnAlias {
+            prefix: "SS".parse().unwrap(),
+            trace,
+        }];
+        r.max_hops = max_hops;
+        r
+    }
+
     #[test]
     fn wide_n_n_is_traced_and_decremented() {
         let r = rules();
@@ -309,12 +321,7 @@ mod tests {
     /// carries our call used, was taken again for the last hop.
     #[test]
     fn our_call_used_after_the_next_hop_is_not_repeated() {
-        let mut r = rules();
-        r.nn = vec![NnAlias {
-            prefix: "SS".parse().unwrap(),
-            trace: true,
-        }];
-        r.max_hops = 5;
+        let r = ss_rules(true, 5);
         let via = [
             "N1A*", "SS-2", "N2B", "N3C", "N4D", "DIGI-9*", "N5E*", "SS-2",
         ];
@@ -345,12 +352,7 @@ mod tests {
 
     #[test]
     fn untraced_aliases_count_down_and_are_marked_at_zero() {
-        let mut r = rules();
-        r.nn = vec![NnAlias {
-            prefix: "SS".parse().unwrap(),
-            trace: false,
-        }];
-        r.max_hops = 3;
+        let r = ss_rules(false, 3);
         let once = r.apply(&ui(&["SS3-3"])).unwrap();
         assert_eq!(shown(&once), ["SS3-2"]);
         let last = r.apply(&ui(&["SS3-1"])).unwrap();
