@@ -8,6 +8,7 @@
 #   bench/direwolf_engine.sh -l LINKLAB [-o OUTDIR] [-j N] [--size BYTES]
 #                            [--only PATTERN[,PATTERN...]] [--list]
 #                            [--emulation] [--linklab-extra OPTS] [--hole-ms MS]
+#                            [--seeds N]
 #
 # A cell is a bit rate (9600, 1200), a modulo (8: SABM, 128: SABME) and a
 # frame loss (0, 5, 20 %).  Each cell has four runs, each moving the same
@@ -45,6 +46,13 @@
 # "after-clear"), and prints both times per window with the
 # difference, and the turnaround the relay saw (emulation.md).
 #
+# --seeds N runs every cell with loss N times, each with other holes
+# (runs NAME, NAME-s2 ... NAME-sN; the relay's seed is the cell's plus
+# 1000 per seed), since a single lossy run varies by 10% or more with
+# where the holes fall.  The table then gives each side's median time
+# and every run's.  Lossless cells run once: without holes nothing is
+# drawn.
+#
 # --hole-ms MS sets the length of the relay's holes (default 1 ms at 9600,
 # 4 ms at 1200), to calibrate the loss.
 # --linklab-extra OPTS appends OPTS to linklab's options in every run (and
@@ -68,7 +76,7 @@ interop="$root/interop"
 here=$interop
 
 usage() {
-    echo "usage: $0 -l LINKLAB [-o OUTDIR] [-j N] [--size BYTES] [--only PATTERN,...] [--list] [--emulation] [--linklab-extra OPTS] [--hole-ms MS]" >&2
+    echo "usage: $0 -l LINKLAB [-o OUTDIR] [-j N] [--size BYTES] [--only PATTERN,...] [--list] [--emulation] [--linklab-extra OPTS] [--hole-ms MS] [--seeds N]" >&2
     exit 2
 }
 
@@ -125,8 +133,12 @@ all_runs() {
         for r in 1 2 3 4 5 6 7; do echo "9600-mod8-loss0-ll-send-w$r"; done
         return
     fi
-    for b in 9600 1200; do for m in 8 128; do for l in 0 5 20; do
-        for r in ll-send dw-send ll-recv dw-recv; do echo "$b-mod$m-loss$l-$r"; done
+    # The longest runs first, so that -j N ends sooner.
+    for b in 1200 9600; do for m in 8 128; do for l in 20 5 0; do
+        for r in ll-send dw-send ll-recv dw-recv; do
+            echo "$b-mod$m-loss$l-$r"
+            [ "$l" = 0 ] || for ((s = 2; s <= seeds; s++)); do echo "$b-mod$m-loss$l-$r-s$s"; done
+        done
     done; done; done
 }
 
@@ -134,8 +146,8 @@ all_runs() {
 
 run_one() { # NAME
     local name=$1
-    local wsuf
-    IFS=- read -r baud mod loss role1 role2 wsuf <<< "$name"
+    local suf
+    IFS=- read -r baud mod loss role1 role2 suf <<< "$name"
     mod=${mod#mod}; loss=${loss#loss}
     local role="$role1-$role2"
     out="$outdir/runs/$name"
@@ -152,7 +164,9 @@ run_one() { # NAME
     netns_pids
 
     local seed rate
-    seed=$(( baud / 100 + mod + loss ))  # the same holes for the four runs of a cell
+    # The same holes for the four runs of a cell; -sK (--seeds): other ones.
+    seed=$(( baud / 100 + mod + loss ))
+    [[ $suf == s* ]] && seed=$(( seed + 1000 * (${suf#s} - 1) ))
     dw_relay_opts=""
     if [ "$loss" != 0 ]; then
         rate=$(awk -v l="$loss" -v t="$(iframe_seconds "$baud")" 'BEGIN { printf "%.4f", -log(1 - l / 100) / t }')
@@ -160,13 +174,13 @@ run_one() { # NAME
     fi
     local opts; opts=$(linklab_opts "$baud" "$mod")
     # -wK (--emulation): linklab's window K
-    [ -n "$wsuf" ] && opts=$(sed "s/--window [0-9]*/--window ${wsuf#w}/" <<< "$opts")
+    [[ $suf == w* ]] && opts=$(sed "s/--window [0-9]*/--window ${suf#w}/" <<< "$opts")
     [ -n "$extra" ] && opts="$opts $extra"
     # Budget: 6 times the air time of the data plus 120 s.
     local budget=$(( size * 8 * 6 / baud + 120 ))
     {
         echo "name=$name"; echo "baud=$baud"; echo "mod=$mod"; echo "loss=$loss"; echo "role=$role"
-        echo "size=$size"; echo "relay=$dw_relay_opts"; echo "linklab_opts=$opts"
+        echo "size=$size"; echo "relay=$dw_relay_opts"; echo "seed=$seed"; echo "linklab_opts=$opts"
         echo "dw=$dw_settings"; echo "txdelay=$txdelay"
         echo "linklab=$linklab"; echo "linklab_version=$("$linklab" --version 2>/dev/null)"
     } > "$out/params"
@@ -232,7 +246,7 @@ run_one() { # NAME
 # --- options, then either one run (in a namespace) or the scheduler ----
 
 
-linklab=""; outdir=""; jobs=1; size=51200; only=""; list=0; one=""; emulation=0; extra=""; hole=""
+linklab=""; outdir=""; jobs=1; size=51200; only=""; list=0; one=""; emulation=0; extra=""; hole=""; seeds=1
 while [ $# -gt 0 ]; do
     case "$1" in
         -l) linklab=$2; shift 2 ;;
@@ -244,11 +258,13 @@ while [ $# -gt 0 ]; do
         --emulation) emulation=1; shift ;;
         --linklab-extra) extra=$2; shift 2 ;;
         --hole-ms) hole=$2; shift 2 ;;
+        --seeds) seeds=$2; shift 2 ;;
         --run) one=$2; shift 2 ;;
         *) usage ;;
     esac
 done
 case "$jobs" in ''|*[!0-9]*|0) echo "$0: -j takes a number of runs at once (1 or more)" >&2; exit 2 ;; esac
+case "$seeds" in ''|*[!0-9]*|0) echo "$0: --seeds takes a number of runs per lossy cell (1 or more)" >&2; exit 2 ;; esac
 case "$size" in ''|*[!0-9]*|0) echo "$0: --size takes a number of octets" >&2; exit 2 ;; esac
 
 runs=()
@@ -289,7 +305,7 @@ python3 -c 'import random, sys; sys.stdout.buffer.write(random.Random(7).randbyt
     echo "linklab=$linklab ($("$linklab" --version 2>/dev/null), built $(date -u -r "$linklab" +%FT%TZ), sha256 $(sha256sum "$linklab" | cut -c1-16))"
     echo "direwolf=$(direwolf -h 2>&1 | head -1 | tr -d '\r')"
     echo "machine=$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"
-    echo "jobs=$jobs size=$size runs=${#runs[@]} linklab-extra=$extra"
+    echo "jobs=$jobs size=$size runs=${#runs[@]} seeds=$seeds linklab-extra=$extra"
     echo "started=$(date -u +%FT%TZ)"
 } > "$outdir/about"
 echo "direwolf_engine: ${#runs[@]} runs, $jobs at once, $size octets each; output in $outdir"

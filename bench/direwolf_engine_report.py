@@ -168,7 +168,7 @@ COLUMNS = ["name", "baud", "mod", "loss_set", "role", "sender", "receiver", "tim
            "bound_s", "pct_of_bound", "loss_data_dir", "iloss_data_dir", "loss_ack_dir",
            "snd_I", "snd_Ipoll", "snd_polls", "snd_RR", "snd_REJ", "snd_SREJ", "snd_other",
            "rcv_I", "rcv_RR", "rcv_RNR", "rcv_REJ", "rcv_SREJ", "rcv_polls", "rcv_other",
-           "sent_A", "heard_B", "sent_B", "heard_A", "modulo_seen", "linklab_opts", "relay"]
+           "sent_A", "heard_B", "sent_B", "heard_A", "modulo_seen", "linklab_opts", "relay", "seed"]
 
 
 def row(run):
@@ -224,7 +224,7 @@ def row(run):
         "rcv_SREJ": kr["SREJ"], "rcv_polls": kr["polls"], "rcv_other": kr["other"],
         "sent_A": len(sent["A"]), "heard_B": len(hrd["B"]), "sent_B": len(sent["B"]),
         "heard_A": len(hrd["A"]), "modulo_seen": seen, "linklab_opts": p["linklab_opts"],
-        "relay": p["relay"],
+        "relay": p["relay"], "seed": p.get("seed", ""),
     }
 
 
@@ -236,17 +236,33 @@ def table(outdir):
         w = csv.DictWriter(f, COLUMNS)
         w.writeheader()
         w.writerows(rows)
-    by = {r["name"]: r for r in rows}
+    # A cell's side: every run of it (--seeds), the first seed first.
+    by = {}
+    for r in sorted(rows, key=lambda r: (len(r["name"]), r["name"])):
+        by.setdefault(re.sub(r"-s\d+$", "", r["name"]), []).append(r)
     cells = sorted({(int(r["baud"]), int(r["mod"]), int(r["loss_set"])) for r in rows},
                    key=lambda c: (-c[0], c[1], c[2]))
     md = []
 
-    def t(r):
-        if r is None:
-            return "not run"
+    def t1(r):
         if r["ok"] != "yes":
             return f"FAILED{' ' + r['time_s'] + ' s' if r['time_s'] else ''}"
         return f"{float(r['time_s']):.1f} s"
+
+    def median(rs):
+        """The run of median time among those that completed (the lower
+        middle one of an even count), or None."""
+        ok = sorted((r for r in rs or [] if r["ok"] == "yes"), key=lambda r: float(r["time_s"]))
+        return ok[(len(ok) - 1) // 2] if ok else None
+
+    def t(rs):
+        if not rs:
+            return "not run"
+        if len(rs) == 1:
+            return t1(rs[0])
+        m = median(rs)
+        each = ", ".join(t1(r).removesuffix(" s") for r in rs)
+        return f"{float(m['time_s']):.1f} s ({each})" if m else f"FAILED ({each})"
 
     def pct(r):
         return f"{r['pct_of_bound']}%" if r and r["ok"] == "yes" else "-"
@@ -271,16 +287,23 @@ def table(outdir):
                "frames, linklab run | frames, DW run |",
                "|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for baud, mod, loss_set in cells:
-            a = by.get(f"{baud}-mod{mod}-loss{loss_set}-{ll}")
-            d = by.get(f"{baud}-mod{mod}-loss{loss_set}-{dw}")
+            a_runs = by.get(f"{baud}-mod{mod}-loss{loss_set}-{ll}")
+            d_runs = by.get(f"{baud}-mod{mod}-loss{loss_set}-{dw}")
+            ta, td = t(a_runs), t(d_runs)
+            # Loss, bound and frames of the median run (of the only one
+            # without --seeds); a side with no completed run shows its first.
+            a = median(a_runs) or (a_runs or [None])[0]
+            d = median(d_runs) or (d_runs or [None])[0]
             ratio = "-"
             if a and d and a["ok"] == "yes" and d["ok"] == "yes":
                 ratio = f"{float(a['time_s']) / float(d['time_s']):.2f}"
             bnd = "; ".join(f"{float(r['bound_s']):.1f} s (k {r['k']})" for r in (a, d) if r)
-            md.append(f"| {baud} | {mod} | {loss_set}% | {t(a)} | {t(d)} | {ratio} | {pct(a)} | {pct(d)} | "
+            md.append(f"| {baud} | {mod} | {loss_set}% | {ta} | {td} | {ratio} | {pct(a)} | {pct(d)} | "
                       f"{bnd} | {loss(a)}; {loss(d)} | {frames(a)} | {frames(d)} |")
         md.append("")
-    md.append("ratio = linklab's time / Dire Wolf's engine's time (below 1: linklab faster). "
+    md.append("ratio = linklab's time / Dire Wolf's engine's time (below 1: linklab faster); with "
+              "several seeds, of the median runs, whose loss and frames are shown, every run's time "
+              "in brackets. "
               "Frames: what the data's sender transmitted (I frames, of them with P, supervisory "
               "polls after T1) and what the receiver answered (RR, REJ, SREJ).")
     text = "\n".join(md) + "\n"

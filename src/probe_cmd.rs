@@ -167,8 +167,21 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
     let known = args.known()?;
     let config = args.config()?;
     let (samples, ended) = crate::runtime::block_on(measure(&args, config.clone()))?;
-    let fit = probe::fit(&known, &config, &samples)
-        .map_err(|why| anyhow::anyhow!("cannot fit the link: {why}"))?;
+    let planned = prober_plan_len(&args);
+    let fit = match (probe::fit(&known, &config, &samples), ended) {
+        (Ok(fit), _) => fit,
+        // Stopped by the user before there was enough to fit: still the
+        // signal's exit status, as for any other interrupted run.
+        (Err(why), Ended::Interrupted(stop)) => {
+            eprintln!(
+                "linklab: probe stopped by {} after {} of {planned} measurements, too few to fit the link: {why}",
+                spoken(stop),
+                samples.len()
+            );
+            std::process::exit(stop.status());
+        }
+        (Err(why), _) => anyhow::bail!("cannot fit the link: {why}"),
+    };
     let mut link = probe::link(&known, &fit, Duration::from_millis(args.txtail_ms));
     link.limits.n1_max = args.n1;
     if args.json {
@@ -177,7 +190,6 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
     } else {
         print!("{}", text(&fit, samples.len()));
     }
-    let planned = prober_plan_len(&args);
     match ended {
         Ended::Completed => {}
         Ended::TimeUp => eprintln!(
