@@ -47,7 +47,10 @@ impl Node {
             socket,
             tcpcl: None,
         };
-        let until = Instant::now() + Duration::from_secs(20);
+        // A bound against a hang, not a timing: with both cores and the
+        // disk busy (a `.ci/run` beside fuzzers, builds and audio-modem
+        // runs) two nodes started at once wrote nothing for 20 s.
+        let until = Instant::now() + Duration::from_secs(60);
         loop {
             let text = node.log();
             if let Some(line) = text.lines().find(|l| l.contains("applications on")) {
@@ -1043,7 +1046,7 @@ impl Relay {
     }
 
     fn wait_for_clients(&self, n: usize) {
-        let end = Instant::now() + Duration::from_secs(20);
+        let end = Instant::now() + Duration::from_secs(60);
         while self.channel.lock().unwrap().clients.len() < n {
             assert!(Instant::now() < end, "relay: {n} clients never attached");
             std::thread::sleep(Duration::from_millis(20));

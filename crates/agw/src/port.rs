@@ -226,7 +226,7 @@ impl RadioPort {
                     port,
                     command: Command::Data(data) | Command::AckMode { data, .. },
                 }) if port == self.config.kiss.port => {
-                    self.air.heard(now);
+                    self.air.heard(now, data.len());
                     let modulus = self.moduli.observe(&data);
                     if let Ok((field, _)) = AddressField::decode(&data) {
                         self.hear(wall, field.source());

@@ -160,6 +160,9 @@ pub struct AirClock {
     unanswered: VecDeque<(u16, Instant)>,
     /// The estimated end of transmission of the last frame handed over.
     on_air_until: Option<Instant>,
+    /// Frames handed over while that estimate runs: when, and each one's
+    /// time on the air (for [`AirClock::heard`]).
+    handed: VecDeque<(Instant, Duration)>,
     /// The same for the last frame sent as plain data, which no answer
     /// will confirm.
     data_until: Option<Instant>,
@@ -184,6 +187,7 @@ impl AirClock {
             next_seq: 0,
             unanswered: VecDeque::new(),
             on_air_until: None,
+            handed: VecDeque::new(),
             data_until: None,
             out: Vec::new(),
             answers_missed: 0,
@@ -282,17 +286,37 @@ impl AirClock {
         }
     }
 
-    /// A frame was heard from the channel at `now`. A half-duplex radio
-    /// does not receive while it transmits, so whatever we sent as plain
-    /// data has left the air by now: the estimate ends here if it ran
-    /// longer (a radio faster than `--bitrate` says, or a shorter TXDELAY).
-    /// Frames sent with ACKMODE keep waiting for their answers.
-    pub fn heard(&mut self, now: Instant) {
-        if self.data_until.is_some_and(|t| t > now) {
-            self.data_until = Some(now);
+    /// A frame of `octets` (address field to information field) was
+    /// heard from the channel at `now`. A half-duplex radio does not
+    /// receive while it transmits, so while that frame was on the air ours
+    /// were not. Frames handed over at least a TXDELAY before it began
+    /// (the least time from hand-over to the first bit) have left the air
+    /// by now: the estimate ends here if it ran longer (a radio faster
+    /// than `--bitrate` says, or a shorter TXDELAY). Frames handed over
+    /// later cannot have been keyed up before it began, and wait for the
+    /// channel still: they leave the air after a new key-up from now, and
+    /// the estimate grows to say so (an answer of several frames, whose
+    /// first one we answered at once, otherwise had the clock take our
+    /// answer as sent while the peer was still sending, and T1 ran out
+    /// with it waiting in the TNC). Frames sent with ACKMODE keep waiting
+    /// for their answers.
+    pub fn heard(&mut self, now: Instant, octets: usize) {
+        let since = self.settings.txdelay + self.settings.frame_time(octets);
+        self.handed.retain(|&(at, _)| at + since > now);
+        if self.handed.is_empty() {
+            if self.data_until.is_some_and(|t| t > now) {
+                self.data_until = Some(now);
+            }
+            if self.on_air_until.is_some_and(|t| t > now) {
+                self.on_air_until = Some(now);
+            }
+            return;
         }
-        if self.on_air_until.is_some_and(|t| t > now) {
-            self.on_air_until = Some(now);
+        let waiting: Duration = self.handed.iter().map(|&(_, air)| air).sum();
+        let ends = now + self.settings.key_up() + waiting;
+        self.on_air_until = Some(ends);
+        if self.data_until.is_some() {
+            self.data_until = Some(ends);
         }
     }
 
@@ -338,6 +362,7 @@ impl AirClock {
         }
         if self.on_air_until.is_some_and(|t| t <= now) {
             self.on_air_until = None;
+            self.handed.clear();
         }
         if self.data_until.is_some_and(|t| t <= now) {
             self.data_until = None;
@@ -354,10 +379,16 @@ impl AirClock {
     fn estimate(&mut self, now: Instant, octets: usize) -> Instant {
         let start = match self.on_air_until {
             Some(t) if t > now => t,
-            _ => now + self.settings.key_up(),
+            _ => {
+                // A new transmission: what was handed over before is gone.
+                self.handed.clear();
+                now + self.settings.key_up()
+            }
         };
-        let ends = start + self.settings.frame_time(octets);
+        let air = self.settings.frame_time(octets);
+        let ends = start + air;
         self.on_air_until = Some(ends);
+        self.handed.push_back((now, air));
         ends
     }
 
@@ -500,13 +531,45 @@ mod tests {
         clock.transmit(t0, frame(256));
         let heard_at = t0 + 900 * MS;
         assert!(clock.busy(heard_at));
-        clock.heard(heard_at);
+        clock.heard(heard_at, 17);
         assert!(!clock.busy(heard_at));
         // ACKMODE answers are exact: a frame heard changes nothing there.
         let mut clock = AirClock::new(settings(AckMode::On), Port::default());
         clock.transmit(t0, frame(256));
-        clock.heard(heard_at);
+        clock.heard(heard_at, 17);
         assert!(clock.busy(heard_at));
+    }
+
+    #[test]
+    fn frames_handed_over_while_the_peer_sends_wait_for_its_last_frame() {
+        // The peer answers with three RRs in one transmission (answers to
+        // polls that waited in its TNC); we send a window on the first.
+        // The second and third were on the air after the window was
+        // handed over, so the window is still in our TNC when they end:
+        // it leaves the air a key-up and its own time after the last.
+        let air = settings(AckMode::Off);
+        let mut clock = AirClock::new(air, Port::default());
+        let rr = air.frame_time(17);
+        let first = Instant::ZERO + 5000 * MS;
+        clock.heard(first, 17);
+        for _ in 0..4 {
+            clock.transmit(first, frame(256));
+        }
+        let last = first + rr * 2;
+        clock.heard(first + rr, 17);
+        clock.heard(last, 17);
+        let span = air.key_up() + air.frame_time(frame(256).len()) * 4;
+        let ends = last + span;
+        assert_eq!(clock.poll_timeout(), Some(ends));
+        assert!(clock.busy(last + (span - MS)));
+        assert!(!clock.busy(ends));
+        // A frame heard later than a TXDELAY and its own time after the
+        // hand-over ends the estimate, as before.
+        let later = first + air.txdelay + rr + MS;
+        let mut clock = AirClock::new(air, Port::default());
+        clock.transmit(first, frame(256));
+        clock.heard(later, 17);
+        assert!(!clock.busy(later));
     }
 
     #[test]

@@ -170,8 +170,8 @@ pub async fn run(
         while let Some(seq) = station.poll_transmitted() {
             air.answered(now, seq);
         }
-        if let Some(at) = station.poll_heard() {
-            air.heard(at);
+        if let Some((at, octets)) = station.poll_heard() {
+            air.heard(at, octets);
         }
         while let Some(frame) = station.poll_transmit(now) {
             air.transmit(now, frame.encode());

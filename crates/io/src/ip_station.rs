@@ -169,7 +169,7 @@ impl<H: IpHost> IpStation<H> {
                     self.sync_busy(now);
                 }
                 Ok(KissItem::Frame(frame)) => {
-                    self.air.heard(now);
+                    self.air.heard(now, frame.len());
                     self.sync_busy(now);
                     if let Some(count) = self.limiter.resume() {
                         self.events.push_back(IpEvent::BadInputCount(count));

@@ -321,9 +321,9 @@ pub struct Station {
     transmitted: VecDeque<u16>,
     /// The modulus of other stations' links, for the monitor.
     others: LinkModuli,
-    /// When a frame was last heard on the port and not yet reported
-    /// ([`Station::poll_heard`]).
-    heard: Option<Instant>,
+    /// When a frame was last heard on the port and not yet reported, and
+    /// its length in octets ([`Station::poll_heard`]).
+    heard: Option<(Instant, usize)>,
 }
 
 impl Station {
@@ -411,9 +411,10 @@ impl Station {
         }
     }
 
-    /// When a frame was last heard on our port since the last call, for
-    /// the port's [`crate::AirClock`] ([`crate::AirClock::heard`]).
-    pub fn poll_heard(&mut self) -> Option<Instant> {
+    /// When a frame was last heard on our port since the last call, and
+    /// its length in octets, for the port's [`crate::AirClock`]
+    /// ([`crate::AirClock::heard`]).
+    pub fn poll_heard(&mut self) -> Option<(Instant, usize)> {
         self.heard.take()
     }
 
@@ -459,7 +460,7 @@ impl Station {
         while let Some(item) = self.input.next(self.port) {
             match item {
                 Ok(KissItem::Frame(data)) => {
-                    self.heard = Some(now);
+                    self.heard = Some((now, data.len()));
                     self.handle_kiss_frame(now, &data)
                 }
                 Ok(KissItem::Transmitted(seq)) => self.transmitted.push_back(seq),

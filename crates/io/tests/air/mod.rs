@@ -82,8 +82,8 @@ impl Side {
         while let Some(seq) = self.station.poll_transmitted() {
             self.air.answered(now, seq);
         }
-        if let Some(at) = self.station.poll_heard() {
-            self.air.heard(at);
+        if let Some((at, octets)) = self.station.poll_heard() {
+            self.air.heard(at, octets);
         }
         while let Some(frame) = self.station.poll_transmit(now) {
             self.air.transmit(now, frame.encode());
