@@ -163,6 +163,8 @@ pub struct AirClock {
     /// Frames handed over while that estimate runs: when, and each one's
     /// time on the air (for [`AirClock::heard`]).
     handed: VecDeque<(Instant, Duration)>,
+    /// When the last frame was heard.
+    last_heard: Option<Instant>,
     /// The same for the last frame sent as plain data, which no answer
     /// will confirm.
     data_until: Option<Instant>,
@@ -188,6 +190,7 @@ impl AirClock {
             unanswered: VecDeque::new(),
             on_air_until: None,
             handed: VecDeque::new(),
+            last_heard: None,
             data_until: None,
             out: Vec::new(),
             answers_missed: 0,
@@ -298,10 +301,20 @@ impl AirClock {
     /// the estimate grows to say so (an answer of several frames, whose
     /// first one we answered at once, otherwise had the clock take our
     /// answer as sent while the peer was still sending, and T1 ran out
-    /// with it waiting in the TNC). Frames sent with ACKMODE keep waiting
-    /// for their answers.
+    /// with it waiting in the TNC). Frames heard closer together than
+    /// half the air time of the later one did not come over the radio
+    /// this clock models (a KISS hub, or a faster radio than `--bitrate`
+    /// says): then the estimate is only ever cut, so that a peer that
+    /// never stops talking cannot hold T1 for good. Frames sent with
+    /// ACKMODE keep waiting for their answers.
     pub fn heard(&mut self, now: Instant, octets: usize) {
-        let since = self.settings.txdelay + self.settings.frame_time(octets);
+        let air = self.settings.frame_time(octets);
+        let too_soon = self.last_heard.is_some_and(|t| now < t + air / 2);
+        self.last_heard = Some(now);
+        if too_soon {
+            self.handed.clear();
+        }
+        let since = self.settings.txdelay + air;
         self.handed.retain(|&(at, _)| at + since > now);
         if self.handed.is_empty() {
             if self.data_until.is_some_and(|t| t > now) {
@@ -563,6 +576,14 @@ mod tests {
         assert_eq!(clock.poll_timeout(), Some(ends));
         assert!(clock.busy(last + (span - MS)));
         assert!(!clock.busy(ends));
+        // Frames heard faster than the bit rate allows (a KISS hub: the
+        // peer answers each frame at once) only ever cut the estimate.
+        let mut clock = AirClock::new(air, Port::default());
+        clock.heard(first, 17);
+        clock.transmit(first, frame(256));
+        let next = first + MS;
+        clock.heard(next, 17);
+        assert!(!clock.busy(next));
         // A frame heard later than a TXDELAY and its own time after the
         // hand-over ends the estimate, as before.
         let later = first + air.txdelay + rr + MS;
