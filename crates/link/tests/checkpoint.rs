@@ -283,3 +283,62 @@ fn a_rej_that_acknowledges_everything_ends_the_wait_for_the_final() {
         p.dump()
     );
 }
+
+#[test]
+fn a_rej_in_the_same_answer_as_the_go_back_it_follows_resends_nothing() {
+    // Seen over Dire Wolf at 1200 bit/s: an answer of several S frames,
+    // composed before the peer could hear anything sent after its start.
+    // Frame 2 is lost on the way to B; B's own frames to A are lost, and
+    // A hears instead one transmission of B's, three frames back to back:
+    // RR F R0 (B's answer to an earlier poll) sends A back to resend 0-3;
+    // RR R2 (B had 0 and 1) moves V(A) into that go-back; REJ R2 (B lacks
+    // 2) asks for what the go-back already carries. It is not acted on.
+    let config = Config {
+        bit_rate: Some(1200),
+        ..polling()
+    };
+    let mut p = Pair::new(config.clone(), config, 46);
+    p.connect();
+    let script = std::rc::Rc::new(std::cell::Cell::new(true));
+    let scripted = script.clone();
+    let mut lost = false;
+    p.dropper = Some(Box::new(move |side, frame: &Frame| {
+        let first_2 = side == Side::A && frame.control().ns() == Some(2) && !lost;
+        lost |= first_2;
+        first_2 || (side == Side::B && scripted.get())
+    }));
+    for i in 0..4u8 {
+        p.a().send(vec![i; 40]).unwrap();
+    }
+    // Until A's burst has left the line (B's answer to its P is lost).
+    assert!(
+        p.run_until(MINUTE, |p| sent_i(p, 3) == 1 && !p.transmitting(Side::A)),
+        "{}",
+        p.dump()
+    );
+    let from_b = |kind, nr, f| {
+        Frame::s(
+            AddressField::new(addr("N0AAA"), addr("N0BBB"), &[], CommandResponse::Response)
+                .unwrap(),
+            Modulus::Mod8,
+            kind,
+            nr,
+            f,
+        )
+        .unwrap()
+    };
+    p.inject(Side::A, &from_b(Supervisory::Rr, 0, true));
+    assert_eq!(sent_i(&p, 0), 2, "the go-back from 0\n{}", p.dump());
+    p.inject(Side::A, &from_b(Supervisory::Rr, 2, false));
+    p.inject(Side::A, &from_b(Supervisory::Rej, 2, false));
+    script.set(false);
+    assert!(
+        p.run_until(MINUTE, |p| delivered_in_order(p)
+            && p.links[0].unacked() == 0),
+        "{}",
+        p.dump()
+    );
+    for ns in 2..4 {
+        assert_eq!(sent_i(&p, ns), 2, "frame {ns}\n{}", p.dump());
+    }
+}

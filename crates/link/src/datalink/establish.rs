@@ -513,6 +513,7 @@ impl<F: Framing> Link<F> {
         self.rej_actioned = None;
         self.go_back_from = None;
         self.go_back_on_air = false;
+        self.go_back_heard_in = None;
         self.srej_resent_on_air = 0;
         self.polled_frame = None;
         self.poll_on_air = false;

@@ -209,6 +209,10 @@ pub struct Link<F: Framing> {
     /// The peer's send window as its bursts show it
     /// ([`AckPolicy::WindowOrT2`](crate::AckPolicy::WindowOrT2)).
     peer_bursts: peer_bursts::PeerBursts,
+    /// The peer's transmissions, and the one the frame being handled came
+    /// in (`None` outside [`Link::handle_frame`] or without the bit rate).
+    peer_transmissions: peer_bursts::PeerTransmissions,
+    heard_in: Option<u32>,
     /// REJ or SREJ in use: SREJ only on v2.2 links, and as negotiated;
     /// multi-SREJ only if XID agreed on it.
     recovery: RecoveryMode,
@@ -276,15 +280,18 @@ pub struct Link<F: Framing> {
     /// retransmission from the same N(R) is inhibited.
     rej_actioned: Option<u8>,
     /// N(R) from which the last go-back retransmission started ("invoke
-    /// retransmission"), until V(A) moves or T1 expires: a further REJ or
-    /// F = 1 answer with this N(R) asks for what is already under way
-    /// and is not acted on again (see `recovery.rs`).
+    /// retransmission"), until V(A) moves (but see
+    /// `go_back_from_after_ack`) or T1 expires: a further REJ or F = 1
+    /// answer with this N(R) asks for what is already under way and is
+    /// not acted on again (see `recovery.rs`).
     go_back_from: Option<u8>,
     /// A frame of that go-back has been handed over and the layer below
     /// has not yet said the channel is free ([`Link::set_channel_busy`]):
     /// once it has, a REJ or F = 1 with the same N(R) reports the go-back
     /// lost again, and is acted on.
     go_back_on_air: bool,
+    /// The peer's transmission whose frame started that go-back.
+    go_back_heard_in: Option<u32>,
     /// N(S)s resent for an SREJ whose transmission has not yet ended
     /// ([`Link::set_channel_busy`]): an SREJ asking for one of them was
     /// sent before the peer could hear it (see `on_srej`).
@@ -431,6 +438,8 @@ impl<F: Framing> Link<F> {
             k: config.window(modulus),
             k_rx: config.window(modulus),
             peer_bursts: Default::default(),
+            peer_transmissions: Default::default(),
+            heard_in: None,
             recovery: RecoveryMode::Rej,
             segmenter: F::AX25 && modulus == Modulus::Mod128,
             n1_tx: config.n1,
@@ -469,6 +478,7 @@ impl<F: Framing> Link<F> {
             rej_actioned: None,
             go_back_from: None,
             go_back_on_air: false,
+            go_back_heard_in: None,
             srej_resent_on_air: 0,
             polled_frame: None,
             poll_on_air: false,
@@ -689,6 +699,14 @@ impl<F: Framing> Link<F> {
         let Some(pdu) = self.framing.decode(frame) else {
             return;
         };
+        self.heard_in = self
+            .peer_transmissions
+            .heard(now, self.config.bit_rate, pdu.info.len());
+        self.handle_pdu(now, pdu);
+        self.heard_in = None;
+    }
+
+    fn handle_pdu(&mut self, now: Instant, pdu: Pdu) {
         if self.config.role != Role::Combined {
             self.unbalanced_received(now, &pdu);
         }

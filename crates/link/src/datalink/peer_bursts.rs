@@ -58,6 +58,33 @@ impl PeerBursts {
     }
 }
 
+/// The transmissions of the peer that frames come in, told apart as
+/// [`PeerBursts`] tells bursts (a frame heard within its own air time and
+/// a quarter of the one before belongs to the same transmission); known
+/// only with the port's bit rate. A half-duplex peer composed every frame
+/// of one transmission before it could hear anything we sent after the
+/// transmission began.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct PeerTransmissions {
+    count: u32,
+    last: Option<Instant>,
+}
+
+impl PeerTransmissions {
+    /// A frame carrying `len` octets of information arrived at `now`: the
+    /// number of the transmission it came in, or `None` without the bit
+    /// rate (then no two frames are known to share one).
+    pub(super) fn heard(&mut self, now: Instant, bit_rate: Option<u32>, len: usize) -> Option<u32> {
+        let rate = bit_rate?;
+        let gap = crate::air::frame_air_time(rate, len + 21) * 5 / 4;
+        if self.last.is_none_or(|last| now - last > gap) {
+            self.count = self.count.wrapping_add(1);
+        }
+        self.last = Some(now);
+        Some(self.count)
+    }
+}
+
 /// The longest time between the arrivals of two I frames of one
 /// transmission of the peer, the second carrying `len` octets of
 /// information: its air time at `bit_rate` (address, control and PID 21
@@ -122,6 +149,19 @@ mod tests {
         assert_eq!(gap(256), 296);
         assert_eq!(gap(40), 67);
         assert_eq!(same_transmission(None, T2, 256), T2);
+    }
+
+    #[test]
+    fn frames_back_to_back_are_one_transmission_and_a_silence_starts_the_next() {
+        let mut t = PeerTransmissions::default();
+        // S frames at 1200 bit/s: 0.128 s on the air, 0.16 s allowed.
+        let first = t.heard(at(1000), Some(1200), 0);
+        assert_eq!(t.heard(at(1125), Some(1200), 0), first);
+        assert_eq!(t.heard(at(1250), Some(1200), 0), first);
+        let next = t.heard(at(1500), Some(1200), 0);
+        assert_ne!(next, first);
+        assert!(first.is_some() && next.is_some());
+        assert_eq!(t.heard(at(1501), None, 0), None, "no bit rate, no claim");
     }
 
     #[test]

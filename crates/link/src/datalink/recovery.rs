@@ -143,6 +143,7 @@ impl<F: Framing> Link<F> {
         self.resend.clear();
         self.go_back_from = Some(nr);
         self.go_back_on_air = false;
+        self.go_back_heard_in = self.heard_in;
     }
 
     /// One retransmission per recovery event: true if a go-back from
@@ -159,6 +160,23 @@ impl<F: Framing> Link<F> {
     /// recovers the rest.
     pub(super) fn go_back_under_way(&self, nr: u8) -> bool {
         self.go_back_from == Some(nr)
+    }
+
+    /// The go-back under way once V(A) moves to `nr` (`set_va`): one
+    /// started by a frame of the peer's transmission that this frame also
+    /// came in, and that has sent its frames up to `nr` again, goes on
+    /// from `nr`; otherwise none. The peer composed that transmission
+    /// before it could hear the go-back, so a REJ or F = 1 for `nr` after
+    /// the acknowledgement asks for frames already on their way again.
+    /// Seen over Dire Wolf at 1200 bit/s: one answer of `RR F R6`, `REJ
+    /// R0` (answers to polls that waited in its TNC) had the window from
+    /// 6 handed over, then 0-4 of it again, 9 s of air for nothing. Needs
+    /// the port's bit rate to tell transmissions apart (`Config::bit_rate`);
+    /// without it the go-back ends as V(A) moves, as before.
+    pub(super) fn go_back_from_after_ack(&self, nr: u8) -> Option<u8> {
+        let from = self.go_back_from?;
+        let same = self.heard_in.is_some() && self.heard_in == self.go_back_heard_in;
+        (same && self.seq_diff(nr, from) <= self.seq_diff(self.vs, from)).then_some(nr)
     }
 
     /// An I frame out of sequence with SREJ in use (6.4.4.2, 4.4.2): keep

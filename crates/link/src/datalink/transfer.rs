@@ -584,7 +584,7 @@ impl<F: Framing> Link<F> {
             self.rc = 0;
         }
         if self.va != nr {
-            self.go_back_from = None;
+            self.go_back_from = self.go_back_from_after_ack(nr);
             self.busy_answers = 0;
             self.oldest_resent = 0;
         }
