@@ -61,6 +61,7 @@ run() {
     wait_port "$port" 5 # at most 5 s; the run fails and says so if it never listens
     timeout 120 python3 "$here/kiss_tap.py" 127.0.0.1 "$port" "$out/$name.kiss" \
         --pcap "$out/$name.pcap" --times "$out/$name.times" & local tappid=$!; pids+=($tappid)
+    wait_file "$out/$name.kiss" 10 # the tap is connected; the run fails on a short capture otherwise
     local opts="extended=$ext$extra"
     timeout 90 gensiot -i "$acc_io" -a "ax25(laddr=N0CALL-1,$opts),conacc,$hub" \
         > "$out/$name.acc.log" 2>&1 & local acc=$!; pids+=($acc)

@@ -52,6 +52,7 @@ run() {
     wait_port "$port" 5 # at most 5 s; the run fails and says so if it never listens
     timeout 120 python3 "$here/kiss_tap.py" 127.0.0.1 "$port" "$out/$name.kiss" \
         --pcap "$out/$name.pcap" & local tappid=$!; pids+=($tappid)
+    wait_file "$out/$name.kiss" 10 # the tap is connected; the run fails on a short capture otherwise
     local rc_l rc_g t0 t1
     t0=$(date +%s.%N)
     if [ "$dir" = to-gensio ]; then

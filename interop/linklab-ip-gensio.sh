@@ -57,6 +57,7 @@ run() {
     wait_port "$port" 5 # at most 5 s; the run fails and says so if it never listens
     timeout 60 python3 "$here/kiss_tap.py" 127.0.0.1 "$port" "$out/$name.kiss" \
         --pcap "$out/$name.pcap" & local tappid=$!; pids+=($tappid)
+    wait_file "$out/$name.kiss" 10 # the tap is connected; the run fails on a short capture otherwise
     local common=(ip --kiss "$kiss" --mode "$mode" --monitor)
     timeout 45 "$linklab" "${common[@]}" --mycall N0CALL-2 --addr 44.0.0.2/24 "${n2[@]}" \
         serve --port 5001 --count 1 --out "$out/$name.out" \

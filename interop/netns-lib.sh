@@ -82,6 +82,17 @@ wait_port() { # PORT [SECONDS]
     return 1
 }
 
+# wait_file PATH [SECONDS]: until PATH exists (interop/kiss_tap.py opens
+# its output once connected, so a capture waited for this way does not
+# miss the first frames when the machine is slow to start Python).
+wait_file() {
+    for _ in $(seq $(( ${2:-10} * 10 ))); do
+        [ -e "$1" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 wait_listen() { # NETNS PORT [SECONDS]
     for _ in $(seq $(( ${3:-10} * 10 ))); do
         [ -n "$(ip netns exec "$1" ss -Hltn "sport = :$2")" ] && return 0
