@@ -165,6 +165,10 @@ pub struct AirClock {
     handed: VecDeque<(Instant, Duration)>,
     /// When the last frame was heard.
     last_heard: Option<Instant>,
+    /// When the peer's transmission that frame came in began: the start
+    /// of its first frame (frames each heard within their own air time
+    /// and a quarter of the one before are one transmission).
+    heard_since: Option<Instant>,
     /// The same for the last frame sent as plain data, which no answer
     /// will confirm.
     data_until: Option<Instant>,
@@ -191,6 +195,7 @@ impl AirClock {
             on_air_until: None,
             handed: VecDeque::new(),
             last_heard: None,
+            heard_since: None,
             data_until: None,
             out: Vec::new(),
             answers_missed: 0,
@@ -291,10 +296,10 @@ impl AirClock {
 
     /// A frame of `octets` (address field to information field) was
     /// heard from the channel at `now`. A half-duplex radio does not
-    /// receive while it transmits, so while that frame was on the air ours
-    /// were not. Frames handed over at least a TXDELAY before it began
-    /// (the least time from hand-over to the first bit) have left the air
-    /// by now: the estimate ends here if it ran longer (a radio faster
+    /// receive while it transmits, so while the peer's transmission that
+    /// brought it was on the air ours were not. Frames handed over at least
+    /// a TXDELAY before that transmission began (the least time from
+    /// hand-over to the first bit) have left the air by now: the estimate ends here if it ran longer (a radio faster
     /// than `--bitrate` says, or a shorter TXDELAY). Frames handed over
     /// later cannot have been keyed up before it began, and wait for the
     /// channel still: they leave the air after a new key-up from now, and
@@ -310,12 +315,18 @@ impl AirClock {
     pub fn heard(&mut self, now: Instant, octets: usize) {
         let air = self.settings.frame_time(octets);
         let too_soon = self.last_heard.is_some_and(|t| now < t + air / 2);
+        let same = self.last_heard.is_some_and(|t| now <= t + air * 5 / 4);
+        let began = match self.heard_since {
+            Some(began) if same => began,
+            _ => Instant::from_micros(now.as_micros().saturating_sub(air.as_micros() as u64)),
+        };
         self.last_heard = Some(now);
+        self.heard_since = Some(began);
         if too_soon {
             self.handed.clear();
         }
-        let since = self.settings.txdelay + air;
-        self.handed.retain(|&(at, _)| at + since > now);
+        let txdelay = self.settings.txdelay;
+        self.handed.retain(|&(at, _)| at + txdelay > began);
         if self.handed.is_empty() {
             if self.data_until.is_some_and(|t| t > now) {
                 self.data_until = Some(now);
@@ -576,6 +587,19 @@ mod tests {
         assert_eq!(clock.poll_timeout(), Some(ends));
         assert!(clock.busy(last + (span - MS)));
         assert!(!clock.busy(ends));
+        // An answer of eight frames (over Dire Wolf, answers to polls
+        // that waited in its TNC), a frame handed over on the second:
+        // still waiting when the eighth ends, though that one began more
+        // than a TXDELAY after the hand-over.
+        let mut clock = AirClock::new(air, Port::default());
+        clock.heard(first, 17);
+        clock.heard(first + rr, 17);
+        clock.transmit(first + rr, frame(256));
+        for i in 2..8 {
+            clock.heard(first + rr * i, 17);
+        }
+        let eighth = first + rr * 7;
+        assert!(clock.busy(eighth + air.key_up()), "{clock:?}");
         // Frames heard faster than the bit rate allows (a KISS hub: the
         // peer answers each frame at once) only ever cut the estimate.
         let mut clock = AirClock::new(air, Port::default());
