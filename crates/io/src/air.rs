@@ -296,22 +296,23 @@ impl AirClock {
 
     /// A frame of `octets` (address field to information field) was
     /// heard from the channel at `now`. A half-duplex radio does not
-    /// receive while it transmits, so while the peer's transmission that
-    /// brought it was on the air ours were not. Frames handed over at least
-    /// a TXDELAY before that transmission began (the least time from
-    /// hand-over to the first bit) have left the air by now: the estimate ends here if it ran longer (a radio faster
-    /// than `--bitrate` says, or a shorter TXDELAY). Frames handed over
-    /// later cannot have been keyed up before it began, and wait for the
-    /// channel still: they leave the air after a new key-up from now, and
-    /// the estimate grows to say so (an answer of several frames, whose
-    /// first one we answered at once, otherwise had the clock take our
-    /// answer as sent while the peer was still sending, and T1 ran out
-    /// with it waiting in the TNC). Frames heard closer together than
-    /// half the air time of the later one did not come over the radio
-    /// this clock models (a KISS hub, or a faster radio than `--bitrate`
-    /// says): then the estimate is only ever cut, so that a peer that
-    /// never stops talking cannot hold T1 for good. Frames sent with
-    /// ACKMODE keep waiting for their answers.
+    /// receive while it transmits, so ours were not on the air while the
+    /// peer's transmission that brought this frame was. Frames handed over
+    /// at least a TXDELAY (the least time from hand-over to the first bit)
+    /// before that transmission began have left the air by now: the
+    /// estimate ends here if it ran longer (a radio faster than
+    /// `--bitrate` says, or a shorter TXDELAY). Frames handed over later
+    /// cannot have been keyed up before it began and still wait for the
+    /// channel: they leave the air after a new key-up from now, and the
+    /// estimate grows to say so. (An answer of several frames, whose first
+    /// we answered at once, otherwise had the clock take our answer as
+    /// sent while the peer was still sending, and T1 ran out with it
+    /// waiting in the TNC.) Frames heard closer together than half the air
+    /// time of the later one did not come over the radio this clock models
+    /// (a KISS hub, or a radio faster than `--bitrate` says): then the
+    /// estimate is only ever cut, so that a peer that never stops talking
+    /// cannot hold T1 for good. Frames sent with ACKMODE keep waiting for
+    /// their answers.
     pub fn heard(&mut self, now: Instant, octets: usize) {
         let air = self.settings.frame_time(octets);
         let too_soon = self.last_heard.is_some_and(|t| now < t + air / 2);
