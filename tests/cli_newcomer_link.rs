@@ -8,14 +8,14 @@
 
 mod cli;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use cli::live::Live;
 use cli::{finish, linklab, next_ax25_frame, tail, text, Hub, LIMIT};
 use linklab_wire::ax25::{same_station, Address, AddressField, CommandResponse, Frame, Pid};
 use linklab_wire::control::{Control, Modulus, Supervisory, Unnumbered};
@@ -29,117 +29,6 @@ fn partial(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(".partial");
     name.into()
-}
-
-/// A running `linklab` whose standard output and error are read line by
-/// line as they come, so that a test can wait for a line; its standard
-/// input stays open for typing.
-struct Live {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-    /// Every line so far (both streams), for failure messages.
-    seen: Vec<String>,
-}
-
-impl Live {
-    fn start(args: &[&str]) -> Live {
-        Live::spawn(Command::new(env!("CARGO_BIN_EXE_linklab")).args(args))
-    }
-
-    fn spawn(command: &mut Command) -> Live {
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let (tx, lines) = mpsc::channel();
-        let pipes: [Box<dyn Read + Send>; 2] = [
-            Box::new(child.stdout.take().unwrap()),
-            Box::new(child.stderr.take().unwrap()),
-        ];
-        for pipe in pipes {
-            let tx = tx.clone();
-            thread::spawn(move || {
-                let mut reader = BufReader::new(pipe);
-                let mut line = Vec::new();
-                while reader.read_until(b'\n', &mut line).unwrap_or(0) > 0 {
-                    tx.send(String::from_utf8_lossy(&line).into_owned()).ok();
-                    line.clear();
-                }
-            });
-        }
-        Live {
-            stdin: child.stdin.take(),
-            child,
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    /// Waits (bounded) for a line that contains `part`; returns it.
-    fn wait_for(&mut self, part: &str) -> String {
-        if let Some(line) = self.seen.iter().find(|l| l.contains(part)) {
-            return line.clone();
-        }
-        let end = Instant::now() + LIMIT;
-        loop {
-            let left = end.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    self.seen.push(line.clone());
-                    if line.contains(part) {
-                        return line;
-                    }
-                }
-                Err(_) => panic!("never saw {part:?}; output so far:\n{}", self.seen.concat()),
-            }
-        }
-    }
-
-    fn type_line(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn signal(&self, name: &str) {
-        let pid = self.child.id().to_string();
-        let status = Command::new("kill")
-            .args([&format!("-{name}"), &pid])
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-
-    /// Waits (bounded) for the exit; the status and everything printed.
-    fn exit(mut self) -> (ExitStatus, String) {
-        let end = Instant::now() + LIMIT;
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            if Instant::now() > end {
-                self.child.kill().ok();
-                self.child.wait().ok();
-                panic!("still running; killed. Output:\n{}", self.seen.concat());
-            }
-            thread::sleep(Duration::from_millis(20));
-        };
-        // The readers end with the pipes.
-        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(5)) {
-            self.seen.push(line);
-        }
-        (status, self.seen.concat())
-    }
-}
-
-impl Drop for Live {
-    fn drop(&mut self) {
-        self.child.kill().ok();
-        self.child.wait().ok();
-    }
 }
 
 /// A TCP port that tells whether anyone connected to it.

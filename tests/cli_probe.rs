@@ -8,10 +8,9 @@
 mod cli;
 
 use cli::channel::Channel;
-use std::io::{BufRead, BufReader};
-use std::process::{Command, ExitStatus, Stdio};
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use cli::live::Live;
+use std::sync::Mutex;
+use std::time::Duration;
 
 use cli::{finish, finish_within, linklab, tail, text};
 use linklab_advise::{Ends, Link};
@@ -270,92 +269,17 @@ fn max_time_cuts_the_plan_without_an_interruption_and_a_second_ctrl_c_leaves_at_
     // status 130. Each step waits for the probe's line saying the one
     // before has happened (a signal before the handler is installed, or
     // two that arrive together, would test nothing).
-    let running = Logged::start(&probe_args("600"));
+    let args = probe_args("600");
+    let mut running = Live::start(&args.iter().map(String::as_str).collect::<Vec<_>>());
     running.wait_for("connected to N0CALL-2");
     peer.child.kill().ok();
     peer.child.wait().ok();
-    running.interrupt();
+    running.signal("INT");
     running.wait_for("Ctrl-C: releasing the link");
-    running.interrupt();
+    running.signal("INT");
     // "At once": well inside the 15 s the release would take.
-    let (status, stderr) = running.finish(Duration::from_secs(10));
+    let (status, stderr) = running.exit_within(Duration::from_secs(10));
     assert_eq!(status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("second Ctrl-C"), "{stderr}");
     std::fs::remove_dir_all(&dir).ok();
-}
-
-/// A `linklab` run whose standard error is read line by line as it
-/// comes, so that a test waits on what it says rather than on a clock.
-struct Logged {
-    child: std::process::Child,
-    lines: Arc<(Mutex<Vec<String>>, Condvar)>,
-    reader: std::thread::JoinHandle<()>,
-}
-
-impl Logged {
-    fn start(args: &[String]) -> Logged {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_linklab"))
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let lines = Arc::new((Mutex::new(Vec::new()), Condvar::new()));
-        let sink = lines.clone();
-        let err = BufReader::new(child.stderr.take().unwrap());
-        let reader = std::thread::spawn(move || {
-            for line in err.lines().map_while(Result::ok) {
-                sink.0.lock().unwrap().push(line);
-                sink.1.notify_all();
-            }
-        });
-        Logged {
-            child,
-            lines,
-            reader,
-        }
-    }
-
-    /// Waits (at most a minute) for a line containing `what`.
-    fn wait_for(&self, what: &str) {
-        let (list, ready) = &*self.lines;
-        let end = Instant::now() + Duration::from_secs(60);
-        let mut lines = list.lock().unwrap();
-        while !lines.iter().any(|l| l.contains(what)) {
-            let now = Instant::now();
-            assert!(now < end, "no line with {what:?}:\n{}", lines.join("\n"));
-            lines = ready.wait_timeout(lines, end - now).unwrap().0;
-        }
-    }
-
-    fn interrupt(&self) {
-        let pid = self.child.id().to_string();
-        assert!(Command::new("kill")
-            .args(["-INT", &pid])
-            .status()
-            .unwrap()
-            .success());
-    }
-
-    /// Waits for the exit (killing the run and failing after `limit`);
-    /// the exit status and everything written to standard error.
-    fn finish(mut self, limit: Duration) -> (ExitStatus, String) {
-        let end = Instant::now() + limit;
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            if Instant::now() > end {
-                self.child.kill().ok();
-                self.child.wait().ok();
-                panic!("still running after {limit:?}; killed");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        // The reader ends with the pipe: what it has read is the whole.
-        self.reader.join().unwrap();
-        let lines = self.lines.0.lock().unwrap();
-        (status, lines.join("\n"))
-    }
 }

@@ -9,6 +9,7 @@
 pub mod agw;
 pub mod caller;
 pub mod channel;
+pub mod live;
 pub mod station;
 pub mod web;
 
