@@ -76,7 +76,7 @@ impl PeerTransmissions {
     /// rate (then no two frames are known to share one).
     pub(super) fn heard(&mut self, now: Instant, bit_rate: Option<u32>, len: usize) -> Option<u32> {
         let rate = bit_rate?;
-        let gap = crate::air::frame_air_time(rate, len + 21) * 5 / 4;
+        let gap = same_transmission(Some(rate), Duration::ZERO, len);
         if self.last.is_none_or(|last| now - last > gap) {
             self.count = self.count.wrapping_add(1);
         }
